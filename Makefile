@@ -1,0 +1,34 @@
+# Front door of fsgen. `make demo` and `make test` install what is missing, build, and run.
+BUILD ?= build
+JOBS ?= 2
+FSGEN := $(BUILD)/fsgen
+
+.PHONY: deps build demo test validate bench clean
+
+deps:
+	@./scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+# The main job on the built-in example design: validate, generate + lint, simulate, cross-check.
+demo: build
+	$(FSGEN) check examples/os_8x8.yaml
+	$(FSGEN) generate examples/os_8x8.yaml --lint
+	$(FSGEN) simulate examples/os_8x8.yaml --m 32 --n 32 --k 32
+	$(FSGEN) cosim examples/os_8x8.yaml --m 32 --n 32 --k 32
+
+# Unit tests plus the CI slice of the Verilator cross-check.
+test: build
+	cd $(BUILD) && ctest --output-on-failure --timeout 1500
+
+# The full cross-check matrix (slow).
+validate: build
+	./validation/run_matrix.sh $(FSGEN)
+
+bench: build
+	$(FSGEN) bench
+
+clean:
+	rm -rf $(BUILD) rtl_out/*/

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs every build and run dependency of fsgen from Debian packages.
+# Idempotent: exits quickly when everything is already present.
+set -euo pipefail
+PACKAGES=(
+  build-essential cmake pkg-config
+  libsystemc-dev verilator yosys
+  libeigen3-dev libspdlog-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
+  libgtest-dev libxgboost-dev
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,177 @@
+// fsgen: generate fused accelerators, simulate them, cross-check them against RTL.
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+
+#include "compiler/matmul.h"
+#include "core/error.h"
+#include "generator/graph.h"
+#include "generator/spec.h"
+#include "generator/verilog_emitter.h"
+#include "models/platform.h"
+#include "sim/bench.h"
+#include "sim/cosim.h"
+#include "sim/tools.h"
+
+namespace {
+
+using namespace fsgen;
+
+void print_graph(const Graph& g, std::ostream& out) {
+  const ArrayPlan& p = g.array_a;
+  out << "design " << g.spec.name << " (" << g.spec.source << ")\n"
+      << "  memory: " << g.memory.beat_bytes << " B/cycle AXI4, latency " << g.memory.latency_cycles << " cycles, clock "
+      << g.spec.clock_mhz << " MHz\n"
+      << "  array a: " << stationarity_name(p.stationarity) << ", loop order " << iter_name(p.spec.loop_order[0])
+      << iter_name(p.spec.loop_order[1]) << iter_name(p.spec.loop_order[2]) << ", tiles m=" << p.spec.tile_m
+      << " n=" << p.spec.tile_n << " k=" << p.spec.tile_k << ", " << p.spec.pe_rows() << "x" << p.spec.pe_cols()
+      << " PEs\n"
+      << "  reuse: A " << movement_name(p.move_a) << ", B " << movement_name(p.move_b) << ", C "
+      << movement_name(p.move_c);
+  if (p.acc_slots) out << " (accumulator cache: " << p.acc_slots << " tiles)";
+  out << "\n  blocks:";
+  for (const auto& b : g.blocks) out << " " << b.name << "(" << b.kind << ")";
+  out << "\n";
+}
+
+MatmulProblem problem_from(unsigned m, unsigned n, unsigned k, unsigned long long seed, double zeros) {
+  MatmulProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.seed = seed;
+  p.zero_fraction = zeros;
+  return p;
+}
+
+void add_problem_options(CLI::App* cmd, unsigned& m, unsigned& n, unsigned& k, unsigned long long& seed, double& zeros) {
+  cmd->add_option("--m", m, "rows of A and C")->capture_default_str();
+  cmd->add_option("--n", n, "columns of B and C")->capture_default_str();
+  cmd->add_option("--k", k, "reduction length")->capture_default_str();
+  cmd->add_option("--seed", seed, "random operand seed")->capture_default_str();
+  cmd->add_option("--zeros", zeros, "fraction of operand values that are zero")->check(CLI::Range(0.0, 1.0))->capture_default_str();
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"fsgen: fused and sparse LLM accelerator generator, simulator and cross-checker"};
+  app.require_subcommand(1);
+  std::string spec_path, out_root = "rtl_out", kernel = "matmul";
+  unsigned m = 32, n = 32, k = 32;
+  unsigned long long seed = 1;
+  double zeros = 0.0;
+
+  auto* check = app.add_subcommand("check", "validate a design spec and print its elaborated graph");
+  check->add_option("spec", spec_path, "design spec (YAML)")->required();
+
+  auto* gen = app.add_subcommand("generate", "write a design's Verilog into <out>/<design>/");
+  gen->add_option("spec", spec_path, "design spec (YAML)")->required();
+  gen->add_option("-o,--out", out_root, "output root folder")->capture_default_str();
+  bool lint = false, synth = false;
+  gen->add_flag("--lint", lint, "also run verilator --lint-only -Wall");
+  gen->add_flag("--synth", synth, "also run yosys synth and print its cell statistics");
+
+  auto* sim = app.add_subcommand("simulate", "run a kernel on the design's SystemC/TLM-2.0 platform");
+  sim->add_option("spec", spec_path, "design spec (YAML)")->required();
+  sim->add_option("--kernel", kernel, "kernel to run")->check(CLI::IsMember({"matmul"}))->capture_default_str();
+  add_problem_options(sim, m, n, k, seed, zeros);
+
+  auto* comp = app.add_subcommand("compile", "compile a kernel for a design into a Program (JSON)");
+  std::string program_out = "program.json";
+  comp->add_option("spec", spec_path, "design spec (YAML)")->required();
+  comp->add_option("--kernel", kernel, "kernel to compile")->check(CLI::IsMember({"matmul"}))->capture_default_str();
+  comp->add_option("-o,--out", program_out, "program file to write")->capture_default_str();
+  add_problem_options(comp, m, n, k, seed, zeros);
+
+  auto* cos = app.add_subcommand("cosim", "run a kernel on SystemC and on the Verilated RTL and compare them");
+  cos->add_option("spec", spec_path, "design spec (YAML)")->required();
+  cos->add_option("--kernel", kernel, "kernel to run")->check(CLI::IsMember({"matmul"}))->capture_default_str();
+  cos->add_option("-o,--out", out_root, "RTL output root folder")->capture_default_str();
+  add_problem_options(cos, m, n, k, seed, zeros);
+
+  auto* bench = app.add_subcommand("bench", "simulated cycles per second: SystemC model against Verilator");
+  std::vector<unsigned> sizes = {8, 16, 32};
+  bench->add_option("--sizes", sizes, "PE array edge lengths")->capture_default_str();
+  bench->add_option("-o,--out", out_root, "RTL output root folder")->capture_default_str();
+
+  CLI11_PARSE(app, argc, argv);
+
+  if (check->parsed()) {
+    print_graph(elaborate(parse_spec_file(spec_path)), std::cout);
+    return 0;
+  }
+  if (gen->parsed()) {
+    const Graph g = elaborate(parse_spec_file(spec_path));
+    const std::string dir = write_design(g, (std::filesystem::path(out_root) / g.spec.name).string());
+    print_graph(g, std::cout);
+    std::cout << "wrote " << dir << "/\n";
+    int status = 0;
+    if (lint) {
+      const CommandResult r = lint_verilog(dir);
+      std::cout << "verilator --lint-only -Wall: " << (r.status == 0 ? "clean" : "FAILED") << "\n";
+      if (r.status) std::cout << r.output, status = 1;
+    }
+    if (synth) {
+      const CommandResult r = synth_yosys(dir);
+      std::cout << "yosys synth: " << (r.status == 0 ? "ok" : "FAILED") << "\n" << r.output;
+      if (r.status) status = 1;
+    }
+    return status;
+  }
+  if (sim->parsed()) {
+    const Graph g = elaborate(parse_spec_file(spec_path));
+    const MatmulProblem prob = problem_from(m, n, k, seed, zeros);
+    const Program prog = compile_matmul(g, prob);
+    RunResult r = run_on_systemc(g, prog);
+    const bool ok = r.outputs.at("C") == matmul_expected(prog, prob);
+    const double macs = double(m) * n * k;
+    const auto& arr = r.activity["array_a"];
+    std::cout << "model: fsgen SystemC/TLM-2.0 platform, design " << g.spec.name << ", " << prog.kernel << "\n"
+              << "  cycles            " << r.cycles << "  (" << std::fixed << std::setprecision(3)
+              << r.cycles / g.spec.clock_mhz << " us at " << g.spec.clock_mhz << " MHz)\n"
+              << "  PE utilisation    " << std::setprecision(1) << 100.0 * macs / (double(r.cycles) * g.array_a.spec.pe_count())
+              << " %  (" << macs << " MACs on " << g.array_a.spec.pe_count() << " PEs)\n"
+              << "  array busy        " << 100.0 * arr.busy_cycles / r.cycles << " % of cycles, operand zeros "
+              << (arr.operand_bytes ? 100.0 * arr.zero_bytes / arr.operand_bytes : 0.0) << " %\n"
+              << "  DMA busy          " << 100.0 * r.activity["dma"].busy_cycles / r.cycles << " % of cycles, "
+              << r.activity["dma"].operand_bytes << " B moved\n"
+              << "  output vs reference: " << (ok ? "bit-exact" : "MISMATCH") << "\n"
+              << "  toggles per probed port:\n";
+    for (const auto& p : r.probes)
+      std::cout << "    " << std::left << std::setw(18) << (p.block() + "." + p.port()) << p.toggles() << "\n";
+    std::cout << "  simulated " << std::setprecision(2) << std::scientific << r.cycles / r.wall_seconds
+              << " cycles/s\n";
+    return ok ? 0 : 1;
+  }
+  if (comp->parsed()) {
+    const Graph g = elaborate(parse_spec_file(spec_path));
+    const Program prog = compile_matmul(g, problem_from(m, n, k, seed, zeros));
+    save_program(prog, program_out);
+    std::cout << "wrote " << program_out << ": " << prog.kernel << " for design " << g.spec.name << ", "
+              << prog.writes.size() << " register writes, " << prog.inputs.size() << " input regions\n";
+    return 0;
+  }
+  if (cos->parsed()) {
+    const Graph g = elaborate(parse_spec_file(spec_path));
+    const CosimReport rep = cosim_matmul(g, problem_from(m, n, k, seed, zeros), out_root);
+    print_cosim(rep, std::cout);
+    return rep.pass() ? 0 : 1;
+  }
+  if (bench->parsed()) {
+    print_bench(run_bench(sizes, out_root, std::cerr), std::cout);
+    return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const fsgen::UserError& e) {
+    std::cerr << "fsgen: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,31 @@
+// Lowering of one INT8 matrix multiply C = requant(A x B) onto array a of a design.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/program.h"
+#include "generator/graph.h"
+
+namespace fsgen {
+
+struct MatmulProblem {
+  uint32_t m = 16, n = 16, k = 16;
+  uint16_t req_mult = 1;
+  uint8_t req_shift = 6;
+  uint64_t seed = 1;
+  double zero_fraction = 0.0;  // share of operand values drawn as exact zeros
+};
+
+// Random operands with the problem's seed and zero fraction (values uniform in [-128, 127] otherwise).
+std::vector<int8_t> random_int8(size_t count, uint64_t seed, double zero_fraction);
+
+// The program: operands placed in memory, registers, output region "C".
+// Throws UserError when the problem does not fit the design (dimensions that are
+// not multiples of the tiles, too many tiles, accumulator cache too small).
+Program compile_matmul(const Graph& g, const MatmulProblem& p);
+
+// Reference output of the program's problem (docs/NUMERICS.md).
+std::vector<uint8_t> matmul_expected(const Program& prog, const MatmulProblem& p);
+
+}  // namespace fsgen

@@ -1,0 +1,89 @@
+#include "compiler/program.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+
+namespace fsgen {
+
+uint64_t Program::memory_bytes() const {
+  uint64_t end = 0;
+  for (const auto& r : inputs) end = std::max(end, r.addr + r.bytes.size());
+  for (const auto& r : outputs) end = std::max(end, r.addr + r.bytes);
+  return end;
+}
+
+namespace {
+std::string to_hex(const std::vector<uint8_t>& b) {
+  static const char* d = "0123456789abcdef";
+  std::string s(b.size() * 2, '0');
+  for (size_t i = 0; i < b.size(); ++i) {
+    s[2 * i] = d[b[i] >> 4];
+    s[2 * i + 1] = d[b[i] & 15];
+  }
+  return s;
+}
+
+std::vector<uint8_t> from_hex(const std::string& s, const std::string& place) {
+  if (s.size() % 2) fail(place, "expected an even number of hex digits");
+  auto nib = [&](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    fail(place, std::string("expected hex digits, got '") + c + "'");
+  };
+  std::vector<uint8_t> b(s.size() / 2);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<uint8_t>(nib(s[2 * i]) << 4 | nib(s[2 * i + 1]));
+  return b;
+}
+}  // namespace
+
+void save_program(const Program& p, const std::string& path) {
+  nlohmann::ordered_json j;
+  j["format"] = "fsgen-program";
+  j["version"] = Program::kVersion;
+  j["design"] = p.design;
+  j["kernel"] = p.kernel;
+  for (const auto& r : p.inputs) j["inputs"].push_back({{"name", r.name}, {"addr", r.addr}, {"hex", to_hex(r.bytes)}});
+  for (const auto& w : p.writes) j["writes"].push_back({{"offset", w.offset}, {"value", w.value}});
+  for (const auto& o : p.outputs) j["outputs"].push_back({{"name", o.name}, {"addr", o.addr}, {"bytes", o.bytes}});
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << j.dump(1) << "\n";
+    if (!out) fail(path, "cannot write program file");
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+Program load_program(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail(path, "cannot open program file");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    fail(path, std::string("malformed program JSON: ") + e.what());
+  }
+  try {
+    if (j.value("format", "") != "fsgen-program") fail(path, "expected \"format\": \"fsgen-program\"");
+    if (j.value("version", 0) != Program::kVersion)
+      fail(path, "expected program version " + std::to_string(Program::kVersion));
+    Program p;
+    p.design = j.at("design").get<std::string>();
+    p.kernel = j.at("kernel").get<std::string>();
+    for (const auto& r : j.value("inputs", nlohmann::json::array()))
+      p.inputs.push_back({r.at("name"), r.at("addr"), from_hex(r.at("hex"), path + ": input " + r.at("name").get<std::string>())});
+    for (const auto& w : j.at("writes")) p.writes.push_back({w.at("offset"), w.at("value")});
+    for (const auto& o : j.value("outputs", nlohmann::json::array())) p.outputs.push_back({o.at("name"), o.at("addr"), o.at("bytes")});
+    return p;
+  } catch (const nlohmann::json::exception& e) {
+    fail(path, std::string("program field missing or of the wrong type: ") + e.what());
+  }
+}
+
+}  // namespace fsgen

@@ -1,0 +1,43 @@
+// Program: the accelerator's real input, shared by the SystemC platform and the
+// Verilated RTL. It is what a host driver does: preload off-chip memory, write
+// AXI4-Lite registers in order (the last write starts the kernel), wait for the
+// interrupt, then read the output regions back. Stored as versioned JSON
+// (docs/PROGRAM.md); byte regions are hex strings.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fsgen {
+
+struct RegWrite {
+  uint32_t offset;
+  uint32_t value;
+};
+
+struct MemRegion {
+  std::string name;
+  uint64_t addr;
+  std::vector<uint8_t> bytes;
+};
+
+struct OutputRegion {
+  std::string name;
+  uint64_t addr;
+  uint64_t bytes;
+};
+
+struct Program {
+  static constexpr int kVersion = 1;
+  std::string design;  // design name the program was compiled for
+  std::string kernel;  // human-readable kernel description
+  std::vector<MemRegion> inputs;
+  std::vector<RegWrite> writes;
+  std::vector<OutputRegion> outputs;
+  uint64_t memory_bytes() const;  // smallest off-chip memory that holds every region
+};
+
+void save_program(const Program& p, const std::string& path);
+Program load_program(const std::string& path);
+
+}  // namespace fsgen

@@ -1,0 +1,43 @@
+// The accelerator's AXI4-Lite register map: one definition used by the Verilog
+// emitter, the SystemC CSR block, the compiler and the Verilator harness.
+#pragma once
+#include <array>
+#include <cstdint>
+
+namespace fsgen::reg {
+
+enum Offset : uint32_t {
+  kCtrl = 0x00,      // W: bit0 = start (ignored while busy)
+  kStatus = 0x04,    // R: bit0 = busy, bit1 = done (sticky until the next start; also the irq line)
+  kKernel = 0x08,    // kernel id, see Kernel
+  kTilesM = 0x0C,    // output tiles along m (M / tile_m)
+  kTilesN = 0x10,    // output tiles along n (N / tile_n)
+  kTilesK = 0x14,    // reduction tiles along k (K / tile_k)
+  kAddrA = 0x18,     // byte address of A (int8, row-major M x K)
+  kAddrB = 0x1C,     // byte address of B (int8, row-major K x N)
+  kAddrC = 0x20,     // byte address of C (int8, row-major M x N)
+  kStrideA = 0x24,   // bytes between rows of A
+  kStrideB = 0x28,   // bytes between rows of B
+  kStrideC = 0x2C,   // bytes between rows of C
+  kReqMult = 0x30,   // requantisation multiplier, unsigned 16 bit
+  kReqShift = 0x34,  // requantisation right shift, 0..31
+  kCycles = 0x38,    // R: busy cycles of the last run
+};
+
+enum class Kernel : uint32_t { kMatmul = 0 };
+
+struct RegInfo {
+  Offset offset;
+  const char* name;  // also the Verilog macro suffix: FSGEN_REG_<NAME>
+  bool writable;
+};
+
+inline constexpr std::array<RegInfo, 15> kRegisters = {{
+    {kCtrl, "ctrl", true},          {kStatus, "status", false},     {kKernel, "kernel", true},
+    {kTilesM, "tiles_m", true},     {kTilesN, "tiles_n", true},     {kTilesK, "tiles_k", true},
+    {kAddrA, "addr_a", true},       {kAddrB, "addr_b", true},       {kAddrC, "addr_c", true},
+    {kStrideA, "stride_a", true},   {kStrideB, "stride_b", true},   {kStrideC, "stride_c", true},
+    {kReqMult, "req_mult", true},   {kReqShift, "req_shift", true}, {kCycles, "cycles", false},
+}};
+
+}  // namespace fsgen::reg

@@ -1,0 +1,183 @@
+#include "generator/graph.h"
+
+#include "core/error.h"
+
+namespace fsgen {
+
+const char* movement_name(Movement m) {
+  switch (m) {
+    case Movement::kStationary: return "stationary";
+    case Movement::kBroadcast: return "broadcast";
+    case Movement::kReduced: return "reduced";
+    case Movement::kAccumulated: return "accumulated";
+  }
+  return "?";
+}
+
+int64_t Block::param(const std::string& n) const {
+  for (const auto& p : params)
+    if (p.name == n) return p.value;
+  FSGEN_ASSERT(false, ("no parameter " + n + " on block " + name).c_str());
+  return 0;
+}
+
+const Port& Block::port(const std::string& n) const {
+  for (const auto& p : ports)
+    if (p.name == n) return p;
+  FSGEN_ASSERT(false, ("no port " + n + " on block " + name).c_str());
+  return ports.front();
+}
+
+const Block& Graph::block(const std::string& name) const {
+  for (const auto& b : blocks)
+    if (b.name == name) return b;
+  FSGEN_ASSERT(false, ("no block " + name).c_str());
+  return blocks.front();
+}
+
+bool Graph::has_block(const std::string& name) const {
+  for (const auto& b : blocks)
+    if (b.name == name) return true;
+  return false;
+}
+
+std::vector<Graph::Probe> Graph::probes() const {
+  std::vector<Probe> out;
+  for (const auto& b : blocks)
+    for (const auto& p : b.ports)
+      if (p.probed()) out.push_back({b.name, p.name, p.rtl_signal, p.width_bits});
+  return out;
+}
+
+// Reuse analysis for C[m][n] += A[m][k] * B[k][n]: the innermost loop iterator is
+// temporal inside a tile, and the tensor it does not index stays in the PEs.
+ArrayPlan plan_array(const ArraySpec& spec, const std::map<std::string, uint32_t>& caches,
+                     const std::string& cache_key) {
+  ArrayPlan p{};
+  p.spec = spec;
+  p.stationarity = spec.stationarity();
+  switch (p.stationarity) {
+    case Stationarity::kOutput:
+      p.move_a = Movement::kBroadcast;  // A[m][k] is shared by every n: broadcast along a PE row
+      p.move_b = Movement::kBroadcast;  // B[k][n] is shared by every m: broadcast down a PE column
+      p.move_c = Movement::kStationary;
+      p.stationary_rows = 0;
+      p.stream_cycles = spec.tile_k;
+      p.tail_cycles = 1;
+      p.x_bytes = spec.tile_m;
+      p.w_bytes = spec.tile_n;
+      p.y_lanes = 0;
+      break;
+    case Stationarity::kWeight:
+      p.move_a = Movement::kBroadcast;  // a row of A feeds every output column
+      p.move_b = Movement::kStationary;
+      p.move_c = Movement::kReduced;    // adder chain over k, then the accumulator cache
+      p.stationary_rows = spec.tile_k;
+      p.stream_cycles = spec.tile_m;
+      p.tail_cycles = 2;
+      p.x_bytes = spec.tile_k;
+      p.w_bytes = spec.tile_n;
+      p.y_lanes = spec.tile_n;
+      break;
+    case Stationarity::kInput:
+      p.move_a = Movement::kStationary;
+      p.move_b = Movement::kBroadcast;  // a column of B feeds every output row
+      p.move_c = Movement::kReduced;
+      p.stationary_rows = spec.tile_m;
+      p.stream_cycles = spec.tile_n;
+      p.tail_cycles = 2;
+      p.x_bytes = spec.tile_k;
+      p.w_bytes = spec.tile_k;
+      p.y_lanes = spec.tile_m;
+      break;
+  }
+  if (p.stationarity != Stationarity::kOutput) {
+    p.move_c = Movement::kAccumulated;
+    auto it = caches.find(cache_key);
+    FSGEN_ASSERT(it != caches.end(), "validated spec lacks its accumulator cache");
+    p.acc_slots = it->second / (spec.tile_m * spec.tile_n * 4);
+  }
+  return p;
+}
+
+namespace {
+
+Block csr_block() {
+  return {"csr", "csr", "AXI4-Lite register file (src/core/regmap.h)", {{"data_width", 32, "bit", "AXI4-Lite data width"}}, {}};
+}
+
+Block dma_block(const MemoryTiming& mem) {
+  const uint32_t bits = mem.beat_bytes * 8;
+  return {"dma",
+          "dma",
+          "one-burst-at-a-time DMA with an AXI4 master to off-chip memory",
+          {{"beat_bytes", mem.beat_bytes, "byte", "AXI4 data width"},
+           {"latency", mem.latency_cycles, "cycle", "off-chip access latency"}},
+          {{"rdata", bits, false, "AXI4 read data from memory", "m_rdata"},
+           {"wdata", bits, true, "AXI4 write data to memory", "u_dma.wdata_q"}}};
+}
+
+Block array_block(const ArrayPlan& p) {
+  const bool os = p.stationarity == Stationarity::kOutput;
+  Block b{"array_a",
+          os ? "pe_array_os" : "pe_array_dot",
+          std::string(stationarity_name(p.stationarity)) + " INT8 PE array",
+          {{"rows", p.spec.pe_rows(), "PE", "PE rows"},
+           {"cols", p.spec.pe_cols(), "PE", "PE columns"},
+           {"tile_m", p.spec.tile_m, "element", "tile along m"},
+           {"tile_n", p.spec.tile_n, "element", "tile along n"},
+           {"tile_k", p.spec.tile_k, "element", "tile along k"}},
+          {{"x", p.x_bytes * 8, false, os ? "column of A, broadcast along PE rows" : "streamed operand vector",
+            "u_ctrl.x_q"},
+           {"w", p.w_bytes * 8, false, os ? "row of B, broadcast down PE columns" : "stationary operand load bus",
+            "u_ctrl.w_q"}}};
+  if (!os) b.ports.push_back({"y", p.y_lanes * 32, true, "INT32 dot products, one per lane", "u_array_a.y"});
+  return b;
+}
+
+Block requant_block(const ArraySpec& a) {
+  return {"requant",
+          "requant",
+          "INT32 -> INT8 requantisation of one output row (docs/NUMERICS.md)",
+          {{"lanes", a.tile_n, "element", "outputs per row"}},
+          {{"in", a.tile_n * 32, false, "accumulator row", "u_ctrl.acc_row_q"},
+           {"out", a.tile_n * 8, true, "INT8 output row", "u_ctrl.out_row_q"}}};
+}
+
+}  // namespace
+
+Graph elaborate(const DesignSpec& spec) {
+  for (const auto& sm : spec.sparsity)
+    fail(sm.place, "sparse mapping kind '" + sm.kind +
+                       "' is valid, but this generator does not build sparse networks yet: expected an empty sparsity list");
+  Graph g;
+  g.spec = spec;
+  g.memory.latency_cycles = spec.memory.latency_cycles;
+  g.memory.beat_bytes = spec.beat_bytes();
+  g.array_a = plan_array(spec.array_a, spec.cache_bytes, "acc_a");
+
+  g.blocks.push_back(csr_block());
+  g.blocks.push_back({"ctrl", "ctrl", "tile sequencer: loop nest, reuse, operand buffers", {}, {}});
+  g.blocks.push_back(dma_block(g.memory));
+  g.blocks.push_back(array_block(g.array_a));
+  if (g.array_a.acc_slots > 0)
+    g.blocks.push_back({"acc_a",
+                        "acc_cache",
+                        "accumulator cache of array a",
+                        {{"slots", g.array_a.acc_slots, "tile", "m x n INT32 output tiles held"},
+                         {"bytes", spec.cache_bytes.at("acc_a"), "byte", "capacity"}},
+                        {}});
+  g.blocks.push_back(requant_block(spec.array_a));
+
+  g.edges = {{"csr", "regs", "ctrl", "regs"},     {"ctrl", "cmd", "dma", "cmd"},
+             {"dma", "rd", "ctrl", "buffers"},    {"ctrl", "x", "array_a", "x"},
+             {"ctrl", "w", "array_a", "w"},       {"ctrl", "acc_row", "requant", "in"},
+             {"requant", "out", "dma", "wdata"}};
+  if (g.array_a.acc_slots > 0) {
+    g.edges.push_back({"array_a", "y", "acc_a", "wr"});
+    g.edges.push_back({"acc_a", "rd", "ctrl", "acc_row"});
+  }
+  return g;
+}
+
+}  // namespace fsgen

@@ -1,0 +1,86 @@
+// The accelerator graph: the single source of truth that both emitters read.
+//
+// elaborate() turns a validated DesignSpec into blocks (with typed, documented
+// parameters and ports), the edges between them, and the per-array dataflow plan
+// produced by reuse analysis. The Verilog emitter writes one module instance per
+// block; the SystemC platform instantiates one model per block; probed ports are
+// where both sides count toggles, so their names and widths come from here.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/memory_timing.h"
+#include "generator/spec.h"
+
+namespace fsgen {
+
+struct Param {
+  std::string name;
+  int64_t value;
+  std::string unit;
+  std::string desc;
+};
+
+struct Port {
+  std::string name;
+  uint32_t width_bits;
+  bool output;
+  std::string desc;
+  std::string rtl_signal;  // register behind the port, hierarchical from the top ("u_ctrl.x_q"); empty if not probed
+  bool probed() const { return !rtl_signal.empty(); }
+};
+
+struct Block {
+  std::string name;      // instance name, e.g. "array_a"
+  std::string kind;      // csr, ctrl, dma, pe_array_os, pe_array_dot, acc_cache, requant
+  std::string desc;
+  std::vector<Param> params;
+  std::vector<Port> ports;
+  int64_t param(const std::string& n) const;
+  const Port& port(const std::string& n) const;
+};
+
+struct Edge {
+  std::string from_block, from_port, to_block, to_port;
+};
+
+// How a tensor moves through a PE array, from reuse analysis.
+enum class Movement { kStationary, kBroadcast, kReduced, kAccumulated };
+const char* movement_name(Movement m);
+
+// The elaborated dataflow of one array.
+struct ArrayPlan {
+  ArraySpec spec;
+  Stationarity stationarity;
+  Movement move_a, move_b, move_c;
+  uint32_t acc_slots;        // output tiles held in the accumulator cache (0: partial sums in the PEs)
+  uint32_t stationary_rows;  // cycles to load the stationary operand into the PEs (0 for output-stationary)
+  uint32_t stream_cycles;    // cycles a tile's operands stream through the array
+  uint32_t tail_cycles;      // pipeline cycles after the last stream step
+  uint32_t x_bytes, w_bytes; // widths of the two operand buses into the array
+  uint32_t y_lanes;          // INT32 lanes out of a dot array (0 for output-stationary)
+};
+
+struct Graph {
+  DesignSpec spec;
+  MemoryTiming memory;
+  ArrayPlan array_a;
+  std::vector<Block> blocks;
+  std::vector<Edge> edges;
+
+  const Block& block(const std::string& name) const;
+  bool has_block(const std::string& name) const;
+  // Every probed port, in a fixed order shared by the SystemC model and the RTL harness.
+  struct Probe {
+    std::string block, port, rtl_signal;
+    uint32_t width_bits;
+  };
+  std::vector<Probe> probes() const;
+};
+
+ArrayPlan plan_array(const ArraySpec& spec, const std::map<std::string, uint32_t>& caches,
+                     const std::string& cache_key);
+Graph elaborate(const DesignSpec& spec);
+
+}  // namespace fsgen

@@ -1,0 +1,176 @@
+#include "generator/spec.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "core/error.h"
+#include "generator/yaml_reader.h"
+
+namespace fsgen {
+
+const char* iter_name(Iter it) {
+  switch (it) {
+    case Iter::kM: return "m";
+    case Iter::kN: return "n";
+    case Iter::kK: return "k";
+  }
+  return "?";
+}
+
+uint32_t DesignSpec::beat_bytes() const {
+  return static_cast<uint32_t>(std::lround(memory.bandwidth_gbps * 1000.0 / clock_mhz));
+}
+
+namespace {
+
+constexpr int64_t kMaxTile = 256;
+const std::vector<std::string> kCacheTensors = {"q", "k", "v", "acc_a", "acc_b"};
+const std::vector<std::string> kSparseKinds = {"compute_value", "compute_group", "memory_value",
+                                               "memory_group"};
+const std::vector<std::string> kSparseTensors = {"x", "w", "q", "k", "v", "s", "p"};
+
+Iter parse_iter(const YAML::Node& n, const YamlMap& where, const std::string& field) {
+  if (n.IsScalar()) {
+    if (n.Scalar() == "m") return Iter::kM;
+    if (n.Scalar() == "n") return Iter::kN;
+    if (n.Scalar() == "k") return Iter::kK;
+  }
+  fail(where.place_of(n, field), "expected an iterator m, n or k, got '" +
+                                     (n.IsScalar() ? n.Scalar() : std::string("a non-scalar")) + "'");
+}
+
+// A stationarity name, or an explicit permutation of the iterators (outermost first).
+// The innermost iterator is the temporal one inside a tile, which fixes the PE mapping:
+// k innermost = output-stationary, m = weight-stationary, n = input-stationary.
+std::array<Iter, 3> parse_loop_order(YamlMap& array) {
+  const std::string field = array.path() + ".loop_order";
+  if (!array.has("loop_order")) return {Iter::kM, Iter::kN, Iter::kK};
+  YAML::Node n = array.get_node("loop_order");
+  if (n.IsScalar()) {
+    const std::string s = n.Scalar();
+    if (s == "output_stationary" || s == "os") return {Iter::kM, Iter::kN, Iter::kK};
+    if (s == "weight_stationary" || s == "ws") return {Iter::kN, Iter::kK, Iter::kM};
+    if (s == "input_stationary" || s == "is") return {Iter::kM, Iter::kK, Iter::kN};
+    fail(array.place("loop_order"),
+         "expected output_stationary, weight_stationary, input_stationary or a list like [m, n, k], got '" +
+             s + "'");
+  }
+  if (!n.IsSequence() || n.size() != 3)
+    fail(array.place("loop_order"), "expected a permutation of [m, n, k] (three iterators)");
+  std::array<Iter, 3> order{};
+  bool seen[3] = {false, false, false};
+  for (size_t i = 0; i < 3; ++i) {
+    order[i] = parse_iter(n[i], array, field);
+    if (seen[static_cast<int>(order[i])])
+      fail(array.place("loop_order"), std::string("loop order is not a permutation of [m, n, k]: '") +
+                                          iter_name(order[i]) + "' appears twice");
+    seen[static_cast<int>(order[i])] = true;
+  }
+  return order;
+}
+
+ArraySpec parse_array(YamlMap& arrays, const std::string& key) {
+  YamlMap a = arrays.get_map(key);
+  ArraySpec spec;
+  spec.loop_order = parse_loop_order(a);
+  YamlMap tiling = a.get_map("tiling");
+  spec.tile_m = static_cast<uint32_t>(tiling.get_int("m", 1, kMaxTile));
+  spec.tile_n = static_cast<uint32_t>(tiling.get_int("n", 1, kMaxTile));
+  spec.tile_k = static_cast<uint32_t>(tiling.get_int("k", 1, kMaxTile));
+  tiling.finish();
+  a.finish();
+  return spec;
+}
+
+std::vector<SparseMapping> parse_sparsity(YamlMap& top) {
+  std::vector<SparseMapping> out;
+  if (!top.has("sparsity")) {
+    top.get_node("sparsity");  // absent is fine: marks it read
+    return out;
+  }
+  YAML::Node list = top.get_node("sparsity");
+  if (list.IsNull()) return out;
+  if (!list.IsSequence()) fail(top.place("sparsity"), "expected a list of sparse mappings");
+  for (size_t i = 0; i < list.size(); ++i) {
+    YamlMap m(list[i], "sparsity[" + std::to_string(i) + "]", top.file());
+    SparseMapping sm;
+    sm.kind = m.get_choice("kind", kSparseKinds, "");
+    sm.tensor = m.get_choice("tensor", kSparseTensors, "");
+    sm.condition = m.get_string("condition");
+    sm.place = m.place();
+    m.finish();
+    out.push_back(sm);
+  }
+  return out;
+}
+
+DesignSpec parse_root(const YAML::Node& root, const std::string& source) {
+  YamlMap top(root, "", source);
+  DesignSpec s;
+  s.source = source;
+  s.name = top.get_string("name");
+  if (!std::regex_match(s.name, std::regex("[A-Za-z][A-Za-z0-9_]{0,62}")))
+    fail(top.place("name"), "expected an identifier (letter, then letters, digits or _), got '" + s.name + "'");
+  s.attention = top.get_choice("attention", {"mha", "gqa"}, "mha") == "gqa" ? AttentionType::kGqa
+                                                                             : AttentionType::kMha;
+  top.get_choice("precision", {"int8"}, "int8");
+  s.clock_mhz = top.get_double("clock_mhz", 0.0);
+  s.pe_budget = static_cast<uint32_t>(top.get_int("pe_budget", 1, 1 << 20));
+
+  YamlMap mem = top.get_map("memory");
+  s.memory.bandwidth_gbps = mem.get_double("bandwidth_gbps", 0.0);
+  s.memory.latency_cycles = static_cast<uint32_t>(mem.get_int("latency_cycles", 1, 100000));
+  s.memory.buffer_limit_bytes = static_cast<uint32_t>(mem.get_int("buffer_limit_bytes", 1, 1 << 26));
+  mem.finish();
+
+  YamlMap arrays = top.get_map("arrays");
+  s.array_a = parse_array(arrays, "a");
+  s.array_b = parse_array(arrays, "b");
+  arrays.finish();
+
+  s.activation = top.get_choice("activation", {"gelu", "silu"}, "silu") == "gelu" ? Activation::kGelu
+                                                                                 : Activation::kSilu;
+  s.gated_ffn = top.get_bool_or("gated_ffn", true);
+  s.online_softmax = top.get_bool_or("online_softmax", true);
+  if (top.has("caches")) {
+    YamlMap caches = top.get_map("caches");
+    for (const auto& t : kCacheTensors)
+      if (caches.has(t)) s.cache_bytes[t] = static_cast<uint32_t>(caches.get_int(t, 0, 1 << 26));
+    caches.finish();
+  }
+  s.sparsity = parse_sparsity(top);
+  top.finish();
+  return s;
+}
+
+}  // namespace
+
+void validate_spec(const DesignSpec& s, const YAML::Node& root);
+
+DesignSpec parse_spec_text(const std::string& text, const std::string& source_name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    fail(source_name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1),
+         "malformed YAML: " + e.msg);
+  }
+  if (!root || root.IsNull()) fail(source_name, "empty design spec: expected a map with name, memory, arrays, ...");
+  DesignSpec s = parse_root(root, source_name);
+  validate_spec(s, root);
+  return s;
+}
+
+DesignSpec parse_spec_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail(path, "cannot open design spec file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_spec_text(ss.str(), path);
+}
+
+}  // namespace fsgen

@@ -1,0 +1,84 @@
+// DesignSpec: the validated content of a design spec YAML file.
+//
+// A spec names the attention type, the memory system, the dataflow of the two
+// fused arrays (loop order and tiling over the matmul iterators m, n, k), the
+// intermediate tensor caches and the sparse mappings. Field reference with
+// units: docs/SPEC.md. parse_spec() either returns a spec that elaborates or
+// throws a UserError naming the file, line, field and what was expected.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fsgen {
+
+enum class Iter { kM = 0, kN = 1, kK = 2 };
+const char* iter_name(Iter it);
+
+enum class AttentionType { kMha, kGqa };
+enum class Activation { kGelu, kSilu };
+
+// Iterators of a matmul-shaped array, C[m][n] += A[m][k] * B[k][n]. In attention
+// mode array A computes S = Q K^T (m = query, n = key, k = head dim) and array B
+// O = P V (m = query, n = head dim, k = key).
+// Which operand stays in the PEs during a tile, fixed by the innermost loop iterator:
+// k innermost keeps outputs (C) in the PEs, m keeps weights (B), n keeps inputs (A).
+enum class Stationarity { kOutput, kWeight, kInput };
+const char* stationarity_name(Stationarity s);
+
+struct ArraySpec {
+  std::array<Iter, 3> loop_order{Iter::kM, Iter::kN, Iter::kK};  // outermost first
+  uint32_t tile_m = 8;
+  uint32_t tile_n = 8;
+  uint32_t tile_k = 8;
+  uint32_t tile(Iter it) const { return it == Iter::kM ? tile_m : it == Iter::kN ? tile_n : tile_k; }
+  Stationarity stationarity() const;
+  // The PE grid: the two iterators other than the innermost one, in (m, n, k) order.
+  uint32_t pe_rows() const;
+  uint32_t pe_cols() const;
+  uint32_t pe_count() const { return pe_rows() * pe_cols(); }
+  // Partial sums must stay on chip for every output tile whose iterators run inside k.
+  bool m_inside_k() const;
+  bool n_inside_k() const;
+};
+
+struct MemorySpec {
+  double bandwidth_gbps = 8;         // off-chip bandwidth, GB/s
+  uint32_t latency_cycles = 20;      // off-chip read/write latency, cycles
+  uint32_t buffer_limit_bytes = 16384;  // largest on-chip buffer per tensor, bytes
+};
+
+// A sparse mapping (paper section 3.2). Parsed and checked here; the generator
+// builds sparse networks only once that support exists (see elaborate()).
+struct SparseMapping {
+  std::string kind;       // compute_value | compute_group | memory_value | memory_group
+  std::string tensor;     // the tensor the mapping is bound to
+  std::string condition;  // e.g. "x==0", "w==0", "2:4", "topk", "window"
+  std::string place;      // where it was declared, for later errors
+};
+
+struct DesignSpec {
+  std::string name;
+  std::string source;  // file the spec came from
+  AttentionType attention = AttentionType::kMha;
+  double clock_mhz = 1000;
+  uint32_t pe_budget = 1024;
+  MemorySpec memory;
+  ArraySpec array_a;
+  ArraySpec array_b;
+  Activation activation = Activation::kSilu;
+  bool gated_ffn = true;
+  bool online_softmax = true;
+  std::map<std::string, uint32_t> cache_bytes;  // intermediate tensor caches, bytes per tensor
+  std::vector<SparseMapping> sparsity;
+
+  // Bytes moved per memory beat: bandwidth / clock, checked to be a power of two.
+  uint32_t beat_bytes() const;
+};
+
+DesignSpec parse_spec_file(const std::string& path);
+DesignSpec parse_spec_text(const std::string& text, const std::string& source_name);
+
+}  // namespace fsgen

@@ -1,0 +1,24 @@
+// Writes a design's Verilog (and the harness metadata derived from the same graph)
+// into a folder: the module library files the graph uses, fsgen_regs.vh with the
+// register map, fsgen_top.v wiring one instance per block, probes.h naming the
+// probed registers for the Verilator harness, and graph.json.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "generator/graph.h"
+
+namespace fsgen {
+
+// The Verilog source files of the design, top last. Names only.
+std::vector<std::string> verilog_files(const Graph& g);
+std::string emit_top(const Graph& g);
+std::string emit_regs_header();
+std::string emit_probes_header(const Graph& g);
+std::string graph_json(const Graph& g);
+
+// Writes everything into out_dir (replaced atomically: a failed write leaves no
+// half-written folder). Returns the folder.
+std::string write_design(const Graph& g, const std::string& out_dir);
+
+}  // namespace fsgen

@@ -1,0 +1,253 @@
+#include "models/core_model.h"
+
+#include <cstring>
+
+#include "core/error.h"
+#include "core/numerics.h"
+#include "core/regmap.h"
+#include "models/pe_array_model.h"
+
+using sc_core::sc_time;
+using sc_core::SC_ZERO_TIME;
+
+namespace fsgen {
+
+// ---------------------------------------------------------------- memory
+MemoryTarget::MemoryTarget(sc_core::sc_module_name name, MemoryTiming timing, sc_time period, uint64_t bytes)
+    : sc_module(name), socket("socket"), timing_(timing), period_(period), data_(bytes, 0) {
+  socket.register_b_transport(this, &MemoryTarget::b_transport);
+}
+
+void MemoryTarget::b_transport(tlm::tlm_generic_payload& trans, sc_time& delay) {
+  const uint64_t addr = trans.get_address();
+  const uint32_t len = trans.get_data_length();
+  if (addr + len > data_.size()) {
+    trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  const uint32_t beats = len / timing_.beat_bytes;
+  if (trans.is_read()) {
+    std::memcpy(trans.get_data_ptr(), data_.data() + addr, len);
+    delay += period_ * static_cast<double>(timing_.read_cycles(beats));
+  } else {
+    std::memcpy(data_.data() + addr, trans.get_data_ptr(), len);
+    delay += period_ * static_cast<double>(timing_.write_cycles(beats));
+  }
+  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// ---------------------------------------------------------------- DMA
+Dma::Dma(sc_core::sc_module_name name, MemoryTiming timing, const CycleClock& clock, ToggleProbe& rdata,
+         ToggleProbe& wdata, BlockActivity& activity)
+    : sc_module(name), socket("socket"), timing_(timing), clock_(clock), rdata_(rdata), wdata_(wdata),
+      activity_(activity) {
+  SC_THREAD(run);
+}
+
+void Dma::read(uint32_t addr, uint32_t beats, uint8_t* dst) {
+  cmd_ = {false, addr, beats, dst};
+  cmd_event_.notify(SC_ZERO_TIME);
+  wait(done_event_);
+}
+
+void Dma::write(uint32_t addr, uint32_t beats, const uint8_t* src) {
+  cmd_ = {true, addr, beats, const_cast<uint8_t*>(src)};
+  cmd_event_.notify(SC_ZERO_TIME);
+  wait(done_event_);
+}
+
+void Dma::run() {
+  for (;;) {
+    wait(cmd_event_);
+    burst(cmd_);
+    done_event_.notify(SC_ZERO_TIME);
+  }
+}
+
+// One burst, cycle by cycle as fsgen_dma.v: AR (or AW) handshake cycle, the memory's
+// time, then the DONE cycle.
+void Dma::burst(const Command& c) {
+  const sc_time start = sc_core::sc_time_stamp();
+  const uint32_t w = timing_.beat_bytes;
+  wait(clock_.period);  // AR / AW handshake
+  const uint64_t handshake = clock_.cycle_at(sc_core::sc_time_stamp()) - 1;
+  tlm::tlm_generic_payload trans;
+  trans.set_command(c.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  trans.set_address(c.addr);
+  trans.set_data_ptr(c.data);
+  trans.set_data_length(c.beats * w);
+  trans.set_streaming_width(c.beats * w);
+  trans.set_byte_enable_ptr(nullptr);
+  trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_time delay = SC_ZERO_TIME;
+  if (c.write)  // wdata holds beat i from the cycle after its predecessor was accepted
+    for (uint32_t i = 0; i < c.beats; ++i) wdata_.update(handshake + 1 + i, c.data + size_t(i) * w);
+  socket->b_transport(trans, delay);
+  if (trans.get_response_status() != tlm::TLM_OK_RESPONSE)
+    fail("dma", "burst at address " + std::to_string(c.addr) + " of " + std::to_string(c.beats * w) +
+                    " bytes is outside off-chip memory");
+  if (!c.write)
+    for (uint32_t i = 0; i < c.beats; ++i)
+      rdata_.update(handshake + timing_.latency_cycles + i, c.data + size_t(i) * w);
+  wait(delay);
+  wait(clock_.period);  // DONE
+  activity_.busy_cycles += static_cast<uint64_t>((sc_core::sc_time_stamp() - start) / clock_.period);
+  activity_.operand_bytes += uint64_t(c.beats) * w;
+}
+
+// ---------------------------------------------------------------- fused core
+FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, CycleClock& clock, RunResult& result)
+    : sc_module(name), graph_(g), plan_(g.array_a), dma_(dma), clock_(clock), result_(result) {
+  const ArraySpec& a = plan_.spec;
+  buf_a_.assign(size_t(a.tile_m) * a.tile_k, 0);
+  buf_b_.assign(size_t(a.tile_k) * a.tile_n, 0);
+  acc_row_.assign(a.tile_n, 0);
+  out_row_.assign(a.tile_n, 0);
+  array_ = make_pe_array_model(plan_, result, "array_a");
+  rq_in_ = result.find_probe("requant", "in");
+  rq_out_ = result.find_probe("requant", "out");
+  FSGEN_ASSERT(rq_in_ && rq_out_, "requant probes missing from the graph");
+  SC_THREAD(run);
+}
+
+FusedCore::~FusedCore() = default;
+
+void FusedCore::start(const KernelRegs& regs) {
+  regs_ = regs;
+  busy_ = true;
+  done_ = false;
+  start_event_.notify(clock_.period * 2.0);  // start pulse register, then the controller leaves IDLE
+}
+
+uint64_t FusedCore::now() const { return clock_.cycle_at(sc_core::sc_time_stamp()) + pending_; }
+
+void FusedCore::sync() {
+  if (pending_ == 0) return;
+  wait(clock_.period * static_cast<double>(pending_));
+  pending_ = 0;
+}
+
+void FusedCore::run() {
+  for (;;) {
+    wait(start_event_);
+    clock_.origin = sc_core::sc_time_stamp();
+    run_kernel();
+    sync();
+    last_cycles_ = now();
+    busy_ = false;
+    done_ = true;
+    done_event.notify(SC_ZERO_TIME);
+  }
+}
+
+void FusedCore::load_tile(bool is_a, uint32_t mt, uint32_t nt, uint32_t kt) {
+  const ArraySpec& a = plan_.spec;
+  const uint32_t beat = graph_.memory.beat_bytes;
+  const uint32_t rows = is_a ? a.tile_m : a.tile_k;
+  const uint32_t row_bytes = is_a ? a.tile_k : a.tile_n;
+  for (uint32_t r = 0; r < rows; ++r) {
+    const uint32_t addr = is_a ? regs_.addr_a + (mt * a.tile_m + r) * regs_.stride_a + kt * a.tile_k
+                               : regs_.addr_b + (kt * a.tile_k + r) * regs_.stride_b + nt * a.tile_n;
+    advance(1);  // ISSUE
+    sync();
+    dma_.read(addr, row_bytes / beat, (is_a ? buf_a_.data() : buf_b_.data()) + size_t(r) * row_bytes);
+  }
+}
+
+void FusedCore::store_tile(uint32_t mt, uint32_t nt) {
+  const ArraySpec& a = plan_.spec;
+  const uint32_t beat = graph_.memory.beat_bytes;
+  for (uint32_t r = 0; r < a.tile_m; ++r) {
+    array_->read_row(r, tile_ptr_, acc_row_.data());
+    rq_in_->update(now() + 1, acc_row_.data());
+    advance(1);  // ST_READ
+    for (uint32_t j = 0; j < a.tile_n; ++j) out_row_[j] = num::requantize(acc_row_[j], regs_.req_mult, regs_.req_shift);
+    rq_out_->update(now() + 1, out_row_.data());
+    advance(1);  // ST_REQ
+    advance(1);  // ST_ISSUE
+    sync();
+    const uint32_t addr = regs_.addr_c + (mt * a.tile_m + r) * regs_.stride_c + nt * a.tile_n;
+    dma_.write(addr, a.tile_n / beat, reinterpret_cast<const uint8_t*>(out_row_.data()));
+  }
+}
+
+void FusedCore::run_kernel() {
+  const ArraySpec& a = plan_.spec;
+  const uint32_t bounds[3] = {regs_.tiles_m, regs_.tiles_n, regs_.tiles_k};
+  const uint32_t b0 = bounds[int(a.loop_order[0])], b1 = bounds[int(a.loop_order[1])], b2 = bounds[int(a.loop_order[2])];
+  const bool m_live = a.m_inside_k(), n_live = a.n_inside_k();
+  acc_cache_.assign(size_t(plan_.acc_slots) * a.tile_m * a.tile_n, 0);
+  bool first = true;
+  uint32_t la_m = 0, la_k = 0, lb_k = 0, lb_n = 0;
+  uint32_t idx[3];
+  for (idx[0] = 0; idx[0] < b0; ++idx[0])
+    for (idx[1] = 0; idx[1] < b1; ++idx[1])
+      for (idx[2] = 0; idx[2] < b2; ++idx[2]) {
+        uint32_t it[3];
+        for (int l = 0; l < 3; ++l) it[int(a.loop_order[l])] = idx[l];
+        const uint32_t mt = it[0], nt = it[1], kt = it[2];
+        const bool need_a = first || mt != la_m || kt != la_k;
+        const bool need_b = first || kt != lb_k || nt != lb_n;
+        first = false;
+        advance(1);  // TILE
+        if (need_a) {
+          load_tile(true, mt, nt, kt);
+          la_m = mt;
+          la_k = kt;
+        }
+        if (need_b) {
+          load_tile(false, mt, nt, kt);
+          lb_k = kt;
+          lb_n = nt;
+        }
+        const bool reload = (plan_.stationarity == Stationarity::kWeight && need_b) ||
+                            (plan_.stationarity == Stationarity::kInput && need_a);
+        const uint32_t slot = (m_live ? mt : 0) * (n_live ? regs_.tiles_n : 1) + (n_live ? nt : 0);
+        tile_ptr_ = acc_cache_.empty() ? nullptr : acc_cache_.data() + size_t(slot) * a.tile_m * a.tile_n;
+        advance(array_->run_tile(now(), buf_a_.data(), buf_b_.data(), reload, kt == 0, tile_ptr_));
+        if (kt == regs_.tiles_k - 1) store_tile(mt, nt);
+        advance(1);  // NEXT
+      }
+  advance(1);  // DONE
+}
+
+// ---------------------------------------------------------------- CSR
+Csr::Csr(sc_core::sc_module_name name, FusedCore& core) : sc_module(name), socket("socket"), core_(core) {
+  socket.register_b_transport(this, &Csr::b_transport);
+}
+
+void Csr::b_transport(tlm::tlm_generic_payload& trans, sc_time&) {
+  uint32_t v = 0;
+  const auto off = static_cast<uint32_t>(trans.get_address());
+  if (trans.is_write()) {
+    std::memcpy(&v, trans.get_data_ptr(), 4);
+    switch (off) {
+      case reg::kCtrl:
+        if ((v & 1) && !core_.busy()) core_.start(regs_);
+        break;
+      case reg::kKernel: kernel_ = v; break;
+      case reg::kTilesM: regs_.tiles_m = v & 0xFFFF; break;
+      case reg::kTilesN: regs_.tiles_n = v & 0xFFFF; break;
+      case reg::kTilesK: regs_.tiles_k = v & 0xFFFF; break;
+      case reg::kAddrA: regs_.addr_a = v; break;
+      case reg::kAddrB: regs_.addr_b = v; break;
+      case reg::kAddrC: regs_.addr_c = v; break;
+      case reg::kStrideA: regs_.stride_a = v; break;
+      case reg::kStrideB: regs_.stride_b = v; break;
+      case reg::kStrideC: regs_.stride_c = v; break;
+      case reg::kReqMult: regs_.req_mult = static_cast<uint16_t>(v); break;
+      case reg::kReqShift: regs_.req_shift = static_cast<uint8_t>(v & 31); break;
+      default: break;
+    }
+  } else {
+    switch (off) {
+      case reg::kStatus: v = (core_.busy() ? 1u : 0u) | (core_.done() ? 2u : 0u); break;
+      case reg::kCycles: v = static_cast<uint32_t>(core_.last_cycles()); break;
+      default: v = 0; break;
+    }
+    std::memcpy(trans.get_data_ptr(), &v, 4);
+  }
+  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace fsgen

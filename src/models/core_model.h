@@ -1,0 +1,146 @@
+// SystemC/TLM-2.0 models of the fused core's blocks, instantiated from the graph.
+//
+// Timing follows the RTL cycle for cycle (the contract is in fsgen_ctrl.v and
+// src/core/memory_timing.h): the controller advances time by whole phases instead
+// of ticking, and the PE array computes a cycle as one vector operation. Each
+// probed register reports its new value with the cycle it appears in, so toggle
+// counts (and their cycles) match the RTL's.
+#pragma once
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/memory_timing.h"
+#include "generator/graph.h"
+#include "models/run_result.h"
+
+namespace fsgen {
+
+// Converts simulation time to kernel cycles (cycle 0 = first busy cycle).
+struct CycleClock {
+  sc_core::sc_time period;
+  sc_core::sc_time origin;
+  uint64_t cycle_at(const sc_core::sc_time& t) const { return static_cast<uint64_t>((t - origin) / period); }
+};
+
+// Off-chip memory: a TLM-2.0 target with the spec's latency and bandwidth. One
+// transaction is one AXI burst; the annotated delay is the burst's memory time.
+class MemoryTarget : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<MemoryTarget> socket;
+  MemoryTarget(sc_core::sc_module_name name, MemoryTiming timing, sc_core::sc_time period, uint64_t bytes);
+  std::vector<uint8_t>& data() { return data_; }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  MemoryTiming timing_;
+  sc_core::sc_time period_;
+  std::vector<uint8_t> data_;
+};
+
+// DMA engine: serves one burst command at a time from its own process, over a
+// TLM-2.0 initiator socket (the AXI4 master).
+class Dma : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<Dma> socket;
+  SC_HAS_PROCESS(Dma);
+  Dma(sc_core::sc_module_name name, MemoryTiming timing, const CycleClock& clock, ToggleProbe& rdata,
+      ToggleProbe& wdata, BlockActivity& activity);
+
+  // Blocking, called from the controller's process in the cycle after its ISSUE cycle.
+  void read(uint32_t addr, uint32_t beats, uint8_t* dst);
+  void write(uint32_t addr, uint32_t beats, const uint8_t* src);
+
+ private:
+  struct Command {
+    bool write;
+    uint32_t addr;
+    uint32_t beats;
+    uint8_t* data;
+  };
+  void run();
+  void burst(const Command& c);
+  MemoryTiming timing_;
+  const CycleClock& clock_;
+  ToggleProbe& rdata_;
+  ToggleProbe& wdata_;
+  BlockActivity& activity_;
+  Command cmd_{};
+  sc_core::sc_event cmd_event_, done_event_;
+};
+
+// The register values a kernel launch programs (src/core/regmap.h).
+struct KernelRegs {
+  uint32_t tiles_m = 0, tiles_n = 0, tiles_k = 0;
+  uint32_t addr_a = 0, addr_b = 0, addr_c = 0;
+  uint32_t stride_a = 0, stride_b = 0, stride_c = 0;
+  uint16_t req_mult = 0;
+  uint8_t req_shift = 0;
+};
+
+class PeArrayModel;
+
+// Controller, operand buffers, PE array, accumulator cache and requantiser of the
+// fused core: the tile sequencer runs in one process and drives the DMA.
+class FusedCore : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(FusedCore);
+  FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, CycleClock& clock, RunResult& result);
+  ~FusedCore() override;
+
+  void start(const KernelRegs& regs);  // called by the CSR block; the kernel begins two cycles later
+  bool busy() const { return busy_; }
+  bool done() const { return done_; }  // sticky until the next start (the irq line)
+  uint64_t last_cycles() const { return last_cycles_; }
+  sc_core::sc_event done_event;
+
+ private:
+  void run();
+  void run_kernel();
+  void advance(uint64_t cycles) { pending_ += cycles; }
+  void sync();
+  uint64_t now() const;  // current kernel cycle including time not yet waited for
+  void load_tile(bool is_a, uint32_t mt, uint32_t nt, uint32_t kt);
+  void compute_tile(bool reload_stationary, uint32_t kt);
+  void store_tile(uint32_t mt, uint32_t nt);
+
+  const Graph& graph_;
+  const ArrayPlan& plan_;
+  Dma& dma_;
+  CycleClock& clock_;
+  RunResult& result_;
+  KernelRegs regs_{};
+  bool busy_ = false;
+  bool done_ = false;
+  uint64_t last_cycles_ = 0;
+  uint64_t pending_ = 0;
+  sc_core::sc_event start_event_;
+  std::vector<uint8_t> buf_a_, buf_b_;
+  std::vector<int32_t> acc_cache_;  // accumulator cache: acc_slots output tiles
+  int32_t* tile_ptr_ = nullptr;      // the current output tile's slot in it
+  std::vector<int32_t> acc_row_;
+  std::vector<int8_t> out_row_;
+  std::unique_ptr<PeArrayModel> array_;
+  ToggleProbe* rq_in_;
+  ToggleProbe* rq_out_;
+};
+
+// AXI4-Lite register file: a TLM-2.0 target for the host's register accesses.
+class Csr : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<Csr> socket;
+  Csr(sc_core::sc_module_name name, FusedCore& core);
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  FusedCore& core_;
+  KernelRegs regs_{};
+  uint32_t kernel_ = 0;
+};
+
+}  // namespace fsgen

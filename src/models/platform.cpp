@@ -1,0 +1,140 @@
+#include "models/platform.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <systemc>
+
+#include "core/error.h"
+#include "core/regmap.h"
+#include "models/core_model.h"
+
+// The SystemC library expects an sc_main; fsgen drives the kernel itself.
+int sc_main(int, char**) { return 0; }
+
+using sc_core::sc_time;
+
+namespace fsgen {
+
+namespace {
+
+// Drives the AXI4-Lite port like a host driver: the program's register writes,
+// then waits for the done interrupt and reads back the cycle counter.
+class Host : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<Host> socket;
+  SC_HAS_PROCESS(Host);
+  Host(sc_core::sc_module_name name, const Program& p, FusedCore& core, sc_time period, RunResult& result)
+      : sc_module(name), socket("socket"), program_(p), core_(core), period_(period), result_(result) {
+    SC_THREAD(run);
+  }
+
+ private:
+  uint32_t access(bool write, uint32_t offset, uint32_t value) {
+    tlm::tlm_generic_payload t;
+    sc_time delay = sc_core::SC_ZERO_TIME;
+    t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    t.set_address(offset);
+    t.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
+    t.set_data_length(4);
+    t.set_streaming_width(4);
+    socket->b_transport(t, delay);
+    wait(period_);
+    return value;
+  }
+  void run() {
+    for (const auto& w : program_.writes) access(true, w.offset, w.value);
+    if (core_.busy()) wait(core_.done_event);
+    result_.cycles = access(false, reg::kCycles, 0);
+    sc_core::sc_stop();
+  }
+  const Program& program_;
+  FusedCore& core_;
+  sc_time period_;
+  RunResult& result_;
+};
+
+struct Platform {
+  CycleClock clock;
+  MemoryTarget memory;
+  Dma dma;
+  FusedCore core;
+  Csr csr;
+  Host host;
+  Platform(const Graph& g, const Program& p, RunResult& r)
+      : clock{sc_time(1000.0 / g.spec.clock_mhz, sc_core::SC_NS), sc_core::SC_ZERO_TIME},
+        memory("memory", g.memory, clock.period, p.memory_bytes()),
+        dma("dma", g.memory, clock, *r.find_probe("dma", "rdata"), *r.find_probe("dma", "wdata"), r.activity["dma"]),
+        core("core", g, dma, clock, r),
+        csr("csr", core),
+        host("host", p, core, clock.period, r) {
+    dma.socket.bind(memory.socket);
+    host.socket.bind(csr.socket);
+    for (const auto& in : p.inputs) std::memcpy(memory.data().data() + in.addr, in.bytes.data(), in.bytes.size());
+  }
+};
+
+}  // namespace
+
+RunResult run_on_systemc_in_process(const Graph& g, const Program& p, const SimOptions& opts) {
+  RunResult r;
+  r.model = "systemc";
+  for (const auto& pr : g.probes()) r.probes.emplace_back(pr.block, pr.port, pr.width_bits, opts.keep_events);
+  sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto platform = std::make_unique<Platform>(g, p, r);
+  sc_core::sc_start();
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (const auto& o : p.outputs)
+    r.outputs[o.name] = std::vector<uint8_t>(platform->memory.data().begin() + o.addr,
+                                             platform->memory.data().begin() + o.addr + o.bytes);
+  return r;
+}
+
+namespace {
+void write_all(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n <= 0) _exit(3);
+    off += static_cast<size_t>(n);
+  }
+}
+}  // namespace
+
+RunResult run_on_systemc(const Graph& g, const Program& p, const SimOptions& opts) {
+  int fds[2];
+  if (pipe(fds) != 0) fail("systemc", "cannot create a pipe for the simulation process");
+  const pid_t pid = fork();
+  if (pid < 0) fail("systemc", "cannot fork the simulation process");
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string payload;
+    try {
+      payload = "R" + encode_run_result(run_on_systemc_in_process(g, p, opts));
+    } catch (const std::exception& e) {
+      payload = std::string("E") + e.what();
+    }
+    write_all(fds[1], payload);
+    ::close(fds[1]);
+    _exit(0);
+  }
+  ::close(fds[1]);
+  std::string data;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    data.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (data.empty()) fail("systemc", "the simulation process ended without a result (status " + std::to_string(status) + ")");
+  if (data[0] == 'E') throw UserError(data.substr(1));
+  return decode_run_result(data.substr(1));
+}
+
+}  // namespace fsgen

@@ -1,0 +1,159 @@
+#include "models/run_result.h"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "core/error.h"
+
+namespace fsgen {
+
+ToggleProbe::ToggleProbe(std::string block, std::string port, uint32_t width_bits, bool keep_events)
+    : block_(std::move(block)),
+      port_(std::move(port)),
+      width_bits_(width_bits),
+      keep_events_(keep_events),
+      value_((width_bits + 63) / 64, 0),
+      scratch_((width_bits + 63) / 64, 0) {}
+
+void ToggleProbe::update(uint64_t cycle, const void* value) {
+  const size_t bytes = (width_bits_ + 7) / 8;
+  scratch_.back() = 0;
+  std::memcpy(scratch_.data(), value, bytes);
+  if (width_bits_ % 64) scratch_.back() &= (uint64_t{1} << (width_bits_ % 64)) - 1;
+  uint32_t t = 0;
+  for (size_t i = 0; i < value_.size(); ++i) {
+    t += static_cast<uint32_t>(__builtin_popcountll(value_[i] ^ scratch_[i]));
+    value_[i] = scratch_[i];
+  }
+  if (t == 0) return;
+  toggles_ += t;
+  if (keep_events_) {
+    if (!events_.empty() && events_.back().first == cycle)
+      events_.back().second += t;
+    else
+      events_.emplace_back(cycle, t);
+  }
+}
+
+ToggleProbe* RunResult::find_probe(const std::string& block, const std::string& port) {
+  for (auto& p : probes)
+    if (p.block() == block && p.port() == port) return &p;
+  return nullptr;
+}
+
+// Little-endian length-prefixed binary records.
+struct RunResultCodec {
+  std::string out;
+  void u64(uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
+  void f64(double v) { out.append(reinterpret_cast<const char*>(&v), 8); }
+  void str(const std::string& s) {
+    u64(s.size());
+    out += s;
+  }
+
+  const std::string* in = nullptr;
+  size_t pos = 0;
+  void need(size_t n) {
+    if (pos + n > in->size()) fail("run result", "record truncated");
+  }
+  uint64_t get_u64() {
+    need(8);
+    uint64_t v;
+    std::memcpy(&v, in->data() + pos, 8);
+    pos += 8;
+    return v;
+  }
+  double get_f64() {
+    need(8);
+    double v;
+    std::memcpy(&v, in->data() + pos, 8);
+    pos += 8;
+    return v;
+  }
+  std::string get_str() {
+    const uint64_t n = get_u64();
+    need(n);
+    std::string s = in->substr(pos, n);
+    pos += n;
+    return s;
+  }
+
+  void encode(const RunResult& r) {
+    str("fsgen-run-1");
+    str(r.model);
+    u64(r.cycles);
+    f64(r.wall_seconds);
+    u64(r.outputs.size());
+    for (const auto& [name, bytes] : r.outputs) {
+      str(name);
+      str(std::string(bytes.begin(), bytes.end()));
+    }
+    u64(r.probes.size());
+    for (const auto& p : r.probes) {
+      str(p.block_);
+      str(p.port_);
+      u64(p.width_bits_);
+      u64(p.toggles_);
+      u64(p.events_.size());
+      for (const auto& [c, t] : p.events_) {
+        u64(c);
+        u64(t);
+      }
+    }
+    u64(r.activity.size());
+    for (const auto& [name, a] : r.activity) {
+      str(name);
+      u64(a.busy_cycles);
+      u64(a.operand_bytes);
+      u64(a.zero_bytes);
+    }
+  }
+
+  RunResult decode() {
+    RunResult r;
+    if (get_str() != "fsgen-run-1") fail("run result", "not an fsgen run record");
+    r.model = get_str();
+    r.cycles = get_u64();
+    r.wall_seconds = get_f64();
+    for (uint64_t n = get_u64(), i = 0; i < n; ++i) {
+      std::string name = get_str();
+      std::string b = get_str();
+      r.outputs[name] = std::vector<uint8_t>(b.begin(), b.end());
+    }
+    for (uint64_t n = get_u64(), i = 0; i < n; ++i) {
+      ToggleProbe p;
+      p.block_ = get_str();
+      p.port_ = get_str();
+      p.width_bits_ = static_cast<uint32_t>(get_u64());
+      p.toggles_ = get_u64();
+      for (uint64_t m = get_u64(), j = 0; j < m; ++j) {
+        const uint64_t c = get_u64();
+        p.events_.emplace_back(c, static_cast<uint32_t>(get_u64()));
+      }
+      r.probes.push_back(std::move(p));
+    }
+    for (uint64_t n = get_u64(), i = 0; i < n; ++i) {
+      std::string name = get_str();
+      BlockActivity a;
+      a.busy_cycles = get_u64();
+      a.operand_bytes = get_u64();
+      a.zero_bytes = get_u64();
+      r.activity[name] = a;
+    }
+    return r;
+  }
+};
+
+std::string encode_run_result(const RunResult& r) {
+  RunResultCodec c;
+  c.encode(r);
+  return c.out;
+}
+
+RunResult decode_run_result(const std::string& bytes) {
+  RunResultCodec c;
+  c.in = &bytes;
+  return c.decode();
+}
+
+}  // namespace fsgen

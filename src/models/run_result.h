@@ -1,0 +1,63 @@
+// What one run of a program produces, on the SystemC platform or on the Verilated
+// RTL: output regions, the busy cycle count, and per-block activity. The same
+// struct (and the same binary encoding) comes out of both, so the cross-check
+// compares like with like. Dependency-free: the Verilator harness compiles it too.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fsgen {
+
+// Toggle counting on one probed port: each time the register behind the port takes
+// a new value, the toggles are popcount(old XOR new). Cycle numbers count from the
+// first busy cycle of the kernel (cycle 0).
+class ToggleProbe {
+ public:
+  ToggleProbe() = default;
+  ToggleProbe(std::string block, std::string port, uint32_t width_bits, bool keep_events);
+
+  // The register holds `value` (width_bits bits, little-endian bytes) from `cycle` on.
+  void update(uint64_t cycle, const void* value);
+
+  const std::string& block() const { return block_; }
+  const std::string& port() const { return port_; }
+  uint32_t width_bits() const { return width_bits_; }
+  uint64_t toggles() const { return toggles_; }
+  // (cycle, toggles) for every cycle in which the port toggled, in cycle order.
+  const std::vector<std::pair<uint64_t, uint32_t>>& events() const { return events_; }
+
+ private:
+  friend struct RunResultCodec;
+  std::string block_, port_;
+  uint32_t width_bits_ = 0;
+  bool keep_events_ = true;
+  uint64_t toggles_ = 0;
+  std::vector<uint64_t> value_;  // current value, 64-bit words
+  std::vector<uint64_t> scratch_;
+  std::vector<std::pair<uint64_t, uint32_t>> events_;
+};
+
+struct BlockActivity {
+  uint64_t busy_cycles = 0;    // cycles in which the block did useful work
+  uint64_t operand_bytes = 0;  // operand bytes presented to the block
+  uint64_t zero_bytes = 0;     // of which zero
+};
+
+struct RunResult {
+  std::string model;  // "systemc" or "verilator"
+  uint64_t cycles = 0;
+  std::map<std::string, std::vector<uint8_t>> outputs;
+  std::vector<ToggleProbe> probes;
+  std::map<std::string, BlockActivity> activity;
+  double wall_seconds = 0;
+
+  ToggleProbe* find_probe(const std::string& block, const std::string& port);
+};
+
+std::string encode_run_result(const RunResult& r);
+RunResult decode_run_result(const std::string& bytes);  // throws UserError on a malformed record
+
+}  // namespace fsgen

@@ -1,0 +1,40 @@
+// The cross-check: one program on the SystemC platform and on the Verilated RTL of
+// the same design, compared with each other and with the C++ reference.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "compiler/matmul.h"
+#include "compiler/program.h"
+#include "generator/graph.h"
+#include "models/run_result.h"
+
+namespace fsgen {
+
+// Generates the design's RTL under rtl_root/<design>, builds its harness and runs
+// the program. probes = false skips per-cycle toggle sampling (raw RTL speed).
+RunResult run_on_verilator(const Graph& g, const Program& p, const std::string& rtl_root, bool probes = true);
+
+struct CosimCheck {
+  std::string what;
+  std::string systemc;
+  std::string verilator;
+  bool pass;
+};
+
+struct CosimReport {
+  std::string design;
+  std::string kernel;
+  std::vector<CosimCheck> checks;
+  double systemc_seconds = 0;
+  double verilator_seconds = 0;
+  bool pass() const;
+};
+
+CosimReport compare_runs(const Graph& g, const Program& p, const std::vector<uint8_t>& expected,
+                         const RunResult& sc, const RunResult& rtl);
+CosimReport cosim_matmul(const Graph& g, const MatmulProblem& problem, const std::string& rtl_root);
+void print_cosim(const CosimReport& r, std::ostream& out);
+
+}  // namespace fsgen

@@ -1,0 +1,125 @@
+#include "sim/tools.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace fsgen {
+
+namespace fs = std::filesystem;
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string require_tool(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(path ? path : "");
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    fs::path p = fs::path(dir) / name;
+    if (fs::exists(p)) return p.string();
+  }
+  fail(name, "tool not found on PATH: install it with scripts/install-deps.sh");
+}
+
+CommandResult run_command(const std::string& command) {
+  CommandResult r{0, ""};
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) fail(command, "cannot start command");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  return r;
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+namespace {
+std::string harness_source_dir() { return std::string(FSGEN_SOURCE_DIR); }
+}  // namespace
+
+std::string build_verilator_harness(const std::string& design_dir, unsigned beat_bytes, unsigned latency) {
+  const std::string verilator = require_tool("verilator");
+  const std::string src = harness_source_dir();
+  const std::vector<std::string> extra = {src + "/validation/harness/tb_main.cpp", src + "/src/models/run_result.cpp",
+                                          src + "/src/compiler/program.cpp"};
+  // Rebuild only when the design or the harness changed.
+  std::string fingerprint = std::to_string(beat_bytes) + "/" + std::to_string(latency);
+  std::vector<std::string> verilog;
+  for (const auto& e : fs::directory_iterator(design_dir))
+    if (e.path().extension() == ".v" || e.path().extension() == ".vh" || e.path().filename() == "probes.h")
+      verilog.push_back(e.path().string());
+  std::sort(verilog.begin(), verilog.end());
+  for (const auto& f : verilog) fingerprint += read_text_file(f);
+  for (const auto& f : extra) fingerprint += read_text_file(f);
+  const std::string stamp = std::to_string(std::hash<std::string>{}(fingerprint));
+  const fs::path obj = fs::path(design_dir) / "obj_verilator";
+  const fs::path exe = obj / "fsgen_tb";
+  const fs::path stamp_file = obj / "fsgen_tb.stamp";
+  if (fs::exists(exe) && fs::exists(stamp_file) && read_text_file(stamp_file.string()) == stamp) return exe.string();
+
+  std::string cmd = shell_quote(verilator) + " --cc --exe --build -j 2 --top-module fsgen_top -Wno-fatal" +
+                    " -Mdir " + shell_quote(obj.string()) + " -I" + shell_quote(design_dir) + " -o fsgen_tb" +
+                    " -MAKEFLAGS " + shell_quote("OPT_FAST=-O2 OPT_GLOBAL=-O2") + " -CFLAGS " +
+                    shell_quote("-std=c++17 -O2 -I" + src + "/src -I" + fs::absolute(design_dir).string() +
+                                " -DFSGEN_BEAT_BYTES=" + std::to_string(beat_bytes) +
+                                " -DFSGEN_LATENCY=" + std::to_string(latency));
+  for (const auto& f : verilog)
+    if (fs::path(f).extension() == ".v") cmd += " " + shell_quote(f);
+  for (const auto& f : extra) cmd += " " + shell_quote(f);
+  const CommandResult r = run_command(cmd);
+  if (r.status != 0 || !fs::exists(exe)) {
+    const std::string tail = r.output.size() > 2000 ? r.output.substr(r.output.size() - 2000) : r.output;
+    fail(design_dir, "verilator build of the harness failed:\n" + tail);
+  }
+  std::ofstream(stamp_file) << stamp;
+  return exe.string();
+}
+
+}  // namespace fsgen
+
+namespace fsgen {
+
+namespace {
+std::string verilog_sources(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".v") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  std::string s;
+  for (const auto& f : files) s += " " + shell_quote(f);
+  return s;
+}
+}  // namespace
+
+CommandResult lint_verilog(const std::string& design_dir) {
+  const std::string v = require_tool("verilator");
+  return run_command(shell_quote(v) + " --lint-only -Wall --top-module fsgen_top -I" + shell_quote(design_dir) +
+                     verilog_sources(design_dir));
+}
+
+CommandResult synth_yosys(const std::string& design_dir) {
+  const std::string y = require_tool("yosys");
+  std::string script = "read_verilog -I" + design_dir;
+  for (const auto& e : fs::directory_iterator(design_dir))
+    if (e.path().extension() == ".v") script += " " + e.path().string();
+  script += "; synth -top fsgen_top; tee -o /dev/stdout stat";
+  return run_command(shell_quote(y) + " -q -p " + shell_quote(script));
+}
+
+}  // namespace fsgen

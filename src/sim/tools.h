@@ -1,0 +1,31 @@
+// External tools (Verilator, Yosys): locating them and running them.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace fsgen {
+
+// Path of an executable on PATH; UserError naming the tool and the install script if absent.
+std::string require_tool(const std::string& name);
+
+struct CommandResult {
+  int status;
+  std::string output;  // stdout and stderr, interleaved
+};
+CommandResult run_command(const std::string& command);
+
+// Builds (or reuses) the Verilator harness of a generated design folder.
+// Returns the path of the testbench executable.
+std::string build_verilator_harness(const std::string& design_dir, unsigned beat_bytes, unsigned latency);
+
+std::string read_text_file(const std::string& path);
+std::string shell_quote(const std::string& s);
+
+}  // namespace fsgen
+
+namespace fsgen {
+// `verilator --lint-only -Wall` on a generated design folder; status 0 means clean.
+CommandResult lint_verilog(const std::string& design_dir);
+// `yosys synth` of fsgen_top; on success the output ends with yosys' `stat` report.
+CommandResult synth_yosys(const std::string& design_dir);
+}  // namespace fsgen

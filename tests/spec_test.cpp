@@ -1,0 +1,3 @@
+#include <gtest/gtest.h>
+#include "generator/spec.h"
+TEST(Spec, Placeholder) { SUCCEED(); }
