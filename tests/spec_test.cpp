@@ -1,3 +1,152 @@
-#include <gtest/gtest.h>
 #include "generator/spec.h"
-TEST(Spec, Placeholder) { SUCCEED(); }
+
+#include "generator/graph.h"
+#include "test_util.h"
+
+namespace fsgen {
+namespace {
+
+using test::base_spec;
+using test::error_of;
+using test::replace;
+
+std::string spec_error(const std::string& text) {
+  return error_of([&] { parse_spec_text(text, "s.yaml"); });
+}
+
+TEST(Spec, ParsesTheBaseSpec) {
+  const DesignSpec s = parse_spec_text(base_spec(), "s.yaml");
+  EXPECT_EQ(s.name, "t");
+  EXPECT_EQ(s.beat_bytes(), 8u);
+  EXPECT_EQ(s.array_a.stationarity(), Stationarity::kOutput);
+  EXPECT_EQ(s.array_a.pe_count(), 64u);
+  EXPECT_TRUE(s.sparsity.empty());
+}
+
+TEST(Spec, EveryExampleParsesAndElaborates) {
+  for (const char* e : {"os_8x8", "ws_8x16", "is_16x8", "explicit_16x16"}) {
+    const DesignSpec s = parse_spec_file(std::string("examples/") + e + ".yaml");
+    EXPECT_EQ(s.name, e);
+    EXPECT_NO_THROW(elaborate(s));
+  }
+}
+
+TEST(Spec, LoopOrderNamesAndPermutations) {
+  auto order = [](const std::string& lo) {
+    return parse_spec_text(replace(base_spec(), "loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 8}\n  b",
+                                   "loop_order: " + lo + "\n    tiling: {m: 8, n: 8, k: 8}\n  b") +
+                               "caches: {acc_a: 1024}\n",
+                           "s.yaml")
+        .array_a;
+  };
+  EXPECT_EQ(order("weight_stationary").stationarity(), Stationarity::kWeight);
+  EXPECT_EQ(order("is").stationarity(), Stationarity::kInput);
+  const ArraySpec explicit_order = order("[k, m, n]");
+  EXPECT_EQ(explicit_order.stationarity(), Stationarity::kInput);
+  EXPECT_TRUE(explicit_order.m_inside_k());
+  EXPECT_TRUE(explicit_order.n_inside_k());
+}
+
+TEST(SpecErrors, UnknownKeyNamesFileLineAndField) {
+  const std::string e = spec_error(base_spec() + "bogus: 3\n");
+  EXPECT_NE(e.find("s.yaml:15:1"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown field 'bogus'"), std::string::npos) << e;
+}
+
+TEST(SpecErrors, UnknownNestedKey) {
+  const std::string e = spec_error(replace(base_spec(), "  latency_cycles: 4\n", "  latency_cycles: 4\n  lat: 3\n"));
+  EXPECT_NE(e.find("s.yaml:7:3: field 'memory.lat'"), std::string::npos) << e;
+}
+
+TEST(SpecErrors, WrongType) {
+  const std::string e = spec_error(replace(base_spec(), "pe_budget: 256", "pe_budget: many"));
+  EXPECT_NE(e.find("s.yaml:3:1: field 'pe_budget'"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected an integer, got 'many'"), std::string::npos) << e;
+}
+
+TEST(SpecErrors, MissingField) {
+  const std::string e = spec_error(replace(base_spec(), "clock_mhz: 1000\n", ""));
+  EXPECT_NE(e.find("missing required field 'clock_mhz'"), std::string::npos) << e;
+}
+
+TEST(SpecErrors, TilingThatDoesNotDivideTheMemoryBeat) {
+  const std::string e = spec_error(replace(base_spec(), "tiling: {m: 8, n: 8, k: 8}\n  b", "tiling: {m: 8, n: 8, k: 4}\n  b"));
+  EXPECT_NE(e.find("s.yaml:11:"), std::string::npos) << e;
+  EXPECT_NE(e.find("field 'arrays.a.tiling.k'"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected a multiple of 8"), std::string::npos) << e;
+}
+
+TEST(SpecErrors, HeterogeneousTilingMustDivide) {
+  const std::string text =
+      "name: t\nclock_mhz: 1000\npe_budget: 512\n"
+      "memory: {bandwidth_gbps: 8, latency_cycles: 4, buffer_limit_bytes: 16384}\n"
+      "arrays:\n  a: {tiling: {m: 16, n: 8, k: 8}}\n  b: {tiling: {m: 24, n: 8, k: 8}}\n";
+  const std::string msg = spec_error(text);
+  EXPECT_NE(msg.find("s.yaml:7:16: field 'arrays.b.tiling.m'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("does not divide array a's m=16"), std::string::npos) << msg;
+}
+
+TEST(SpecErrors, PeCountOverBudget) {
+  const std::string e = spec_error(replace(base_spec(), "pe_budget: 256", "pe_budget: 100"));
+  EXPECT_NE(e.find("s.yaml:3:1: field 'pe_budget'"), std::string::npos) << e;
+  EXPECT_NE(e.find("64 + 64 = 128 PEs, over the budget of 100"), std::string::npos) << e;
+}
+
+TEST(SpecErrors, BufferOverTheLimit) {
+  const std::string e = spec_error(replace(base_spec(), "buffer_limit_bytes: 16384", "buffer_limit_bytes: 32"));
+  EXPECT_NE(e.find("exceeds the per-tensor buffer limit of 32 bytes"), std::string::npos) << e;
+  const std::string c = spec_error(base_spec() + "caches: {q: 20000}\n");
+  EXPECT_NE(c.find("field 'caches.q'"), std::string::npos) << c;
+}
+
+TEST(SpecErrors, LoopOrderNotAPermutation) {
+  const std::string e = spec_error(replace(base_spec(), "loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 8}\n  b",
+                                           "loop_order: [m, k, m]\n    tiling: {m: 8, n: 8, k: 8}\n  b"));
+  EXPECT_NE(e.find("s.yaml:10:5: field 'arrays.a.loop_order'"), std::string::npos) << e;
+  EXPECT_NE(e.find("not a permutation"), std::string::npos) << e;
+  const std::string bad = spec_error(replace(base_spec(), "loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 8}\n  b",
+                                             "loop_order: [m, x, k]\n    tiling: {m: 8, n: 8, k: 8}\n  b"));
+  EXPECT_NE(bad.find("expected an iterator m, n or k, got 'x'"), std::string::npos) << bad;
+}
+
+TEST(SpecErrors, BandwidthMustGiveAPowerOfTwoBeat) {
+  const std::string e = spec_error(replace(base_spec(), "bandwidth_gbps: 8", "bandwidth_gbps: 6"));
+  EXPECT_NE(e.find("field 'memory.bandwidth_gbps'"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected a power of two"), std::string::npos) << e;
+}
+
+TEST(SpecErrors, StationaryArraysNeedAnAccumulatorCache) {
+  const std::string ws = replace(base_spec(), "loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 8}\n  b",
+                                 "loop_order: weight_stationary\n    tiling: {m: 8, n: 8, k: 8}\n  b");
+  const std::string e = spec_error(ws);
+  EXPECT_NE(e.find("expected caches.acc_a of at least 256 bytes"), std::string::npos) << e;
+  const std::string odd = spec_error(ws + "caches: {acc_a: 300}\n");
+  EXPECT_NE(odd.find("expected a non-zero multiple of 256 bytes"), std::string::npos) << odd;
+  EXPECT_NO_THROW(parse_spec_text(ws + "caches: {acc_a: 512}\n", "s.yaml"));
+}
+
+TEST(SpecErrors, MalformedYaml) {
+  const std::string e = spec_error("name: [unclosed\n");
+  EXPECT_NE(e.find("s.yaml:"), std::string::npos) << e;
+  EXPECT_NE(e.find("malformed YAML"), std::string::npos) << e;
+}
+
+TEST(SpecErrors, BadChoiceListsTheChoices) {
+  const std::string e = spec_error(base_spec() + "attention: mqa\n");
+  EXPECT_NE(e.find("expected one of {mha, gqa}, got 'mqa'"), std::string::npos) << e;
+}
+
+TEST(Sparsity, MappingsAreParsedAndCheckedButNotYetBuilt) {
+  const std::string ok = base_spec() + "sparsity:\n  - {kind: compute_value, tensor: w, condition: \"w==0\"}\n";
+  const DesignSpec s = parse_spec_text(ok, "s.yaml");
+  ASSERT_EQ(s.sparsity.size(), 1u);
+  EXPECT_EQ(s.sparsity[0].kind, "compute_value");
+  const std::string e = error_of([&] { elaborate(s); });
+  EXPECT_NE(e.find("s.yaml:16:5"), std::string::npos) << e;
+  EXPECT_NE(e.find("does not build sparse networks yet"), std::string::npos) << e;
+  const std::string bad = spec_error(base_spec() + "sparsity:\n  - {kind: magic, tensor: w, condition: x}\n");
+  EXPECT_NE(bad.find("field 'sparsity[0].kind'"), std::string::npos) << bad;
+}
+
+}  // namespace
+}  // namespace fsgen

@@ -88,10 +88,7 @@ ArraySpec parse_array(YamlMap& arrays, const std::string& key) {
 
 std::vector<SparseMapping> parse_sparsity(YamlMap& top) {
   std::vector<SparseMapping> out;
-  if (!top.has("sparsity")) {
-    top.get_node("sparsity");  // absent is fine: marks it read
-    return out;
-  }
+  if (!top.has("sparsity")) return out;
   YAML::Node list = top.get_node("sparsity");
   if (list.IsNull()) return out;
   if (!list.IsSequence()) fail(top.place("sparsity"), "expected a list of sparse mappings");

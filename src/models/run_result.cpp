@@ -35,10 +35,14 @@ void ToggleProbe::update(uint64_t cycle, const void* value) {
   }
 }
 
-ToggleProbe* RunResult::find_probe(const std::string& block, const std::string& port) {
-  for (auto& p : probes)
+const ToggleProbe* RunResult::find_probe(const std::string& block, const std::string& port) const {
+  for (const auto& p : probes)
     if (p.block() == block && p.port() == port) return &p;
   return nullptr;
+}
+
+ToggleProbe* RunResult::find_probe(const std::string& block, const std::string& port) {
+  return const_cast<ToggleProbe*>(static_cast<const RunResult*>(this)->find_probe(block, port));
 }
 
 // Little-endian length-prefixed binary records.

@@ -55,6 +55,7 @@ struct RunResult {
   double wall_seconds = 0;
 
   ToggleProbe* find_probe(const std::string& block, const std::string& port);
+  const ToggleProbe* find_probe(const std::string& block, const std::string& port) const;
 };
 
 std::string encode_run_result(const RunResult& r);

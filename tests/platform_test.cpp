@@ -1,0 +1,101 @@
+#include "models/platform.h"
+
+#include "compiler/matmul.h"
+#include <fstream>
+
+#include "test_util.h"
+
+namespace fsgen {
+namespace {
+
+Graph graph_of(const std::string& text) { return elaborate(parse_spec_text(text, "s.yaml")); }
+
+TEST(Platform, OneTileTakesTheDocumentedCycles) {
+  const Graph g = graph_of(test::base_spec());  // OS 8x8x8, 8 B beats, latency 4
+  MatmulProblem p;
+  p.m = p.n = p.k = 8;
+  const Program prog = compile_matmul(g, p);
+  const RunResult r = run_on_systemc(g, prog);
+  // TILE 1 + load A 8 rows x (latency 4 + 1 beat + 2) + load B 8 x 7 + stream 8 + tail 1
+  // + store 8 rows x (1 beat + latency 4 + 5) + NEXT 1 + DONE 1
+  EXPECT_EQ(r.cycles, 1u + 56 + 56 + 9 + 80 + 1 + 1);
+  EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
+  EXPECT_EQ(r.model, "systemc");
+}
+
+TEST(Platform, ReuseSkipsReloadingTheStationaryOperand) {
+  // Weight-stationary (n, k, m): B is loaded once per (k, n) tile and reused across m.
+  const std::string ws = test::replace(test::base_spec(), "loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 8}\n  b",
+                                       "loop_order: weight_stationary\n    tiling: {m: 8, n: 8, k: 8}\n  b") +
+                         "caches: {acc_a: 1024}\n";
+  const Graph g = graph_of(ws);
+  MatmulProblem p;
+  p.m = 32;
+  p.n = p.k = 8;
+  const Program prog = compile_matmul(g, p);
+  const RunResult r = run_on_systemc(g, prog);
+  EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
+  // DMA traffic: A 4 tiles x 64 B, B loaded once (64 B, not 4 x 64 B), C 32 x 8 B written.
+  EXPECT_EQ(r.activity.at("dma").operand_bytes, 256u + 64u + 256u);
+}
+
+TEST(Platform, EveryStationarityMatchesTheReference) {
+  for (const char* e : {"os_8x8", "ws_8x16", "is_16x8", "explicit_16x16"}) {
+    const Graph g = elaborate(parse_spec_file(std::string("examples/") + e + ".yaml"));
+    MatmulProblem p;
+    p.m = 32;
+    p.n = 32;
+    p.k = 48;
+    p.zero_fraction = 0.3;
+    p.seed = 11;
+    const Program prog = compile_matmul(g, p);
+    const RunResult r = run_on_systemc(g, prog);
+    EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p)) << e;
+    const ToggleProbe* x = r.find_probe("array_a", "x");
+    ASSERT_NE(x, nullptr) << e;
+    EXPECT_GT(x->toggles(), 0u) << e;
+  }
+}
+
+TEST(Compiler, RejectsProblemsThatDoNotFitTheDesign) {
+  const Graph g = elaborate(parse_spec_file("examples/ws_8x16.yaml"));
+  MatmulProblem p;
+  p.m = 12;
+  EXPECT_NE(test::error_of([&] { compile_matmul(g, p); }).find("not a positive multiple of the tile 8"), std::string::npos);
+  p.m = 128;  // 16 live output tiles along m, the cache holds 8
+  p.n = 16;
+  p.k = 16;
+  const std::string e = test::error_of([&] { compile_matmul(g, p); });
+  EXPECT_NE(e.find("keeps 16 output tiles live but the accumulator cache of design 'ws_8x16' holds 8"), std::string::npos) << e;
+}
+
+TEST(Program, RoundTripsThroughJson) {
+  const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
+  MatmulProblem p;
+  const Program prog = compile_matmul(g, p);
+  const std::string file = test::scratch_dir("program") + "/p.json";
+  save_program(prog, file);
+  const Program back = load_program(file);
+  EXPECT_EQ(back.design, prog.design);
+  ASSERT_EQ(back.writes.size(), prog.writes.size());
+  EXPECT_EQ(back.writes.back().offset, prog.writes.back().offset);
+  EXPECT_EQ(back.inputs.at(1).bytes, prog.inputs.at(1).bytes);
+  EXPECT_EQ(back.memory_bytes(), prog.memory_bytes());
+}
+
+TEST(Program, MalformedFilesAreOneLineErrors) {
+  const std::string dir = test::scratch_dir("badprog");
+  auto write = [&](const std::string& text) {
+    std::ofstream(dir + "/p.json") << text;
+    return test::error_of([&] { load_program(dir + "/p.json"); });
+  };
+  EXPECT_NE(write("{").find("malformed program JSON"), std::string::npos);
+  EXPECT_NE(write("{\"format\": \"other\"}").find("expected \"format\": \"fsgen-program\""), std::string::npos);
+  EXPECT_NE(write("{\"format\": \"fsgen-program\", \"version\": 1, \"design\": \"d\", \"kernel\": \"k\", \"writes\": [], "
+                  "\"inputs\": [{\"name\": \"A\", \"addr\": 0, \"hex\": \"0g\"}]}")
+                .find("expected hex digits"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace fsgen

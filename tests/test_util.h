@@ -1,0 +1,62 @@
+// Helpers shared by the tests.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "core/error.h"
+
+namespace fsgen::test {
+
+// Runs f and returns the UserError message it throws; fails the test if it does not throw.
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a UserError";
+  return "";
+}
+
+inline bool have_tool(const std::string& name) {
+  return std::system(("command -v " + name + " > /dev/null 2>&1").c_str()) == 0;
+}
+
+// A fresh folder under the build tree for one test's outputs.
+inline std::string scratch_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("fsgen_test_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+// A minimal valid spec; tests replace lines of it to make it invalid.
+inline std::string base_spec() {
+  return "name: t\n"
+         "clock_mhz: 1000\n"
+         "pe_budget: 256\n"
+         "memory:\n"
+         "  bandwidth_gbps: 8\n"
+         "  latency_cycles: 4\n"
+         "  buffer_limit_bytes: 16384\n"
+         "arrays:\n"
+         "  a:\n"
+         "    loop_order: output_stationary\n"
+         "    tiling: {m: 8, n: 8, k: 8}\n"
+         "  b:\n"
+         "    loop_order: output_stationary\n"
+         "    tiling: {m: 8, n: 8, k: 8}\n";
+}
+
+inline std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto pos = s.find(from);
+  EXPECT_NE(pos, std::string::npos) << "test spec lacks '" << from << "'";
+  if (pos != std::string::npos) s.replace(pos, from.size(), to);
+  return s;
+}
+
+}  // namespace fsgen::test
