@@ -13,6 +13,7 @@
 #include "models/platform.h"
 #include "sim/bench.h"
 #include "sim/cosim.h"
+#include "sim/numerics_report.h"
 #include "sim/tools.h"
 
 namespace {
@@ -95,6 +96,10 @@ int run(int argc, char** argv) {
   bench->add_option("--sizes", sizes, "PE array edge lengths")->capture_default_str();
   bench->add_option("-o,--out", out_root, "RTL output root folder")->capture_default_str();
 
+  auto* numerics = app.add_subcommand("numerics", "error of the fixed-point attention pipeline against FP32");
+  std::string model_path = "../shared/models/stories260K.bin";
+  numerics->add_option("--model", model_path, "llama2.c checkpoint for real attention inputs")->capture_default_str();
+
   CLI11_PARSE(app, argc, argv);
 
   if (check->parsed()) {
@@ -157,6 +162,12 @@ int run(int argc, char** argv) {
     const CosimReport rep = cosim_matmul(g, problem_from(m, n, k, seed, zeros), out_root);
     print_cosim(rep, std::cout);
     return rep.pass() ? 0 : 1;
+  }
+  if (numerics->parsed()) {
+    std::string skipped;
+    const auto rows = measure_attention_error(model_path, skipped);
+    print_numerics(rows, skipped, std::cout);
+    return 0;
   }
   if (bench->parsed()) {
     print_bench(run_bench(sizes, out_root, std::cerr), std::cout);

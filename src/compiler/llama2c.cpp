@@ -1,0 +1,52 @@
+#include "compiler/llama2c.h"
+
+#include <cstring>
+#include <fstream>
+
+#include "core/error.h"
+
+namespace fsgen {
+
+Llama2cModel::Llama2cModel(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) fail(path, "cannot open llama2.c checkpoint");
+  const auto bytes = static_cast<uint64_t>(in.tellg());
+  in.seekg(0);
+  int32_t h[7];
+  if (bytes < sizeof h || !in.read(reinterpret_cast<char*>(h), sizeof h))
+    fail(path, "truncated: expected a 28-byte header of 7 int32 values");
+  cfg_ = {h[0], h[1], h[2], h[3], h[4], std::abs(h[5]), h[6], h[5] > 0};
+  const char* names[7] = {"dim", "hidden_dim", "n_layers", "n_heads", "n_kv_heads", "vocab_size", "seq_len"};
+  for (int i = 0; i < 7; ++i)
+    if (h[i] == 0 || std::abs(h[i]) > (1 << 24)) fail(path, std::string("header field ") + names[i] + " = " + std::to_string(h[i]) + " is out of range");
+  if (cfg_.dim % cfg_.n_heads || cfg_.n_heads % cfg_.n_kv_heads || cfg_.n_heads < 0 || cfg_.n_kv_heads < 0)
+    fail(path, "header: dim must divide into n_heads, and n_heads into n_kv_heads");
+  const size_t d = cfg_.dim, hd = cfg_.hidden_dim, L = cfg_.n_layers, kv = cfg_.kv_dim();
+  size_t o = 0;
+  auto take = [&](size_t n) {
+    const size_t at = o;
+    o += n;
+    return at;
+  };
+  off_.tok_emb = take(size_t(cfg_.vocab_size) * d);
+  off_.rms_att = take(L * d);
+  off_.wq = take(L * d * d);
+  off_.wk = take(L * kv * d);
+  off_.wv = take(L * kv * d);
+  off_.wo = take(L * d * d);
+  off_.rms_ffn = take(L * d);
+  off_.w1 = take(L * hd * d);
+  off_.w2 = take(L * d * hd);
+  off_.w3 = take(L * hd * d);
+  off_.rms_final = take(d);
+  off_.freq_real = take(size_t(cfg_.seq_len) * cfg_.head_dim() / 2);
+  off_.freq_imag = take(size_t(cfg_.seq_len) * cfg_.head_dim() / 2);
+  off_.end = o;
+  const uint64_t need = sizeof h + uint64_t(o) * 4 + (cfg_.shared_classifier ? 0 : uint64_t(cfg_.vocab_size) * d * 4);
+  if (bytes < need)
+    fail(path, "truncated: the header implies " + std::to_string(need) + " bytes, the file has " + std::to_string(bytes));
+  data_.resize(o);
+  if (!in.read(reinterpret_cast<char*>(data_.data()), std::streamsize(o * 4))) fail(path, "read error");
+}
+
+}  // namespace fsgen

@@ -1,0 +1,39 @@
+// Reader of llama2.c legacy checkpoints (.bin): a 7 x int32 header, then fp32
+// tensors in a fixed order (layout in FACTS.md section 2). The whole file is read
+// and every tensor's extent is checked against the header before use.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fsgen {
+
+struct Llama2cConfig {
+  int32_t dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len;
+  bool shared_classifier;
+  int32_t head_dim() const { return dim / n_heads; }
+  int32_t kv_dim() const { return head_dim() * n_kv_heads; }
+};
+
+class Llama2cModel {
+ public:
+  explicit Llama2cModel(const std::string& path);
+  const Llama2cConfig& config() const { return cfg_; }
+  // Tensors of one layer, row-major [out x in] (HF Linear layout).
+  const float* token_embedding() const { return at(off_.tok_emb); }
+  const float* rms_att(int layer) const { return at(off_.rms_att + size_t(layer) * cfg_.dim); }
+  const float* wq(int layer) const { return at(off_.wq + size_t(layer) * cfg_.dim * cfg_.dim); }
+  const float* wk(int layer) const { return at(off_.wk + size_t(layer) * cfg_.kv_dim() * cfg_.dim); }
+  const float* wv(int layer) const { return at(off_.wv + size_t(layer) * cfg_.kv_dim() * cfg_.dim); }
+
+ private:
+  struct Offsets {
+    size_t tok_emb, rms_att, wq, wk, wv, wo, rms_ffn, w1, w2, w3, rms_final, freq_real, freq_imag, end;
+  };
+  const float* at(size_t offset) const { return data_.data() + offset; }
+  Llama2cConfig cfg_{};
+  Offsets off_{};
+  std::vector<float> data_;
+};
+
+}  // namespace fsgen

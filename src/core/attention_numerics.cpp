@@ -1,0 +1,123 @@
+#include "core/attention_numerics.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/numerics.h"
+
+namespace fsgen::num {
+
+const std::array<uint8_t, 256>& exp2_table_q7() {
+  static const std::array<uint8_t, 256> t = [] {
+    std::array<uint8_t, 256> a{};
+    for (int f = 0; f < 256; ++f) a[f] = static_cast<uint8_t>(std::lround(128.0 * std::exp2(-f / 256.0)));
+    return a;
+  }();
+  return t;
+}
+
+const std::array<uint16_t, 256>& exp2_table_q15() {
+  // Entry 0 (exactly 1.0 = 32768) does not fit 16 bits; exp2_q15 handles f = 0 itself.
+  static const std::array<uint16_t, 256> t = [] {
+    std::array<uint16_t, 256> a{};
+    for (int f = 0; f < 256; ++f) a[f] = static_cast<uint16_t>(std::min(65535L, std::lround(32768.0 * std::exp2(-f / 256.0))));
+    return a;
+  }();
+  return t;
+}
+
+int32_t exp2_q7(int32_t x) {
+  FSGEN_ASSERT(x <= 0, "exp2_q7 takes non-positive arguments");
+  const uint32_t e = static_cast<uint32_t>(-static_cast<int64_t>(x));
+  const uint32_t i = e >> kLogFracBits, f = e & 255u;
+  if (i >= 8) return 0;
+  const uint32_t table = f == 0 ? 128u : exp2_table_q7()[f];
+  return static_cast<int32_t>(std::min(127u, table >> i));
+}
+
+uint32_t exp2_q15(int32_t x) {
+  FSGEN_ASSERT(x <= 0, "exp2_q15 takes non-positive arguments");
+  const uint32_t e = static_cast<uint32_t>(-static_cast<int64_t>(x));
+  const uint32_t i = e >> kLogFracBits, f = e & 255u;
+  if (i >= 16) return 0;
+  const uint32_t table = f == 0 ? 32768u : exp2_table_q15()[f];
+  return table >> i;
+}
+
+int32_t rescale_q15(int32_t x, uint32_t alpha) {
+  const int64_t p = static_cast<int64_t>(x) * alpha + (int64_t{1} << 14);
+  return static_cast<int32_t>(p >> 15);
+}
+
+int32_t div_round(int64_t num, int64_t den) {
+  FSGEN_ASSERT(den > 0, "div_round needs a positive divisor");
+  const int64_t n = 2 * num + den, d = 2 * den;
+  int64_t q = n / d;
+  if (n % d != 0 && n < 0) q -= 1;
+  return static_cast<int32_t>(q);
+}
+
+int32_t score_to_log2(int32_t s, uint16_t mult, uint8_t shift) {
+  int64_t p = static_cast<int64_t>(s) * mult;
+  if (shift > 0) p += int64_t{1} << (shift - 1);
+  return static_cast<int32_t>(p >> shift);
+}
+
+void choose_score_scaling(double scale, uint16_t& mult, uint8_t& shift) {
+  const double c = scale * 1.4426950408889634 * 256.0;
+  if (!(c > 0) || c > 65535.0) fail("attention score scaling", "factor " + std::to_string(c) + " does not fit 16 bits");
+  int s = 0;
+  while (s < 31 && c * std::ldexp(1.0, s + 1) <= 65535.0) ++s;
+  mult = static_cast<uint16_t>(std::lround(c * std::ldexp(1.0, s)));
+  shift = static_cast<uint8_t>(s);
+}
+
+std::vector<int8_t> attention_head_reference(const std::vector<int8_t>& q, const std::vector<int8_t>& k,
+                                             const std::vector<int8_t>& v, const std::vector<int8_t>& residual,
+                                             const AttentionParams& p) {
+  std::vector<int8_t> out(size_t(p.lq) * p.d);
+  std::vector<int32_t> z(p.tile_kv), o(p.d);
+  for (uint32_t i = 0; i < p.lq; ++i) {
+    bool first = true;
+    int32_t m = 0;
+    int32_t l = 0;
+    std::fill(o.begin(), o.end(), 0);
+    for (uint32_t j0 = 0; j0 < p.lkv; j0 += p.tile_kv) {
+      if (!visible(p, i, j0)) break;  // the rest of the row is masked
+      int32_t tile_max = INT32_MIN;
+      for (uint32_t t = 0; t < p.tile_kv; ++t) {
+        const uint32_t j = j0 + t;
+        if (!visible(p, i, j)) continue;
+        int32_t s = 0;
+        for (uint32_t c = 0; c < p.d; ++c) s = mac(s, q[size_t(i) * p.d + c], k[size_t(j) * p.d + c]);
+        z[t] = score_to_log2(s, p.score_mult, p.score_shift);
+        tile_max = std::max(tile_max, z[t]);
+      }
+      const int32_t m_new = first ? tile_max : std::max(m, tile_max);
+      if (!first) {
+        const uint32_t alpha = exp2_q15(m - m_new);
+        l = rescale_q15(l, alpha);
+        for (auto& x : o) x = rescale_q15(x, alpha);
+      }
+      for (uint32_t t = 0; t < p.tile_kv; ++t) {
+        const uint32_t j = j0 + t;
+        if (!visible(p, i, j)) continue;
+        const int32_t pj = exp2_q7(z[t] - m_new);
+        l += pj;
+        for (uint32_t c = 0; c < p.d; ++c) o[c] = mac(o[c], static_cast<int8_t>(pj), v[size_t(j) * p.d + c]);
+      }
+      m = m_new;
+      first = false;
+    }
+    for (uint32_t c = 0; c < p.d; ++c) {
+      int32_t y = div_round(o[c], l);
+      if (!residual.empty()) y += residual[size_t(i) * p.d + c];
+      out[size_t(i) * p.d + c] = static_cast<int8_t>(std::clamp(y, -128, 127));
+    }
+  }
+  return out;
+}
+
+}  // namespace fsgen::num

@@ -1,0 +1,57 @@
+// Fixed-point online-softmax attention for one head, the definition every model of
+// the fused attention kernel follows (docs/NUMERICS.md, section "Attention").
+//
+//   S = Q K^T (INT8 x INT8 -> INT32)
+//   z = round(S * score_mult / 2^score_shift)       scores in the log2 domain, Q.8
+//   per KV tile: m' = max(m, max z); alpha = 2^((m - m') / 256) in Q0.15
+//                O = rescale(O, alpha); l = rescale(l, alpha)
+//                p = 2^((z - m') / 256) in Q0.7 (INT8, 0..127)
+//                l += sum p; O += p V  (INT8 x INT8 -> INT32)
+//   out = clamp(round(O / l) + residual, -128, 127)
+#pragma once
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace fsgen::num {
+
+constexpr int kLogFracBits = 8;  // z and m carry 8 fractional bits (units of 2^-8 in log2)
+
+// 2^(-f/256) scaled by 128 (Q0.7) and by 32768 (Q0.15), f = 0..255, rounded to nearest.
+const std::array<uint8_t, 256>& exp2_table_q7();
+const std::array<uint16_t, 256>& exp2_table_q15();  // entry 0 (1.0 = 32768) is special-cased
+
+// 2^(x/256) for x <= 0: Q0.7 clamped to 127, and Q0.15 (0..32768).
+int32_t exp2_q7(int32_t x);
+uint32_t exp2_q15(int32_t x);
+
+// (x * alpha + 2^14) >> 15, arithmetic, for alpha in Q0.15.
+int32_t rescale_q15(int32_t x, uint32_t alpha);
+
+// floor((2 * num + den) / (2 * den)): num / den rounded half up, den > 0.
+int32_t div_round(int64_t num, int64_t den);
+
+int32_t score_to_log2(int32_t s, uint16_t mult, uint8_t shift);
+
+struct AttentionParams {
+  uint32_t lq = 0, lkv = 0, d = 0;  // query rows, key rows, head dim
+  uint32_t tile_kv = 8;             // keys per online-softmax step (array a's n tile)
+  bool causal = true;
+  uint32_t q_pos0 = 0;              // position of query row 0 among the keys (decode: lkv - lq)
+  uint16_t score_mult = 1;
+  uint8_t score_shift = 0;
+};
+
+// Query row i may see key j.
+inline bool visible(const AttentionParams& p, uint32_t i, uint32_t j) { return !p.causal || j <= p.q_pos0 + i; }
+
+// One head: q [lq x d], k and v [lkv x d], residual [lq x d] or empty; returns [lq x d].
+std::vector<int8_t> attention_head_reference(const std::vector<int8_t>& q, const std::vector<int8_t>& k,
+                                             const std::vector<int8_t>& v, const std::vector<int8_t>& residual,
+                                             const AttentionParams& p);
+
+// score_mult / score_shift so that z = S * scale * log2(e) * 256, with the largest
+// multiplier that fits 16 bits. scale is the real factor between S and the logits.
+void choose_score_scaling(double scale, uint16_t& mult, uint8_t& shift);
+
+}  // namespace fsgen::num

@@ -1,0 +1,210 @@
+#include "sim/numerics_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <random>
+
+#include "compiler/llama2c.h"
+#include "core/attention_numerics.h"
+
+namespace fsgen {
+
+namespace {
+
+// Real-valued attention inputs of several heads sharing one shape.
+struct AttentionCase {
+  std::string name;
+  uint32_t lq, lkv, d, q_heads, kv_heads;
+  bool causal;
+  std::vector<float> q, k, v;  // [heads][rows][d]
+};
+
+struct Quantized {
+  std::vector<int8_t> values;
+  float scale;
+};
+
+Quantized quantize(const std::vector<float>& x) {
+  float amax = 0;
+  for (float v : x) amax = std::max(amax, std::fabs(v));
+  Quantized q{std::vector<int8_t>(x.size()), amax > 0 ? amax / 127.0f : 1.0f};
+  for (size_t i = 0; i < x.size(); ++i)
+    q.values[i] = static_cast<int8_t>(std::clamp<long>(std::lround(x[i] / q.scale), -127, 127));
+  return q;
+}
+
+std::vector<float> dequantize(const Quantized& q) {
+  std::vector<float> x(q.values.size());
+  for (size_t i = 0; i < x.size(); ++i) x[i] = q.values[i] * q.scale;
+  return x;
+}
+
+// FP32 softmax(q k^T / sqrt(d)) v for one head.
+void attention_fp32(const float* q, const float* k, const float* v, const AttentionCase& c, float* out) {
+  const uint32_t q_pos0 = c.lkv - c.lq;
+  std::vector<float> s(c.lkv);
+  for (uint32_t i = 0; i < c.lq; ++i) {
+    float mx = -INFINITY;
+    const uint32_t last = c.causal ? q_pos0 + i : c.lkv - 1;
+    for (uint32_t j = 0; j <= last; ++j) {
+      float acc = 0;
+      for (uint32_t t = 0; t < c.d; ++t) acc += q[i * c.d + t] * k[j * c.d + t];
+      s[j] = acc / std::sqrt(float(c.d));
+      mx = std::max(mx, s[j]);
+    }
+    float sum = 0;
+    for (uint32_t j = 0; j <= last; ++j) sum += (s[j] = std::exp(s[j] - mx));
+    for (uint32_t t = 0; t < c.d; ++t) {
+      float acc = 0;
+      for (uint32_t j = 0; j <= last; ++j) acc += s[j] * v[j * c.d + t];
+      out[i * c.d + t] = acc / sum;
+    }
+  }
+}
+
+ErrorStats compare(const std::vector<float>& got, const std::vector<float>& want) {
+  double se = 0, sr = 0, dot = 0, gg = 0, mx = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double e = got[i] - want[i];
+    se += e * e;
+    sr += double(want[i]) * want[i];
+    dot += double(got[i]) * want[i];
+    gg += double(got[i]) * got[i];
+    mx = std::max(mx, std::fabs(e));
+  }
+  return {std::sqrt(se / std::max(sr, 1e-30)), mx, dot / std::sqrt(std::max(gg * sr, 1e-30)), got.size()};
+}
+
+std::vector<float> run_fp32(const AttentionCase& c, const std::vector<float>& q, const std::vector<float>& k,
+                            const std::vector<float>& v) {
+  std::vector<float> out(size_t(c.q_heads) * c.lq * c.d);
+  const uint32_t group = c.q_heads / c.kv_heads;
+  for (uint32_t h = 0; h < c.q_heads; ++h)
+    attention_fp32(&q[size_t(h) * c.lq * c.d], &k[size_t(h / group) * c.lkv * c.d], &v[size_t(h / group) * c.lkv * c.d], c,
+                   &out[size_t(h) * c.lq * c.d]);
+  return out;
+}
+
+std::vector<float> run_fixed(const AttentionCase& c, const Quantized& q, const Quantized& k, const Quantized& v) {
+  num::AttentionParams p;
+  p.lq = c.lq;
+  p.lkv = c.lkv;
+  p.d = c.d;
+  p.tile_kv = 8;
+  p.causal = c.causal;
+  p.q_pos0 = c.lkv - c.lq;
+  num::choose_score_scaling(double(q.scale) * k.scale / std::sqrt(double(c.d)), p.score_mult, p.score_shift);
+  std::vector<float> out(size_t(c.q_heads) * c.lq * c.d);
+  const uint32_t group = c.q_heads / c.kv_heads;
+  auto slice = [&](const Quantized& t, uint32_t head, uint32_t rows) {
+    return std::vector<int8_t>(t.values.begin() + size_t(head) * rows * c.d, t.values.begin() + size_t(head + 1) * rows * c.d);
+  };
+  for (uint32_t h = 0; h < c.q_heads; ++h) {
+    const auto o = num::attention_head_reference(slice(q, h, c.lq), slice(k, h / group, c.lkv), slice(v, h / group, c.lkv), {}, p);
+    for (size_t i = 0; i < o.size(); ++i) out[size_t(h) * c.lq * c.d + i] = o[i] * v.scale;
+  }
+  return out;
+}
+
+void measure(const AttentionCase& c, std::vector<NumericsRow>& rows) {
+  const Quantized q = quantize(c.q), k = quantize(c.k), v = quantize(c.v);
+  const std::vector<float> fixed = run_fixed(c, q, k, v);
+  rows.push_back({c.name, "FP32 on the same INT8 inputs", compare(fixed, run_fp32(c, dequantize(q), dequantize(k), dequantize(v)))});
+  rows.push_back({c.name, "FP32 on the FP32 inputs", compare(fixed, run_fp32(c, c.q, c.k, c.v))});
+}
+
+AttentionCase random_case(const std::string& name, uint32_t lq, uint32_t lkv, uint32_t d, uint32_t qh, uint32_t kvh,
+                          float q_std, uint64_t seed) {
+  AttentionCase c{name, lq, lkv, d, qh, kvh, true, {}, {}, {}};
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  c.q.resize(size_t(qh) * lq * d);
+  c.k.resize(size_t(kvh) * lkv * d);
+  c.v.resize(size_t(kvh) * lkv * d);
+  for (auto& x : c.q) x = q_std * n(rng);
+  for (auto& x : c.k) x = n(rng);
+  for (auto& x : c.v) x = n(rng);
+  return c;
+}
+
+// Layer 0 attention inputs of a llama2.c model on a fixed token sequence:
+// x = embedding, RMSNorm, q/k/v projections, RoPE on interleaved pairs.
+AttentionCase llama2c_case(const Llama2cModel& m, uint32_t tokens) {
+  const Llama2cConfig& cfg = m.config();
+  const uint32_t d = cfg.dim, hd = cfg.head_dim(), kv = cfg.kv_dim();
+  AttentionCase c{"stories260K layer 0, " + std::to_string(tokens) + " tokens, GQA " + std::to_string(cfg.n_heads) + "/" +
+                      std::to_string(cfg.n_kv_heads),
+                  tokens, tokens, hd, uint32_t(cfg.n_heads), uint32_t(cfg.n_kv_heads), true, {}, {}, {}};
+  c.q.assign(size_t(cfg.n_heads) * tokens * hd, 0);
+  c.k.assign(size_t(cfg.n_kv_heads) * tokens * hd, 0);
+  c.v.assign(size_t(cfg.n_kv_heads) * tokens * hd, 0);
+  std::vector<float> x(d), q(d), k(kv), v(kv);
+  for (uint32_t t = 0; t < tokens; ++t) {
+    const uint32_t token = t == 0 ? 1 : (37u * t + 11u) % uint32_t(cfg.vocab_size);
+    const float* e = m.token_embedding() + size_t(token) * d;
+    double ss = 0;
+    for (uint32_t i = 0; i < d; ++i) ss += double(e[i]) * e[i];
+    const float inv = 1.0f / std::sqrt(float(ss / d) + 1e-5f);
+    for (uint32_t i = 0; i < d; ++i) x[i] = e[i] * inv * m.rms_att(0)[i];
+    auto matvec = [&](const float* w, uint32_t rows, std::vector<float>& y) {
+      for (uint32_t r = 0; r < rows; ++r) {
+        float acc = 0;
+        for (uint32_t i = 0; i < d; ++i) acc += w[size_t(r) * d + i] * x[i];
+        y[r] = acc;
+      }
+    };
+    matvec(m.wq(0), d, q);
+    matvec(m.wk(0), kv, k);
+    matvec(m.wv(0), kv, v);
+    auto rope = [&](std::vector<float>& y, uint32_t width) {
+      for (uint32_t i = 0; i < width; i += 2) {
+        const float freq = 1.0f / std::pow(10000.0f, float(i % hd) / float(hd));
+        const float a = t * freq, c0 = std::cos(a), s0 = std::sin(a);
+        const float y0 = y[i], y1 = y[i + 1];
+        y[i] = y0 * c0 - y1 * s0;
+        y[i + 1] = y0 * s0 + y1 * c0;
+      }
+    };
+    rope(q, d);
+    rope(k, kv);
+    for (uint32_t h = 0; h < uint32_t(cfg.n_heads); ++h)
+      std::copy_n(&q[h * hd], hd, &c.q[(size_t(h) * tokens + t) * hd]);
+    for (uint32_t h = 0; h < uint32_t(cfg.n_kv_heads); ++h) {
+      std::copy_n(&k[h * hd], hd, &c.k[(size_t(h) * tokens + t) * hd]);
+      std::copy_n(&v[h * hd], hd, &c.v[(size_t(h) * tokens + t) * hd]);
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+std::vector<NumericsRow> measure_attention_error(const std::string& model_path, std::string& skipped) {
+  std::vector<NumericsRow> rows;
+  measure(random_case("random N(0,1), prefill 64x64, d=64, MHA", 64, 64, 64, 2, 2, 1.0f, 1), rows);
+  measure(random_case("random N(0,3) q, prefill 64x64, d=64, MHA", 64, 64, 64, 2, 2, 3.0f, 2), rows);
+  measure(random_case("random N(0,1), decode 1x256, d=128, GQA 4/2", 1, 256, 128, 4, 2, 1.0f, 3), rows);
+  if (!model_path.empty() && std::filesystem::exists(model_path)) {
+    const Llama2cModel model(model_path);
+    measure(llama2c_case(model, 64), rows);
+  } else {
+    skipped = "real inputs skipped: " + (model_path.empty() ? std::string("no model given") : model_path + " not found");
+  }
+  return rows;
+}
+
+void print_numerics(const std::vector<NumericsRow>& rows, const std::string& skipped, std::ostream& out) {
+  out << "fixed-point online-softmax attention (INT8 in, Q.8 log2 scores, Q0.7 P, Q0.15 rescale, tile_kv 8)\n"
+      << "against an FP32 reference (src/core/attention_numerics.h vs float softmax)\n";
+  out << "  " << std::left << std::setw(50) << "inputs" << std::setw(32) << "reference" << std::setw(10) << "NRMSE"
+      << std::setw(12) << "max |err|" << "cosine\n";
+  for (const auto& r : rows)
+    out << "  " << std::left << std::setw(50) << r.inputs << std::setw(32) << r.against << std::fixed << std::setprecision(4)
+        << std::setw(10) << r.error.nrmse << std::setw(12) << r.error.max_abs << std::setprecision(6) << r.error.cosine
+        << "\n";
+  if (!skipped.empty()) out << "  (" << skipped << ")\n";
+}
+
+}  // namespace fsgen
