@@ -22,9 +22,22 @@ enum Offset : uint32_t {
   kReqMult = 0x30,   // requantisation multiplier, unsigned 16 bit
   kReqShift = 0x34,  // requantisation right shift, 0..31
   kCycles = 0x38,    // R: busy cycles of the last run
+  // Fused attention (kernel 1): Q at addr_a, K at addr_b, O at addr_c, all [head][row][head_dim].
+  kAddrV = 0x3C,        // byte address of V
+  kAddrX = 0x40,        // byte address of the residual X (used when attn_flags bit 1 is set)
+  kLenQ = 0x44,         // query rows per head
+  kLenKv = 0x48,        // key/value rows per head
+  kHeads = 0x4C,        // query heads
+  kGroup = 0x50,        // query heads per KV head (1 = MHA)
+  kQPos0 = 0x54,        // position of query row 0 among the keys (decode: context - rows)
+  kAttnFlags = 0x58,    // bit0 causal mask, bit1 add residual
+  kScoreMult = 0x5C,    // log2-domain score multiplier, unsigned 16 bit (docs/NUMERICS.md)
+  kScoreShift = 0x60,   // its right shift, 0..31
+  kHeadStrideQ = 0x64,  // bytes between heads of Q, X and O
+  kHeadStrideKv = 0x68, // bytes between heads of K and V (the KV cache capacity x head_dim)
 };
 
-enum class Kernel : uint32_t { kMatmul = 0 };
+enum class Kernel : uint32_t { kMatmul = 0, kAttention = 1 };
 
 struct RegInfo {
   Offset offset;
@@ -32,12 +45,17 @@ struct RegInfo {
   bool writable;
 };
 
-inline constexpr std::array<RegInfo, 15> kRegisters = {{
+inline constexpr std::array<RegInfo, 27> kRegisters = {{
     {kCtrl, "ctrl", true},          {kStatus, "status", false},     {kKernel, "kernel", true},
     {kTilesM, "tiles_m", true},     {kTilesN, "tiles_n", true},     {kTilesK, "tiles_k", true},
     {kAddrA, "addr_a", true},       {kAddrB, "addr_b", true},       {kAddrC, "addr_c", true},
     {kStrideA, "stride_a", true},   {kStrideB, "stride_b", true},   {kStrideC, "stride_c", true},
     {kReqMult, "req_mult", true},   {kReqShift, "req_shift", true}, {kCycles, "cycles", false},
+    {kAddrV, "addr_v", true},       {kAddrX, "addr_x", true},       {kLenQ, "len_q", true},
+    {kLenKv, "len_kv", true},       {kHeads, "heads", true},        {kGroup, "group", true},
+    {kQPos0, "q_pos0", true},       {kAttnFlags, "attn_flags", true}, {kScoreMult, "score_mult", true},
+    {kScoreShift, "score_shift", true}, {kHeadStrideQ, "head_stride_q", true},
+    {kHeadStrideKv, "head_stride_kv", true},
 }};
 
 }  // namespace fsgen::reg

@@ -144,6 +144,40 @@ Block requant_block(const ArraySpec& a) {
            {"out", a.tile_n * 8, true, "INT8 output row", "u_ctrl.out_row_q"}}};
 }
 
+// Attention: array a computes S = Q K^T into its accumulators, the softmax unit turns
+// each score row into P (Q0.7) and per-row rescale factors, array b accumulates
+// O = P V (rescaling its rows), and the normaliser divides O by the running sum.
+void add_attention_blocks(Graph& g) {
+  const ArraySpec& a = g.spec.array_a;
+  const uint32_t tq = a.tile_m, tkv = a.tile_n, d = a.tile_k;
+  g.blocks.push_back({"array_b",
+                      "pe_array_os",
+                      "output-stationary INT8 PE array with per-row rescaling (O = alpha O + P V)",
+                      {{"rows", tq, "PE", "PE rows (query rows)"},
+                       {"cols", d, "PE", "PE columns (head dim)"},
+                       {"tile_k", tkv, "element", "keys per tile"}},
+                      {{"x", tq * 8, false, "column of P, broadcast along PE rows", "u_ctrl.xb_q"},
+                       {"w", d * 8, false, "row of V, broadcast down PE columns", "u_ctrl.wb_q"}}});
+  g.blocks.push_back({"softmax",
+                      "softmax",
+                      "fixed-point online softmax, one score row per cycle (docs/NUMERICS.md)",
+                      {{"lanes", tkv, "element", "scores per row"}},
+                      {{"in", tkv * 32, false, "INT32 score row from array a", "u_ctrl.s_row_q"},
+                       {"out", tkv * 8, true, "Q0.7 probability row", "u_ctrl.p_row_q"}}});
+  g.blocks.push_back({"normalise",
+                      "normalise",
+                      "O / l rounded, plus the residual, one row per cycle",
+                      {{"lanes", d, "element", "outputs per row"}},
+                      {{"in", d * 32, false, "INT32 O row from array b", "u_ctrl.fin_in_q"},
+                       {"out", d * 8, true, "INT8 output row", "u_ctrl.fin_out_q"}}});
+  for (const Edge& e : std::vector<Edge>{{"array_a", "acc", "softmax", "in"},
+                                         {"softmax", "out", "array_b", "x"},
+                                         {"ctrl", "v_rows", "array_b", "w"},
+                                         {"array_b", "acc", "normalise", "in"},
+                                         {"normalise", "out", "dma", "wdata"}})
+    g.edges.push_back(e);
+}
+
 }  // namespace
 
 Graph elaborate(const DesignSpec& spec) {
@@ -168,6 +202,8 @@ Graph elaborate(const DesignSpec& spec) {
                          {"bytes", spec.cache_bytes.at("acc_a"), "byte", "capacity"}},
                         {}});
   g.blocks.push_back(requant_block(spec.array_a));
+  g.attention = spec.attention_kernel;
+  if (g.attention) add_attention_blocks(g);
 
   g.edges = {{"csr", "regs", "ctrl", "regs"},     {"ctrl", "cmd", "dma", "cmd"},
              {"dma", "rd", "ctrl", "buffers"},    {"ctrl", "x", "array_a", "x"},

@@ -66,6 +66,7 @@ struct Graph {
   DesignSpec spec;
   MemoryTiming memory;
   ArrayPlan array_a;
+  bool attention = false;  // the fused attention kernel is built (array b, softmax, normalise)
   std::vector<Block> blocks;
   std::vector<Edge> edges;
 

@@ -21,6 +21,14 @@ const char* iter_name(Iter it) {
   return "?";
 }
 
+std::string attention_unsupported_reason(const ArraySpec& a, const ArraySpec& b) {
+  if (a.stationarity() != Stationarity::kOutput || b.stationarity() != Stationarity::kOutput)
+    return "needs output-stationary arrays a and b (weight- and input-stationary attention is not generated yet)";
+  if (b.tile_m != a.tile_m || b.tile_k != a.tile_n || b.tile_n != a.tile_k)
+    return "needs arrays.b.tiling {m, n, k} = arrays.a.tiling {m, k, n} (queries, head dim, keys)";
+  return "";
+}
+
 uint32_t DesignSpec::beat_bytes() const {
   return static_cast<uint32_t>(std::lround(memory.bandwidth_gbps * 1000.0 / clock_mhz));
 }
@@ -105,6 +113,27 @@ std::vector<SparseMapping> parse_sparsity(YamlMap& top) {
   return out;
 }
 
+// `kernels`: the modes the fused core is built for. Default: matmul, plus attention
+// when the dataflow supports it.
+void parse_kernels(YamlMap& top, DesignSpec& s) {
+  const std::string reason = attention_unsupported_reason(s.array_a, s.array_b);
+  if (!top.has("kernels")) {
+    s.attention_kernel = reason.empty();
+    return;
+  }
+  YAML::Node list = top.get_node("kernels");
+  if (!list.IsSequence()) fail(top.place("kernels"), "expected a list of kernels from {matmul, attention}");
+  bool matmul = false;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string k = list[i].IsScalar() ? list[i].Scalar() : "";
+    if (k == "matmul") matmul = true;
+    else if (k == "attention") s.attention_kernel = true;
+    else fail(top.place_of(list[i], "kernels[" + std::to_string(i) + "]"), "expected matmul or attention, got '" + k + "'");
+  }
+  if (!matmul) fail(top.place("kernels"), "every core runs matmul (projections): expected matmul in the list");
+  if (s.attention_kernel && !reason.empty()) fail(top.place("kernels"), "attention kernel: " + reason);
+}
+
 DesignSpec parse_root(const YAML::Node& root, const std::string& source) {
   YamlMap top(root, "", source);
   DesignSpec s;
@@ -140,6 +169,7 @@ DesignSpec parse_root(const YAML::Node& root, const std::string& source) {
     caches.finish();
   }
   s.sparsity = parse_sparsity(top);
+  parse_kernels(top, s);
   top.finish();
   return s;
 }

@@ -72,11 +72,17 @@ struct DesignSpec {
   bool gated_ffn = true;
   bool online_softmax = true;
   std::map<std::string, uint32_t> cache_bytes;  // intermediate tensor caches, bytes per tensor
+  bool attention_kernel = false;  // the fused attention kernel is built (spec field `kernels`)
   std::vector<SparseMapping> sparsity;
 
   // Bytes moved per memory beat: bandwidth / clock, checked to be a power of two.
   uint32_t beat_bytes() const;
 };
+
+// Why the dataflow cannot run the fused attention kernel, or "" when it can: this
+// generator fuses attention on output-stationary arrays a (S = Q K^T) and b
+// (O = P V) whose tiles line up (b.m = a.m queries, b.k = a.n keys, b.n = a.k head dim).
+std::string attention_unsupported_reason(const ArraySpec& a, const ArraySpec& b);
 
 DesignSpec parse_spec_file(const std::string& path);
 DesignSpec parse_spec_text(const std::string& text, const std::string& source_name);

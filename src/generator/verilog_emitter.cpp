@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/attention_numerics.h"
 #include "core/regmap.h"
 #include "generator/rtl_library.h"
 
@@ -81,6 +82,19 @@ const char* kAxiPorts = R"(    input  wire        clk,
 
 }  // namespace
 
+std::string emit_exp2_header() {
+  std::ostringstream o;
+  o << "// 2^(-f/256) tables of the online softmax (src/core/attention_numerics.h). Generated.\n";
+  auto table = [&](const char* name, int bits, auto value) {
+    o << "function [" << bits - 1 << ":0] " << name << ";\n  input [7:0] f;\n  begin\n    case (f)\n";
+    for (int f = 0; f < 256; ++f) o << "      8'd" << f << ": " << name << " = " << bits << "'d" << value(f) << ";\n";
+    o << "      default: " << name << " = " << bits << "'d0;\n    endcase\n  end\nendfunction\n";
+  };
+  table("fsgen_exp2_t7", 8, [](int f) { return static_cast<unsigned>(num::exp2_table_q7()[f]); });
+  table("fsgen_exp2_t15", 16, [](int f) { return static_cast<unsigned>(num::exp2_table_q15()[f]); });
+  return o.str();
+}
+
 std::vector<std::string> verilog_files(const Graph& g) {
   std::vector<std::string> files = {"fsgen_csr.v", "fsgen_dma.v", "fsgen_ctrl.v"};
   files.push_back(g.array_a.stationarity == Stationarity::kOutput ? "fsgen_array_os.v" : "fsgen_array_dot.v");
@@ -121,12 +135,21 @@ std::string emit_top(const Graph& g) {
   wire [4:0]  req_shift;
   wire [7:0]  cmd_beats, rd_beat, wr_beat, idx_q, acw_idx, rd_row;
   wire [DW-1:0] rd_data, wr_data;
-  wire        v_q, clr_q, ld_q, acw, acw_first;
+  wire        v_q, clr_q, ld_q, acw, acw_first, vb_q, clrb_q, scb_q;
+  wire [31:0] addr_v, addr_x, head_stride_q, head_stride_kv;
+  wire [15:0] len_q, len_kv, heads, group, q_pos0, score_mult;
+  wire [1:0]  attn_flags;
+  wire [4:0]  score_shift;
+  wire [7:0]  rdb_row;
 )";
   o << "  wire [" << p.x_bytes * 8 - 1 << ":0] x_q;\n"
     << "  wire [" << p.w_bytes * 8 - 1 << ":0] w_q;\n"
     << "  wire [" << yl * 32 - 1 << ":0] y, acw_data;\n"
     << "  wire [" << a.tile_n * 32 - 1 << ":0] acc_rd_data;\n"
+    << "  wire [" << a.tile_m * 8 - 1 << ":0] xb_q;\n"
+    << "  wire [" << a.tile_k * 8 - 1 << ":0] wb_q;\n"
+    << "  wire [" << a.tile_m * 32 - 1 << ":0] alpha_q;\n"
+    << "  wire [" << a.tile_k * 32 - 1 << ":0] rdb_data;\n"
     << "  /* verilator lint_on UNUSEDSIGNAL */\n\n";
   o << R"(  fsgen_csr u_csr (
       .clk(clk), .rst_n(rst_n),
@@ -139,6 +162,9 @@ std::string emit_top(const Graph& g) {
       .addr_a(addr_a), .addr_b(addr_b), .addr_c(addr_c),
       .stride_a(stride_a), .stride_b(stride_b), .stride_c(stride_c),
       .req_mult(req_mult), .req_shift(req_shift),
+      .addr_v(addr_v), .addr_x(addr_x), .len_q(len_q), .len_kv(len_kv), .heads(heads), .group(group),
+      .q_pos0(q_pos0), .attn_flags(attn_flags), .score_mult(score_mult), .score_shift(score_shift),
+      .head_stride_q(head_stride_q), .head_stride_kv(head_stride_kv),
       .busy(busy), .done_pulse(done_pulse), .cycles(cycles), .irq(irq));
 
   fsgen_dma #(.W(DW/8)) u_dma (
@@ -159,24 +185,30 @@ std::string emit_top(const Graph& g) {
     << "), .W(DW/8), .ST(" << stationarity_code(p.stationarity) << "), .ORD0("
     << static_cast<int>(a.loop_order[0]) << "), .ORD1(" << static_cast<int>(a.loop_order[1]) << "), .ORD2("
     << static_cast<int>(a.loop_order[2]) << "), .M_LIVE(" << (a.m_inside_k() ? 1 : 0) << "), .N_LIVE("
-    << (a.n_inside_k() ? 1 : 0) << ")) u_ctrl (\n";
+    << (a.n_inside_k() ? 1 : 0) << "), .ATTN(" << (g.attention ? 1 : 0) << ")) u_ctrl (\n";
   o << R"(      .clk(clk), .rst_n(rst_n), .start(start),
       .tiles_m(tiles_m), .tiles_n(tiles_n), .tiles_k(tiles_k),
       .addr_a(addr_a), .addr_b(addr_b), .addr_c(addr_c),
       .stride_a(stride_a), .stride_b(stride_b), .stride_c(stride_c),
-      .req_mult(req_mult), .req_shift(req_shift),
+      .req_mult(req_mult), .req_shift(req_shift), .kernel(kernel),
+      .addr_v(addr_v), .addr_x(addr_x), .len_q(len_q), .len_kv(len_kv), .heads(heads), .group(group),
+      .q_pos0(q_pos0), .attn_flags(attn_flags), .score_mult(score_mult), .score_shift(score_shift),
+      .head_stride_q(head_stride_q), .head_stride_kv(head_stride_kv),
       .busy(busy), .done_pulse(done_pulse), .cycles(cycles),
       .cmd_valid(cmd_valid), .cmd_write(cmd_write), .cmd_addr(cmd_addr), .cmd_beats(cmd_beats),
       .cmd_done(cmd_done), .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_data(rd_data),
       .wr_beat(wr_beat), .wr_data(wr_data),
       .x_q(x_q), .w_q(w_q), .v_q(v_q), .clr_q(clr_q), .ld_q(ld_q), .idx_q(idx_q), .y(y),
       .acw(acw), .acw_first(acw_first), .ac_slot(ac_slot), .acw_idx(acw_idx), .acw_data(acw_data),
-      .rd_row(rd_row), .acc_rd_data(acc_rd_data));
+      .rd_row(rd_row), .acc_rd_data(acc_rd_data),
+      .xb_q(xb_q), .wb_q(wb_q), .vb_q(vb_q), .clrb_q(clrb_q), .scb_q(scb_q), .alpha_q(alpha_q),
+      .rdb_row(rdb_row), .rdb_data(rdb_data));
 
 )";
   if (os) {
     o << "  fsgen_array_os #(.R(" << a.tile_m << "), .C(" << a.tile_n << ")) u_array_a (\n"
-      << "      .clk(clk), .rst_n(rst_n), .en(v_q), .clr(clr_q), .x(x_q), .w(w_q),\n"
+      << "      .clk(clk), .rst_n(rst_n), .en(v_q), .clr(clr_q), .sc(1'b0), .alpha(" << a.tile_m * 32
+      << "'d0), .x(x_q), .w(w_q),\n"
       << "      .rd_row(rd_row), .rd_data(acc_rd_data));\n"
       << "  assign y = {" << yl * 32 << "{1'b0}};\n";
   } else {
@@ -188,6 +220,13 @@ std::string emit_top(const Graph& g) {
       << "), .ROWWISE(" << (load_col ? 1 : 0) << ")) u_acc_a (\n"
       << "      .clk(clk), .rst_n(rst_n), .wr(acw), .first(acw_first), .wr_slot(ac_slot), .wr_idx(acw_idx),\n"
       << "      .wr_data(acw_data), .rd_slot(ac_slot), .rd_row(rd_row), .rd_data(acc_rd_data));\n";
+  }
+  if (g.attention) {
+    o << "\n  fsgen_array_os #(.R(" << a.tile_m << "), .C(" << a.tile_k << "), .RESCALE(1)) u_array_b (\n"
+      << "      .clk(clk), .rst_n(rst_n), .en(vb_q), .clr(clrb_q), .sc(scb_q), .alpha(alpha_q), .x(xb_q), .w(wb_q),\n"
+      << "      .rd_row(rdb_row), .rd_data(rdb_data));\n";
+  } else {
+    o << "  assign rdb_data = {" << a.tile_k * 32 << "{1'b0}};\n";
   }
   o << "endmodule\n";
   return o.str();
@@ -219,6 +258,7 @@ std::string graph_json(const Graph& g) {
   j["design"] = g.spec.name;
   j["memory"] = {{"beat_bytes", g.memory.beat_bytes}, {"latency_cycles", g.memory.latency_cycles}};
   const ArrayPlan& p = g.array_a;
+  j["kernels"] = g.attention ? nlohmann::ordered_json::array({"matmul", "attention"}) : nlohmann::ordered_json::array({"matmul"});
   j["array_a"] = {{"stationarity", stationarity_name(p.stationarity)},
                   {"loop_order", std::string(iter_name(p.spec.loop_order[0])) + iter_name(p.spec.loop_order[1]) +
                                      iter_name(p.spec.loop_order[2])},
@@ -253,6 +293,7 @@ std::string write_design(const Graph& g, const std::string& out_dir) {
   }
   write_file(tmp_dir / "fsgen_top.v", emit_top(g));
   write_file(tmp_dir / "fsgen_regs.vh", emit_regs_header());
+  write_file(tmp_dir / "fsgen_exp2.vh", emit_exp2_header());
   write_file(tmp_dir / "probes.h", emit_probes_header(g));
   write_file(tmp_dir / "graph.json", graph_json(g));
   fs::remove_all(final_dir, ec);

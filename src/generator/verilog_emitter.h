@@ -14,6 +14,7 @@ namespace fsgen {
 std::vector<std::string> verilog_files(const Graph& g);
 std::string emit_top(const Graph& g);
 std::string emit_regs_header();
+std::string emit_exp2_header();
 std::string emit_probes_header(const Graph& g);
 std::string graph_json(const Graph& g);
 

@@ -35,6 +35,18 @@ module fsgen_csr (
     output reg  [31:0] stride_c,
     output reg  [15:0] req_mult,
     output reg  [4:0]  req_shift,
+    output reg  [31:0] addr_v,
+    output reg  [31:0] addr_x,
+    output reg  [15:0] len_q,
+    output reg  [15:0] len_kv,
+    output reg  [15:0] heads,
+    output reg  [15:0] group,
+    output reg  [15:0] q_pos0,
+    output reg  [1:0]  attn_flags,
+    output reg  [15:0] score_mult,
+    output reg  [4:0]  score_shift,
+    output reg  [31:0] head_stride_q,
+    output reg  [31:0] head_stride_kv,
     input  wire        busy,
     input  wire        done_pulse,
     input  wire [31:0] cycles,
@@ -56,6 +68,9 @@ module fsgen_csr (
       kernel <= 32'd0; tiles_m <= 16'd0; tiles_n <= 16'd0; tiles_k <= 16'd0;
       addr_a <= 32'd0; addr_b <= 32'd0; addr_c <= 32'd0;
       stride_a <= 32'd0; stride_b <= 32'd0; stride_c <= 32'd0; req_mult <= 16'd0; req_shift <= 5'd0;
+      addr_v <= 32'd0; addr_x <= 32'd0; len_q <= 16'd0; len_kv <= 16'd0; heads <= 16'd0; group <= 16'd0;
+      q_pos0 <= 16'd0; attn_flags <= 2'd0; score_mult <= 16'd0; score_shift <= 5'd0;
+      head_stride_q <= 32'd0; head_stride_kv <= 32'd0;
     end else begin
       start <= 1'b0;
       if (s_bvalid && s_bready) s_bvalid <= 1'b0;
@@ -77,6 +92,18 @@ module fsgen_csr (
           `FSGEN_REG_STRIDE_C:  stride_c <= s_wdata;
           `FSGEN_REG_REQ_MULT:  req_mult <= s_wdata[15:0];
           `FSGEN_REG_REQ_SHIFT: req_shift <= s_wdata[4:0];
+          `FSGEN_REG_ADDR_V:    addr_v <= s_wdata;
+          `FSGEN_REG_ADDR_X:    addr_x <= s_wdata;
+          `FSGEN_REG_LEN_Q:     len_q <= s_wdata[15:0];
+          `FSGEN_REG_LEN_KV:    len_kv <= s_wdata[15:0];
+          `FSGEN_REG_HEADS:     heads <= s_wdata[15:0];
+          `FSGEN_REG_GROUP:     group <= s_wdata[15:0];
+          `FSGEN_REG_Q_POS0:    q_pos0 <= s_wdata[15:0];
+          `FSGEN_REG_ATTN_FLAGS: attn_flags <= s_wdata[1:0];
+          `FSGEN_REG_SCORE_MULT: score_mult <= s_wdata[15:0];
+          `FSGEN_REG_SCORE_SHIFT: score_shift <= s_wdata[4:0];
+          `FSGEN_REG_HEAD_STRIDE_Q: head_stride_q <= s_wdata;
+          `FSGEN_REG_HEAD_STRIDE_KV: head_stride_kv <= s_wdata;
           default: ;
         endcase
       end
@@ -97,6 +124,18 @@ module fsgen_csr (
           `FSGEN_REG_REQ_MULT:  s_rdata <= {16'd0, req_mult};
           `FSGEN_REG_REQ_SHIFT: s_rdata <= {27'd0, req_shift};
           `FSGEN_REG_CYCLES:    s_rdata <= cycles;
+          `FSGEN_REG_ADDR_V:    s_rdata <= addr_v;
+          `FSGEN_REG_ADDR_X:    s_rdata <= addr_x;
+          `FSGEN_REG_LEN_Q:     s_rdata <= {16'd0, len_q};
+          `FSGEN_REG_LEN_KV:    s_rdata <= {16'd0, len_kv};
+          `FSGEN_REG_HEADS:     s_rdata <= {16'd0, heads};
+          `FSGEN_REG_GROUP:     s_rdata <= {16'd0, group};
+          `FSGEN_REG_Q_POS0:    s_rdata <= {16'd0, q_pos0};
+          `FSGEN_REG_ATTN_FLAGS: s_rdata <= {30'd0, attn_flags};
+          `FSGEN_REG_SCORE_MULT: s_rdata <= {16'd0, score_mult};
+          `FSGEN_REG_SCORE_SHIFT: s_rdata <= {27'd0, score_shift};
+          `FSGEN_REG_HEAD_STRIDE_Q: s_rdata <= head_stride_q;
+          `FSGEN_REG_HEAD_STRIDE_KV: s_rdata <= head_stride_kv;
           default:              s_rdata <= 32'd0;
         endcase
       end

@@ -18,6 +18,7 @@ module fsgen_ctrl #(
     parameter ORD2 = 2,
     parameter M_LIVE = 0,
     parameter N_LIVE = 0,
+    parameter ATTN = 0,                                // 1: the fused attention kernel is built
     parameter XB = (ST == 0) ? TM : TK,                // bytes on the x bus
     parameter WB = (ST == 2) ? TK : TN,                // bytes on the w bus
     parameter YL = (ST == 2) ? TM : TN                 // lanes of the dot array output
@@ -36,6 +37,19 @@ module fsgen_ctrl #(
     input  wire [31:0]     stride_c,
     input  wire [15:0]     req_mult,
     input  wire [4:0]      req_shift,
+    input  wire [31:0]     kernel,
+    input  wire [31:0]     addr_v,
+    input  wire [31:0]     addr_x,
+    input  wire [15:0]     len_q,
+    input  wire [15:0]     len_kv,
+    input  wire [15:0]     heads,
+    input  wire [15:0]     group,
+    input  wire [15:0]     q_pos0,
+    input  wire [1:0]      attn_flags,
+    input  wire [15:0]     score_mult,
+    input  wire [4:0]      score_shift,
+    input  wire [31:0]     head_stride_q,
+    input  wire [31:0]     head_stride_kv,
     output wire            busy,
     output wire            done_pulse,
     output reg  [31:0]     cycles,
@@ -65,12 +79,26 @@ module fsgen_ctrl #(
     output reg  [7:0]      acw_idx,
     output wire [YL*32-1:0] acw_data,
     output wire [7:0]      rd_row,
-    input  wire [TN*32-1:0] acc_rd_data
+    input  wire [TN*32-1:0] acc_rd_data,
+    // array b (attention: O += P V, rows = TM queries, columns = TK head dims)
+    output reg  [TM*8-1:0]  xb_q /*verilator public_flat_rd*/,
+    output reg  [TK*8-1:0]  wb_q /*verilator public_flat_rd*/,
+    output reg              vb_q,
+    output reg              clrb_q,
+    output reg              scb_q,
+    output reg  [TM*32-1:0] alpha_q,
+    output wire [7:0]       rdb_row,
+    input  wire [TK*32-1:0] rdb_data
 );
-  localparam [3:0] S_IDLE = 4'd0, S_TILE = 4'd1, S_LDA_ISSUE = 4'd2, S_LDA_WAIT = 4'd3,
-                   S_LDB_ISSUE = 4'd4, S_LDB_WAIT = 4'd5, S_LDS = 4'd6, S_COMP = 4'd7, S_TAIL = 4'd8,
-                   S_ST_READ = 4'd9, S_ST_REQ = 4'd10, S_ST_ISSUE = 4'd11, S_ST_WAIT = 4'd12,
-                   S_NEXT = 4'd13, S_DONE = 4'd14;
+  localparam [4:0] S_IDLE = 5'd0, S_TILE = 5'd1, S_LDA_ISSUE = 5'd2, S_LDA_WAIT = 5'd3,
+                   S_LDB_ISSUE = 5'd4, S_LDB_WAIT = 5'd5, S_LDS = 5'd6, S_COMP = 5'd7, S_TAIL = 5'd8,
+                   S_ST_READ = 5'd9, S_ST_REQ = 5'd10, S_ST_ISSUE = 5'd11, S_ST_WAIT = 5'd12,
+                   S_NEXT = 5'd13, S_DONE = 5'd14;
+  // Fused attention states (ATTN = 1): TM = query rows, TN = key rows, TK = head dim.
+  localparam [4:0] A_QT = 5'd16, A_LD_ISSUE = 5'd17, A_LD_WAIT = 5'd18, A_KT = 5'd19, A_S = 5'd20,
+                   A_S_TAIL = 5'd21, A_SM = 5'd22, A_VLD = 5'd23, A_O = 5'd24, A_O_TAIL = 5'd25,
+                   A_KNEXT = 5'd26, A_FIN_READ = 5'd28, A_FIN_DIV = 5'd29,
+                   A_FIN_ISSUE = 5'd30, A_FIN_WAIT = 5'd31, A_QNEXT = 5'd15;
   localparam integer BEATS_A = TK / W;
   localparam integer BEATS_B = TN / W;
   localparam integer S_ROWS = (ST == 1) ? TK : TM;  // rows of the stationary tile
@@ -91,7 +119,7 @@ module fsgen_ctrl #(
   localparam [7:0]  TK_LAST = TK_LAST_I[7:0];
   localparam [1:0]  TAIL_LAST = TAIL_LAST_I[1:0];
 
-  reg [3:0]  state;
+  reg [4:0]  state;
   reg [15:0] c0, c1, c2;
   reg [15:0] la_m, la_k, lb_k, lb_n;
   reg        first, need_a, need_b;
@@ -119,22 +147,28 @@ module fsgen_ctrl #(
 
   assign busy = (state != S_IDLE);
   assign done_pulse = (state == S_DONE);
-  assign cmd_valid = (state == S_LDA_ISSUE) || (state == S_LDB_ISSUE) || (state == S_ST_ISSUE);
-  assign cmd_write = (state == S_ST_ISSUE);
-  assign cmd_beats = (state == S_LDA_ISSUE) ? BEATS_A[7:0] : BEATS_B[7:0];
+  assign cmd_valid = (state == S_LDA_ISSUE) || (state == S_LDB_ISSUE) || (state == S_ST_ISSUE) ||
+                     (state == A_LD_ISSUE) || (state == A_FIN_ISSUE);
+  assign cmd_write = (state == S_ST_ISSUE) || (state == A_FIN_ISSUE);
+  assign cmd_beats = (state == S_LDA_ISSUE || state == A_LD_ISSUE || state == A_FIN_ISSUE) ? BEATS_A[7:0]
+                                                                                         : BEATS_B[7:0];
   wire [31:0] a_row_addr = addr_a + ({16'd0, mt} * TM + {24'd0, row}) * stride_a + {16'd0, kt} * TK;
   wire [31:0] b_row_addr = addr_b + ({16'd0, kt} * TK + {24'd0, row}) * stride_b + {16'd0, nt} * TN;
   wire [31:0] c_row_addr = addr_c + ({16'd0, mt} * TM + {24'd0, row}) * stride_c + {16'd0, nt} * TN;
-  assign cmd_addr = (state == S_LDA_ISSUE) ? a_row_addr : (state == S_LDB_ISSUE) ? b_row_addr : c_row_addr;
+  assign cmd_addr = (state == S_LDA_ISSUE) ? a_row_addr : (state == S_LDB_ISSUE) ? b_row_addr :
+                    (state == A_LD_ISSUE) ? at_ld_addr + {24'd0, row} * TK :
+                    (state == A_FIN_ISSUE) ? at_o_addr + {24'd0, row} * TK : c_row_addr;
   wire need_a_now = first || (mt != la_m) || (kt != la_k);
   wire need_b_now = first || (kt != lb_k) || (nt != lb_n);
   wire [7:0] wr_beat_c = ({24'd0, wr_beat} < BEATS_B) ? wr_beat : 8'd0;
-  assign wr_data = out_row_q[wr_beat_c*W*8 +: W*8];
+  wire [7:0] wr_beat_o = ({24'd0, wr_beat} < BEATS_A) ? wr_beat : 8'd0;
+  assign wr_data = at_mode ? fin_out_q[wr_beat_o*W*8 +: W*8] : out_row_q[wr_beat_c*W*8 +: W*8];
   assign acw = yv_q;
   assign acw_first = (kt == 16'd0);
   assign ac_slot = slot_full[15:0];
   assign acw_data = y;
-  assign rd_row = row;
+  assign rd_row = (state == A_SM) ? sm_rd : row;
+  assign rdb_row = row;
 
   function [7:0] requant;
     input [31:0] acc;
@@ -187,6 +221,153 @@ module fsgen_ctrl #(
     end
   endgenerate
 
+  // ---- fused attention: registers, buffers and the online-softmax unit ----
+  reg         at_mode;                   // the running kernel is attention
+  reg  [15:0] at_h, at_hk, at_g;         // query head, its KV head, position in the group
+  reg  [15:0] at_q0, at_j0;              // first query row / key row of the current tiles
+  reg  [7:0]  at_rows, at_kv_rows;       // valid query rows / key rows in the current tiles
+  reg         at_first_kv;               // the current key tile is the first of the row block
+  reg  [31:0] at_ld_addr;                // address of row 0 of the rows being loaded
+  reg  [7:0]  at_ld_rows;
+  reg         at_ld_b;                   // loading into buf_b (K or V) rather than buf_a (Q or X)
+  reg  [4:0]  at_ld_ret;                 // state after the load
+  reg  [7:0]  p_buf [0:TM*TN-1];         // P tile (Q0.7), row-major
+  // Per-row state is indexed by 8-bit row counters that stay below TM.
+  /* verilator lint_off WIDTH */
+  reg  [31:0] m_run [0:TM-1];            // running max per query row (log2 domain, Q.8)
+  reg  [31:0] l_run [0:TM-1];            // running sum of P per query row
+  reg  [TN*32-1:0] s_row_q /*verilator public_flat_rd*/;   // score row entering the softmax unit
+  reg  [TN*8-1:0]  p_row_q /*verilator public_flat_rd*/;   // probability row leaving it
+  reg  [TK*32-1:0] fin_in_q /*verilator public_flat_rd*/;  // O row entering normalisation
+  reg  [TK*8-1:0]  fin_out_q /*verilator public_flat_rd*/; // output row
+  reg         sm_v_q;
+  reg  [7:0]  sm_idx_q;
+  wire [7:0]  sm_rd = ({24'd0, kk} < TM) ? kk : 8'd0;
+  wire [7:0]  rr_fin = ({24'd0, row} < TM) ? row : 8'd0;
+  wire [31:0] at_q_head = addr_a + {16'd0, at_h} * head_stride_q;
+  wire [31:0] at_o_addr = addr_c + {16'd0, at_h} * head_stride_q + {16'd0, at_q0} * TK;
+  wire [31:0] at_k_head = {16'd0, at_hk} * head_stride_kv + {16'd0, at_j0} * TK;
+  wire [15:0] at_rows_left = len_q - at_q0;
+  wire [15:0] at_kv_left = len_kv - at_j0;
+  wire [15:0] at_last_q = q_pos0 + at_q0 + {8'd0, at_rows} - 16'd1;  // position of the last valid query
+  // Another key tile exists for this query tile: it starts inside the keys and, with the
+  // causal mask, at or before the last valid query's position.
+  wire [15:0] at_next_j0 = at_j0 + TN;
+  wire        at_more_kv = (at_next_j0 < len_kv) && (!attn_flags[0] || at_next_j0 <= at_last_q);
+
+  `include "fsgen_exp2.vh"
+
+  function [7:0] exp2_q7;  // 2^(x/256) in Q0.7 for x = -e <= 0, saturated to 127
+    input [32:0] e;
+    reg   [8:0]  t;
+    reg   [8:0]  v;
+    begin
+      t = (e[7:0] == 8'd0) ? 9'd128 : {1'b0, fsgen_exp2_t7(e[7:0])};
+      v = t >> e[11:8];
+      exp2_q7 = (e[32:8] >= 25'd8) ? 8'd0 : (v > 9'd127) ? 8'd127 : v[7:0];
+    end
+  endfunction
+
+  function [31:0] exp2_q15;  // 2^(x/256) in Q0.15 for x = -e <= 0 (0..32768)
+    input [32:0] e;
+    reg   [16:0] t;
+    begin
+      t = (e[7:0] == 8'd0) ? 17'd32768 : {1'b0, fsgen_exp2_t15(e[7:0])};
+      exp2_q15 = (e[32:8] >= 25'd16) ? 32'd0 : {15'd0, t >> e[11:8]};
+    end
+  endfunction
+
+  function [31:0] rescale_q15;  // (x * alpha + 2^14) >> 15, arithmetic
+    input [31:0] x;
+    input [31:0] alpha;
+    reg signed [63:0] p;
+    begin
+      p = $signed({{32{x[31]}}, x}) * $signed({32'd0, alpha}) + 64'sd16384;
+      p = p >>> 15;
+      rescale_q15 = p[31:0];
+    end
+  endfunction
+
+  function [7:0] normalise;  // clamp(floor((2 o + l) / (2 l)) + x, -128, 127)
+    input [31:0] o;
+    input [31:0] l;
+    input [7:0]  x;
+    reg signed [63:0] n, d, q;
+    begin
+      n = 64'sd2 * $signed({{32{o[31]}}, o}) + $signed({{32{l[31]}}, l});
+      d = 64'sd2 * $signed({{32{l[31]}}, l});
+      if (d <= 0) q = 64'sd0;
+      else begin
+        q = n / d;
+        if ((n % d != 64'sd0) && n < 0) q = q - 64'sd1;
+      end
+      q = q + $signed({{56{x[7]}}, x});
+      normalise = (q > 64'sd127) ? 8'h7f : (q < -64'sd128) ? 8'h80 : q[7:0];
+    end
+  endfunction
+
+  // The softmax unit on the registered score row of query row sm_idx_q.
+  reg  [31:0]     sm_z [0:TN-1];
+  reg  [TN-1:0]   sm_vis;
+  reg  [31:0]     sm_tmax, sm_mnew, sm_alpha, sm_psum, sm_lnew;
+  reg  [TN*8-1:0] sm_p;
+  reg  [63:0]     sm_zp;
+  reg  [15:0]     sm_jg, sm_qpos;
+  reg  [32:0]     sm_e;
+  integer j;
+  always @* begin
+    sm_tmax = 32'h80000000;
+    sm_qpos = q_pos0 + at_q0 + {8'd0, sm_idx_q};
+    for (j = 0; j < TN; j = j + 1) begin
+      sm_zp = $signed({{32{s_row_q[j*32 + 31]}}, s_row_q[j*32 +: 32]}) * $signed({48'd0, score_mult});
+      if (score_shift != 5'd0) sm_zp = sm_zp + (64'd1 << (score_shift - 5'd1));
+      sm_zp = $signed(sm_zp) >>> score_shift;
+      sm_z[j] = sm_zp[31:0];
+      sm_jg = at_j0 + j[15:0];
+      sm_vis[j] = (sm_jg < len_kv) && (!attn_flags[0] || sm_jg <= sm_qpos);
+      if (sm_vis[j] && $signed(sm_z[j]) > $signed(sm_tmax)) sm_tmax = sm_z[j];
+    end
+    sm_mnew = at_first_kv ? sm_tmax
+            : ($signed(sm_tmax) > $signed(m_run[sm_idx_q]) ? sm_tmax : m_run[sm_idx_q]);
+    sm_e = {sm_mnew[31], sm_mnew} - {m_run[sm_idx_q][31], m_run[sm_idx_q]};
+    sm_alpha = at_first_kv ? 32'd32768 : exp2_q15(sm_e);
+    sm_psum = 32'd0;
+    for (j = 0; j < TN; j = j + 1) begin
+      sm_e = {sm_mnew[31], sm_mnew} - {sm_z[j][31], sm_z[j]};
+      sm_p[j*8 +: 8] = sm_vis[j] ? exp2_q7(sm_e) : 8'd0;
+      sm_psum = sm_psum + {24'd0, sm_p[j*8 +: 8]};
+    end
+    sm_lnew = (at_first_kv ? 32'd0 : rescale_q15(l_run[sm_idx_q], sm_alpha)) + sm_psum;
+  end
+
+  /* verilator lint_on WIDTH */
+
+  // Array b operands: column kk of P, row kk of V (in buf_b).
+  wire [TM*8-1:0] xb_next;
+  wire [TK*8-1:0] wb_next;
+  wire [WB*8-1:0] w_next_t;  // attention S = Q K^T: column kk of the K tile (WB = TN when ST = 0)
+  wire [TK*8-1:0] fin_next;
+  wire [7:0] kp = ({24'd0, kk} < TN) ? kk : 8'd0;
+  generate
+    for (g = 0; g < TM; g = g + 1) begin : xbp
+      assign xb_next[g*8 +: 8] = p_buf[g*TN + kp];
+    end
+    for (g = 0; g < TK; g = g + 1) begin : wbv
+      assign wb_next[g*8 +: 8] = buf_b[kp*TK + g];
+      /* verilator lint_off WIDTH */
+      assign fin_next[g*8 +: 8] = normalise(fin_in_q[g*32 +: 32], l_run[rr_fin],
+                                            attn_flags[1] ? buf_a[rr_fin*TK + g] : 8'd0);
+      /* verilator lint_on WIDTH */
+    end
+    if (ST == 0) begin : wkt_os
+      for (g = 0; g < TN; g = g + 1) begin : wkt
+        assign w_next_t[g*8 +: 8] = buf_b[g*TK + kw];
+      end
+    end else begin : wkt_none
+      assign w_next_t = {WB*8{1'b0}};
+    end
+  endgenerate
+
   // Buffer writes: one beat of W bytes per valid read beat.
   integer b;
   always @(posedge clk) begin
@@ -194,6 +375,17 @@ module fsgen_ctrl #(
       for (b = 0; b < W; b = b + 1) buf_a[row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (rd_valid && state == S_LDB_WAIT)
       for (b = 0; b < W; b = b + 1) buf_b[row*TN + rd_beat*W + b] <= rd_data[b*8 +: 8];
+    if (rd_valid && state == A_LD_WAIT && !at_ld_b)
+      for (b = 0; b < W; b = b + 1) buf_a[row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
+    if (rd_valid && state == A_LD_WAIT && at_ld_b)
+      for (b = 0; b < W; b = b + 1) buf_b[row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
+    if (sm_v_q) begin
+      for (b = 0; b < TN; b = b + 1) p_buf[sm_idx_q*TN + b] <= sm_p[b*8 +: 8];
+      /* verilator lint_off WIDTH */
+      m_run[sm_idx_q] <= sm_mnew;
+      l_run[sm_idx_q] <= sm_lnew;
+      /* verilator lint_on WIDTH */
+    end
   end
 
   always @(posedge clk) begin
@@ -204,6 +396,12 @@ module fsgen_ctrl #(
       x_q <= {XB*8{1'b0}}; w_q <= {WB*8{1'b0}}; v_q <= 1'b0; clr_q <= 1'b0; ld_q <= 1'b0;
       idx_q <= 8'd0; yv_q <= 1'b0; acw_idx <= 8'd0;
       acc_row_q <= {TN*32{1'b0}}; out_row_q <= {TN*8{1'b0}};
+      at_mode <= 1'b0; at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0; at_j0 <= 16'd0;
+      at_rows <= 8'd0; at_kv_rows <= 8'd0; at_first_kv <= 1'b0; at_ld_addr <= 32'd0; at_ld_rows <= 8'd0;
+      at_ld_b <= 1'b0; at_ld_ret <= 5'd0; sm_v_q <= 1'b0; sm_idx_q <= 8'd0;
+      s_row_q <= {TN*32{1'b0}}; p_row_q <= {TN*8{1'b0}}; fin_in_q <= {TK*32{1'b0}}; fin_out_q <= {TK*8{1'b0}};
+      xb_q <= {TM*8{1'b0}}; wb_q <= {TK*8{1'b0}}; vb_q <= 1'b0; clrb_q <= 1'b0; scb_q <= 1'b0;
+      alpha_q <= {TM*32{1'b0}};
     end else begin
       if (state != S_IDLE) cycles <= cycles + 32'd1;
       yv_q <= v_q && (ST != 0);
@@ -211,7 +409,106 @@ module fsgen_ctrl #(
       case (state)
         S_IDLE: if (start) begin
           cycles <= 32'd0; c0 <= 16'd0; c1 <= 16'd0; c2 <= 16'd0; first <= 1'b1;
-          state <= S_TILE;
+          at_mode <= (ATTN != 0) && (kernel == 32'd1);
+          at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0;
+          state <= ((ATTN != 0) && (kernel == 32'd1)) ? A_QT : S_TILE;
+        end
+        // ---- fused attention ----
+        A_QT: begin
+          at_rows <= (at_rows_left < TM) ? at_rows_left[7:0] : TM[7:0];
+          at_j0 <= 16'd0;
+          at_first_kv <= 1'b1;
+          at_ld_addr <= at_q_head + {16'd0, at_q0} * TK;
+          at_ld_rows <= (at_rows_left < TM) ? at_rows_left[7:0] : TM[7:0];
+          at_ld_b <= 1'b0;
+          at_ld_ret <= A_KT;
+          row <= 8'd0;
+          state <= A_LD_ISSUE;
+        end
+        A_LD_ISSUE: state <= A_LD_WAIT;
+        A_LD_WAIT: if (cmd_done) begin
+          if (row == at_ld_rows - 8'd1) begin row <= 8'd0; state <= at_ld_ret; end
+          else begin row <= row + 8'd1; state <= A_LD_ISSUE; end
+        end
+        A_KT: begin
+          at_kv_rows <= (at_kv_left < TN) ? at_kv_left[7:0] : TN[7:0];
+          at_ld_addr <= addr_b + at_k_head;
+          at_ld_rows <= (at_kv_left < TN) ? at_kv_left[7:0] : TN[7:0];
+          at_ld_b <= 1'b1;
+          at_ld_ret <= A_S;
+          row <= 8'd0;
+          kk <= 8'd0;
+          state <= A_LD_ISSUE;
+        end
+        A_S: begin
+          x_q <= x_next;
+          w_q <= w_next_t;
+          v_q <= 1'b1;
+          clr_q <= (kk == 8'd0);
+          if (kk == TK_LAST) begin kk <= 8'd0; state <= A_S_TAIL; end
+          else kk <= kk + 8'd1;
+        end
+        A_S_TAIL: begin v_q <= 1'b0; clr_q <= 1'b0; kk <= 8'd0; state <= A_SM; end
+        A_SM: begin
+          if ({24'd0, kk} < TM) begin s_row_q <= acc_rd_data; sm_idx_q <= kk; sm_v_q <= 1'b1; end
+          else sm_v_q <= 1'b0;
+          if (sm_v_q) begin
+            p_row_q <= sm_p;
+            alpha_q[sm_idx_q*32 +: 32] <= sm_alpha;
+          end
+          if ({24'd0, kk} == TM) begin kk <= 8'd0; state <= A_VLD; end
+          else kk <= kk + 8'd1;
+        end
+        A_VLD: begin
+          at_ld_addr <= addr_v + at_k_head;
+          at_ld_rows <= at_kv_rows;
+          at_ld_b <= 1'b1;
+          at_ld_ret <= A_O;
+          row <= 8'd0;
+          state <= A_LD_ISSUE;
+        end
+        A_O: begin
+          xb_q <= xb_next;
+          wb_q <= wb_next;
+          vb_q <= 1'b1;
+          clrb_q <= at_first_kv && (kk == 8'd0);
+          scb_q <= !at_first_kv && (kk == 8'd0);
+          if ({24'd0, kk} == TN - 1) begin kk <= 8'd0; state <= A_O_TAIL; end
+          else kk <= kk + 8'd1;
+        end
+        A_O_TAIL: begin vb_q <= 1'b0; clrb_q <= 1'b0; scb_q <= 1'b0; state <= A_KNEXT; end
+        A_KNEXT: begin
+          at_first_kv <= 1'b0;
+          row <= 8'd0;
+          if (at_more_kv) begin
+            at_j0 <= at_next_j0;
+            state <= A_KT;
+          end else if (attn_flags[1]) begin
+            at_ld_addr <= addr_x + {16'd0, at_h} * head_stride_q + {16'd0, at_q0} * TK;
+            at_ld_rows <= at_rows;
+            at_ld_b <= 1'b0;
+            at_ld_ret <= A_FIN_READ;
+            state <= A_LD_ISSUE;
+          end else state <= A_FIN_READ;
+        end
+        A_FIN_READ: begin fin_in_q <= rdb_data; state <= A_FIN_DIV; end
+        A_FIN_DIV: begin fin_out_q <= fin_next; state <= A_FIN_ISSUE; end
+        A_FIN_ISSUE: state <= A_FIN_WAIT;
+        A_FIN_WAIT: if (cmd_done) begin
+          if (row == at_rows - 8'd1) state <= A_QNEXT;
+          else begin row <= row + 8'd1; state <= A_FIN_READ; end
+        end
+        A_QNEXT: begin
+          if (at_q0 + TM < len_q) begin
+            at_q0 <= at_q0 + TM;
+            state <= A_QT;
+          end else if (at_h + 16'd1 < heads) begin
+            at_h <= at_h + 16'd1;
+            at_q0 <= 16'd0;
+            if (at_g + 16'd1 == group) begin at_g <= 16'd0; at_hk <= at_hk + 16'd1; end
+            else at_g <= at_g + 16'd1;
+            state <= A_QT;
+          end else state <= S_DONE;
         end
         S_TILE: begin
           need_a <= need_a_now;
@@ -290,7 +587,8 @@ module fsgen_ctrl #(
             end
           end
         end
-        default: state <= S_IDLE;  // S_DONE
+        S_DONE: state <= S_IDLE;
+        default: state <= S_IDLE;
       endcase
     end
   end
