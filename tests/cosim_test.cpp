@@ -57,3 +57,40 @@ TEST(Cosim, ADisagreementIsReported) {
 
 }  // namespace
 }  // namespace fsgen
+
+namespace fsgen {
+namespace {
+
+void expect_attention_pass(const std::string& example, AttentionProblem p) {
+  if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
+  const Graph g = elaborate(parse_spec_file("examples/" + example + ".yaml"));
+  const CosimReport rep = cosim_attention(g, p, rtl_root());
+  std::ostringstream table;
+  print_cosim(rep, table);
+  EXPECT_TRUE(rep.pass()) << table.str();
+  EXPECT_GE(rep.checks.size(), 12u) << table.str();  // output, cycles, ten probed ports
+}
+
+TEST(CosimAttention, PrefillGqaWithResidual) {
+  AttentionProblem p;
+  p.q_heads = 4;
+  p.kv_heads = 2;
+  p.tokens = 13;  // a partial query tile and a partial key tile
+  expect_attention_pass("os_8x8", p);
+}
+
+TEST(CosimAttention, DecodeReadsTheKvCache) {
+  AttentionProblem p;
+  p.stage = Stage::kDecode;
+  p.q_heads = 4;
+  p.kv_heads = 1;
+  p.tokens = 1;
+  p.context = 40;
+  p.kv_capacity = 64;  // the cache holds more rows than this step uses
+  p.residual = false;
+  p.zero_fraction = 0.5;
+  expect_attention_pass("attn_d16", p);
+}
+
+}  // namespace
+}  // namespace fsgen

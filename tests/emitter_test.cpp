@@ -10,13 +10,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The smallest design of each PE array kind: 4-byte beats, 4x4 tiles.
-Graph tiny(const std::string& order) {
+// The smallest design of each PE array kind: 4-byte beats, 4x4 tiles; matmul only
+// unless `kernels` says otherwise.
+Graph tiny(const std::string& order, const std::string& kernels = "[matmul]") {
   const std::string text = "name: tiny_" + order +
                            "\nclock_mhz: 500\npe_budget: 64\n"
                            "memory: {bandwidth_gbps: 2, latency_cycles: 3, buffer_limit_bytes: 4096}\n"
                            "arrays:\n  a: {loop_order: " + order + ", tiling: {m: 4, n: 4, k: 4}}\n"
-                           "  b: {tiling: {m: 4, n: 4, k: 4}}\ncaches: {acc_a: 128}\n";
+                           "  b: {tiling: {m: 4, n: 4, k: 4}}\ncaches: {acc_a: 128}\nkernels: " + kernels + "\n";
   return elaborate(parse_spec_text(text, "tiny.yaml"));
 }
 
@@ -46,6 +47,9 @@ TEST(Emitter, EveryArrayKindIsLintCleanUnderVerilatorWall) {
     const CommandResult r = lint_verilog(dir);
     EXPECT_EQ(r.status, 0) << order << ":\n" << r.output;
   }
+  const std::string dir = write_design(tiny("output_stationary", "[matmul, attention]"), root + "/attention");
+  const CommandResult r = lint_verilog(dir);
+  EXPECT_EQ(r.status, 0) << "attention:\n" << r.output;
 }
 
 TEST(Emitter, YosysSynthesisesTheSmallestDesigns) {
@@ -57,6 +61,14 @@ TEST(Emitter, YosysSynthesisesTheSmallestDesigns) {
     EXPECT_EQ(r.status, 0) << order << ":\n" << r.output;
     EXPECT_NE(r.output.find("Number of cells"), std::string::npos) << r.output;
   }
+}
+
+TEST(Emitter, YosysSynthesisesTheFusedAttentionCore) {
+  if (!test::have_tool("yosys")) GTEST_SKIP() << "yosys not installed (scripts/install-deps.sh)";
+  const std::string dir = write_design(tiny("output_stationary", "[matmul, attention]"), test::scratch_dir("synth_attn") + "/d");
+  const CommandResult r = synth_yosys(dir);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("Number of cells"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "models/platform.h"
 
+#include "compiler/attention.h"
 #include "compiler/matmul.h"
 #include <fstream>
 
@@ -95,6 +96,60 @@ TEST(Program, MalformedFilesAreOneLineErrors) {
                   "\"inputs\": [{\"name\": \"A\", \"addr\": 0, \"hex\": \"0g\"}]}")
                 .find("expected hex digits"),
             std::string::npos);
+}
+
+}  // namespace
+}  // namespace fsgen
+
+namespace fsgen {
+namespace {
+
+TEST(PlatformAttention, MatchesTheReferenceAcrossShapes) {
+  const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
+  ASSERT_TRUE(g.attention);
+  struct Shape {
+    Stage stage;
+    uint32_t heads, kv_heads, tokens, context;
+    bool residual;
+  };
+  for (const Shape s : {Shape{Stage::kPrefill, 2, 2, 8, 0, true}, Shape{Stage::kPrefill, 3, 1, 21, 0, false},
+                        Shape{Stage::kDecode, 2, 1, 1, 30, true}, Shape{Stage::kDecode, 4, 2, 2, 9, false}}) {
+    AttentionProblem p;
+    p.stage = s.stage;
+    p.q_heads = s.heads;
+    p.kv_heads = s.kv_heads;
+    p.tokens = s.tokens;
+    p.context = s.context;
+    p.residual = s.residual;
+    const CompiledAttention c = compile_attention(g, p);
+    const RunResult r = run_on_systemc(g, c.program);
+    EXPECT_EQ(r.outputs.at("O"), c.expected) << c.program.kernel;
+  }
+}
+
+TEST(PlatformAttention, CausalSkipMakesDecodeCheaperPerTokenThanPrefill) {
+  const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
+  AttentionProblem prefill;
+  prefill.tokens = 32;
+  AttentionProblem decode;
+  decode.stage = Stage::kDecode;
+  decode.tokens = 1;
+  decode.context = 31;
+  const uint64_t prefill_cycles = run_on_systemc(g, compile_attention(g, prefill).program).cycles;
+  const uint64_t decode_cycles = run_on_systemc(g, compile_attention(g, decode).program).cycles;
+  EXPECT_LT(decode_cycles, prefill_cycles);
+}
+
+TEST(CompilerAttention, RejectsWhatTheDesignCannotRun) {
+  const Graph ws = elaborate(parse_spec_file("examples/ws_8x16.yaml"));
+  AttentionProblem p;
+  std::string e = test::error_of([&] { compile_attention(ws, p); });
+  EXPECT_NE(e.find("needs output-stationary arrays a and b"), std::string::npos) << e;
+  const Graph os = elaborate(parse_spec_file("examples/os_8x8.yaml"));
+  p.q_heads = 3;
+  p.kv_heads = 2;
+  e = test::error_of([&] { compile_attention(os, p); });
+  EXPECT_NE(e.find("must be a positive multiple of KV heads 2"), std::string::npos) << e;
 }
 
 }  // namespace

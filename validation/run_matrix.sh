@@ -16,7 +16,7 @@ pe_budget: 2048
 memory: {bandwidth_gbps: $6, latency_cycles: $7, buffer_limit_bytes: 16384}
 arrays:
   a: {loop_order: $2, tiling: {m: $3, n: $4, k: $5}}
-  b: {loop_order: output_stationary, tiling: {m: $3, n: $4, k: $4}}
+  b: {loop_order: output_stationary, tiling: {m: $3, n: $5, k: $4}}
 caches: {acc_a: 16384}
 YAML
 }
@@ -41,6 +41,19 @@ for d in os_t8 os_t16 ws_t8 ws_t16 is_t8 is_t16 perm_kmn perm_nmk; do
         fail=$((fail + 1)); echo "FAILED: $d m=$m n=$n k=$k zeros=$zeros"
       fi
     done
+  done
+done
+# Fused attention: prefill and decode, MHA and GQA, residual on and off, partial tiles.
+for d in os_t8 os_t16; do
+  for args in "--tokens 16 --heads 2 --kv-heads 2" "--tokens 21 --heads 4 --kv-heads 1 --zeros 0.5" \
+              "--stage decode --tokens 1 --context 40 --heads 4 --kv-heads 2" \
+              "--stage decode --tokens 2 --context 17 --heads 2 --kv-heads 2 --no-residual --zeros 0.9"; do
+    # shellcheck disable=SC2086
+    if "$FSGEN" cosim "$SPECS/$d.yaml" -o "$OUT" --kernel attention $args; then
+      pass=$((pass + 1))
+    else
+      fail=$((fail + 1)); echo "FAILED: $d attention $args"
+    fi
   done
 done
 echo "cross-check matrix: $pass passed, $fail failed"

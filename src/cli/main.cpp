@@ -32,6 +32,7 @@ void print_graph(const Graph& g, std::ostream& out) {
       << "  reuse: A " << movement_name(p.move_a) << ", B " << movement_name(p.move_b) << ", C "
       << movement_name(p.move_c);
   if (p.acc_slots) out << " (accumulator cache: " << p.acc_slots << " tiles)";
+  out << "\n  kernels: matmul" << (g.attention ? ", attention (fused: S = Q K^T on a, online softmax, O = P V on b)" : "");
   out << "\n  blocks:";
   for (const auto& b : g.blocks) out << " " << b.name << "(" << b.kind << ")";
   out << "\n";
@@ -55,10 +56,39 @@ void add_problem_options(CLI::App* cmd, unsigned& m, unsigned& n, unsigned& k, u
   cmd->add_option("--zeros", zeros, "fraction of operand values that are zero")->check(CLI::Range(0.0, 1.0))->capture_default_str();
 }
 
+struct AttentionOptions {
+  std::string stage = "prefill";
+  unsigned heads = 2, kv_heads = 1, tokens = 16, context = 16;
+  bool no_residual = false;
+};
+
+void add_attention_options(CLI::App* cmd, AttentionOptions& o) {
+  cmd->add_option("--stage", o.stage, "attention stage")->check(CLI::IsMember({"prefill", "decode"}))->capture_default_str();
+  cmd->add_option("--heads", o.heads, "attention: query heads")->capture_default_str();
+  cmd->add_option("--kv-heads", o.kv_heads, "attention: KV heads (GQA when fewer than query heads)")->capture_default_str();
+  cmd->add_option("--tokens", o.tokens, "attention: sequence length (prefill) or new tokens (decode)")->capture_default_str();
+  cmd->add_option("--context", o.context, "attention decode: tokens already in the KV cache")->capture_default_str();
+  cmd->add_flag("--no-residual", o.no_residual, "attention: no residual add");
+}
+
+AttentionProblem attention_from(const AttentionOptions& o, unsigned long long seed, double zeros) {
+  AttentionProblem p;
+  p.stage = o.stage == "decode" ? Stage::kDecode : Stage::kPrefill;
+  p.q_heads = o.heads;
+  p.kv_heads = o.kv_heads;
+  p.tokens = o.tokens;
+  p.context = p.stage == Stage::kDecode ? o.context : 0;
+  p.residual = !o.no_residual;
+  p.seed = seed;
+  p.zero_fraction = zeros;
+  return p;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"fsgen: fused and sparse LLM accelerator generator, simulator and cross-checker"};
   app.require_subcommand(1);
   std::string spec_path, out_root = "rtl_out", kernel = "matmul";
+  AttentionOptions attn;
   unsigned m = 32, n = 32, k = 32;
   unsigned long long seed = 1;
   double zeros = 0.0;
@@ -75,10 +105,11 @@ int run(int argc, char** argv) {
 
   auto* sim = app.add_subcommand("simulate", "run a kernel on the design's SystemC/TLM-2.0 platform");
   sim->add_option("spec", spec_path, "design spec (YAML)")->required();
-  sim->add_option("--kernel", kernel, "kernel to run")->check(CLI::IsMember({"matmul"}))->capture_default_str();
+  sim->add_option("--kernel", kernel, "kernel to run")->check(CLI::IsMember({"matmul", "attention"}))->capture_default_str();
   add_problem_options(sim, m, n, k, seed, zeros);
+  add_attention_options(sim, attn);
 
-  auto* comp = app.add_subcommand("compile", "compile a kernel for a design into a Program (JSON)");
+  auto* comp = app.add_subcommand("compile", "compile a matmul for a design into a Program (JSON)");
   std::string program_out = "program.json";
   comp->add_option("spec", spec_path, "design spec (YAML)")->required();
   comp->add_option("--kernel", kernel, "kernel to compile")->check(CLI::IsMember({"matmul"}))->capture_default_str();
@@ -87,9 +118,10 @@ int run(int argc, char** argv) {
 
   auto* cos = app.add_subcommand("cosim", "run a kernel on SystemC and on the Verilated RTL and compare them");
   cos->add_option("spec", spec_path, "design spec (YAML)")->required();
-  cos->add_option("--kernel", kernel, "kernel to run")->check(CLI::IsMember({"matmul"}))->capture_default_str();
+  cos->add_option("--kernel", kernel, "kernel to run")->check(CLI::IsMember({"matmul", "attention"}))->capture_default_str();
   cos->add_option("-o,--out", out_root, "RTL output root folder")->capture_default_str();
   add_problem_options(cos, m, n, k, seed, zeros);
+  add_attention_options(cos, attn);
 
   auto* bench = app.add_subcommand("bench", "simulated cycles per second: SystemC model against Verilator");
   std::vector<unsigned> sizes = {8, 16, 32};
@@ -126,17 +158,30 @@ int run(int argc, char** argv) {
   }
   if (sim->parsed()) {
     const Graph g = elaborate(parse_spec_file(spec_path));
-    const MatmulProblem prob = problem_from(m, n, k, seed, zeros);
-    const Program prog = compile_matmul(g, prob);
+    Program prog;
+    std::vector<uint8_t> expected;
+    double macs = 0;
+    if (kernel == "attention") {
+      const CompiledAttention c = compile_attention(g, attention_from(attn, seed, zeros));
+      prog = c.program;
+      expected = c.expected;
+      macs = 0;  // reported per array below
+    } else {
+      const MatmulProblem prob = problem_from(m, n, k, seed, zeros);
+      prog = compile_matmul(g, prob);
+      expected = matmul_expected(prog, prob);
+      macs = double(m) * n * k;
+    }
     RunResult r = run_on_systemc(g, prog);
-    const bool ok = r.outputs.at("C") == matmul_expected(prog, prob);
-    const double macs = double(m) * n * k;
+    const bool ok = r.outputs.at(prog.outputs.front().name) == expected;
     const auto& arr = r.activity["array_a"];
     std::cout << "model: fsgen SystemC/TLM-2.0 platform, design " << g.spec.name << ", " << prog.kernel << "\n"
               << "  cycles            " << r.cycles << "  (" << std::fixed << std::setprecision(3)
               << r.cycles / g.spec.clock_mhz << " us at " << g.spec.clock_mhz << " MHz)\n"
-              << "  PE utilisation    " << std::setprecision(1) << 100.0 * macs / (double(r.cycles) * g.array_a.spec.pe_count())
-              << " %  (" << macs << " MACs on " << g.array_a.spec.pe_count() << " PEs)\n"
+              << "  PE utilisation    " << std::setprecision(1)
+              << 100.0 * (macs > 0 ? macs : double(arr.busy_cycles) * g.array_a.spec.pe_count()) /
+                     (double(r.cycles) * g.array_a.spec.pe_count())
+              << " % of array a\n"
               << "  array busy        " << 100.0 * arr.busy_cycles / r.cycles << " % of cycles, operand zeros "
               << (arr.operand_bytes ? 100.0 * arr.zero_bytes / arr.operand_bytes : 0.0) << " %\n"
               << "  DMA busy          " << 100.0 * r.activity["dma"].busy_cycles / r.cycles << " % of cycles, "
@@ -159,7 +204,8 @@ int run(int argc, char** argv) {
   }
   if (cos->parsed()) {
     const Graph g = elaborate(parse_spec_file(spec_path));
-    const CosimReport rep = cosim_matmul(g, problem_from(m, n, k, seed, zeros), out_root);
+    const CosimReport rep = kernel == "attention" ? cosim_attention(g, attention_from(attn, seed, zeros), out_root)
+                                                  : cosim_matmul(g, problem_from(m, n, k, seed, zeros), out_root);
     print_cosim(rep, std::cout);
     return rep.pass() ? 0 : 1;
   }

@@ -28,22 +28,22 @@ const std::array<uint16_t, 256>& exp2_table_q15() {
   return t;
 }
 
-int32_t exp2_q7(int32_t x) {
+int32_t exp2_q7(int64_t x) {
   FSGEN_ASSERT(x <= 0, "exp2_q7 takes non-positive arguments");
-  const uint32_t e = static_cast<uint32_t>(-static_cast<int64_t>(x));
-  const uint32_t i = e >> kLogFracBits, f = e & 255u;
+  const uint64_t e = static_cast<uint64_t>(-x);
+  const uint64_t i = e >> kLogFracBits, f = e & 255u;
   if (i >= 8) return 0;
   const uint32_t table = f == 0 ? 128u : exp2_table_q7()[f];
-  return static_cast<int32_t>(std::min(127u, table >> i));
+  return static_cast<int32_t>(std::min(127u, table >> static_cast<uint32_t>(i)));
 }
 
-uint32_t exp2_q15(int32_t x) {
+uint32_t exp2_q15(int64_t x) {
   FSGEN_ASSERT(x <= 0, "exp2_q15 takes non-positive arguments");
-  const uint32_t e = static_cast<uint32_t>(-static_cast<int64_t>(x));
-  const uint32_t i = e >> kLogFracBits, f = e & 255u;
+  const uint64_t e = static_cast<uint64_t>(-x);
+  const uint64_t i = e >> kLogFracBits, f = e & 255u;
   if (i >= 16) return 0;
   const uint32_t table = f == 0 ? 32768u : exp2_table_q15()[f];
-  return table >> i;
+  return table >> static_cast<uint32_t>(i);
 }
 
 int32_t rescale_q15(int32_t x, uint32_t alpha) {
@@ -57,6 +57,11 @@ int32_t div_round(int64_t num, int64_t den) {
   int64_t q = n / d;
   if (n % d != 0 && n < 0) q -= 1;
   return static_cast<int32_t>(q);
+}
+
+int32_t normalise_quotient(int32_t o, int32_t l) {
+  if (l <= 0) return 0;
+  return std::clamp(div_round(o, l), -128, 127);
 }
 
 int32_t score_to_log2(int32_t s, uint16_t mult, uint8_t shift) {
@@ -97,14 +102,14 @@ std::vector<int8_t> attention_head_reference(const std::vector<int8_t>& q, const
       }
       const int32_t m_new = first ? tile_max : std::max(m, tile_max);
       if (!first) {
-        const uint32_t alpha = exp2_q15(m - m_new);
+        const uint32_t alpha = exp2_q15(int64_t{m} - m_new);
         l = rescale_q15(l, alpha);
         for (auto& x : o) x = rescale_q15(x, alpha);
       }
       for (uint32_t t = 0; t < p.tile_kv; ++t) {
         const uint32_t j = j0 + t;
         if (!visible(p, i, j)) continue;
-        const int32_t pj = exp2_q7(z[t] - m_new);
+        const int32_t pj = exp2_q7(int64_t{z[t]} - m_new);
         l += pj;
         for (uint32_t c = 0; c < p.d; ++c) o[c] = mac(o[c], static_cast<int8_t>(pj), v[size_t(j) * p.d + c]);
       }
@@ -112,7 +117,7 @@ std::vector<int8_t> attention_head_reference(const std::vector<int8_t>& q, const
       first = false;
     }
     for (uint32_t c = 0; c < p.d; ++c) {
-      int32_t y = div_round(o[c], l);
+      int32_t y = normalise_quotient(o[c], l);
       if (!residual.empty()) y += residual[size_t(i) * p.d + c];
       out[size_t(i) * p.d + c] = static_cast<int8_t>(std::clamp(y, -128, 127));
     }

@@ -7,7 +7,7 @@
 //                O = rescale(O, alpha); l = rescale(l, alpha)
 //                p = 2^((z - m') / 256) in Q0.7 (INT8, 0..127)
 //                l += sum p; O += p V  (INT8 x INT8 -> INT32)
-//   out = clamp(round(O / l) + residual, -128, 127)
+//   out = clamp(clamp(round(O / l), -128, 127) + residual, -128, 127)
 #pragma once
 #include <array>
 #include <cstdint>
@@ -21,15 +21,20 @@ constexpr int kLogFracBits = 8;  // z and m carry 8 fractional bits (units of 2^
 const std::array<uint8_t, 256>& exp2_table_q7();
 const std::array<uint16_t, 256>& exp2_table_q15();  // entry 0 (1.0 = 32768) is special-cased
 
-// 2^(x/256) for x <= 0: Q0.7 clamped to 127, and Q0.15 (0..32768).
-int32_t exp2_q7(int32_t x);
-uint32_t exp2_q15(int32_t x);
+// 2^(x/256) for x <= 0: Q0.7 clamped to 127, and Q0.15 (0..32768). x is the
+// difference of two INT32 log2-domain values, so it is taken as 64 bit.
+int32_t exp2_q7(int64_t x);
+uint32_t exp2_q15(int64_t x);
 
 // (x * alpha + 2^14) >> 15, arithmetic, for alpha in Q0.15.
 int32_t rescale_q15(int32_t x, uint32_t alpha);
 
 // floor((2 * num + den) / (2 * den)): num / den rounded half up, den > 0.
 int32_t div_round(int64_t num, int64_t den);
+
+// The normaliser's quotient: div_round(o, l) saturated to [-128, 127] (an 8-bit
+// restoring divider); 0 when l <= 0.
+int32_t normalise_quotient(int32_t o, int32_t l);
 
 int32_t score_to_log2(int32_t s, uint16_t mult, uint8_t shift);
 
@@ -42,8 +47,10 @@ struct AttentionParams {
   uint8_t score_shift = 0;
 };
 
-// Query row i may see key j.
-inline bool visible(const AttentionParams& p, uint32_t i, uint32_t j) { return !p.causal || j <= p.q_pos0 + i; }
+// Query row i may see key j: it exists and, with the causal mask, is not in the future.
+inline bool visible(const AttentionParams& p, uint32_t i, uint32_t j) {
+  return j < p.lkv && (!p.causal || j <= p.q_pos0 + i);
+}
 
 // One head: q [lq x d], k and v [lkv x d], residual [lq x d] or empty; returns [lq x d].
 std::vector<int8_t> attention_head_reference(const std::vector<int8_t>& q, const std::vector<int8_t>& k,

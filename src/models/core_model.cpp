@@ -107,6 +107,32 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
   rq_in_ = result.find_probe("requant", "in");
   rq_out_ = result.find_probe("requant", "out");
   FSGEN_ASSERT(rq_in_ && rq_out_, "requant probes missing from the graph");
+  if (g.attention) {
+    const uint32_t tq = a.tile_m, tkv = a.tile_n, d = a.tile_k;
+    s_acc_.assign(size_t(tq) * tkv, 0);
+    o_acc_.assign(size_t(tq) * d, 0);
+    p_buf_.assign(size_t(tq) * tkv, 0);
+    m_run_.assign(tq, 0);
+    l_run_.assign(tq, 0);
+    alpha_.assign(tq, 0);
+    s_row_.assign(tkv, 0);
+    fin_in_.assign(d, 0);
+    x_col_.assign(tq, 0);
+    w_col_.assign(tkv, 0);
+    p_row_.assign(tkv, 0);
+    xb_col_.assign(tq, 0);
+    fin_out_.assign(d, 0);
+    ax_ = result.find_probe("array_a", "x");
+    aw_ = result.find_probe("array_a", "w");
+    bx_ = result.find_probe("array_b", "x");
+    bw_ = result.find_probe("array_b", "w");
+    sm_in_ = result.find_probe("softmax", "in");
+    sm_out_ = result.find_probe("softmax", "out");
+    fin_in_probe_ = result.find_probe("normalise", "in");
+    fin_out_probe_ = result.find_probe("normalise", "out");
+    FSGEN_ASSERT(ax_ && aw_ && bx_ && bw_ && sm_in_ && sm_out_ && fin_in_probe_ && fin_out_probe_,
+                 "attention probes missing from the graph");
+  }
   SC_THREAD(run);
 }
 
@@ -131,7 +157,10 @@ void FusedCore::run() {
   for (;;) {
     wait(start_event_);
     clock_.origin = sc_core::sc_time_stamp();
-    run_kernel();
+    if (graph_.attention && regs_.kernel == static_cast<uint32_t>(reg::Kernel::kAttention))
+      run_attention();
+    else
+      run_kernel();
     sync();
     last_cycles_ = now();
     busy_ = false;
@@ -225,7 +254,7 @@ void Csr::b_transport(tlm::tlm_generic_payload& trans, sc_time&) {
       case reg::kCtrl:
         if ((v & 1) && !core_.busy()) core_.start(regs_);
         break;
-      case reg::kKernel: kernel_ = v; break;
+      case reg::kKernel: regs_.kernel = v; break;
       case reg::kTilesM: regs_.tiles_m = v & 0xFFFF; break;
       case reg::kTilesN: regs_.tiles_n = v & 0xFFFF; break;
       case reg::kTilesK: regs_.tiles_k = v & 0xFFFF; break;
@@ -237,6 +266,21 @@ void Csr::b_transport(tlm::tlm_generic_payload& trans, sc_time&) {
       case reg::kStrideC: regs_.stride_c = v; break;
       case reg::kReqMult: regs_.req_mult = static_cast<uint16_t>(v); break;
       case reg::kReqShift: regs_.req_shift = static_cast<uint8_t>(v & 31); break;
+      case reg::kAddrV: regs_.addr_v = v; break;
+      case reg::kAddrX: regs_.addr_x = v; break;
+      case reg::kLenQ: regs_.len_q = static_cast<uint16_t>(v); break;
+      case reg::kLenKv: regs_.len_kv = static_cast<uint16_t>(v); break;
+      case reg::kHeads: regs_.heads = static_cast<uint16_t>(v); break;
+      case reg::kGroup: regs_.group = static_cast<uint16_t>(v); break;
+      case reg::kQPos0: regs_.q_pos0 = static_cast<uint16_t>(v); break;
+      case reg::kAttnFlags:
+        regs_.causal = v & 1;
+        regs_.residual = v & 2;
+        break;
+      case reg::kScoreMult: regs_.score_mult = static_cast<uint16_t>(v); break;
+      case reg::kScoreShift: regs_.score_shift = static_cast<uint8_t>(v & 31); break;
+      case reg::kHeadStrideQ: regs_.head_stride_q = v; break;
+      case reg::kHeadStrideKv: regs_.head_stride_kv = v; break;
       default: break;
     }
   } else {

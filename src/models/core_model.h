@@ -76,11 +76,19 @@ class Dma : public sc_core::sc_module {
 
 // The register values a kernel launch programs (src/core/regmap.h).
 struct KernelRegs {
+  uint32_t kernel = 0;
   uint32_t tiles_m = 0, tiles_n = 0, tiles_k = 0;
   uint32_t addr_a = 0, addr_b = 0, addr_c = 0;
   uint32_t stride_a = 0, stride_b = 0, stride_c = 0;
   uint16_t req_mult = 0;
   uint8_t req_shift = 0;
+  // attention (kernel 1)
+  uint32_t addr_v = 0, addr_x = 0;
+  uint16_t len_q = 0, len_kv = 0, heads = 0, group = 0, q_pos0 = 0;
+  bool causal = false, residual = false;
+  uint16_t score_mult = 0;
+  uint8_t score_shift = 0;
+  uint32_t head_stride_q = 0, head_stride_kv = 0;
 };
 
 class PeArrayModel;
@@ -108,6 +116,14 @@ class FusedCore : public sc_core::sc_module {
   void load_tile(bool is_a, uint32_t mt, uint32_t nt, uint32_t kt);
   void compute_tile(bool reload_stationary, uint32_t kt);
   void store_tile(uint32_t mt, uint32_t nt);
+  // Fused attention (attention_model.cpp), state for state as fsgen_ctrl.v.
+  void run_attention();
+  void attention_q_tile(uint32_t h, uint32_t hk, uint32_t q0);
+  void load_rows(uint32_t addr, uint32_t rows, uint8_t* buf);
+  void attention_scores();
+  void attention_softmax(uint32_t q0, uint32_t j0, bool first_kv);
+  void attention_update_o(bool first_kv);
+  void attention_store(uint32_t h, uint32_t q0, uint32_t rows);
 
   const Graph& graph_;
   const ArrayPlan& plan_;
@@ -128,6 +144,16 @@ class FusedCore : public sc_core::sc_module {
   std::unique_ptr<PeArrayModel> array_;
   ToggleProbe* rq_in_;
   ToggleProbe* rq_out_;
+  // attention state: score accumulators (array a), O accumulators (array b), P tile,
+  // per-row running max, sum and rescale factor
+  std::vector<int32_t> s_acc_, o_acc_;
+  std::vector<int8_t> p_buf_;
+  std::vector<int32_t> m_run_, l_run_;
+  std::vector<uint32_t> alpha_;
+  std::vector<int32_t> s_row_, fin_in_;
+  std::vector<uint8_t> x_col_, w_col_, p_row_, xb_col_, fin_out_;
+  ToggleProbe *ax_ = nullptr, *aw_ = nullptr, *bx_ = nullptr, *bw_ = nullptr;
+  ToggleProbe *sm_in_ = nullptr, *sm_out_ = nullptr, *fin_in_probe_ = nullptr, *fin_out_probe_ = nullptr;
 };
 
 // AXI4-Lite register file: a TLM-2.0 target for the host's register accesses.
@@ -140,7 +166,6 @@ class Csr : public sc_core::sc_module {
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   FusedCore& core_;
   KernelRegs regs_{};
-  uint32_t kernel_ = 0;
 };
 
 }  // namespace fsgen

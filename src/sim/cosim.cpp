@@ -104,6 +104,13 @@ CosimReport cosim_matmul(const Graph& g, const MatmulProblem& problem, const std
   return compare_runs(g, prog, expected, sc, rtl);
 }
 
+CosimReport cosim_attention(const Graph& g, const AttentionProblem& problem, const std::string& rtl_root) {
+  const CompiledAttention c = compile_attention(g, problem);
+  const RunResult rtl = run_on_verilator(g, c.program, rtl_root, true);
+  const RunResult sc = run_on_systemc(g, c.program);
+  return compare_runs(g, c.program, c.expected, sc, rtl);
+}
+
 void print_cosim(const CosimReport& r, std::ostream& out) {
   out << "cross-check " << r.design << ": " << r.kernel << "\n";
   out << "  " << std::left << std::setw(44) << "check" << std::setw(26) << "SystemC" << std::setw(26) << "Verilator"

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/attention.h"
 #include "compiler/matmul.h"
 #include "compiler/program.h"
 #include "generator/graph.h"
@@ -35,6 +36,7 @@ struct CosimReport {
 CosimReport compare_runs(const Graph& g, const Program& p, const std::vector<uint8_t>& expected,
                          const RunResult& sc, const RunResult& rtl);
 CosimReport cosim_matmul(const Graph& g, const MatmulProblem& problem, const std::string& rtl_root);
+CosimReport cosim_attention(const Graph& g, const AttentionProblem& problem, const std::string& rtl_root);
 void print_cosim(const CosimReport& r, std::ostream& out);
 
 }  // namespace fsgen

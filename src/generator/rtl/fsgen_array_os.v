@@ -31,10 +31,10 @@ module fsgen_array_os #(
         wire signed [15:0] prod = $signed(x[i*8 +: 8]) * $signed(w[j*8 +: 8]);
         wire [31:0]        base;
         if (RESCALE) begin : rs
-          wire signed [63:0] scaled = $signed({{32{acc[31]}}, acc}) * $signed({32'd0, alpha[i*32 +: 32]})
-                                      + 64'sd16384;
+          // alpha <= 2^15 (Q0.15): a 32 x 17-bit product
+          wire signed [49:0] scaled = $signed(acc) * $signed({1'b0, alpha[i*32 +: 17]}) + 50'sd16384;
           /* verilator lint_off UNUSEDSIGNAL */
-          wire [63:0] shifted = scaled >>> 15;
+          wire [49:0] shifted = scaled >>> 15;
           /* verilator lint_on UNUSEDSIGNAL */
           assign base = clr ? 32'd0 : sc ? shifted[31:0] : acc;
         end else begin : plain

@@ -174,15 +174,14 @@ module fsgen_ctrl #(
     input [31:0] acc;
     input [15:0] mult;
     input [4:0]  shift;
-    reg   [63:0] p;
-    reg   [63:0] r;
+    reg signed [48:0] p;
     begin
-      p = {{32{acc[31]}}, acc} * {48'd0, mult};
-      if (shift != 5'd0) p = p + (64'd1 << (shift - 5'd1));
-      r = $signed(p) >>> shift;
-      if ($signed(r) > 64'sd127) requant = 8'h7f;
-      else if ($signed(r) < -64'sd128) requant = 8'h80;
-      else requant = r[7:0];
+      p = $signed(acc) * $signed({1'b0, mult});
+      if (shift != 5'd0) p = p + (49'sd1 <<< (shift - 5'd1));
+      p = p >>> shift;
+      if (p > 49'sd127) requant = 8'h7f;
+      else if (p < -49'sd128) requant = 8'h80;
+      else requant = p[7:0];
     end
   endfunction
 
@@ -277,32 +276,42 @@ module fsgen_ctrl #(
     end
   endfunction
 
-  function [31:0] rescale_q15;  // (x * alpha + 2^14) >> 15, arithmetic
+  function [31:0] rescale_q15;  // (x * alpha + 2^14) >> 15, arithmetic; alpha <= 2^15
     input [31:0] x;
-    input [31:0] alpha;
-    reg signed [63:0] p;
+    input [16:0] alpha;
+    reg signed [49:0] p;
     begin
-      p = $signed({{32{x[31]}}, x}) * $signed({32'd0, alpha}) + 64'sd16384;
+      p = $signed(x) * $signed({1'b0, alpha}) + 50'sd16384;
       p = p >>> 15;
       rescale_q15 = p[31:0];
     end
   endfunction
 
-  function [7:0] normalise;  // clamp(floor((2 o + l) / (2 l)) + x, -128, 127)
+  // clamp(q + x, -128, 127) with q = clamp(floor((2 o + l) / (2 l)), -128, 127): O / l rounded
+  // half up. O / l is a weighted mean of INT8 values, so the quotient needs 8 bits: an
+  // 8-step restoring division of n + 128 d by d gives floor(n / d) + 128 in 0..255 and
+  // saturates outside it.
+  function [7:0] normalise;
     input [31:0] o;
     input [31:0] l;
     input [7:0]  x;
-    reg signed [63:0] n, d, q;
+    reg signed [41:0] n;
+    reg        [41:0] r, d;
+    reg        [7:0]  q;
+    reg signed [9:0]  sum;
+    integer           i;
     begin
-      n = 64'sd2 * $signed({{32{o[31]}}, o}) + $signed({{32{l[31]}}, l});
-      d = 64'sd2 * $signed({{32{l[31]}}, l});
-      if (d <= 0) q = 64'sd0;
+      d = {9'd0, l, 1'b0};                                           // 2 l
+      n = $signed({{9{o[31]}}, o, 1'b0}) + $signed({10'd0, l}) + $signed({1'b0, d[33:0], 7'd0});  // 2o + l + 128 d
+      if ($signed(l) <= 0 || n < 0) q = 8'd0;                        // below -128 (or no keys): saturate
+      else if (n >= $signed({1'b0, d[32:0], 8'd0})) q = 8'd255;       // at or above 128: saturate
       else begin
-        q = n / d;
-        if ((n % d != 64'sd0) && n < 0) q = q - 64'sd1;
+        r = n;
+        for (i = 7; i >= 0; i = i - 1)
+          if (r >= (d << i)) begin r = r - (d << i); q[i] = 1'b1; end else q[i] = 1'b0;
       end
-      q = q + $signed({{56{x[7]}}, x});
-      normalise = (q > 64'sd127) ? 8'h7f : (q < -64'sd128) ? 8'h80 : q[7:0];
+      sum = $signed({2'b00, q}) - 10'sd128 + $signed({{2{x[7]}}, x});
+      normalise = (sum > 10'sd127) ? 8'h7f : (sum < -10'sd128) ? 8'h80 : sum[7:0];
     end
   endfunction
 
@@ -311,7 +320,7 @@ module fsgen_ctrl #(
   reg  [TN-1:0]   sm_vis;
   reg  [31:0]     sm_tmax, sm_mnew, sm_alpha, sm_psum, sm_lnew;
   reg  [TN*8-1:0] sm_p;
-  reg  [63:0]     sm_zp;
+  reg signed [48:0] sm_zp;
   reg  [15:0]     sm_jg, sm_qpos;
   reg  [32:0]     sm_e;
   integer j;
@@ -319,9 +328,9 @@ module fsgen_ctrl #(
     sm_tmax = 32'h80000000;
     sm_qpos = q_pos0 + at_q0 + {8'd0, sm_idx_q};
     for (j = 0; j < TN; j = j + 1) begin
-      sm_zp = $signed({{32{s_row_q[j*32 + 31]}}, s_row_q[j*32 +: 32]}) * $signed({48'd0, score_mult});
-      if (score_shift != 5'd0) sm_zp = sm_zp + (64'd1 << (score_shift - 5'd1));
-      sm_zp = $signed(sm_zp) >>> score_shift;
+      sm_zp = $signed(s_row_q[j*32 +: 32]) * $signed({1'b0, score_mult});
+      if (score_shift != 5'd0) sm_zp = sm_zp + (49'sd1 <<< (score_shift - 5'd1));
+      sm_zp = sm_zp >>> score_shift;
       sm_z[j] = sm_zp[31:0];
       sm_jg = at_j0 + j[15:0];
       sm_vis[j] = (sm_jg < len_kv) && (!attn_flags[0] || sm_jg <= sm_qpos);
@@ -337,7 +346,7 @@ module fsgen_ctrl #(
       sm_p[j*8 +: 8] = sm_vis[j] ? exp2_q7(sm_e) : 8'd0;
       sm_psum = sm_psum + {24'd0, sm_p[j*8 +: 8]};
     end
-    sm_lnew = (at_first_kv ? 32'd0 : rescale_q15(l_run[sm_idx_q], sm_alpha)) + sm_psum;
+    sm_lnew = (at_first_kv ? 32'd0 : rescale_q15(l_run[sm_idx_q], sm_alpha[16:0])) + sm_psum;
   end
 
   /* verilator lint_on WIDTH */

@@ -1,0 +1,39 @@
+// Lowering of one fused attention layer (all heads of one sequence) onto a design
+// with the attention kernel: Q, K, V, residual and O placed in off-chip memory,
+// the attention registers programmed. Prefill runs every query row against the
+// keys so far (causal); decode runs the new rows against the KV cache, whose K and
+// V rows of earlier tokens are read, not regenerated.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/program.h"
+#include "core/attention_numerics.h"
+#include "generator/graph.h"
+
+namespace fsgen {
+
+enum class Stage { kPrefill, kDecode };
+
+struct AttentionProblem {
+  Stage stage = Stage::kPrefill;
+  uint32_t q_heads = 2;
+  uint32_t kv_heads = 2;     // q_heads / kv_heads query heads share a KV head (GQA); equal = MHA
+  uint32_t tokens = 16;      // prefill: sequence length; decode: new tokens (usually 1)
+  uint32_t context = 0;      // decode: tokens already in the KV cache before the new ones
+  uint32_t kv_capacity = 0;  // rows per head reserved in the KV cache (0: exactly the keys used)
+  bool residual = true;
+  uint64_t seed = 1;
+  double zero_fraction = 0.0;
+};
+
+struct CompiledAttention {
+  Program program;
+  std::vector<uint8_t> expected;  // reference O, [head][row][head_dim]
+  num::AttentionParams params;    // per-head shape and score scaling
+};
+
+CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p);
+
+}  // namespace fsgen

@@ -1,0 +1,170 @@
+// The fused attention kernel of the SystemC platform: FusedCore's attention states,
+// phase for phase as fsgen_ctrl.v (states A_*), with the numerics of
+// src/core/attention_numerics.h. Array a holds the score tile S = Q K^T, the softmax
+// unit produces P one row per cycle, array b accumulates O = alpha O + P V.
+#include <algorithm>
+#include <climits>
+
+#include "core/attention_numerics.h"
+#include "core/numerics.h"
+#include "models/core_model.h"
+
+namespace fsgen {
+
+void FusedCore::run_attention() {
+  const uint32_t tq = plan_.spec.tile_m;
+  uint32_t hk = 0, g = 0;
+  for (uint32_t h = 0; h < regs_.heads; ++h) {
+    for (uint32_t q0 = 0; q0 < regs_.len_q; q0 += tq) attention_q_tile(h, hk, q0);
+    if (++g == regs_.group) {
+      g = 0;
+      ++hk;
+    }
+  }
+  advance(1);  // DONE
+}
+
+// Rows of head_dim bytes into a buffer, one burst per row (A_LD_ISSUE / A_LD_WAIT).
+void FusedCore::load_rows(uint32_t addr, uint32_t rows, uint8_t* buf) {
+  const uint32_t d = plan_.spec.tile_k;
+  for (uint32_t r = 0; r < rows; ++r) {
+    advance(1);  // ISSUE
+    sync();
+    dma_.read(addr + r * d, d / graph_.memory.beat_bytes, buf + size_t(r) * d);
+  }
+}
+
+void FusedCore::attention_q_tile(uint32_t h, uint32_t hk, uint32_t q0) {
+  const ArraySpec& a = plan_.spec;
+  const uint32_t tq = a.tile_m, tkv = a.tile_n, d = a.tile_k;
+  const uint32_t rows = std::min<uint32_t>(tq, regs_.len_q - q0);
+  advance(1);  // A_QT
+  load_rows(regs_.addr_a + h * regs_.head_stride_q + q0 * d, rows, buf_a_.data());
+  const uint32_t last_q = regs_.q_pos0 + q0 + rows - 1;
+  bool first_kv = true;
+  for (uint32_t j0 = 0;; j0 += tkv) {
+    const uint32_t kv_rows = std::min<uint32_t>(tkv, regs_.len_kv - j0);
+    const uint32_t kv_base = hk * regs_.head_stride_kv + j0 * d;
+    advance(1);  // A_KT
+    load_rows(regs_.addr_b + kv_base, kv_rows, buf_b_.data());
+    attention_scores();
+    attention_softmax(q0, j0, first_kv);
+    advance(1);  // A_VLD
+    load_rows(regs_.addr_v + kv_base, kv_rows, buf_b_.data());
+    attention_update_o(first_kv);
+    advance(1);  // A_KNEXT
+    first_kv = false;
+    const uint32_t next = j0 + tkv;
+    if (!(next < regs_.len_kv && (!regs_.causal || next <= last_q))) break;
+  }
+  if (regs_.residual) load_rows(regs_.addr_x + h * regs_.head_stride_q + q0 * d, rows, buf_a_.data());
+  attention_store(h, q0, rows);
+  advance(1);  // A_QNEXT
+}
+
+// A_S (head_dim cycles) and A_S_TAIL: S[i][j] = sum_c Q[i][c] K[j][c] in array a.
+void FusedCore::attention_scores() {
+  const uint32_t tq = plan_.spec.tile_m, tkv = plan_.spec.tile_n, d = plan_.spec.tile_k;
+  const uint64_t c0 = now();
+  BlockActivity& act = result_.activity["array_a"];
+  for (uint32_t c = 0; c < d; ++c) {
+    for (uint32_t i = 0; i < tq; ++i) x_col_[i] = buf_a_[size_t(i) * d + c];
+    for (uint32_t j = 0; j < tkv; ++j) w_col_[j] = buf_b_[size_t(j) * d + c];
+    ax_->update(c0 + c + 1, x_col_.data());
+    aw_->update(c0 + c + 1, w_col_.data());
+    for (uint32_t i = 0; i < tq; ++i) {
+      const int32_t q = static_cast<int8_t>(x_col_[i]);
+      int32_t* row = s_acc_.data() + size_t(i) * tkv;
+      for (uint32_t j = 0; j < tkv; ++j) row[j] = num::wrap_add(c == 0 ? 0 : row[j], q * static_cast<int8_t>(w_col_[j]));
+    }
+    act.operand_bytes += tq + tkv;
+    act.zero_bytes += uint64_t(std::count(x_col_.begin(), x_col_.end(), 0)) + std::count(w_col_.begin(), w_col_.end(), 0);
+  }
+  act.busy_cycles += d;
+  advance(d + 1);
+}
+
+// A_SM: row r's scores are registered in cycle r, the softmax unit turns them into P
+// in cycle r + 1 (TM + 1 cycles in all).
+void FusedCore::attention_softmax(uint32_t q0, uint32_t j0, bool first_kv) {
+  const uint32_t tq = plan_.spec.tile_m, tkv = plan_.spec.tile_n;
+  const uint64_t c0 = now();
+  std::vector<int32_t> z(tkv);
+  std::vector<bool> vis(tkv);
+  for (uint32_t i = 0; i < tq; ++i) {
+    std::copy_n(s_acc_.data() + size_t(i) * tkv, tkv, s_row_.data());
+    sm_in_->update(c0 + i + 1, s_row_.data());
+    int32_t tmax = INT32_MIN;
+    const uint32_t qpos = uint32_t(regs_.q_pos0) + q0 + i;
+    for (uint32_t j = 0; j < tkv; ++j) {
+      z[j] = num::score_to_log2(s_row_[j], regs_.score_mult, regs_.score_shift);
+      const uint32_t jg = j0 + j;
+      vis[j] = jg < regs_.len_kv && (!regs_.causal || jg <= qpos);
+      if (vis[j] && z[j] > tmax) tmax = z[j];
+    }
+    const int32_t m_new = first_kv ? tmax : std::max(m_run_[i], tmax);
+    const uint32_t alpha = first_kv ? 32768u : num::exp2_q15(int64_t{m_run_[i]} - m_new);
+    int32_t psum = 0;
+    for (uint32_t j = 0; j < tkv; ++j) {
+      const int32_t p = vis[j] ? num::exp2_q7(int64_t{z[j]} - m_new) : 0;
+      p_row_[j] = static_cast<uint8_t>(p);
+      p_buf_[size_t(i) * tkv + j] = static_cast<int8_t>(p);
+      psum += p;
+    }
+    l_run_[i] = (first_kv ? 0 : num::rescale_q15(l_run_[i], alpha)) + psum;
+    m_run_[i] = m_new;
+    alpha_[i] = alpha;
+    sm_out_->update(c0 + i + 2, p_row_.data());
+  }
+  result_.activity["softmax"].busy_cycles += tq;
+  advance(tq + 1);
+}
+
+// A_O (TN cycles) and A_O_TAIL: O = alpha O + P V in array b; the rescale rides on
+// the first step of the tile.
+void FusedCore::attention_update_o(bool first_kv) {
+  const uint32_t tq = plan_.spec.tile_m, tkv = plan_.spec.tile_n, d = plan_.spec.tile_k;
+  const uint64_t c0 = now();
+  BlockActivity& act = result_.activity["array_b"];
+  for (uint32_t j = 0; j < tkv; ++j) {
+    for (uint32_t i = 0; i < tq; ++i) xb_col_[i] = static_cast<uint8_t>(p_buf_[size_t(i) * tkv + j]);
+    const uint8_t* v = buf_b_.data() + size_t(j) * d;
+    bx_->update(c0 + j + 1, xb_col_.data());
+    bw_->update(c0 + j + 1, v);
+    for (uint32_t i = 0; i < tq; ++i) {
+      const int32_t p = static_cast<int8_t>(xb_col_[i]);
+      int32_t* row = o_acc_.data() + size_t(i) * d;
+      for (uint32_t c = 0; c < d; ++c) {
+        int32_t base = row[c];
+        if (j == 0) base = first_kv ? 0 : num::rescale_q15(row[c], alpha_[i]);
+        row[c] = num::wrap_add(base, p * static_cast<int8_t>(v[c]));
+      }
+    }
+    act.operand_bytes += tq + d;
+    act.zero_bytes += uint64_t(std::count(xb_col_.begin(), xb_col_.end(), 0)) + std::count(v, v + d, 0);
+  }
+  act.busy_cycles += tkv;
+  advance(tkv + 1);
+}
+
+// A_FIN_READ, A_FIN_DIV, then one write burst per valid query row.
+void FusedCore::attention_store(uint32_t h, uint32_t q0, uint32_t rows) {
+  const uint32_t d = plan_.spec.tile_k;
+  for (uint32_t r = 0; r < rows; ++r) {
+    std::copy_n(o_acc_.data() + size_t(r) * d, d, fin_in_.data());
+    fin_in_probe_->update(now() + 1, fin_in_.data());
+    advance(1);  // A_FIN_READ
+    for (uint32_t c = 0; c < d; ++c) {
+      int32_t y = num::normalise_quotient(fin_in_[c], l_run_[r]);
+      if (regs_.residual) y += static_cast<int8_t>(buf_a_[size_t(r) * d + c]);
+      fin_out_[c] = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(y, -128, 127)));
+    }
+    fin_out_probe_->update(now() + 1, fin_out_.data());
+    advance(1);  // A_FIN_DIV
+    advance(1);  // A_FIN_ISSUE
+    sync();
+    dma_.write(regs_.addr_c + h * regs_.head_stride_q + (q0 + r) * d, d / graph_.memory.beat_bytes, fin_out_.data());
+  }
+}
+
+}  // namespace fsgen
