@@ -94,3 +94,30 @@ TEST(CosimAttention, DecodeReadsTheKvCache) {
 
 }  // namespace
 }  // namespace fsgen
+
+namespace fsgen {
+namespace {
+
+TEST(CosimFfn, GatedSiluAndPlainGelu) {
+  if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
+  const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
+  FfnProblem gated;
+  gated.tokens = 11;
+  gated.ffn = 20;  // partial token and FFN tiles
+  FfnProblem plain;
+  plain.tokens = 8;
+  plain.ffn = 16;
+  plain.gated = false;
+  plain.activation = "gelu";
+  plain.residual = false;
+  plain.zero_fraction = 0.5;
+  for (const FfnProblem& p : {gated, plain}) {
+    const CosimReport rep = cosim_ffn(g, p, rtl_root());
+    std::ostringstream table;
+    print_cosim(rep, table);
+    EXPECT_TRUE(rep.pass()) << table.str();
+  }
+}
+
+}  // namespace
+}  // namespace fsgen

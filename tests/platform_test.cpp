@@ -1,6 +1,7 @@
 #include "models/platform.h"
 
 #include "compiler/attention.h"
+#include "compiler/ffn.h"
 #include "compiler/matmul.h"
 #include <fstream>
 
@@ -150,6 +151,39 @@ TEST(CompilerAttention, RejectsWhatTheDesignCannotRun) {
   p.kv_heads = 2;
   e = test::error_of([&] { compile_attention(os, p); });
   EXPECT_NE(e.find("must be a positive multiple of KV heads 2"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace fsgen
+
+namespace fsgen {
+namespace {
+
+TEST(FfnNumerics, ActivationTables) {
+  const auto silu = num::make_activation_table("silu", 1.0 / 32, 1.0 / 32);
+  EXPECT_EQ(silu[0], 0);
+  EXPECT_EQ(silu[64], 56);                          // silu(2) = 1.7616 = 56.37 / 32
+  EXPECT_EQ(silu[static_cast<uint8_t>(-128)], -2);  // silu(-4) = -0.0719 = -2.30 / 32
+  const auto gelu = num::make_activation_table("gelu", 1.0 / 32, 1.0 / 32);
+  EXPECT_EQ(gelu[32], 27);                          // gelu(1) = 0.8413 = 26.92 / 32
+  EXPECT_NE(test::error_of([] { num::make_activation_table("relu6", 1, 1); }).find("expected silu or gelu"), std::string::npos);
+}
+
+TEST(PlatformFfn, MatchesTheReference) {
+  const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
+  for (bool gated : {true, false}) {
+    FfnProblem p;
+    p.tokens = 9;
+    p.ffn = 40;
+    p.gated = gated;
+    p.activation = gated ? "silu" : "gelu";
+    const CompiledFfn c = compile_ffn(g, p);
+    const RunResult r = run_on_systemc(g, c.program);
+    EXPECT_EQ(r.outputs.at("Y"), c.expected) << c.program.kernel;
+  }
+  const Graph ws = elaborate(parse_spec_file("examples/ws_8x16.yaml"));
+  EXPECT_NE(test::error_of([&] { compile_ffn(ws, FfnProblem{}); }).find("the FFN kernel runs on cores with the attention kernel"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -56,5 +56,17 @@ for d in os_t8 os_t16; do
     fi
   done
 done
+# FFN: gated SiLU and plain GELU, residual on and off, partial tiles.
+for d in os_t8 os_t16; do
+  for args in "--tokens 16 --ffn 32" "--tokens 11 --ffn 40 --zeros 0.5" \
+              "--tokens 8 --ffn 16 --ungated --activation gelu" "--tokens 5 --ffn 24 --ungated --no-residual --zeros 0.9"; do
+    # shellcheck disable=SC2086
+    if "$FSGEN" cosim "$SPECS/$d.yaml" -o "$OUT" --kernel ffn $args; then
+      pass=$((pass + 1))
+    else
+      fail=$((fail + 1)); echo "FAILED: $d ffn $args"
+    fi
+  done
+done
 echo "cross-check matrix: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

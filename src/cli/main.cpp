@@ -56,6 +56,18 @@ void add_problem_options(CLI::App* cmd, unsigned& m, unsigned& n, unsigned& k, u
   cmd->add_option("--zeros", zeros, "fraction of operand values that are zero")->check(CLI::Range(0.0, 1.0))->capture_default_str();
 }
 
+struct FfnOptions {
+  unsigned ffn = 24;
+  bool plain = false;
+  std::string activation = "silu";
+};
+
+void add_ffn_options(CLI::App* cmd, FfnOptions& o) {
+  cmd->add_option("--ffn", o.ffn, "ffn: FFN width (intermediate size)")->capture_default_str();
+  cmd->add_flag("--ungated", o.plain, "ffn: plain act(X W1) W2 instead of the gated form");
+  cmd->add_option("--activation", o.activation, "ffn: activation")->check(CLI::IsMember({"silu", "gelu"}))->capture_default_str();
+}
+
 struct AttentionOptions {
   std::string stage = "prefill";
   unsigned heads = 2, kv_heads = 1, tokens = 16, context = 16;
@@ -84,11 +96,24 @@ AttentionProblem attention_from(const AttentionOptions& o, unsigned long long se
   return p;
 }
 
+FfnProblem ffn_from(const FfnOptions& o, unsigned tokens, unsigned long long seed, double zeros, bool residual) {
+  FfnProblem p;
+  p.tokens = tokens;
+  p.ffn = o.ffn;
+  p.gated = !o.plain;
+  p.activation = o.activation;
+  p.residual = residual;
+  p.seed = seed;
+  p.zero_fraction = zeros;
+  return p;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"fsgen: fused and sparse LLM accelerator generator, simulator and cross-checker"};
   app.require_subcommand(1);
   std::string spec_path, out_root = "rtl_out", kernel = "matmul";
   AttentionOptions attn;
+  FfnOptions ffn;
   unsigned m = 32, n = 32, k = 32;
   unsigned long long seed = 1;
   double zeros = 0.0;
@@ -105,9 +130,10 @@ int run(int argc, char** argv) {
 
   auto* sim = app.add_subcommand("simulate", "run a kernel on the design's SystemC/TLM-2.0 platform");
   sim->add_option("spec", spec_path, "design spec (YAML)")->required();
-  sim->add_option("--kernel", kernel, "kernel to run")->check(CLI::IsMember({"matmul", "attention"}))->capture_default_str();
+  sim->add_option("--kernel", kernel, "kernel to run")->check(CLI::IsMember({"matmul", "attention", "ffn"}))->capture_default_str();
   add_problem_options(sim, m, n, k, seed, zeros);
   add_attention_options(sim, attn);
+  add_ffn_options(sim, ffn);
 
   auto* comp = app.add_subcommand("compile", "compile a matmul for a design into a Program (JSON)");
   std::string program_out = "program.json";
@@ -118,10 +144,11 @@ int run(int argc, char** argv) {
 
   auto* cos = app.add_subcommand("cosim", "run a kernel on SystemC and on the Verilated RTL and compare them");
   cos->add_option("spec", spec_path, "design spec (YAML)")->required();
-  cos->add_option("--kernel", kernel, "kernel to run")->check(CLI::IsMember({"matmul", "attention"}))->capture_default_str();
+  cos->add_option("--kernel", kernel, "kernel to run")->check(CLI::IsMember({"matmul", "attention", "ffn"}))->capture_default_str();
   cos->add_option("-o,--out", out_root, "RTL output root folder")->capture_default_str();
   add_problem_options(cos, m, n, k, seed, zeros);
   add_attention_options(cos, attn);
+  add_ffn_options(cos, ffn);
 
   auto* bench = app.add_subcommand("bench", "simulated cycles per second: SystemC model against Verilator");
   std::vector<unsigned> sizes = {8, 16, 32};
@@ -165,7 +192,10 @@ int run(int argc, char** argv) {
       const CompiledAttention c = compile_attention(g, attention_from(attn, seed, zeros));
       prog = c.program;
       expected = c.expected;
-      macs = 0;  // reported per array below
+    } else if (kernel == "ffn") {
+      const CompiledFfn c = compile_ffn(g, ffn_from(ffn, attn.tokens, seed, zeros, !attn.no_residual));
+      prog = c.program;
+      expected = c.expected;
     } else {
       const MatmulProblem prob = problem_from(m, n, k, seed, zeros);
       prog = compile_matmul(g, prob);
@@ -205,6 +235,7 @@ int run(int argc, char** argv) {
   if (cos->parsed()) {
     const Graph g = elaborate(parse_spec_file(spec_path));
     const CosimReport rep = kernel == "attention" ? cosim_attention(g, attention_from(attn, seed, zeros), out_root)
+                            : kernel == "ffn"     ? cosim_ffn(g, ffn_from(ffn, attn.tokens, seed, zeros, !attn.no_residual), out_root)
                                                   : cosim_matmul(g, problem_from(m, n, k, seed, zeros), out_root);
     print_cosim(rep, std::cout);
     return rep.pass() ? 0 : 1;

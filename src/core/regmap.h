@@ -35,9 +35,18 @@ enum Offset : uint32_t {
   kScoreShift = 0x60,   // its right shift, 0..31
   kHeadStrideQ = 0x64,  // bytes between heads of Q, X and O
   kHeadStrideKv = 0x68, // bytes between heads of K and V (the KV cache capacity x head_dim)
+  // FFN (kernel 2) reuses the attention registers: X at addr_a, W1 rows at addr_b, W2^T rows at
+  // addr_v, residual at addr_x, Y at addr_c, len_q tokens, len_kv FFN width, attn_flags bit1
+  // residual and bit2 gated, score_mult/shift requantise U, req_mult/shift requantise Y.
+  kAddrLut = 0x6C,   // 256-byte activation table, indexed by the INT8 code of U
+  kAddrW3 = 0x70,    // gate weight rows (gated FFN)
+  kGateMult = 0x74,  // requantisation of the gate G
+  kGateShift = 0x78,
+  kHidMult = 0x7C,   // requantisation of act(U) * G
+  kHidShift = 0x80,
 };
 
-enum class Kernel : uint32_t { kMatmul = 0, kAttention = 1 };
+enum class Kernel : uint32_t { kMatmul = 0, kAttention = 1, kFfn = 2 };
 
 struct RegInfo {
   Offset offset;
@@ -45,7 +54,7 @@ struct RegInfo {
   bool writable;
 };
 
-inline constexpr std::array<RegInfo, 27> kRegisters = {{
+inline constexpr std::array<RegInfo, 33> kRegisters = {{
     {kCtrl, "ctrl", true},          {kStatus, "status", false},     {kKernel, "kernel", true},
     {kTilesM, "tiles_m", true},     {kTilesN, "tiles_n", true},     {kTilesK, "tiles_k", true},
     {kAddrA, "addr_a", true},       {kAddrB, "addr_b", true},       {kAddrC, "addr_c", true},
@@ -56,6 +65,8 @@ inline constexpr std::array<RegInfo, 27> kRegisters = {{
     {kQPos0, "q_pos0", true},       {kAttnFlags, "attn_flags", true}, {kScoreMult, "score_mult", true},
     {kScoreShift, "score_shift", true}, {kHeadStrideQ, "head_stride_q", true},
     {kHeadStrideKv, "head_stride_kv", true},
+    {kAddrLut, "addr_lut", true},   {kAddrW3, "addr_w3", true},     {kGateMult, "gate_mult", true},
+    {kGateShift, "gate_shift", true}, {kHidMult, "hid_mult", true}, {kHidShift, "hid_shift", true},
 }};
 
 }  // namespace fsgen::reg

@@ -136,10 +136,10 @@ std::string emit_top(const Graph& g) {
   wire [7:0]  cmd_beats, rd_beat, wr_beat, idx_q, acw_idx, rd_row;
   wire [DW-1:0] rd_data, wr_data;
   wire        v_q, clr_q, ld_q, acw, acw_first, vb_q, clrb_q, scb_q;
-  wire [31:0] addr_v, addr_x, head_stride_q, head_stride_kv;
-  wire [15:0] len_q, len_kv, heads, group, q_pos0, score_mult;
-  wire [1:0]  attn_flags;
-  wire [4:0]  score_shift;
+  wire [31:0] addr_v, addr_x, head_stride_q, head_stride_kv, addr_lut, addr_w3;
+  wire [15:0] len_q, len_kv, heads, group, q_pos0, score_mult, gate_mult, hid_mult;
+  wire [2:0]  attn_flags;
+  wire [4:0]  score_shift, gate_shift, hid_shift;
   wire [7:0]  rdb_row;
 )";
   o << "  wire [" << p.x_bytes * 8 - 1 << ":0] x_q;\n"
@@ -165,6 +165,8 @@ std::string emit_top(const Graph& g) {
       .addr_v(addr_v), .addr_x(addr_x), .len_q(len_q), .len_kv(len_kv), .heads(heads), .group(group),
       .q_pos0(q_pos0), .attn_flags(attn_flags), .score_mult(score_mult), .score_shift(score_shift),
       .head_stride_q(head_stride_q), .head_stride_kv(head_stride_kv),
+      .addr_lut(addr_lut), .addr_w3(addr_w3), .gate_mult(gate_mult), .gate_shift(gate_shift),
+      .hid_mult(hid_mult), .hid_shift(hid_shift),
       .busy(busy), .done_pulse(done_pulse), .cycles(cycles), .irq(irq));
 
   fsgen_dma #(.W(DW/8)) u_dma (
@@ -194,6 +196,8 @@ std::string emit_top(const Graph& g) {
       .addr_v(addr_v), .addr_x(addr_x), .len_q(len_q), .len_kv(len_kv), .heads(heads), .group(group),
       .q_pos0(q_pos0), .attn_flags(attn_flags), .score_mult(score_mult), .score_shift(score_shift),
       .head_stride_q(head_stride_q), .head_stride_kv(head_stride_kv),
+      .addr_lut(addr_lut), .addr_w3(addr_w3), .gate_mult(gate_mult), .gate_shift(gate_shift),
+      .hid_mult(hid_mult), .hid_shift(hid_shift),
       .busy(busy), .done_pulse(done_pulse), .cycles(cycles),
       .cmd_valid(cmd_valid), .cmd_write(cmd_write), .cmd_addr(cmd_addr), .cmd_beats(cmd_beats),
       .cmd_done(cmd_done), .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_data(rd_data),

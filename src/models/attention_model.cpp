@@ -13,6 +13,10 @@ namespace fsgen {
 
 void FusedCore::run_attention() {
   const uint32_t tq = plan_.spec.tile_m;
+  if (ffn()) {
+    advance(1);  // A_LUT
+    load_rows(regs_.addr_lut, 256 / plan_.spec.tile_k, lut_.data());
+  }
   uint32_t hk = 0, g = 0;
   for (uint32_t h = 0; h < regs_.heads; ++h) {
     for (uint32_t q0 = 0; q0 < regs_.len_q; q0 += tq) attention_q_tile(h, hk, q0);
@@ -48,7 +52,17 @@ void FusedCore::attention_q_tile(uint32_t h, uint32_t hk, uint32_t q0) {
     advance(1);  // A_KT
     load_rows(regs_.addr_b + kv_base, kv_rows, buf_b_.data());
     attention_scores();
-    attention_softmax(q0, j0, first_kv);
+    if (ffn()) {
+      ffn_activation(j0, false);
+      if (regs_.gated) {
+        advance(1);  // A_GLD
+        load_rows(regs_.addr_w3 + kv_base, kv_rows, buf_b_.data());
+        attention_scores();
+        ffn_activation(j0, true);
+      }
+    } else {
+      attention_softmax(q0, j0, first_kv);
+    }
     advance(1);  // A_VLD
     load_rows(regs_.addr_v + kv_base, kv_rows, buf_b_.data());
     attention_update_o(first_kv);
@@ -120,6 +134,33 @@ void FusedCore::attention_softmax(uint32_t q0, uint32_t j0, bool first_kv) {
   advance(tq + 1);
 }
 
+// A_SM in FFN mode: the unit applies the activation table to the requantised scores
+// (first pass) or gates the stored activations with the requantised W3 scores.
+void FusedCore::ffn_activation(uint32_t j0, bool gate_pass) {
+  const uint32_t tq = plan_.spec.tile_m, tkv = plan_.spec.tile_n;
+  const uint64_t c0 = now();
+  for (uint32_t i = 0; i < tq; ++i) {
+    std::copy_n(s_acc_.data() + size_t(i) * tkv, tkv, s_row_.data());
+    sm_in_->update(c0 + i + 1, s_row_.data());
+    for (uint32_t j = 0; j < tkv; ++j) {
+      int8_t p = 0;
+      if (j0 + j < regs_.len_kv) {
+        if (gate_pass) {
+          const int8_t g = num::requantize(s_row_[j], regs_.gate_mult, regs_.gate_shift);
+          p = num::requantize(int32_t{p_buf_[size_t(i) * tkv + j]} * g, regs_.hid_mult, regs_.hid_shift);
+        } else {
+          p = static_cast<int8_t>(lut_[static_cast<uint8_t>(num::requantize(s_row_[j], regs_.score_mult, regs_.score_shift))]);
+        }
+      }
+      p_row_[j] = static_cast<uint8_t>(p);
+      p_buf_[size_t(i) * tkv + j] = p;
+    }
+    sm_out_->update(c0 + i + 2, p_row_.data());
+  }
+  result_.activity["softmax"].busy_cycles += tq;
+  advance(tq + 1);
+}
+
 // A_O (TN cycles) and A_O_TAIL: O = alpha O + P V in array b; the rescale rides on
 // the first step of the tile.
 void FusedCore::attention_update_o(bool first_kv) {
@@ -136,7 +177,7 @@ void FusedCore::attention_update_o(bool first_kv) {
       int32_t* row = o_acc_.data() + size_t(i) * d;
       for (uint32_t c = 0; c < d; ++c) {
         int32_t base = row[c];
-        if (j == 0) base = first_kv ? 0 : num::rescale_q15(row[c], alpha_[i]);
+        if (j == 0) base = first_kv ? 0 : ffn() ? row[c] : num::rescale_q15(row[c], alpha_[i]);
         row[c] = num::wrap_add(base, p * static_cast<int8_t>(v[c]));
       }
     }
@@ -155,7 +196,8 @@ void FusedCore::attention_store(uint32_t h, uint32_t q0, uint32_t rows) {
     fin_in_probe_->update(now() + 1, fin_in_.data());
     advance(1);  // A_FIN_READ
     for (uint32_t c = 0; c < d; ++c) {
-      int32_t y = num::normalise_quotient(fin_in_[c], l_run_[r]);
+      int32_t y = ffn() ? num::requantize(fin_in_[c], regs_.req_mult, regs_.req_shift)
+                        : num::normalise_quotient(fin_in_[c], l_run_[r]);
       if (regs_.residual) y += static_cast<int8_t>(buf_a_[size_t(r) * d + c]);
       fin_out_[c] = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(y, -128, 127)));
     }

@@ -112,6 +112,7 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
     s_acc_.assign(size_t(tq) * tkv, 0);
     o_acc_.assign(size_t(tq) * d, 0);
     p_buf_.assign(size_t(tq) * tkv, 0);
+    lut_.assign(256, 0);
     m_run_.assign(tq, 0);
     l_run_.assign(tq, 0);
     alpha_.assign(tq, 0);
@@ -157,7 +158,8 @@ void FusedCore::run() {
   for (;;) {
     wait(start_event_);
     clock_.origin = sc_core::sc_time_stamp();
-    if (graph_.attention && regs_.kernel == static_cast<uint32_t>(reg::Kernel::kAttention))
+    if (graph_.attention && (regs_.kernel == static_cast<uint32_t>(reg::Kernel::kAttention) ||
+                             regs_.kernel == static_cast<uint32_t>(reg::Kernel::kFfn)))
       run_attention();
     else
       run_kernel();
@@ -276,7 +278,14 @@ void Csr::b_transport(tlm::tlm_generic_payload& trans, sc_time&) {
       case reg::kAttnFlags:
         regs_.causal = v & 1;
         regs_.residual = v & 2;
+        regs_.gated = v & 4;
         break;
+      case reg::kAddrLut: regs_.addr_lut = v; break;
+      case reg::kAddrW3: regs_.addr_w3 = v; break;
+      case reg::kGateMult: regs_.gate_mult = static_cast<uint16_t>(v); break;
+      case reg::kGateShift: regs_.gate_shift = static_cast<uint8_t>(v & 31); break;
+      case reg::kHidMult: regs_.hid_mult = static_cast<uint16_t>(v); break;
+      case reg::kHidShift: regs_.hid_shift = static_cast<uint8_t>(v & 31); break;
       case reg::kScoreMult: regs_.score_mult = static_cast<uint16_t>(v); break;
       case reg::kScoreShift: regs_.score_shift = static_cast<uint8_t>(v & 31); break;
       case reg::kHeadStrideQ: regs_.head_stride_q = v; break;

@@ -89,6 +89,11 @@ struct KernelRegs {
   uint16_t score_mult = 0;
   uint8_t score_shift = 0;
   uint32_t head_stride_q = 0, head_stride_kv = 0;
+  // FFN (kernel 2)
+  bool gated = false;
+  uint32_t addr_lut = 0, addr_w3 = 0;
+  uint16_t gate_mult = 0, hid_mult = 0;
+  uint8_t gate_shift = 0, hid_shift = 0;
 };
 
 class PeArrayModel;
@@ -122,6 +127,8 @@ class FusedCore : public sc_core::sc_module {
   void load_rows(uint32_t addr, uint32_t rows, uint8_t* buf);
   void attention_scores();
   void attention_softmax(uint32_t q0, uint32_t j0, bool first_kv);
+  void ffn_activation(uint32_t j0, bool gate_pass);
+  bool ffn() const { return regs_.kernel == 2; }
   void attention_update_o(bool first_kv);
   void attention_store(uint32_t h, uint32_t q0, uint32_t rows);
 
@@ -148,6 +155,7 @@ class FusedCore : public sc_core::sc_module {
   // per-row running max, sum and rescale factor
   std::vector<int32_t> s_acc_, o_acc_;
   std::vector<int8_t> p_buf_;
+  std::vector<uint8_t> lut_;  // FFN activation table
   std::vector<int32_t> m_run_, l_run_;
   std::vector<uint32_t> alpha_;
   std::vector<int32_t> s_row_, fin_in_;

@@ -111,6 +111,13 @@ CosimReport cosim_attention(const Graph& g, const AttentionProblem& problem, con
   return compare_runs(g, c.program, c.expected, sc, rtl);
 }
 
+CosimReport cosim_ffn(const Graph& g, const FfnProblem& problem, const std::string& rtl_root) {
+  const CompiledFfn c = compile_ffn(g, problem);
+  const RunResult rtl = run_on_verilator(g, c.program, rtl_root, true);
+  const RunResult sc = run_on_systemc(g, c.program);
+  return compare_runs(g, c.program, c.expected, sc, rtl);
+}
+
 void print_cosim(const CosimReport& r, std::ostream& out) {
   out << "cross-check " << r.design << ": " << r.kernel << "\n";
   out << "  " << std::left << std::setw(44) << "check" << std::setw(26) << "SystemC" << std::setw(26) << "Verilator"

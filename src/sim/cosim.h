@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compiler/attention.h"
+#include "compiler/ffn.h"
 #include "compiler/matmul.h"
 #include "compiler/program.h"
 #include "generator/graph.h"
@@ -37,6 +38,7 @@ CosimReport compare_runs(const Graph& g, const Program& p, const std::vector<uin
                          const RunResult& sc, const RunResult& rtl);
 CosimReport cosim_matmul(const Graph& g, const MatmulProblem& problem, const std::string& rtl_root);
 CosimReport cosim_attention(const Graph& g, const AttentionProblem& problem, const std::string& rtl_root);
+CosimReport cosim_ffn(const Graph& g, const FfnProblem& problem, const std::string& rtl_root);
 void print_cosim(const CosimReport& r, std::ostream& out);
 
 }  // namespace fsgen

@@ -42,11 +42,17 @@ module fsgen_csr (
     output reg  [15:0] heads,
     output reg  [15:0] group,
     output reg  [15:0] q_pos0,
-    output reg  [1:0]  attn_flags,
+    output reg  [2:0]  attn_flags,
     output reg  [15:0] score_mult,
     output reg  [4:0]  score_shift,
     output reg  [31:0] head_stride_q,
     output reg  [31:0] head_stride_kv,
+    output reg  [31:0] addr_lut,
+    output reg  [31:0] addr_w3,
+    output reg  [15:0] gate_mult,
+    output reg  [4:0]  gate_shift,
+    output reg  [15:0] hid_mult,
+    output reg  [4:0]  hid_shift,
     input  wire        busy,
     input  wire        done_pulse,
     input  wire [31:0] cycles,
@@ -69,8 +75,9 @@ module fsgen_csr (
       addr_a <= 32'd0; addr_b <= 32'd0; addr_c <= 32'd0;
       stride_a <= 32'd0; stride_b <= 32'd0; stride_c <= 32'd0; req_mult <= 16'd0; req_shift <= 5'd0;
       addr_v <= 32'd0; addr_x <= 32'd0; len_q <= 16'd0; len_kv <= 16'd0; heads <= 16'd0; group <= 16'd0;
-      q_pos0 <= 16'd0; attn_flags <= 2'd0; score_mult <= 16'd0; score_shift <= 5'd0;
+      q_pos0 <= 16'd0; attn_flags <= 3'd0; score_mult <= 16'd0; score_shift <= 5'd0;
       head_stride_q <= 32'd0; head_stride_kv <= 32'd0;
+      addr_lut <= 32'd0; addr_w3 <= 32'd0; gate_mult <= 16'd0; gate_shift <= 5'd0; hid_mult <= 16'd0; hid_shift <= 5'd0;
     end else begin
       start <= 1'b0;
       if (s_bvalid && s_bready) s_bvalid <= 1'b0;
@@ -99,11 +106,17 @@ module fsgen_csr (
           `FSGEN_REG_HEADS:     heads <= s_wdata[15:0];
           `FSGEN_REG_GROUP:     group <= s_wdata[15:0];
           `FSGEN_REG_Q_POS0:    q_pos0 <= s_wdata[15:0];
-          `FSGEN_REG_ATTN_FLAGS: attn_flags <= s_wdata[1:0];
+          `FSGEN_REG_ATTN_FLAGS: attn_flags <= s_wdata[2:0];
           `FSGEN_REG_SCORE_MULT: score_mult <= s_wdata[15:0];
           `FSGEN_REG_SCORE_SHIFT: score_shift <= s_wdata[4:0];
           `FSGEN_REG_HEAD_STRIDE_Q: head_stride_q <= s_wdata;
           `FSGEN_REG_HEAD_STRIDE_KV: head_stride_kv <= s_wdata;
+          `FSGEN_REG_ADDR_LUT:  addr_lut <= s_wdata;
+          `FSGEN_REG_ADDR_W3:   addr_w3 <= s_wdata;
+          `FSGEN_REG_GATE_MULT: gate_mult <= s_wdata[15:0];
+          `FSGEN_REG_GATE_SHIFT: gate_shift <= s_wdata[4:0];
+          `FSGEN_REG_HID_MULT:  hid_mult <= s_wdata[15:0];
+          `FSGEN_REG_HID_SHIFT: hid_shift <= s_wdata[4:0];
           default: ;
         endcase
       end
@@ -131,11 +144,17 @@ module fsgen_csr (
           `FSGEN_REG_HEADS:     s_rdata <= {16'd0, heads};
           `FSGEN_REG_GROUP:     s_rdata <= {16'd0, group};
           `FSGEN_REG_Q_POS0:    s_rdata <= {16'd0, q_pos0};
-          `FSGEN_REG_ATTN_FLAGS: s_rdata <= {30'd0, attn_flags};
+          `FSGEN_REG_ATTN_FLAGS: s_rdata <= {29'd0, attn_flags};
           `FSGEN_REG_SCORE_MULT: s_rdata <= {16'd0, score_mult};
           `FSGEN_REG_SCORE_SHIFT: s_rdata <= {27'd0, score_shift};
           `FSGEN_REG_HEAD_STRIDE_Q: s_rdata <= head_stride_q;
           `FSGEN_REG_HEAD_STRIDE_KV: s_rdata <= head_stride_kv;
+          `FSGEN_REG_ADDR_LUT:  s_rdata <= addr_lut;
+          `FSGEN_REG_ADDR_W3:   s_rdata <= addr_w3;
+          `FSGEN_REG_GATE_MULT: s_rdata <= {16'd0, gate_mult};
+          `FSGEN_REG_GATE_SHIFT: s_rdata <= {27'd0, gate_shift};
+          `FSGEN_REG_HID_MULT:  s_rdata <= {16'd0, hid_mult};
+          `FSGEN_REG_HID_SHIFT: s_rdata <= {27'd0, hid_shift};
           default:              s_rdata <= 32'd0;
         endcase
       end

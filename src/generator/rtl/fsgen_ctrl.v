@@ -45,11 +45,17 @@ module fsgen_ctrl #(
     input  wire [15:0]     heads,
     input  wire [15:0]     group,
     input  wire [15:0]     q_pos0,
-    input  wire [1:0]      attn_flags,
+    input  wire [2:0]      attn_flags,
     input  wire [15:0]     score_mult,
     input  wire [4:0]      score_shift,
     input  wire [31:0]     head_stride_q,
     input  wire [31:0]     head_stride_kv,
+    input  wire [31:0]     addr_lut,
+    input  wire [31:0]     addr_w3,
+    input  wire [15:0]     gate_mult,
+    input  wire [4:0]      gate_shift,
+    input  wire [15:0]     hid_mult,
+    input  wire [4:0]      hid_shift,
     output wire            busy,
     output wire            done_pulse,
     output reg  [31:0]     cycles,
@@ -90,15 +96,16 @@ module fsgen_ctrl #(
     output wire [7:0]       rdb_row,
     input  wire [TK*32-1:0] rdb_data
 );
-  localparam [4:0] S_IDLE = 5'd0, S_TILE = 5'd1, S_LDA_ISSUE = 5'd2, S_LDA_WAIT = 5'd3,
-                   S_LDB_ISSUE = 5'd4, S_LDB_WAIT = 5'd5, S_LDS = 5'd6, S_COMP = 5'd7, S_TAIL = 5'd8,
-                   S_ST_READ = 5'd9, S_ST_REQ = 5'd10, S_ST_ISSUE = 5'd11, S_ST_WAIT = 5'd12,
-                   S_NEXT = 5'd13, S_DONE = 5'd14;
+  localparam [5:0] S_IDLE = 6'd0, S_TILE = 6'd1, S_LDA_ISSUE = 6'd2, S_LDA_WAIT = 6'd3,
+                   S_LDB_ISSUE = 6'd4, S_LDB_WAIT = 6'd5, S_LDS = 6'd6, S_COMP = 6'd7, S_TAIL = 6'd8,
+                   S_ST_READ = 6'd9, S_ST_REQ = 6'd10, S_ST_ISSUE = 6'd11, S_ST_WAIT = 6'd12,
+                   S_NEXT = 6'd13, S_DONE = 6'd14;
   // Fused attention states (ATTN = 1): TM = query rows, TN = key rows, TK = head dim.
-  localparam [4:0] A_QT = 5'd16, A_LD_ISSUE = 5'd17, A_LD_WAIT = 5'd18, A_KT = 5'd19, A_S = 5'd20,
-                   A_S_TAIL = 5'd21, A_SM = 5'd22, A_VLD = 5'd23, A_O = 5'd24, A_O_TAIL = 5'd25,
-                   A_KNEXT = 5'd26, A_FIN_READ = 5'd28, A_FIN_DIV = 5'd29,
-                   A_FIN_ISSUE = 5'd30, A_FIN_WAIT = 5'd31, A_QNEXT = 5'd15;
+  localparam [5:0] A_QT = 6'd16, A_LD_ISSUE = 6'd17, A_LD_WAIT = 6'd18, A_KT = 6'd19, A_S = 6'd20,
+                   A_S_TAIL = 6'd21, A_SM = 6'd22, A_VLD = 6'd23, A_O = 6'd24, A_O_TAIL = 6'd25,
+                   A_KNEXT = 6'd26, A_FIN_READ = 6'd28, A_FIN_DIV = 6'd29,
+                   A_FIN_ISSUE = 6'd30, A_FIN_WAIT = 6'd31, A_QNEXT = 6'd15,
+                   A_LUT = 6'd32, A_GLD = 6'd33;  // FFN: activation table load, gate weight load
   localparam integer BEATS_A = TK / W;
   localparam integer BEATS_B = TN / W;
   localparam integer S_ROWS = (ST == 1) ? TK : TM;  // rows of the stationary tile
@@ -114,12 +121,13 @@ module fsgen_ctrl #(
   // w: row of B / row of B / row of A); indices are clamped so no select leaves its vector.
   localparam integer X_ROWS = (ST == 0) ? TK : (ST == 1) ? TM : TN;
   localparam integer W_ROWS = (ST == 2) ? TM : TK;
+  localparam integer LUT_ROWS = 256 / TK;  // FFN activation table rows of TK bytes
   localparam [7:0]  STREAM_LAST = STREAM_LAST_I[7:0];
   localparam [7:0]  TM_LAST = TM_LAST_I[7:0];
   localparam [7:0]  TK_LAST = TK_LAST_I[7:0];
   localparam [1:0]  TAIL_LAST = TAIL_LAST_I[1:0];
 
-  reg [4:0]  state;
+  reg [5:0]  state;
   reg [15:0] c0, c1, c2;
   reg [15:0] la_m, la_k, lb_k, lb_n;
   reg        first, need_a, need_b;
@@ -228,8 +236,11 @@ module fsgen_ctrl #(
   reg         at_first_kv;               // the current key tile is the first of the row block
   reg  [31:0] at_ld_addr;                // address of row 0 of the rows being loaded
   reg  [7:0]  at_ld_rows;
-  reg         at_ld_b;                   // loading into buf_b (K or V) rather than buf_a (Q or X)
-  reg  [4:0]  at_ld_ret;                 // state after the load
+  reg  [1:0]  at_ld_dst;                 // load target: 0 buf_a (Q, X), 1 buf_b (K, V, W), 2 the LUT
+  reg         at_ffn;                    // the running kernel is the FFN
+  reg         at_gate;                   // FFN: this score pass is the gate (W3)
+  reg  [7:0]  lut [0:255];               // FFN activation table
+  reg  [5:0]  at_ld_ret;                 // state after the load
   reg  [7:0]  p_buf [0:TM*TN-1];         // P tile (Q0.7), row-major
   // Per-row state is indexed by 8-bit row counters that stay below TM.
   /* verilator lint_off WIDTH */
@@ -315,6 +326,19 @@ module fsgen_ctrl #(
     end
   endfunction
 
+  // FFN output: clamp(requant(o) + x, -128, 127).
+  function [7:0] ffn_out;
+    input [31:0] o;
+    input [7:0]  x;
+    reg        [7:0] r;
+    reg signed [9:0] sum;
+    begin
+      r = requant(o, req_mult, req_shift);
+      sum = $signed({{2{r[7]}}, r}) + $signed({{2{x[7]}}, x});
+      ffn_out = (sum > 10'sd127) ? 8'h7f : (sum < -10'sd128) ? 8'h80 : sum[7:0];
+    end
+  endfunction
+
   // The softmax unit on the registered score row of query row sm_idx_q.
   reg  [31:0]     sm_z [0:TN-1];
   reg  [TN-1:0]   sm_vis;
@@ -323,6 +347,8 @@ module fsgen_ctrl #(
   reg signed [48:0] sm_zp;
   reg  [15:0]     sm_jg, sm_qpos;
   reg  [32:0]     sm_e;
+  reg  [7:0]      sm_u, sm_g, sm_h;
+  reg  [15:0]     sm_ag;
   integer j;
   always @* begin
     sm_tmax = 32'h80000000;
@@ -347,6 +373,16 @@ module fsgen_ctrl #(
       sm_psum = sm_psum + {24'd0, sm_p[j*8 +: 8]};
     end
     sm_lnew = (at_first_kv ? 32'd0 : rescale_q15(l_run[sm_idx_q], sm_alpha[16:0])) + sm_psum;
+    // FFN: the same unit applies the activation table (first pass) or the gate (second pass).
+    sm_u = 8'd0; sm_g = 8'd0; sm_ag = 16'd0; sm_h = 8'd0;
+    if (at_ffn)
+      for (j = 0; j < TN; j = j + 1) begin
+        sm_u = requant(s_row_q[j*32 +: 32], score_mult, score_shift);
+        sm_g = requant(s_row_q[j*32 +: 32], gate_mult, gate_shift);
+        sm_ag = $signed(p_buf[sm_idx_q*TN + j]) * $signed(sm_g);
+        sm_h = requant({{16{sm_ag[15]}}, sm_ag}, hid_mult, hid_shift);
+        sm_p[j*8 +: 8] = !sm_vis[j] ? 8'd0 : at_gate ? sm_h : lut[sm_u];
+      end
   end
 
   /* verilator lint_on WIDTH */
@@ -364,8 +400,9 @@ module fsgen_ctrl #(
     for (g = 0; g < TK; g = g + 1) begin : wbv
       assign wb_next[g*8 +: 8] = buf_b[kp*TK + g];
       /* verilator lint_off WIDTH */
-      assign fin_next[g*8 +: 8] = normalise(fin_in_q[g*32 +: 32], l_run[rr_fin],
-                                            attn_flags[1] ? buf_a[rr_fin*TK + g] : 8'd0);
+      assign fin_next[g*8 +: 8] = at_ffn ? ffn_out(fin_in_q[g*32 +: 32], attn_flags[1] ? buf_a[rr_fin*TK + g] : 8'd0)
+                                         : normalise(fin_in_q[g*32 +: 32], l_run[rr_fin],
+                                                     attn_flags[1] ? buf_a[rr_fin*TK + g] : 8'd0);
       /* verilator lint_on WIDTH */
     end
     if (ST == 0) begin : wkt_os
@@ -384,11 +421,15 @@ module fsgen_ctrl #(
       for (b = 0; b < W; b = b + 1) buf_a[row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (rd_valid && state == S_LDB_WAIT)
       for (b = 0; b < W; b = b + 1) buf_b[row*TN + rd_beat*W + b] <= rd_data[b*8 +: 8];
-    if (rd_valid && state == A_LD_WAIT && !at_ld_b)
+    if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd0)
       for (b = 0; b < W; b = b + 1) buf_a[row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
-    if (rd_valid && state == A_LD_WAIT && at_ld_b)
+    if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd1)
       for (b = 0; b < W; b = b + 1) buf_b[row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
-    if (sm_v_q) begin
+    if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd2)
+      for (b = 0; b < W; b = b + 1) lut[(row*TK + rd_beat*W + b) & 255] <= rd_data[b*8 +: 8];
+    if (sm_v_q && at_ffn)
+      for (b = 0; b < TN; b = b + 1) p_buf[sm_idx_q*TN + b] <= sm_p[b*8 +: 8];
+    if (sm_v_q && !at_ffn) begin
       for (b = 0; b < TN; b = b + 1) p_buf[sm_idx_q*TN + b] <= sm_p[b*8 +: 8];
       /* verilator lint_off WIDTH */
       m_run[sm_idx_q] <= sm_mnew;
@@ -407,7 +448,7 @@ module fsgen_ctrl #(
       acc_row_q <= {TN*32{1'b0}}; out_row_q <= {TN*8{1'b0}};
       at_mode <= 1'b0; at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0; at_j0 <= 16'd0;
       at_rows <= 8'd0; at_kv_rows <= 8'd0; at_first_kv <= 1'b0; at_ld_addr <= 32'd0; at_ld_rows <= 8'd0;
-      at_ld_b <= 1'b0; at_ld_ret <= 5'd0; sm_v_q <= 1'b0; sm_idx_q <= 8'd0;
+      at_ld_dst <= 2'd0; at_ld_ret <= 6'd0; at_ffn <= 1'b0; at_gate <= 1'b0; sm_v_q <= 1'b0; sm_idx_q <= 8'd0;
       s_row_q <= {TN*32{1'b0}}; p_row_q <= {TN*8{1'b0}}; fin_in_q <= {TK*32{1'b0}}; fin_out_q <= {TK*8{1'b0}};
       xb_q <= {TM*8{1'b0}}; wb_q <= {TK*8{1'b0}}; vb_q <= 1'b0; clrb_q <= 1'b0; scb_q <= 1'b0;
       alpha_q <= {TM*32{1'b0}};
@@ -418,9 +459,18 @@ module fsgen_ctrl #(
       case (state)
         S_IDLE: if (start) begin
           cycles <= 32'd0; c0 <= 16'd0; c1 <= 16'd0; c2 <= 16'd0; first <= 1'b1;
-          at_mode <= (ATTN != 0) && (kernel == 32'd1);
+          at_mode <= (ATTN != 0) && (kernel == 32'd1 || kernel == 32'd2);
+          at_ffn <= (ATTN != 0) && (kernel == 32'd2);
           at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0;
-          state <= ((ATTN != 0) && (kernel == 32'd1)) ? A_QT : S_TILE;
+          state <= ((ATTN != 0) && kernel == 32'd1) ? A_QT : ((ATTN != 0) && kernel == 32'd2) ? A_LUT : S_TILE;
+        end
+        A_LUT: begin
+          at_ld_addr <= addr_lut;
+          at_ld_rows <= LUT_ROWS[7:0];
+          at_ld_dst <= 2'd2;
+          at_ld_ret <= A_QT;
+          row <= 8'd0;
+          state <= A_LD_ISSUE;
         end
         // ---- fused attention ----
         A_QT: begin
@@ -429,7 +479,7 @@ module fsgen_ctrl #(
           at_first_kv <= 1'b1;
           at_ld_addr <= at_q_head + {16'd0, at_q0} * TK;
           at_ld_rows <= (at_rows_left < TM) ? at_rows_left[7:0] : TM[7:0];
-          at_ld_b <= 1'b0;
+          at_ld_dst <= 2'd0;
           at_ld_ret <= A_KT;
           row <= 8'd0;
           state <= A_LD_ISSUE;
@@ -443,7 +493,7 @@ module fsgen_ctrl #(
           at_kv_rows <= (at_kv_left < TN) ? at_kv_left[7:0] : TN[7:0];
           at_ld_addr <= addr_b + at_k_head;
           at_ld_rows <= (at_kv_left < TN) ? at_kv_left[7:0] : TN[7:0];
-          at_ld_b <= 1'b1;
+          at_ld_dst <= 2'd1;
           at_ld_ret <= A_S;
           row <= 8'd0;
           kk <= 8'd0;
@@ -465,13 +515,26 @@ module fsgen_ctrl #(
             p_row_q <= sm_p;
             alpha_q[sm_idx_q*32 +: 32] <= sm_alpha;
           end
-          if ({24'd0, kk} == TM) begin kk <= 8'd0; state <= A_VLD; end
-          else kk <= kk + 8'd1;
+          if ({24'd0, kk} == TM) begin
+            kk <= 8'd0;
+            state <= (at_ffn && attn_flags[2] && !at_gate) ? A_GLD : A_VLD;
+          end else kk <= kk + 8'd1;
+        end
+        A_GLD: begin
+          at_gate <= 1'b1;
+          at_ld_addr <= addr_w3 + at_k_head;
+          at_ld_rows <= at_kv_rows;
+          at_ld_dst <= 2'd1;
+          at_ld_ret <= A_S;
+          row <= 8'd0;
+          kk <= 8'd0;
+          state <= A_LD_ISSUE;
         end
         A_VLD: begin
+          at_gate <= 1'b0;
           at_ld_addr <= addr_v + at_k_head;
           at_ld_rows <= at_kv_rows;
-          at_ld_b <= 1'b1;
+          at_ld_dst <= 2'd1;
           at_ld_ret <= A_O;
           row <= 8'd0;
           state <= A_LD_ISSUE;
@@ -481,7 +544,7 @@ module fsgen_ctrl #(
           wb_q <= wb_next;
           vb_q <= 1'b1;
           clrb_q <= at_first_kv && (kk == 8'd0);
-          scb_q <= !at_first_kv && (kk == 8'd0);
+          scb_q <= !at_ffn && !at_first_kv && (kk == 8'd0);
           if ({24'd0, kk} == TN - 1) begin kk <= 8'd0; state <= A_O_TAIL; end
           else kk <= kk + 8'd1;
         end
@@ -495,7 +558,7 @@ module fsgen_ctrl #(
           end else if (attn_flags[1]) begin
             at_ld_addr <= addr_x + {16'd0, at_h} * head_stride_q + {16'd0, at_q0} * TK;
             at_ld_rows <= at_rows;
-            at_ld_b <= 1'b0;
+            at_ld_dst <= 2'd0;
             at_ld_ret <= A_FIN_READ;
             state <= A_LD_ISSUE;
           end else state <= A_FIN_READ;

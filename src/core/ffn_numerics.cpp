@@ -1,0 +1,56 @@
+#include "core/ffn_numerics.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/numerics.h"
+
+namespace fsgen::num {
+
+ActivationTable make_activation_table(const std::string& activation, double in_scale, double out_scale) {
+  ActivationTable t{};
+  for (int code = -128; code < 128; ++code) {
+    const double v = code * in_scale;
+    double y;
+    if (activation == "silu") y = v / (1.0 + std::exp(-v));
+    else if (activation == "gelu") y = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    else fail("activation", "expected silu or gelu, got '" + activation + "'");
+    t[static_cast<uint8_t>(code)] = static_cast<int8_t>(std::clamp<long>(std::lround(y / out_scale), -128, 127));
+  }
+  return t;
+}
+
+std::vector<int8_t> ffn_reference(const std::vector<int8_t>& x, const std::vector<int8_t>& w1,
+                                  const std::vector<int8_t>& w3, const std::vector<int8_t>& w2t,
+                                  const ActivationTable& lut, const std::vector<int8_t>& residual, const FfnParams& p) {
+  const uint32_t hd = p.hidden;
+  std::vector<int8_t> y(size_t(p.tokens) * hd);
+  std::vector<int32_t> o(hd);
+  auto dot = [&](const int8_t* a, const int8_t* b) {
+    int32_t s = 0;
+    for (uint32_t c = 0; c < hd; ++c) s = mac(s, a[c], b[c]);
+    return s;
+  };
+  for (uint32_t t = 0; t < p.tokens; ++t) {
+    std::fill(o.begin(), o.end(), 0);
+    const int8_t* xt = x.data() + size_t(t) * hd;
+    for (uint32_t f = 0; f < p.ffn; ++f) {
+      const int8_t u = requantize(dot(xt, w1.data() + size_t(f) * hd), p.u.mult, p.u.shift);
+      int8_t h = lut[static_cast<uint8_t>(u)];
+      if (p.gated) {
+        const int8_t g = requantize(dot(xt, w3.data() + size_t(f) * hd), p.g.mult, p.g.shift);
+        h = requantize(int32_t{h} * g, p.h.mult, p.h.shift);
+      }
+      for (uint32_t c = 0; c < hd; ++c) o[c] = mac(o[c], h, w2t[size_t(f) * hd + c]);
+    }
+    for (uint32_t c = 0; c < hd; ++c) {
+      int32_t v = requantize(o[c], p.y.mult, p.y.shift);
+      if (!residual.empty()) v += residual[size_t(t) * hd + c];
+      y[size_t(t) * hd + c] = static_cast<int8_t>(std::clamp(v, -128, 127));
+    }
+  }
+  return y;
+}
+
+}  // namespace fsgen::num
