@@ -12,15 +12,20 @@ namespace {
 // Verilated harness builds are cached here between runs (rebuilt when the RTL changes).
 std::string rtl_root() { return (std::filesystem::temp_directory_path() / "fsgen_test_rtl").string(); }
 
-void expect_cosim_pass(const std::string& example, MatmulProblem p) {
+// Cross-checks one kernel on an example design; min_checks: output, cycles and the
+// design's probed ports.
+template <typename Problem, typename Cosim>
+void expect_pass(const std::string& example, const Problem& p, Cosim cosim, size_t min_checks) {
   if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
   const Graph g = elaborate(parse_spec_file("examples/" + example + ".yaml"));
-  const CosimReport rep = cosim_matmul(g, p, rtl_root());
+  const CosimReport rep = cosim(g, p, rtl_root());
   std::ostringstream table;
   print_cosim(rep, table);
   EXPECT_TRUE(rep.pass()) << table.str();
-  EXPECT_GE(rep.checks.size(), 7u) << table.str();  // output, cycles, five or more probed ports
+  EXPECT_GE(rep.checks.size(), min_checks) << table.str();
 }
+
+void expect_cosim_pass(const std::string& example, const MatmulProblem& p) { expect_pass(example, p, cosim_matmul, 7); }
 
 MatmulProblem problem(uint32_t m, uint32_t n, uint32_t k, double zeros, uint64_t seed) {
   MatmulProblem p;
@@ -61,14 +66,8 @@ TEST(Cosim, ADisagreementIsReported) {
 namespace fsgen {
 namespace {
 
-void expect_attention_pass(const std::string& example, AttentionProblem p) {
-  if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
-  const Graph g = elaborate(parse_spec_file("examples/" + example + ".yaml"));
-  const CosimReport rep = cosim_attention(g, p, rtl_root());
-  std::ostringstream table;
-  print_cosim(rep, table);
-  EXPECT_TRUE(rep.pass()) << table.str();
-  EXPECT_GE(rep.checks.size(), 12u) << table.str();  // output, cycles, ten probed ports
+void expect_attention_pass(const std::string& example, const AttentionProblem& p) {
+  expect_pass(example, p, cosim_attention, 12);  // output, cycles, ten probed ports
 }
 
 TEST(CosimAttention, PrefillGqaWithResidual) {
@@ -99,8 +98,6 @@ namespace fsgen {
 namespace {
 
 TEST(CosimFfn, GatedSiluAndPlainGelu) {
-  if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
-  const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
   FfnProblem gated;
   gated.tokens = 11;
   gated.ffn = 20;  // partial token and FFN tiles
@@ -111,12 +108,7 @@ TEST(CosimFfn, GatedSiluAndPlainGelu) {
   plain.activation = "gelu";
   plain.residual = false;
   plain.zero_fraction = 0.5;
-  for (const FfnProblem& p : {gated, plain}) {
-    const CosimReport rep = cosim_ffn(g, p, rtl_root());
-    std::ostringstream table;
-    print_cosim(rep, table);
-    EXPECT_TRUE(rep.pass()) << table.str();
-  }
+  for (const FfnProblem& p : {gated, plain}) expect_pass("os_8x8", p, cosim_ffn, 12);
 }
 
 }  // namespace

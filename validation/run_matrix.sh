@@ -31,41 +31,38 @@ spec perm_kmn "[k, m, n]" 8 8 8 8 9
 spec perm_nmk "[n, m, k]" 16 16 16 16 2
 
 pass=0; fail=0
+# run_case <design> <cosim arguments...>
+run_case() {
+  local d=$1; shift
+  if "$FSGEN" cosim "$SPECS/$d.yaml" -o "$OUT" "$@"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1)); echo "FAILED: $d $*"
+  fi
+}
+
 for d in os_t8 os_t16 ws_t8 ws_t16 is_t8 is_t16 perm_kmn perm_nmk; do
   for shape in "16 16 16" "32 16 48" "48 32 32"; do
     for zeros in 0 0.5 0.9; do
       read -r m n k <<< "$shape"
-      if "$FSGEN" cosim "$SPECS/$d.yaml" -o "$OUT" --m "$m" --n "$n" --k "$k" --zeros "$zeros" --seed $((m + n + k)); then
-        pass=$((pass + 1))
-      else
-        fail=$((fail + 1)); echo "FAILED: $d m=$m n=$n k=$k zeros=$zeros"
-      fi
+      run_case "$d" --m "$m" --n "$n" --k "$k" --zeros "$zeros" --seed $((m + n + k))
     done
   done
 done
-# Fused attention: prefill and decode, MHA and GQA, residual on and off, partial tiles.
+
+# Fused attention (prefill and decode, MHA and GQA, residual on and off, partial tiles) and
+# the FFN (gated SiLU and plain GELU) on the output-stationary designs.
 for d in os_t8 os_t16; do
   for args in "--tokens 16 --heads 2 --kv-heads 2" "--tokens 21 --heads 4 --kv-heads 1 --zeros 0.5" \
               "--stage decode --tokens 1 --context 40 --heads 4 --kv-heads 2" \
               "--stage decode --tokens 2 --context 17 --heads 2 --kv-heads 2 --no-residual --zeros 0.9"; do
     # shellcheck disable=SC2086
-    if "$FSGEN" cosim "$SPECS/$d.yaml" -o "$OUT" --kernel attention $args; then
-      pass=$((pass + 1))
-    else
-      fail=$((fail + 1)); echo "FAILED: $d attention $args"
-    fi
+    run_case "$d" --kernel attention $args
   done
-done
-# FFN: gated SiLU and plain GELU, residual on and off, partial tiles.
-for d in os_t8 os_t16; do
   for args in "--tokens 16 --ffn 32" "--tokens 11 --ffn 40 --zeros 0.5" \
               "--tokens 8 --ffn 16 --ungated --activation gelu" "--tokens 5 --ffn 24 --ungated --no-residual --zeros 0.9"; do
     # shellcheck disable=SC2086
-    if "$FSGEN" cosim "$SPECS/$d.yaml" -o "$OUT" --kernel ffn $args; then
-      pass=$((pass + 1))
-    else
-      fail=$((fail + 1)); echo "FAILED: $d ffn $args"
-    fi
+    run_case "$d" --kernel ffn $args
   done
 done
 echo "cross-check matrix: $pass passed, $fail failed"

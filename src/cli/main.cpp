@@ -204,17 +204,22 @@ int run(int argc, char** argv) {
     }
     RunResult r = run_on_systemc(g, prog);
     const bool ok = r.outputs.at(prog.outputs.front().name) == expected;
-    const auto& arr = r.activity["array_a"];
     std::cout << "model: fsgen SystemC/TLM-2.0 platform, design " << g.spec.name << ", " << prog.kernel << "\n"
               << "  cycles            " << r.cycles << "  (" << std::fixed << std::setprecision(3)
               << r.cycles / g.spec.clock_mhz << " us at " << g.spec.clock_mhz << " MHz)\n"
-              << "  PE utilisation    " << std::setprecision(1)
-              << 100.0 * (macs > 0 ? macs : double(arr.busy_cycles) * g.array_a.spec.pe_count()) /
-                     (double(r.cycles) * g.array_a.spec.pe_count())
-              << " % of array a\n"
-              << "  array busy        " << 100.0 * arr.busy_cycles / r.cycles << " % of cycles, operand zeros "
-              << (arr.operand_bytes ? 100.0 * arr.zero_bytes / arr.operand_bytes : 0.0) << " %\n"
-              << "  DMA busy          " << 100.0 * r.activity["dma"].busy_cycles / r.cycles << " % of cycles, "
+              << std::setprecision(1);
+    if (macs > 0)
+      std::cout << "  PE utilisation    " << 100.0 * macs / (double(r.cycles) * g.array_a.spec.pe_count()) << " %  ("
+                << macs << " MACs on " << g.array_a.spec.pe_count() << " PEs of array a)\n";
+    for (const char* block : {"array_a", "array_b", "softmax"}) {
+      if (!r.activity.count(block)) continue;
+      const BlockActivity& act = r.activity.at(block);
+      std::cout << "  " << std::left << std::setw(18) << (std::string(block) + " busy") << 100.0 * act.busy_cycles / r.cycles
+                << " % of cycles";
+      if (act.operand_bytes) std::cout << ", operand zeros " << 100.0 * act.zero_bytes / act.operand_bytes << " %";
+      std::cout << "\n";
+    }
+    std::cout << "  DMA busy          " << 100.0 * r.activity["dma"].busy_cycles / r.cycles << " % of cycles, "
               << r.activity["dma"].operand_bytes << " B moved\n"
               << "  output vs reference: " << (ok ? "bit-exact" : "MISMATCH") << "\n"
               << "  toggles per probed port:\n";

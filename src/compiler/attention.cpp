@@ -10,11 +10,6 @@ namespace fsgen {
 
 namespace {
 
-constexpr uint64_t kAlign = 4096;
-uint64_t align_up(uint64_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
-
-std::vector<uint8_t> as_bytes(const std::vector<int8_t>& v) { return std::vector<uint8_t>(v.begin(), v.end()); }
-
 void check(const Graph& g, const AttentionProblem& p, uint32_t lq, uint32_t lkv, uint32_t cap) {
   const std::string where = "attention kernel on design '" + g.spec.name + "'";
   if (!g.attention)
@@ -62,20 +57,17 @@ CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p) {
   prog.design = g.spec.name;
   prog.kernel = std::string("attention ") + (decode ? "decode" : "prefill") + " heads=" + std::to_string(p.q_heads) + "/" +
                 std::to_string(p.kv_heads) + " q=" + std::to_string(lq) + " kv=" + std::to_string(lkv) + " d=" + std::to_string(d);
-  const uint64_t addr_q = kAlign, addr_k = align_up(addr_q + q_bytes), addr_v = align_up(addr_k + kv_bytes);
-  const uint64_t addr_x = align_up(addr_v + kv_bytes), addr_o = align_up(addr_x + (p.residual ? q_bytes : 0));
-  if (addr_o + q_bytes > 0xFFFFFFFFull) fail("attention", "tensors do not fit the 32-bit address space");
-  prog.inputs.push_back({"Q", addr_q, as_bytes(q)});
-  prog.inputs.push_back({"K", addr_k, as_bytes(k)});
-  prog.inputs.push_back({"V", addr_v, as_bytes(v)});
-  if (p.residual) prog.inputs.push_back({"X", addr_x, as_bytes(x)});
-  prog.outputs.push_back({"O", addr_o, q_bytes});
+  const uint32_t addr_q = prog.add_input("Q", q);
+  const uint32_t addr_k = prog.add_input("K", k);
+  const uint32_t addr_v = prog.add_input("V", v);
+  const uint32_t addr_x = p.residual ? prog.add_input("X", x) : 0;
+  const uint32_t addr_o = prog.add_output("O", q_bytes);
   prog.writes = {{reg::kKernel, static_cast<uint32_t>(reg::Kernel::kAttention)},
-                 {reg::kAddrA, static_cast<uint32_t>(addr_q)},
-                 {reg::kAddrB, static_cast<uint32_t>(addr_k)},
-                 {reg::kAddrV, static_cast<uint32_t>(addr_v)},
-                 {reg::kAddrX, static_cast<uint32_t>(addr_x)},
-                 {reg::kAddrC, static_cast<uint32_t>(addr_o)},
+                 {reg::kAddrA, addr_q},
+                 {reg::kAddrB, addr_k},
+                 {reg::kAddrV, addr_v},
+                 {reg::kAddrX, addr_x},
+                 {reg::kAddrC, addr_o},
                  {reg::kLenQ, lq},
                  {reg::kLenKv, lkv},
                  {reg::kHeads, p.q_heads},

@@ -6,12 +6,6 @@
 
 namespace fsgen {
 
-namespace {
-constexpr uint64_t kAlign = 4096;
-uint64_t align_up(uint64_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
-std::vector<uint8_t> as_bytes(const std::vector<int8_t>& v) { return std::vector<uint8_t>(v.begin(), v.end()); }
-}  // namespace
-
 CompiledFfn compile_ffn(const Graph& g, const FfnProblem& p) {
   const uint32_t hd = g.spec.array_a.tile_k;
   const std::string where = "ffn kernel on design '" + g.spec.name + "'";
@@ -46,24 +40,22 @@ CompiledFfn compile_ffn(const Graph& g, const FfnProblem& p) {
   prog.design = g.spec.name;
   prog.kernel = std::string("ffn ") + (p.gated ? "gated " : "") + p.activation + " tokens=" + std::to_string(p.tokens) +
                 " hidden=" + std::to_string(hd) + " ffn=" + std::to_string(p.ffn);
-  const uint64_t a_x = kAlign, a_w1 = align_up(a_x + xb), a_w3 = align_up(a_w1 + wb), a_w2 = align_up(a_w3 + wb);
-  const uint64_t a_lut = align_up(a_w2 + wb), a_res = align_up(a_lut + 256), a_y = align_up(a_res + xb);
-  prog.inputs.push_back({"X", a_x, as_bytes(x)});
-  prog.inputs.push_back({"W1", a_w1, as_bytes(w1)});
-  if (p.gated) prog.inputs.push_back({"W3", a_w3, as_bytes(w3)});
-  prog.inputs.push_back({"W2T", a_w2, as_bytes(w2t)});
-  prog.inputs.push_back({"LUT", a_lut, as_bytes(std::vector<int8_t>(lut.begin(), lut.end()))});
-  if (p.residual) prog.inputs.push_back({"R", a_res, as_bytes(res)});
-  prog.outputs.push_back({"Y", a_y, xb});
+  const uint32_t a_x = prog.add_input("X", x);
+  const uint32_t a_w1 = prog.add_input("W1", w1);
+  const uint32_t a_w3 = p.gated ? prog.add_input("W3", w3) : 0;
+  const uint32_t a_w2 = prog.add_input("W2T", w2t);
+  const uint32_t a_lut = prog.add_input("LUT", std::vector<int8_t>(lut.begin(), lut.end()));
+  const uint32_t a_res = p.residual ? prog.add_input("R", res) : 0;
+  const uint32_t a_y = prog.add_output("Y", xb);
   auto u32 = [](uint64_t v) { return static_cast<uint32_t>(v); };
   prog.writes = {{reg::kKernel, static_cast<uint32_t>(reg::Kernel::kFfn)},
-                 {reg::kAddrA, u32(a_x)},
-                 {reg::kAddrB, u32(a_w1)},
-                 {reg::kAddrW3, u32(a_w3)},
-                 {reg::kAddrV, u32(a_w2)},
-                 {reg::kAddrLut, u32(a_lut)},
-                 {reg::kAddrX, u32(a_res)},
-                 {reg::kAddrC, u32(a_y)},
+                 {reg::kAddrA, a_x},
+                 {reg::kAddrB, a_w1},
+                 {reg::kAddrW3, a_w3},
+                 {reg::kAddrV, a_w2},
+                 {reg::kAddrLut, a_lut},
+                 {reg::kAddrX, a_res},
+                 {reg::kAddrC, a_y},
                  {reg::kLenQ, p.tokens},
                  {reg::kLenKv, p.ffn},
                  {reg::kHeads, 1},

@@ -19,9 +19,6 @@ std::vector<int8_t> random_int8(size_t count, uint64_t seed, double zero_fractio
 
 namespace {
 
-constexpr uint64_t kAlign = 4096;
-uint64_t align_up(uint64_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
-
 uint32_t tiles_of(uint32_t dim, uint32_t tile, const char* name) {
   if (dim == 0 || dim % tile != 0)
     fail(std::string("matmul ") + name, "dimension " + std::to_string(dim) + " is not a positive multiple of the tile " +
@@ -29,8 +26,6 @@ uint32_t tiles_of(uint32_t dim, uint32_t tile, const char* name) {
   if (dim / tile > 65535) fail(std::string("matmul ") + name, "more than 65535 tiles");
   return dim / tile;
 }
-
-std::vector<uint8_t> as_bytes(const std::vector<int8_t>& v) { return std::vector<uint8_t>(v.begin(), v.end()); }
 
 }  // namespace
 
@@ -50,20 +45,16 @@ Program compile_matmul(const Graph& g, const MatmulProblem& p) {
   Program prog;
   prog.design = g.spec.name;
   prog.kernel = "matmul m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k);
-  const uint64_t addr_a = kAlign;
-  const uint64_t addr_b = align_up(addr_a + uint64_t(p.m) * p.k);
-  const uint64_t addr_c = align_up(addr_b + uint64_t(p.k) * p.n);
-  if (addr_c + uint64_t(p.m) * p.n > 0xFFFFFFFFull) fail("matmul", "operands do not fit the 32-bit address space");
-  prog.inputs.push_back({"A", addr_a, as_bytes(random_int8(size_t(p.m) * p.k, p.seed, p.zero_fraction))});
-  prog.inputs.push_back({"B", addr_b, as_bytes(random_int8(size_t(p.k) * p.n, p.seed + 1, p.zero_fraction))});
-  prog.outputs.push_back({"C", addr_c, uint64_t(p.m) * p.n});
+  const uint32_t addr_a = prog.add_input("A", random_int8(size_t(p.m) * p.k, p.seed, p.zero_fraction));
+  const uint32_t addr_b = prog.add_input("B", random_int8(size_t(p.k) * p.n, p.seed + 1, p.zero_fraction));
+  const uint32_t addr_c = prog.add_output("C", uint64_t(p.m) * p.n);
   prog.writes = {{reg::kKernel, static_cast<uint32_t>(reg::Kernel::kMatmul)},
                  {reg::kTilesM, tm},
                  {reg::kTilesN, tn},
                  {reg::kTilesK, tk},
-                 {reg::kAddrA, static_cast<uint32_t>(addr_a)},
-                 {reg::kAddrB, static_cast<uint32_t>(addr_b)},
-                 {reg::kAddrC, static_cast<uint32_t>(addr_c)},
+                 {reg::kAddrA, addr_a},
+                 {reg::kAddrB, addr_b},
+                 {reg::kAddrC, addr_c},
                  {reg::kStrideA, p.k},
                  {reg::kStrideB, p.n},
                  {reg::kStrideC, p.n},

@@ -17,6 +17,26 @@ uint64_t Program::memory_bytes() const {
   return end;
 }
 
+uint32_t Program::reserve(uint64_t bytes, const std::string& name) {
+  constexpr uint64_t kAlign = 4096;
+  const uint64_t addr = next_free_;
+  next_free_ = (addr + bytes + kAlign - 1) / kAlign * kAlign;
+  if (next_free_ > 0xFFFFFFFFull) fail("program " + kernel, "region " + name + " does not fit the 32-bit address space");
+  return static_cast<uint32_t>(addr);
+}
+
+uint32_t Program::add_input(const std::string& name, const std::vector<int8_t>& values) {
+  const uint32_t addr = reserve(values.size(), name);
+  inputs.push_back({name, addr, std::vector<uint8_t>(values.begin(), values.end())});
+  return addr;
+}
+
+uint32_t Program::add_output(const std::string& name, uint64_t bytes) {
+  const uint32_t addr = reserve(bytes, name);
+  outputs.push_back({name, addr, bytes});
+  return addr;
+}
+
 namespace {
 std::string to_hex(const std::vector<uint8_t>& b) {
   static const char* d = "0123456789abcdef";

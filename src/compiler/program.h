@@ -35,6 +35,15 @@ struct Program {
   std::vector<RegWrite> writes;
   std::vector<OutputRegion> outputs;
   uint64_t memory_bytes() const;  // smallest off-chip memory that holds every region
+
+  // Places regions one after another on 4 KiB boundaries from 4 KiB up; returns the
+  // address as the 32-bit register value (UserError past the 32-bit address space).
+  uint32_t add_input(const std::string& name, const std::vector<int8_t>& values);
+  uint32_t add_output(const std::string& name, uint64_t bytes);
+
+ private:
+  uint64_t next_free_ = 4096;
+  uint32_t reserve(uint64_t bytes, const std::string& name);
 };
 
 void save_program(const Program& p, const std::string& path);

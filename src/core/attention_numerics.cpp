@@ -9,42 +9,37 @@
 
 namespace fsgen::num {
 
-const std::array<uint8_t, 256>& exp2_table_q7() {
-  static const std::array<uint8_t, 256> t = [] {
-    std::array<uint8_t, 256> a{};
-    for (int f = 0; f < 256; ++f) a[f] = static_cast<uint8_t>(std::lround(128.0 * std::exp2(-f / 256.0)));
+const std::array<uint32_t, 256>& exp2_table_q7() {
+  static const std::array<uint32_t, 256> t = [] {
+    std::array<uint32_t, 256> a{};
+    for (int f = 0; f < 256; ++f) a[f] = static_cast<uint32_t>(std::lround(128.0 * std::exp2(-f / 256.0)));
     return a;
   }();
   return t;
 }
 
-const std::array<uint16_t, 256>& exp2_table_q15() {
-  // Entry 0 (exactly 1.0 = 32768) does not fit 16 bits; exp2_q15 handles f = 0 itself.
-  static const std::array<uint16_t, 256> t = [] {
-    std::array<uint16_t, 256> a{};
-    for (int f = 0; f < 256; ++f) a[f] = static_cast<uint16_t>(std::min(65535L, std::lround(32768.0 * std::exp2(-f / 256.0))));
+const std::array<uint32_t, 256>& exp2_table_q15() {
+  static const std::array<uint32_t, 256> t = [] {
+    std::array<uint32_t, 256> a{};
+    for (int f = 0; f < 256; ++f) a[f] = static_cast<uint32_t>(std::lround(32768.0 * std::exp2(-f / 256.0)));
     return a;
   }();
   return t;
 }
 
-int32_t exp2_q7(int64_t x) {
-  FSGEN_ASSERT(x <= 0, "exp2_q7 takes non-positive arguments");
+namespace {
+// 2^(x/256) = table[f] >> i for x = -(256 i + f) <= 0; 0 once i reaches zero_from.
+uint32_t exp2_fixed(int64_t x, const std::array<uint32_t, 256>& table, uint64_t zero_from) {
+  FSGEN_ASSERT(x <= 0, "exp2 takes non-positive arguments");
   const uint64_t e = static_cast<uint64_t>(-x);
-  const uint64_t i = e >> kLogFracBits, f = e & 255u;
-  if (i >= 8) return 0;
-  const uint32_t table = f == 0 ? 128u : exp2_table_q7()[f];
-  return static_cast<int32_t>(std::min(127u, table >> static_cast<uint32_t>(i)));
+  const uint64_t i = e >> kLogFracBits;
+  return i >= zero_from ? 0 : table[e & 255u] >> static_cast<uint32_t>(i);
 }
+}  // namespace
 
-uint32_t exp2_q15(int64_t x) {
-  FSGEN_ASSERT(x <= 0, "exp2_q15 takes non-positive arguments");
-  const uint64_t e = static_cast<uint64_t>(-x);
-  const uint64_t i = e >> kLogFracBits, f = e & 255u;
-  if (i >= 16) return 0;
-  const uint32_t table = f == 0 ? 32768u : exp2_table_q15()[f];
-  return table >> static_cast<uint32_t>(i);
-}
+int32_t exp2_q7(int64_t x) { return static_cast<int32_t>(std::min(127u, exp2_fixed(x, exp2_table_q7(), 8))); }
+
+uint32_t exp2_q15(int64_t x) { return exp2_fixed(x, exp2_table_q15(), 16); }
 
 int32_t rescale_q15(int32_t x, uint32_t alpha) {
   const int64_t p = static_cast<int64_t>(x) * alpha + (int64_t{1} << 14);

@@ -17,9 +17,10 @@ namespace fsgen::num {
 
 constexpr int kLogFracBits = 8;  // z and m carry 8 fractional bits (units of 2^-8 in log2)
 
-// 2^(-f/256) scaled by 128 (Q0.7) and by 32768 (Q0.15), f = 0..255, rounded to nearest.
-const std::array<uint8_t, 256>& exp2_table_q7();
-const std::array<uint16_t, 256>& exp2_table_q15();  // entry 0 (1.0 = 32768) is special-cased
+// 2^(-f/256) scaled by 128 (Q0.7) and by 32768 (Q0.15), f = 0..255, rounded to nearest
+// (entry 0 is exactly 1.0: 128 and 32768; the RTL tables hold the same values).
+const std::array<uint32_t, 256>& exp2_table_q7();
+const std::array<uint32_t, 256>& exp2_table_q15();
 
 // 2^(x/256) for x <= 0: Q0.7 clamped to 127, and Q0.15 (0..32768). x is the
 // difference of two INT32 log2-domain values, so it is taken as 64 bit.

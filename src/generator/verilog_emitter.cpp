@@ -90,8 +90,8 @@ std::string emit_exp2_header() {
     for (int f = 0; f < 256; ++f) o << "      8'd" << f << ": " << name << " = " << bits << "'d" << value(f) << ";\n";
     o << "      default: " << name << " = " << bits << "'d0;\n    endcase\n  end\nendfunction\n";
   };
-  table("fsgen_exp2_t7", 8, [](int f) { return static_cast<unsigned>(num::exp2_table_q7()[f]); });
-  table("fsgen_exp2_t15", 16, [](int f) { return static_cast<unsigned>(num::exp2_table_q15()[f]); });
+  table("fsgen_exp2_t7", 8, [](int f) { return num::exp2_table_q7()[f]; });
+  table("fsgen_exp2_t15", 16, [](int f) { return num::exp2_table_q15()[f]; });
   return o.str();
 }
 

@@ -11,7 +11,7 @@
 
 namespace fsgen {
 
-void FusedCore::run_attention() {
+void FusedCore::run_fused() {
   const uint32_t tq = plan_.spec.tile_m;
   if (ffn()) {
     advance(1);  // A_LUT

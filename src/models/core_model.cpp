@@ -160,7 +160,7 @@ void FusedCore::run() {
     clock_.origin = sc_core::sc_time_stamp();
     if (graph_.attention && (regs_.kernel == static_cast<uint32_t>(reg::Kernel::kAttention) ||
                              regs_.kernel == static_cast<uint32_t>(reg::Kernel::kFfn)))
-      run_attention();
+      run_fused();
     else
       run_kernel();
     sync();

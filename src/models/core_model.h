@@ -121,8 +121,8 @@ class FusedCore : public sc_core::sc_module {
   void load_tile(bool is_a, uint32_t mt, uint32_t nt, uint32_t kt);
   void compute_tile(bool reload_stationary, uint32_t kt);
   void store_tile(uint32_t mt, uint32_t nt);
-  // Fused attention (attention_model.cpp), state for state as fsgen_ctrl.v.
-  void run_attention();
+  // The fused attention / FFN datapath (attention_model.cpp), state for state as fsgen_ctrl.v.
+  void run_fused();
   void attention_q_tile(uint32_t h, uint32_t hk, uint32_t q0);
   void load_rows(uint32_t addr, uint32_t rows, uint8_t* buf);
   void attention_scores();

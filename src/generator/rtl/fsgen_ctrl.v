@@ -46,16 +46,20 @@ module fsgen_ctrl #(
     input  wire [15:0]     group,
     input  wire [15:0]     q_pos0,
     input  wire [2:0]      attn_flags,
+    /* verilator lint_off UNUSEDSIGNAL */  // read only by the fused datapath (ATTN = 1)
     input  wire [15:0]     score_mult,
     input  wire [4:0]      score_shift,
+    /* verilator lint_on UNUSEDSIGNAL */
     input  wire [31:0]     head_stride_q,
     input  wire [31:0]     head_stride_kv,
     input  wire [31:0]     addr_lut,
     input  wire [31:0]     addr_w3,
+    /* verilator lint_off UNUSEDSIGNAL */  // read only by the fused datapath (ATTN = 1)
     input  wire [15:0]     gate_mult,
     input  wire [4:0]      gate_shift,
     input  wire [15:0]     hid_mult,
     input  wire [4:0]      hid_shift,
+    /* verilator lint_on UNUSEDSIGNAL */
     output wire            busy,
     output wire            done_pulse,
     output reg  [31:0]     cycles,
@@ -239,6 +243,7 @@ module fsgen_ctrl #(
   reg  [1:0]  at_ld_dst;                 // load target: 0 buf_a (Q, X), 1 buf_b (K, V, W), 2 the LUT
   reg         at_ffn;                    // the running kernel is the FFN
   reg         at_gate;                   // FFN: this score pass is the gate (W3)
+  /* verilator lint_off UNUSEDSIGNAL */  // the next buffers are read only with ATTN = 1
   reg  [7:0]  lut [0:255];               // FFN activation table
   reg  [5:0]  at_ld_ret;                 // state after the load
   reg  [7:0]  p_buf [0:TM*TN-1];         // P tile (Q0.7), row-major
@@ -254,6 +259,7 @@ module fsgen_ctrl #(
   reg  [7:0]  sm_idx_q;
   wire [7:0]  sm_rd = ({24'd0, kk} < TM) ? kk : 8'd0;
   wire [7:0]  rr_fin = ({24'd0, row} < TM) ? row : 8'd0;
+  /* verilator lint_on UNUSEDSIGNAL */
   wire [31:0] at_q_head = addr_a + {16'd0, at_h} * head_stride_q;
   wire [31:0] at_o_addr = addr_c + {16'd0, at_h} * head_stride_q + {16'd0, at_q0} * TK;
   wire [31:0] at_k_head = {16'd0, at_hk} * head_stride_kv + {16'd0, at_j0} * TK;
@@ -272,7 +278,7 @@ module fsgen_ctrl #(
     reg   [8:0]  t;
     reg   [8:0]  v;
     begin
-      t = (e[7:0] == 8'd0) ? 9'd128 : {1'b0, fsgen_exp2_t7(e[7:0])};
+      t = {1'b0, fsgen_exp2_t7(e[7:0])};
       v = t >> e[11:8];
       exp2_q7 = (e[32:8] >= 25'd8) ? 8'd0 : (v > 9'd127) ? 8'd127 : v[7:0];
     end
@@ -282,7 +288,7 @@ module fsgen_ctrl #(
     input [32:0] e;
     reg   [16:0] t;
     begin
-      t = (e[7:0] == 8'd0) ? 17'd32768 : {1'b0, fsgen_exp2_t15(e[7:0])};
+      t = {1'b0, fsgen_exp2_t15(e[7:0])};
       exp2_q15 = (e[32:8] >= 25'd16) ? 32'd0 : {15'd0, t >> e[11:8]};
     end
   endfunction
@@ -339,52 +345,61 @@ module fsgen_ctrl #(
     end
   endfunction
 
-  // The softmax unit on the registered score row of query row sm_idx_q.
-  reg  [31:0]     sm_z [0:TN-1];
-  reg  [TN-1:0]   sm_vis;
-  reg  [31:0]     sm_tmax, sm_mnew, sm_alpha, sm_psum, sm_lnew;
+  // The softmax / activation unit on the registered score row of query row sm_idx_q.
+  // Built only with the fused datapath (ATTN = 1).
+  reg  [31:0]     sm_mnew, sm_alpha, sm_lnew;
   reg  [TN*8-1:0] sm_p;
-  reg signed [48:0] sm_zp;
-  reg  [15:0]     sm_jg, sm_qpos;
-  reg  [32:0]     sm_e;
-  reg  [7:0]      sm_u, sm_g, sm_h;
-  reg  [15:0]     sm_ag;
-  integer j;
-  always @* begin
-    sm_tmax = 32'h80000000;
-    sm_qpos = q_pos0 + at_q0 + {8'd0, sm_idx_q};
-    for (j = 0; j < TN; j = j + 1) begin
-      sm_zp = $signed(s_row_q[j*32 +: 32]) * $signed({1'b0, score_mult});
-      if (score_shift != 5'd0) sm_zp = sm_zp + (49'sd1 <<< (score_shift - 5'd1));
-      sm_zp = sm_zp >>> score_shift;
-      sm_z[j] = sm_zp[31:0];
-      sm_jg = at_j0 + j[15:0];
-      sm_vis[j] = (sm_jg < len_kv) && (!attn_flags[0] || sm_jg <= sm_qpos);
-      if (sm_vis[j] && $signed(sm_z[j]) > $signed(sm_tmax)) sm_tmax = sm_z[j];
-    end
-    sm_mnew = at_first_kv ? sm_tmax
-            : ($signed(sm_tmax) > $signed(m_run[sm_idx_q]) ? sm_tmax : m_run[sm_idx_q]);
-    sm_e = {sm_mnew[31], sm_mnew} - {m_run[sm_idx_q][31], m_run[sm_idx_q]};
-    sm_alpha = at_first_kv ? 32'd32768 : exp2_q15(sm_e);
-    sm_psum = 32'd0;
-    for (j = 0; j < TN; j = j + 1) begin
-      sm_e = {sm_mnew[31], sm_mnew} - {sm_z[j][31], sm_z[j]};
-      sm_p[j*8 +: 8] = sm_vis[j] ? exp2_q7(sm_e) : 8'd0;
-      sm_psum = sm_psum + {24'd0, sm_p[j*8 +: 8]};
-    end
-    sm_lnew = (at_first_kv ? 32'd0 : rescale_q15(l_run[sm_idx_q], sm_alpha[16:0])) + sm_psum;
-    // FFN: the same unit applies the activation table (first pass) or the gate (second pass).
-    sm_u = 8'd0; sm_g = 8'd0; sm_ag = 16'd0; sm_h = 8'd0;
-    if (at_ffn)
-      for (j = 0; j < TN; j = j + 1) begin
-        sm_u = requant(s_row_q[j*32 +: 32], score_mult, score_shift);
-        sm_g = requant(s_row_q[j*32 +: 32], gate_mult, gate_shift);
-        sm_ag = $signed(p_buf[sm_idx_q*TN + j]) * $signed(sm_g);
-        sm_h = requant({{16{sm_ag[15]}}, sm_ag}, hid_mult, hid_shift);
-        sm_p[j*8 +: 8] = !sm_vis[j] ? 8'd0 : at_gate ? sm_h : lut[sm_u];
+  generate
+    if (ATTN != 0) begin : softmax_unit
+      reg  [31:0]     sm_z [0:TN-1];
+      reg  [TN-1:0]   sm_vis;
+      reg  [31:0]     sm_tmax, sm_psum;
+      reg signed [48:0] sm_zp;
+      reg  [15:0]     sm_jg, sm_qpos;
+      reg  [32:0]     sm_e;
+      reg  [7:0]      sm_u, sm_g, sm_h;
+      reg  [15:0]     sm_ag;
+      integer j;
+      always @* begin
+        sm_tmax = 32'h80000000;
+        sm_qpos = q_pos0 + at_q0 + {8'd0, sm_idx_q};
+        for (j = 0; j < TN; j = j + 1) begin
+          sm_zp = $signed(s_row_q[j*32 +: 32]) * $signed({1'b0, score_mult});
+          if (score_shift != 5'd0) sm_zp = sm_zp + (49'sd1 <<< (score_shift - 5'd1));
+          sm_zp = sm_zp >>> score_shift;
+          sm_z[j] = sm_zp[31:0];
+          sm_jg = at_j0 + j[15:0];
+          sm_vis[j] = (sm_jg < len_kv) && (!attn_flags[0] || sm_jg <= sm_qpos);
+          if (sm_vis[j] && $signed(sm_z[j]) > $signed(sm_tmax)) sm_tmax = sm_z[j];
+        end
+        sm_mnew = at_first_kv ? sm_tmax
+                : ($signed(sm_tmax) > $signed(m_run[sm_idx_q]) ? sm_tmax : m_run[sm_idx_q]);
+        sm_e = {sm_mnew[31], sm_mnew} - {m_run[sm_idx_q][31], m_run[sm_idx_q]};
+        sm_alpha = at_first_kv ? 32'd32768 : exp2_q15(sm_e);
+        sm_psum = 32'd0;
+        for (j = 0; j < TN; j = j + 1) begin
+          sm_e = {sm_mnew[31], sm_mnew} - {sm_z[j][31], sm_z[j]};
+          sm_p[j*8 +: 8] = sm_vis[j] ? exp2_q7(sm_e) : 8'd0;
+          sm_psum = sm_psum + {24'd0, sm_p[j*8 +: 8]};
+        end
+        sm_lnew = (at_first_kv ? 32'd0 : rescale_q15(l_run[sm_idx_q], sm_alpha[16:0])) + sm_psum;
+        // FFN: the same unit applies the activation table (first pass) or the gate (second pass).
+        sm_u = 8'd0; sm_g = 8'd0; sm_ag = 16'd0; sm_h = 8'd0;
+        if (at_ffn)
+          for (j = 0; j < TN; j = j + 1) begin
+            sm_u = requant(s_row_q[j*32 +: 32], score_mult, score_shift);
+            sm_g = requant(s_row_q[j*32 +: 32], gate_mult, gate_shift);
+            sm_ag = $signed(p_buf[sm_idx_q*TN + j]) * $signed(sm_g);
+            sm_h = requant({{16{sm_ag[15]}}, sm_ag}, hid_mult, hid_shift);
+            sm_p[j*8 +: 8] = !sm_vis[j] ? 8'd0 : at_gate ? sm_h : lut[sm_u];
+          end
       end
-  end
-
+    end else begin : no_softmax_unit
+      always @* begin
+        sm_mnew = 32'd0; sm_alpha = 32'd0; sm_lnew = 32'd0; sm_p = {TN*8{1'b0}};
+      end
+    end
+  endgenerate
   /* verilator lint_on WIDTH */
 
   // Array b operands: column kk of P, row kk of V (in buf_b).
@@ -392,24 +407,29 @@ module fsgen_ctrl #(
   wire [TK*8-1:0] wb_next;
   wire [WB*8-1:0] w_next_t;  // attention S = Q K^T: column kk of the K tile (WB = TN when ST = 0)
   wire [TK*8-1:0] fin_next;
-  wire [7:0] kp = ({24'd0, kk} < TN) ? kk : 8'd0;
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [7:0] kp = ({24'd0, kk} < TN) ? kk : 8'd0;  // read only with ATTN = 1
+  /* verilator lint_on UNUSEDSIGNAL */
   generate
-    for (g = 0; g < TM; g = g + 1) begin : xbp
-      assign xb_next[g*8 +: 8] = p_buf[g*TN + kp];
-    end
-    for (g = 0; g < TK; g = g + 1) begin : wbv
-      assign wb_next[g*8 +: 8] = buf_b[kp*TK + g];
-      /* verilator lint_off WIDTH */
-      assign fin_next[g*8 +: 8] = at_ffn ? ffn_out(fin_in_q[g*32 +: 32], attn_flags[1] ? buf_a[rr_fin*TK + g] : 8'd0)
-                                         : normalise(fin_in_q[g*32 +: 32], l_run[rr_fin],
-                                                     attn_flags[1] ? buf_a[rr_fin*TK + g] : 8'd0);
-      /* verilator lint_on WIDTH */
-    end
-    if (ST == 0) begin : wkt_os
+    if (ATTN != 0) begin : fused_feed
+      for (g = 0; g < TM; g = g + 1) begin : xbp
+        assign xb_next[g*8 +: 8] = p_buf[g*TN + kp];
+      end
+      for (g = 0; g < TK; g = g + 1) begin : wbv
+        assign wb_next[g*8 +: 8] = buf_b[kp*TK + g];
+        /* verilator lint_off WIDTH */
+        assign fin_next[g*8 +: 8] = at_ffn ? ffn_out(fin_in_q[g*32 +: 32], attn_flags[1] ? buf_a[rr_fin*TK + g] : 8'd0)
+                                           : normalise(fin_in_q[g*32 +: 32], l_run[rr_fin],
+                                                       attn_flags[1] ? buf_a[rr_fin*TK + g] : 8'd0);
+        /* verilator lint_on WIDTH */
+      end
       for (g = 0; g < TN; g = g + 1) begin : wkt
         assign w_next_t[g*8 +: 8] = buf_b[g*TK + kw];
       end
-    end else begin : wkt_none
+    end else begin : no_fused_feed
+      assign xb_next = {TM*8{1'b0}};
+      assign wb_next = {TK*8{1'b0}};
+      assign fin_next = {TK*8{1'b0}};
       assign w_next_t = {WB*8{1'b0}};
     end
   endgenerate
