@@ -1,6 +1,7 @@
 #include "generator/verilog_emitter.h"
 
 #include <filesystem>
+#include <fstream>
 
 #include "sim/tools.h"
 #include "test_util.h"
@@ -31,6 +32,15 @@ TEST(Emitter, WritesEveryFileAtomically) {
   const std::string top = emit_top(g);
   EXPECT_NE(top.find("fsgen_array_dot #(.P(4), .K(4), .LOAD_COL(1))"), std::string::npos);
   EXPECT_NE(top.find("fsgen_acc_cache"), std::string::npos);
+}
+
+TEST(Emitter, ADesignFolderIsCurrentOnlyWhileEveryFileMatches) {
+  const Graph g = tiny("output_stationary");
+  const std::string dir = write_design(g, test::scratch_dir("current") + "/d");
+  EXPECT_TRUE(design_is_current(g, dir));
+  std::ofstream(dir + "/fsgen_ctrl.v", std::ios::app) << "// edited\n";  // a library module, not the top
+  EXPECT_FALSE(design_is_current(g, dir));
+  EXPECT_FALSE(design_is_current(tiny("weight_stationary"), dir));
 }
 
 TEST(Emitter, RegisterHeaderMatchesTheRegisterMap) {

@@ -160,13 +160,14 @@ void add_attention_blocks(Graph& g) {
                        {"w", d * 8, false, "row of V, broadcast down PE columns", "u_ctrl.wb_q"}}});
   g.blocks.push_back({"softmax",
                       "softmax",
-                      "fixed-point online softmax, one score row per cycle (docs/NUMERICS.md)",
+                      "one score row per cycle: fixed-point online softmax (attention) or the activation "
+                      "table and gate (FFN) (docs/NUMERICS.md)",
                       {{"lanes", tkv, "element", "scores per row"}},
                       {{"in", tkv * 32, false, "INT32 score row from array a", "u_ctrl.s_row_q"},
                        {"out", tkv * 8, true, "Q0.7 probability row", "u_ctrl.p_row_q"}}});
   g.blocks.push_back({"normalise",
                       "normalise",
-                      "O / l rounded, plus the residual, one row per cycle",
+                      "one output row per cycle: O / l rounded (attention) or requantised O (FFN), plus the residual",
                       {{"lanes", d, "element", "outputs per row"}},
                       {{"in", d * 32, false, "INT32 O row from array b", "u_ctrl.fin_in_q"},
                        {"out", d * 8, true, "INT8 output row", "u_ctrl.fin_out_q"}}});

@@ -283,6 +283,30 @@ std::string graph_json(const Graph& g) {
   return j.dump(2) + "\n";
 }
 
+std::map<std::string, std::string> emit_design(const Graph& g) {
+  std::map<std::string, std::string> files;
+  const auto& lib = rtl_library();
+  for (const auto& f : verilog_files(g))
+    if (f != "fsgen_top.v") files[f] = lib.at(f);
+  files["fsgen_top.v"] = emit_top(g);
+  files["fsgen_regs.vh"] = emit_regs_header();
+  files["fsgen_exp2.vh"] = emit_exp2_header();
+  files["probes.h"] = emit_probes_header(g);
+  files["graph.json"] = graph_json(g);
+  return files;
+}
+
+bool design_is_current(const Graph& g, const std::string& out_dir) {
+  for (const auto& [name, text] : emit_design(g)) {
+    std::ifstream in(fs::path(out_dir) / name, std::ios::binary);
+    if (!in) return false;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (ss.str() != text) return false;
+  }
+  return true;
+}
+
 std::string write_design(const Graph& g, const std::string& out_dir) {
   const fs::path final_dir(out_dir);
   const fs::path tmp_dir = final_dir.string() + ".tmp";
@@ -290,16 +314,7 @@ std::string write_design(const Graph& g, const std::string& out_dir) {
   fs::remove_all(tmp_dir, ec);
   fs::create_directories(tmp_dir, ec);
   if (ec) fail(tmp_dir.string(), "cannot create output folder: " + ec.message());
-  const auto& lib = rtl_library();
-  for (const auto& f : verilog_files(g)) {
-    if (f == "fsgen_top.v") continue;
-    write_file(tmp_dir / f, lib.at(f));
-  }
-  write_file(tmp_dir / "fsgen_top.v", emit_top(g));
-  write_file(tmp_dir / "fsgen_regs.vh", emit_regs_header());
-  write_file(tmp_dir / "fsgen_exp2.vh", emit_exp2_header());
-  write_file(tmp_dir / "probes.h", emit_probes_header(g));
-  write_file(tmp_dir / "graph.json", graph_json(g));
+  for (const auto& [name, text] : emit_design(g)) write_file(tmp_dir / name, text);
   fs::remove_all(final_dir, ec);
   fs::rename(tmp_dir, final_dir, ec);
   if (ec) fail(final_dir.string(), "cannot move generated design into place: " + ec.message());

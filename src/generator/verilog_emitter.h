@@ -3,6 +3,7 @@
 // register map, fsgen_top.v wiring one instance per block, probes.h naming the
 // probed registers for the Verilator harness, and graph.json.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,14 @@ std::string emit_exp2_header();
 std::string emit_probes_header(const Graph& g);
 std::string graph_json(const Graph& g);
 
-// Writes everything into out_dir (replaced atomically: a failed write leaves no
+// Every file of the design folder: name -> text.
+std::map<std::string, std::string> emit_design(const Graph& g);
+
+// Writes emit_design() into out_dir (replaced atomically: a failed write leaves no
 // half-written folder). Returns the folder.
 std::string write_design(const Graph& g, const std::string& out_dir);
+
+// True when out_dir holds exactly the files emit_design() would write now.
+bool design_is_current(const Graph& g, const std::string& out_dir);
 
 }  // namespace fsgen

@@ -16,10 +16,8 @@ namespace fs = std::filesystem;
 
 RunResult run_on_verilator(const Graph& g, const Program& p, const std::string& rtl_root, bool probes) {
   const std::string dir = (fs::path(rtl_root) / g.spec.name).string();
-  // Regenerate only when the emitted text changed, so the harness build is reused.
-  const bool fresh = !fs::exists(fs::path(dir) / "fsgen_top.v") ||
-                     read_text_file((fs::path(dir) / "fsgen_top.v").string()) != emit_top(g);
-  if (fresh) write_design(g, dir);
+  // Regenerate only when any emitted file changed, so the harness build is reused.
+  if (!design_is_current(g, dir)) write_design(g, dir);
   const std::string exe = build_verilator_harness(dir, g.memory.beat_bytes, g.memory.latency_cycles);
   const std::string tag = std::to_string(getpid());
   const std::string prog_file = (fs::path(dir) / ("program." + tag + ".json")).string();
