@@ -50,23 +50,24 @@ enum class Kernel : uint32_t { kMatmul = 0, kAttention = 1, kFfn = 2 };
 
 struct RegInfo {
   Offset offset;
-  const char* name;  // also the Verilog macro suffix: FSGEN_REG_<NAME>
-  bool writable;
+  const char* name;  // the Verilog port and wire name; FSGEN_REG_<NAME> is its offset macro
+  bool writable;     // a configuration register written by the host (ctrl, status, cycles are not)
+  unsigned width;    // bits kept by the hardware
 };
 
 inline constexpr std::array<RegInfo, 33> kRegisters = {{
-    {kCtrl, "ctrl", true},          {kStatus, "status", false},     {kKernel, "kernel", true},
-    {kTilesM, "tiles_m", true},     {kTilesN, "tiles_n", true},     {kTilesK, "tiles_k", true},
-    {kAddrA, "addr_a", true},       {kAddrB, "addr_b", true},       {kAddrC, "addr_c", true},
-    {kStrideA, "stride_a", true},   {kStrideB, "stride_b", true},   {kStrideC, "stride_c", true},
-    {kReqMult, "req_mult", true},   {kReqShift, "req_shift", true}, {kCycles, "cycles", false},
-    {kAddrV, "addr_v", true},       {kAddrX, "addr_x", true},       {kLenQ, "len_q", true},
-    {kLenKv, "len_kv", true},       {kHeads, "heads", true},        {kGroup, "group", true},
-    {kQPos0, "q_pos0", true},       {kAttnFlags, "attn_flags", true}, {kScoreMult, "score_mult", true},
-    {kScoreShift, "score_shift", true}, {kHeadStrideQ, "head_stride_q", true},
-    {kHeadStrideKv, "head_stride_kv", true},
-    {kAddrLut, "addr_lut", true},   {kAddrW3, "addr_w3", true},     {kGateMult, "gate_mult", true},
-    {kGateShift, "gate_shift", true}, {kHidMult, "hid_mult", true}, {kHidShift, "hid_shift", true},
+    {kCtrl, "ctrl", false, 1},           {kStatus, "status", false, 2},        {kKernel, "kernel", true, 32},
+    {kTilesM, "tiles_m", true, 16},      {kTilesN, "tiles_n", true, 16},       {kTilesK, "tiles_k", true, 16},
+    {kAddrA, "addr_a", true, 32},        {kAddrB, "addr_b", true, 32},         {kAddrC, "addr_c", true, 32},
+    {kStrideA, "stride_a", true, 32},    {kStrideB, "stride_b", true, 32},     {kStrideC, "stride_c", true, 32},
+    {kReqMult, "req_mult", true, 16},    {kReqShift, "req_shift", true, 5},    {kCycles, "cycles", false, 32},
+    {kAddrV, "addr_v", true, 32},        {kAddrX, "addr_x", true, 32},         {kLenQ, "len_q", true, 16},
+    {kLenKv, "len_kv", true, 16},        {kHeads, "heads", true, 16},          {kGroup, "group", true, 16},
+    {kQPos0, "q_pos0", true, 16},        {kAttnFlags, "attn_flags", true, 3},  {kScoreMult, "score_mult", true, 16},
+    {kScoreShift, "score_shift", true, 5}, {kHeadStrideQ, "head_stride_q", true, 32},
+    {kHeadStrideKv, "head_stride_kv", true, 32},
+    {kAddrLut, "addr_lut", true, 32},    {kAddrW3, "addr_w3", true, 32},       {kGateMult, "gate_mult", true, 16},
+    {kGateShift, "gate_shift", true, 5}, {kHidMult, "hid_mult", true, 16},     {kHidShift, "hid_shift", true, 5},
 }};
 
 }  // namespace fsgen::reg

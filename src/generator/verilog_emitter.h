@@ -16,6 +16,7 @@ std::vector<std::string> verilog_files(const Graph& g);
 std::string emit_top(const Graph& g);
 std::string emit_regs_header();
 std::string emit_exp2_header();
+std::string emit_csr();
 std::string emit_probes_header(const Graph& g);
 std::string graph_json(const Graph& g);
 
