@@ -12,12 +12,15 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 
-# The main job on the built-in example design: validate, generate + lint, simulate, cross-check.
+# The main job on the built-in example design: validate, generate + lint, simulate and
+# cross-check a projection matmul and a fused GQA attention layer.
 demo: build
 	$(FSGEN) check examples/os_8x8.yaml
 	$(FSGEN) generate examples/os_8x8.yaml --lint
 	$(FSGEN) simulate examples/os_8x8.yaml --m 32 --n 32 --k 32
 	$(FSGEN) cosim examples/os_8x8.yaml --m 32 --n 32 --k 32
+	$(FSGEN) simulate examples/os_8x8.yaml --kernel attention --tokens 32 --heads 4 --kv-heads 2
+	$(FSGEN) cosim examples/os_8x8.yaml --kernel attention --tokens 32 --heads 4 --kv-heads 2
 
 # Unit tests plus the CI slice of the Verilator cross-check.
 test: build
