@@ -9,21 +9,21 @@
 
 namespace fsgen::num {
 
+namespace {
+std::array<uint32_t, 256> make_exp2_table(double one) {
+  std::array<uint32_t, 256> a{};
+  for (int f = 0; f < 256; ++f) a[f] = static_cast<uint32_t>(std::lround(one * std::exp2(-f / 256.0)));
+  return a;
+}
+}  // namespace
+
 const std::array<uint32_t, 256>& exp2_table_q7() {
-  static const std::array<uint32_t, 256> t = [] {
-    std::array<uint32_t, 256> a{};
-    for (int f = 0; f < 256; ++f) a[f] = static_cast<uint32_t>(std::lround(128.0 * std::exp2(-f / 256.0)));
-    return a;
-  }();
+  static const std::array<uint32_t, 256> t = make_exp2_table(128.0);
   return t;
 }
 
 const std::array<uint32_t, 256>& exp2_table_q15() {
-  static const std::array<uint32_t, 256> t = [] {
-    std::array<uint32_t, 256> a{};
-    for (int f = 0; f < 256; ++f) a[f] = static_cast<uint32_t>(std::lround(32768.0 * std::exp2(-f / 256.0)));
-    return a;
-  }();
+  static const std::array<uint32_t, 256> t = make_exp2_table(32768.0);
   return t;
 }
 

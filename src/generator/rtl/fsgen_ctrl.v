@@ -304,6 +304,17 @@ module fsgen_ctrl #(
     end
   endfunction
 
+  // clamp(a + b, -128, 127) for INT8 a and b: the residual add of both fused kernels.
+  function [7:0] add_sat8;
+    input [7:0] a;
+    input [7:0] b;
+    reg signed [8:0] sum;
+    begin
+      sum = $signed({a[7], a}) + $signed({b[7], b});
+      add_sat8 = (sum > 9'sd127) ? 8'h7f : (sum < -9'sd128) ? 8'h80 : sum[7:0];
+    end
+  endfunction
+
   // clamp(q + x, -128, 127) with q = clamp(floor((2 o + l) / (2 l)), -128, 127): O / l rounded
   // half up. O / l is a weighted mean of INT8 values, so the quotient needs 8 bits: an
   // 8-step restoring division of n + 128 d by d gives floor(n / d) + 128 in 0..255 and
@@ -315,7 +326,6 @@ module fsgen_ctrl #(
     reg signed [41:0] n;
     reg        [41:0] r, d;
     reg        [7:0]  q;
-    reg signed [9:0]  sum;
     integer           i;
     begin
       d = {9'd0, l, 1'b0};                                           // 2 l
@@ -327,8 +337,7 @@ module fsgen_ctrl #(
         for (i = 7; i >= 0; i = i - 1)
           if (r >= (d << i)) begin r = r - (d << i); q[i] = 1'b1; end else q[i] = 1'b0;
       end
-      sum = $signed({2'b00, q}) - 10'sd128 + $signed({{2{x[7]}}, x});
-      normalise = (sum > 10'sd127) ? 8'h7f : (sum < -10'sd128) ? 8'h80 : sum[7:0];
+      normalise = add_sat8(q ^ 8'h80, x);  // q is floor(n / d) + 128: flipping bit 7 subtracts 128
     end
   endfunction
 
@@ -336,12 +345,8 @@ module fsgen_ctrl #(
   function [7:0] ffn_out;
     input [31:0] o;
     input [7:0]  x;
-    reg        [7:0] r;
-    reg signed [9:0] sum;
     begin
-      r = requant(o, req_mult, req_shift);
-      sum = $signed({{2{r[7]}}, r}) + $signed({{2{x[7]}}, x});
-      ffn_out = (sum > 10'sd127) ? 8'h7f : (sum < -10'sd128) ? 8'h80 : sum[7:0];
+      ffn_out = add_sat8(requant(o, req_mult, req_shift), x);
     end
   endfunction
 
