@@ -15,7 +15,7 @@ void FusedCore::run_fused() {
   const uint32_t tq = plan_.spec.tile_m;
   if (ffn()) {
     advance(1);  // A_LUT
-    load_rows(regs_.addr_lut, 256 / plan_.spec.tile_k, lut_.data());
+    load_rows(regs_.addr_lut, plan_.spec.tile_k, 256 / plan_.spec.tile_k, plan_.spec.tile_k, lut_.data());
   }
   uint32_t hk = 0, g = 0;
   for (uint32_t h = 0; h < regs_.heads; ++h) {
@@ -28,35 +28,25 @@ void FusedCore::run_fused() {
   advance(1);  // DONE
 }
 
-// Rows of head_dim bytes into a buffer, one burst per row (A_LD_ISSUE / A_LD_WAIT).
-void FusedCore::load_rows(uint32_t addr, uint32_t rows, uint8_t* buf) {
-  const uint32_t d = plan_.spec.tile_k;
-  for (uint32_t r = 0; r < rows; ++r) {
-    advance(1);  // ISSUE
-    sync();
-    dma_.read(addr + r * d, d / graph_.memory.beat_bytes, buf + size_t(r) * d);
-  }
-}
-
 void FusedCore::attention_q_tile(uint32_t h, uint32_t hk, uint32_t q0) {
   const ArraySpec& a = plan_.spec;
   const uint32_t tq = a.tile_m, tkv = a.tile_n, d = a.tile_k;
   const uint32_t rows = std::min<uint32_t>(tq, regs_.len_q - q0);
   advance(1);  // A_QT
-  load_rows(regs_.addr_a + h * regs_.head_stride_q + q0 * d, rows, buf_a_.data());
+  load_rows(regs_.addr_a + h * regs_.head_stride_q + q0 * d, d, rows, d, buf_a_.data());
   const uint32_t last_q = regs_.q_pos0 + q0 + rows - 1;
   bool first_kv = true;
   for (uint32_t j0 = 0;; j0 += tkv) {
     const uint32_t kv_rows = std::min<uint32_t>(tkv, regs_.len_kv - j0);
     const uint32_t kv_base = hk * regs_.head_stride_kv + j0 * d;
     advance(1);  // A_KT
-    load_rows(regs_.addr_b + kv_base, kv_rows, buf_b_.data());
+    load_rows(regs_.addr_b + kv_base, d, kv_rows, d, buf_b_.data());
     attention_scores();
     if (ffn()) {
       ffn_activation(j0, false);
       if (regs_.gated) {
         advance(1);  // A_GLD
-        load_rows(regs_.addr_w3 + kv_base, kv_rows, buf_b_.data());
+        load_rows(regs_.addr_w3 + kv_base, d, kv_rows, d, buf_b_.data());
         attention_scores();
         ffn_activation(j0, true);
       }
@@ -64,14 +54,14 @@ void FusedCore::attention_q_tile(uint32_t h, uint32_t hk, uint32_t q0) {
       attention_softmax(q0, j0, first_kv);
     }
     advance(1);  // A_VLD
-    load_rows(regs_.addr_v + kv_base, kv_rows, buf_b_.data());
+    load_rows(regs_.addr_v + kv_base, d, kv_rows, d, buf_b_.data());
     attention_update_o(first_kv);
     advance(1);  // A_KNEXT
     first_kv = false;
     const uint32_t next = j0 + tkv;
     if (!(next < regs_.len_kv && (!regs_.causal || next <= last_q))) break;
   }
-  if (regs_.residual) load_rows(regs_.addr_x + h * regs_.head_stride_q + q0 * d, rows, buf_a_.data());
+  if (regs_.residual) load_rows(regs_.addr_x + h * regs_.head_stride_q + q0 * d, d, rows, d, buf_a_.data());
   attention_store(h, q0, rows);
   advance(1);  // A_QNEXT
 }

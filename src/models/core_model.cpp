@@ -173,15 +173,19 @@ void FusedCore::run() {
 
 void FusedCore::load_tile(bool is_a, uint32_t mt, uint32_t nt, uint32_t kt) {
   const ArraySpec& a = plan_.spec;
-  const uint32_t beat = graph_.memory.beat_bytes;
-  const uint32_t rows = is_a ? a.tile_m : a.tile_k;
-  const uint32_t row_bytes = is_a ? a.tile_k : a.tile_n;
+  if (is_a)
+    load_rows(regs_.addr_a + mt * a.tile_m * regs_.stride_a + kt * a.tile_k, regs_.stride_a, a.tile_m, a.tile_k,
+              buf_a_.data());
+  else
+    load_rows(regs_.addr_b + kt * a.tile_k * regs_.stride_b + nt * a.tile_n, regs_.stride_b, a.tile_k, a.tile_n,
+              buf_b_.data());
+}
+
+void FusedCore::load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, uint8_t* buf) {
   for (uint32_t r = 0; r < rows; ++r) {
-    const uint32_t addr = is_a ? regs_.addr_a + (mt * a.tile_m + r) * regs_.stride_a + kt * a.tile_k
-                               : regs_.addr_b + (kt * a.tile_k + r) * regs_.stride_b + nt * a.tile_n;
     advance(1);  // ISSUE
     sync();
-    dma_.read(addr, row_bytes / beat, (is_a ? buf_a_.data() : buf_b_.data()) + size_t(r) * row_bytes);
+    dma_.read(addr + r * stride, row_bytes / graph_.memory.beat_bytes, buf + size_t(r) * row_bytes);
   }
 }
 

@@ -124,7 +124,9 @@ class FusedCore : public sc_core::sc_module {
   // The fused attention / FFN datapath (attention_model.cpp), state for state as fsgen_ctrl.v.
   void run_fused();
   void attention_q_tile(uint32_t h, uint32_t hk, uint32_t q0);
-  void load_rows(uint32_t addr, uint32_t rows, uint8_t* buf);
+  // One read burst per row (ISSUE, then the DMA): `rows` rows of `row_bytes` bytes,
+  // `stride` bytes apart in memory from `addr`, packed into `buf`.
+  void load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, uint8_t* buf);
   void attention_scores();
   void attention_softmax(uint32_t q0, uint32_t j0, bool first_kv);
   void ffn_activation(uint32_t j0, bool gate_pass);

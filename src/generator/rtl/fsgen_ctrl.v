@@ -442,12 +442,12 @@ module fsgen_ctrl #(
   // Buffer writes: one beat of W bytes per valid read beat.
   integer b;
   always @(posedge clk) begin
-    if (rd_valid && state == S_LDA_WAIT)
+    // buf_a rows are TK bytes for every kernel (A, Q, X); buf_b rows are TN bytes of B
+    // in matmul and TK bytes of K, V, W in the fused kernels.
+    if (rd_valid && (state == S_LDA_WAIT || (state == A_LD_WAIT && at_ld_dst == 2'd0)))
       for (b = 0; b < W; b = b + 1) buf_a[row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (rd_valid && state == S_LDB_WAIT)
       for (b = 0; b < W; b = b + 1) buf_b[row*TN + rd_beat*W + b] <= rd_data[b*8 +: 8];
-    if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd0)
-      for (b = 0; b < W; b = b + 1) buf_a[row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd1)
       for (b = 0; b < W; b = b + 1) buf_b[row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd2)
