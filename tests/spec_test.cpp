@@ -159,14 +159,22 @@ TEST(SpecKernels, AttentionDefaultsOnWhenTheDataflowSupportsIt) {
   EXPECT_FALSE(parse_spec_file("examples/ws_8x16.yaml").attention_kernel);
   const std::string matmul_only = test::base_spec() + "kernels: [matmul]\n";
   EXPECT_FALSE(parse_spec_text(matmul_only, "s.yaml").attention_kernel);
+  // Any stationarity of either array fuses when the tiles line up.
+  const std::string ws_is =
+      test::replace(test::replace(test::base_spec(), "loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 8}\n  b",
+                                  "loop_order: weight_stationary\n    tiling: {m: 8, n: 8, k: 8}\n  b"),
+                    "b:\n    loop_order: output_stationary", "b:\n    loop_order: input_stationary") +
+      "caches: {acc_a: 256, acc_b: 256}\n";
+  EXPECT_TRUE(parse_spec_text(ws_is, "s.yaml").attention_kernel);
 }
 
 TEST(SpecKernels, UnsupportedOrUnknownKernelsAreErrors) {
-  const std::string ws = test::replace(test::base_spec(), "loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 8}\n  b",
-                                       "loop_order: weight_stationary\n    tiling: {m: 8, n: 8, k: 8}\n  b") +
-                         "caches: {acc_a: 256}\nkernels: [matmul, attention]\n";
-  std::string e = test::error_of([&] { parse_spec_text(ws, "s.yaml"); });
-  EXPECT_NE(e.find("s.yaml:16:1: field 'kernels': attention kernel: needs output-stationary"), std::string::npos) << e;
+  const std::string misaligned =
+      test::replace(test::base_spec(), "loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 8}\n",
+                    "loop_order: output_stationary\n    tiling: {m: 8, n: 16, k: 8}\n") +
+      "kernels: [matmul, attention]\n";
+  std::string e = test::error_of([&] { parse_spec_text(misaligned, "s.yaml"); });
+  EXPECT_NE(e.find("s.yaml:15:1: field 'kernels': attention kernel: needs arrays.b.tiling"), std::string::npos) << e;
   e = test::error_of([&] { parse_spec_text(test::base_spec() + "kernels: [matmul, ffn2]\n", "s.yaml"); });
   EXPECT_NE(e.find("field 'kernels[1]': expected matmul or attention, got 'ffn2'"), std::string::npos) << e;
   e = test::error_of([&] { parse_spec_text(test::base_spec() + "kernels: [attention]\n", "s.yaml"); });

@@ -117,22 +117,36 @@ Block dma_block(const MemoryTiming& mem) {
            {"wdata", bits, true, "AXI4 write data to memory", "u_dma.wdata_q"}}};
 }
 
-Block array_block(const ArrayPlan& p) {
+// Array `name` (a or b): the controller drives its operand buses `ctrl_x` and `ctrl_w`;
+// a dot array's INT32 output vector is probed at its own register.
+Block array_block(const ArrayPlan& p, const std::string& name, const std::string& ctrl_x, const std::string& ctrl_w,
+                  const std::string& what) {
   const bool os = p.stationarity == Stationarity::kOutput;
-  Block b{"array_a",
+  const bool rescale = name == "array_b";
+  Block b{name,
           os ? "pe_array_os" : "pe_array_dot",
-          std::string(stationarity_name(p.stationarity)) + " INT8 PE array",
+          std::string(stationarity_name(p.stationarity)) + " INT8 PE array" + what,
           {{"rows", p.spec.pe_rows(), "PE", "PE rows"},
            {"cols", p.spec.pe_cols(), "PE", "PE columns"},
            {"tile_m", p.spec.tile_m, "element", "tile along m"},
            {"tile_n", p.spec.tile_n, "element", "tile along n"},
-           {"tile_k", p.spec.tile_k, "element", "tile along k"}},
+           {"tile_k", p.spec.tile_k, "element", "tile along k"},
+           {"rescale", rescale ? 1 : 0, "bool", "rows of the output tile can be rescaled by alpha (online softmax)"}},
           {{"x", p.x_bytes * 8, false, os ? "column of A, broadcast along PE rows" : "streamed operand vector",
-            "u_ctrl.x_q"},
+            "u_ctrl." + ctrl_x},
            {"w", p.w_bytes * 8, false, os ? "row of B, broadcast down PE columns" : "stationary operand load bus",
-            "u_ctrl.w_q"}}};
-  if (!os) b.ports.push_back({"y", p.y_lanes * 32, true, "INT32 dot products, one per lane", "u_array_a.y"});
+            "u_ctrl." + ctrl_w}}};
+  if (!os) b.ports.push_back({"y", p.y_lanes * 32, true, "INT32 dot products, one per lane", "u_" + name + ".y"});
   return b;
+}
+
+// The accumulator cache behind a dot array: `slots` output tiles of the array's m x n.
+Block acc_cache_block(const std::string& name, const ArrayPlan& p, uint32_t bytes) {
+  return {name,
+          "acc_cache",
+          "accumulator cache of array " + name.substr(4),
+          {{"slots", p.acc_slots, "tile", "m x n INT32 output tiles held"}, {"bytes", bytes, "byte", "capacity"}},
+          {}};
 }
 
 Block requant_block(const ArraySpec& a) {
@@ -149,15 +163,11 @@ Block requant_block(const ArraySpec& a) {
 // O = P V (rescaling its rows), and the normaliser divides O by the running sum.
 void add_attention_blocks(Graph& g) {
   const ArraySpec& a = g.spec.array_a;
-  const uint32_t tq = a.tile_m, tkv = a.tile_n, d = a.tile_k;
-  g.blocks.push_back({"array_b",
-                      "pe_array_os",
-                      "output-stationary INT8 PE array with per-row rescaling (O = alpha O + P V)",
-                      {{"rows", tq, "PE", "PE rows (query rows)"},
-                       {"cols", d, "PE", "PE columns (head dim)"},
-                       {"tile_k", tkv, "element", "keys per tile"}},
-                      {{"x", tq * 8, false, "column of P, broadcast along PE rows", "u_ctrl.xb_q"},
-                       {"w", d * 8, false, "row of V, broadcast down PE columns", "u_ctrl.wb_q"}}});
+  const uint32_t tkv = a.tile_n, d = a.tile_k;
+  g.array_b = plan_array(g.spec.array_b, g.spec.cache_bytes, "acc_b");
+  g.blocks.push_back(array_block(g.array_b, "array_b", "xb_q", "wb_q", " for O = alpha O + P V"));
+  if (g.array_b.acc_slots > 0)
+    g.blocks.push_back(acc_cache_block("acc_b", g.array_b, g.spec.cache_bytes.at("acc_b")));
   g.blocks.push_back({"softmax",
                       "softmax",
                       "one score row per cycle: fixed-point online softmax (attention) or the activation "
@@ -171,10 +181,12 @@ void add_attention_blocks(Graph& g) {
                       {{"lanes", d, "element", "outputs per row"}},
                       {{"in", d * 32, false, "INT32 O row from array b", "u_ctrl.fin_in_q"},
                        {"out", d * 8, true, "INT8 output row", "u_ctrl.fin_out_q"}}});
-  for (const Edge& e : std::vector<Edge>{{"array_a", "acc", "softmax", "in"},
-                                         {"softmax", "out", "array_b", "x"},
-                                         {"ctrl", "v_rows", "array_b", "w"},
-                                         {"array_b", "acc", "normalise", "in"},
+  // An input-stationary array b holds the P tile in its PEs and streams V through them.
+  const bool p_stationary = g.array_b.stationarity == Stationarity::kInput;
+  for (const Edge& e : std::vector<Edge>{{"array_a", "scores", "softmax", "in"},
+                                         {"softmax", "out", "array_b", p_stationary ? "w" : "x"},
+                                         {"ctrl", "v_rows", "array_b", p_stationary ? "x" : "w"},
+                                         {"array_b", "o_rows", "normalise", "in"},
                                          {"normalise", "out", "dma", "wdata"}})
     g.edges.push_back(e);
 }
@@ -194,18 +206,9 @@ Graph elaborate(const DesignSpec& spec) {
   g.blocks.push_back(csr_block());
   g.blocks.push_back({"ctrl", "ctrl", "tile sequencer: loop nest, reuse, operand buffers", {}, {}});
   g.blocks.push_back(dma_block(g.memory));
-  g.blocks.push_back(array_block(g.array_a));
-  if (g.array_a.acc_slots > 0)
-    g.blocks.push_back({"acc_a",
-                        "acc_cache",
-                        "accumulator cache of array a",
-                        {{"slots", g.array_a.acc_slots, "tile", "m x n INT32 output tiles held"},
-                         {"bytes", spec.cache_bytes.at("acc_a"), "byte", "capacity"}},
-                        {}});
+  g.blocks.push_back(array_block(g.array_a, "array_a", "x_q", "w_q", ""));
+  if (g.array_a.acc_slots > 0) g.blocks.push_back(acc_cache_block("acc_a", g.array_a, spec.cache_bytes.at("acc_a")));
   g.blocks.push_back(requant_block(spec.array_a));
-  g.attention = spec.attention_kernel;
-  if (g.attention) add_attention_blocks(g);
-
   g.edges = {{"csr", "regs", "ctrl", "regs"},     {"ctrl", "cmd", "dma", "cmd"},
              {"dma", "rd", "ctrl", "buffers"},    {"ctrl", "x", "array_a", "x"},
              {"ctrl", "w", "array_a", "w"},       {"ctrl", "acc_row", "requant", "in"},
@@ -214,6 +217,8 @@ Graph elaborate(const DesignSpec& spec) {
     g.edges.push_back({"array_a", "y", "acc_a", "wr"});
     g.edges.push_back({"acc_a", "rd", "ctrl", "acc_row"});
   }
+  g.attention = spec.attention_kernel;
+  if (g.attention) add_attention_blocks(g);
   return g;
 }
 

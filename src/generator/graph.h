@@ -67,6 +67,7 @@ struct Graph {
   MemoryTiming memory;
   ArrayPlan array_a;
   bool attention = false;  // the fused attention kernel is built (array b, softmax, normalise)
+  ArrayPlan array_b;       // O = P V over (m, n, k) = (queries, head dim, keys); valid when attention
   std::vector<Block> blocks;
   std::vector<Edge> edges;
 

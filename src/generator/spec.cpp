@@ -22,8 +22,6 @@ const char* iter_name(Iter it) {
 }
 
 std::string attention_unsupported_reason(const ArraySpec& a, const ArraySpec& b) {
-  if (a.stationarity() != Stationarity::kOutput || b.stationarity() != Stationarity::kOutput)
-    return "needs output-stationary arrays a and b (weight- and input-stationary attention is not generated yet)";
   if (b.tile_m != a.tile_m || b.tile_k != a.tile_n || b.tile_n != a.tile_k)
     return "needs arrays.b.tiling {m, n, k} = arrays.a.tiling {m, k, n} (queries, head dim, keys)";
   return "";

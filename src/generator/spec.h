@@ -79,9 +79,9 @@ struct DesignSpec {
   uint32_t beat_bytes() const;
 };
 
-// Why the dataflow cannot run the fused attention kernel, or "" when it can: this
-// generator fuses attention on output-stationary arrays a (S = Q K^T) and b
-// (O = P V) whose tiles line up (b.m = a.m queries, b.k = a.n keys, b.n = a.k head dim).
+// Why the dataflow cannot run the fused attention kernel, or "" when it can: arrays a
+// (S = Q K^T) and b (O = P V), each of any stationarity, fuse when their tiles line up
+// (b.m = a.m queries, b.k = a.n keys, b.n = a.k head dim).
 std::string attention_unsupported_reason(const ArraySpec& a, const ArraySpec& b);
 
 DesignSpec parse_spec_file(const std::string& path);

@@ -1,13 +1,15 @@
 // The fused attention kernel of the SystemC platform: FusedCore's attention states,
 // phase for phase as fsgen_ctrl.v (states A_*), with the numerics of
 // src/core/attention_numerics.h. Array a holds the score tile S = Q K^T, the softmax
-// unit produces P one row per cycle, array b accumulates O = alpha O + P V.
+// unit produces P one row per cycle, array b accumulates O = alpha O + P V. Either
+// array may be output-, weight- or input-stationary (src/models/pe_array_model.h).
 #include <algorithm>
 #include <climits>
 
 #include "core/attention_numerics.h"
 #include "core/numerics.h"
 #include "models/core_model.h"
+#include "models/pe_array_model.h"
 
 namespace fsgen {
 
@@ -41,13 +43,15 @@ void FusedCore::attention_q_tile(uint32_t h, uint32_t hk, uint32_t q0) {
     const uint32_t kv_base = hk * regs_.head_stride_kv + j0 * d;
     advance(1);  // A_KT
     load_rows(regs_.addr_b + kv_base, d, kv_rows, d, buf_b_.data());
-    attention_scores();
+    // A weight-stationary array a holds the key tile (new every time); an input-stationary
+    // one holds the query tile, loaded once per query tile.
+    attention_scores(plan_.stationarity == Stationarity::kWeight || first_kv);
     if (ffn()) {
       ffn_activation(j0, false);
       if (regs_.gated) {
         advance(1);  // A_GLD
         load_rows(regs_.addr_w3 + kv_base, d, kv_rows, d, buf_b_.data());
-        attention_scores();
+        attention_scores(plan_.stationarity == Stationarity::kWeight);
         ffn_activation(j0, true);
       }
     } else {
@@ -66,26 +70,12 @@ void FusedCore::attention_q_tile(uint32_t h, uint32_t hk, uint32_t q0) {
   advance(1);  // A_QNEXT
 }
 
-// A_S (head_dim cycles) and A_S_TAIL: S[i][j] = sum_c Q[i][c] K[j][c] in array a.
-void FusedCore::attention_scores() {
-  const uint32_t tq = plan_.spec.tile_m, tkv = plan_.spec.tile_n, d = plan_.spec.tile_k;
-  const uint64_t c0 = now();
-  BlockActivity& act = result_.activity["array_a"];
-  for (uint32_t c = 0; c < d; ++c) {
-    for (uint32_t i = 0; i < tq; ++i) x_col_[i] = buf_a_[size_t(i) * d + c];
-    for (uint32_t j = 0; j < tkv; ++j) w_col_[j] = buf_b_[size_t(j) * d + c];
-    ax_->update(c0 + c + 1, x_col_.data());
-    aw_->update(c0 + c + 1, w_col_.data());
-    for (uint32_t i = 0; i < tq; ++i) {
-      const int32_t q = static_cast<int8_t>(x_col_[i]);
-      int32_t* row = s_acc_.data() + size_t(i) * tkv;
-      for (uint32_t j = 0; j < tkv; ++j) row[j] = num::wrap_add(c == 0 ? 0 : row[j], q * static_cast<int8_t>(w_col_[j]));
-    }
-    act.operand_bytes += tq + tkv;
-    act.zero_bytes += uint64_t(std::count(x_col_.begin(), x_col_.end(), 0)) + std::count(w_col_.begin(), w_col_.end(), 0);
-  }
-  act.busy_cycles += d;
-  advance(d + 1);
+// A_S_LOAD (dot arrays: the stationary operand), A_S and A_S_TAIL: S = Q K^T in array a,
+// with Q the rows in buf_a and K^T a transposed view of the key rows in buf_b.
+void FusedCore::attention_scores(bool reload) {
+  const uint32_t d = plan_.spec.tile_k;
+  advance(array_a_->run_tile(now(), TileView::row_major(buf_a_.data(), d), TileView::transposed(buf_b_.data(), d),
+                             reload, Accumulate::kClear, nullptr, s_acc_.data()));
 }
 
 // A_SM: row r's scores are registered in cycle r, the softmax unit turns them into P
@@ -96,7 +86,7 @@ void FusedCore::attention_softmax(uint32_t q0, uint32_t j0, bool first_kv) {
   std::vector<int32_t> z(tkv);
   std::vector<bool> vis(tkv);
   for (uint32_t i = 0; i < tq; ++i) {
-    std::copy_n(s_acc_.data() + size_t(i) * tkv, tkv, s_row_.data());
+    array_a_->read_row(i, s_acc_.data(), s_row_.data());
     sm_in_->update(c0 + i + 1, s_row_.data());
     int32_t tmax = INT32_MIN;
     const uint32_t qpos = uint32_t(regs_.q_pos0) + q0 + i;
@@ -130,7 +120,7 @@ void FusedCore::ffn_activation(uint32_t j0, bool gate_pass) {
   const uint32_t tq = plan_.spec.tile_m, tkv = plan_.spec.tile_n;
   const uint64_t c0 = now();
   for (uint32_t i = 0; i < tq; ++i) {
-    std::copy_n(s_acc_.data() + size_t(i) * tkv, tkv, s_row_.data());
+    array_a_->read_row(i, s_acc_.data(), s_row_.data());
     sm_in_->update(c0 + i + 1, s_row_.data());
     for (uint32_t j = 0; j < tkv; ++j) {
       int8_t p = 0;
@@ -151,38 +141,20 @@ void FusedCore::ffn_activation(uint32_t j0, bool gate_pass) {
   advance(tq + 1);
 }
 
-// A_O (TN cycles) and A_O_TAIL: O = alpha O + P V in array b; the rescale rides on
-// the first step of the tile.
+// A_O_LOAD (dot arrays), A_O and A_O_TAIL: O = alpha O + P V in array b (FFN: O += H W2);
+// P is the tile the softmax unit wrote, V the rows in buf_b.
 void FusedCore::attention_update_o(bool first_kv) {
-  const uint32_t tq = plan_.spec.tile_m, tkv = plan_.spec.tile_n, d = plan_.spec.tile_k;
-  const uint64_t c0 = now();
-  BlockActivity& act = result_.activity["array_b"];
-  for (uint32_t j = 0; j < tkv; ++j) {
-    for (uint32_t i = 0; i < tq; ++i) xb_col_[i] = static_cast<uint8_t>(p_buf_[size_t(i) * tkv + j]);
-    const uint8_t* v = buf_b_.data() + size_t(j) * d;
-    bx_->update(c0 + j + 1, xb_col_.data());
-    bw_->update(c0 + j + 1, v);
-    for (uint32_t i = 0; i < tq; ++i) {
-      const int32_t p = static_cast<int8_t>(xb_col_[i]);
-      int32_t* row = o_acc_.data() + size_t(i) * d;
-      for (uint32_t c = 0; c < d; ++c) {
-        int32_t base = row[c];
-        if (j == 0) base = first_kv ? 0 : ffn() ? row[c] : num::rescale_q15(row[c], alpha_[i]);
-        row[c] = num::wrap_add(base, p * static_cast<int8_t>(v[c]));
-      }
-    }
-    act.operand_bytes += tq + d;
-    act.zero_bytes += uint64_t(std::count(xb_col_.begin(), xb_col_.end(), 0)) + std::count(v, v + d, 0);
-  }
-  act.busy_cycles += tkv;
-  advance(tkv + 1);
+  const uint32_t tkv = plan_.spec.tile_n, d = plan_.spec.tile_k;
+  const Accumulate mode = first_kv ? Accumulate::kClear : ffn() ? Accumulate::kAdd : Accumulate::kRescale;
+  advance(array_b_->run_tile(now(), TileView::row_major(reinterpret_cast<const uint8_t*>(p_buf_.data()), tkv),
+                             TileView::row_major(buf_b_.data(), d), true, mode, alpha_.data(), o_acc_.data()));
 }
 
 // A_FIN_READ, A_FIN_DIV, then one write burst per valid query row.
 void FusedCore::attention_store(uint32_t h, uint32_t q0, uint32_t rows) {
   const uint32_t d = plan_.spec.tile_k;
   for (uint32_t r = 0; r < rows; ++r) {
-    std::copy_n(o_acc_.data() + size_t(r) * d, d, fin_in_.data());
+    array_b_->read_row(r, o_acc_.data(), fin_in_.data());
     fin_in_probe_->update(now() + 1, fin_in_.data());
     advance(1);  // A_FIN_READ
     for (uint32_t c = 0; c < d; ++c) {

@@ -103,7 +103,7 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
   buf_b_.assign(size_t(a.tile_k) * a.tile_n, 0);
   acc_row_.assign(a.tile_n, 0);
   out_row_.assign(a.tile_n, 0);
-  array_ = make_pe_array_model(plan_, result, "array_a");
+  array_a_ = make_pe_array_model(plan_, result, "array_a");
   rq_in_ = result.find_probe("requant", "in");
   rq_out_ = result.find_probe("requant", "out");
   FSGEN_ASSERT(rq_in_ && rq_out_, "requant probes missing from the graph");
@@ -118,20 +118,14 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
     alpha_.assign(tq, 0);
     s_row_.assign(tkv, 0);
     fin_in_.assign(d, 0);
-    x_col_.assign(tq, 0);
-    w_col_.assign(tkv, 0);
     p_row_.assign(tkv, 0);
-    xb_col_.assign(tq, 0);
     fin_out_.assign(d, 0);
-    ax_ = result.find_probe("array_a", "x");
-    aw_ = result.find_probe("array_a", "w");
-    bx_ = result.find_probe("array_b", "x");
-    bw_ = result.find_probe("array_b", "w");
+    array_b_ = make_pe_array_model(g.array_b, result, "array_b");
     sm_in_ = result.find_probe("softmax", "in");
     sm_out_ = result.find_probe("softmax", "out");
     fin_in_probe_ = result.find_probe("normalise", "in");
     fin_out_probe_ = result.find_probe("normalise", "out");
-    FSGEN_ASSERT(ax_ && aw_ && bx_ && bw_ && sm_in_ && sm_out_ && fin_in_probe_ && fin_out_probe_,
+    FSGEN_ASSERT(sm_in_ && sm_out_ && fin_in_probe_ && fin_out_probe_,
                  "attention probes missing from the graph");
   }
   SC_THREAD(run);
@@ -193,7 +187,7 @@ void FusedCore::store_tile(uint32_t mt, uint32_t nt) {
   const ArraySpec& a = plan_.spec;
   const uint32_t beat = graph_.memory.beat_bytes;
   for (uint32_t r = 0; r < a.tile_m; ++r) {
-    array_->read_row(r, tile_ptr_, acc_row_.data());
+    array_a_->read_row(r, tile_ptr_, acc_row_.data());
     rq_in_->update(now() + 1, acc_row_.data());
     advance(1);  // ST_READ
     for (uint32_t j = 0; j < a.tile_n; ++j) out_row_[j] = num::requantize(acc_row_[j], regs_.req_mult, regs_.req_shift);
@@ -239,7 +233,9 @@ void FusedCore::run_kernel() {
                             (plan_.stationarity == Stationarity::kInput && need_a);
         const uint32_t slot = (m_live ? mt : 0) * (n_live ? regs_.tiles_n : 1) + (n_live ? nt : 0);
         tile_ptr_ = acc_cache_.empty() ? nullptr : acc_cache_.data() + size_t(slot) * a.tile_m * a.tile_n;
-        advance(array_->run_tile(now(), buf_a_.data(), buf_b_.data(), reload, kt == 0, tile_ptr_));
+        advance(array_a_->run_tile(now(), TileView::row_major(buf_a_.data(), a.tile_k),
+                                   TileView::row_major(buf_b_.data(), a.tile_n), reload,
+                                   kt == 0 ? Accumulate::kClear : Accumulate::kAdd, nullptr, tile_ptr_));
         if (kt == regs_.tiles_k - 1) store_tile(mt, nt);
         advance(1);  // NEXT
       }

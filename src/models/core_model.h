@@ -127,7 +127,7 @@ class FusedCore : public sc_core::sc_module {
   // One read burst per row (ISSUE, then the DMA): `rows` rows of `row_bytes` bytes,
   // `stride` bytes apart in memory from `addr`, packed into `buf`.
   void load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, uint8_t* buf);
-  void attention_scores();
+  void attention_scores(bool reload_stationary);
   void attention_softmax(uint32_t q0, uint32_t j0, bool first_kv);
   void ffn_activation(uint32_t j0, bool gate_pass);
   bool ffn() const { return regs_.kernel == 2; }
@@ -150,19 +150,18 @@ class FusedCore : public sc_core::sc_module {
   int32_t* tile_ptr_ = nullptr;      // the current output tile's slot in it
   std::vector<int32_t> acc_row_;
   std::vector<int8_t> out_row_;
-  std::unique_ptr<PeArrayModel> array_;
+  std::unique_ptr<PeArrayModel> array_a_, array_b_;
   ToggleProbe* rq_in_;
   ToggleProbe* rq_out_;
-  // attention state: score accumulators (array a), O accumulators (array b), P tile,
-  // per-row running max, sum and rescale factor
+  // attention state: the score and O tiles of dot arrays a and b (output-stationary
+  // arrays keep them in their PEs), P tile, per-row running max, sum and rescale factor
   std::vector<int32_t> s_acc_, o_acc_;
   std::vector<int8_t> p_buf_;
   std::vector<uint8_t> lut_;  // FFN activation table
   std::vector<int32_t> m_run_, l_run_;
   std::vector<uint32_t> alpha_;
   std::vector<int32_t> s_row_, fin_in_;
-  std::vector<uint8_t> x_col_, w_col_, p_row_, xb_col_, fin_out_;
-  ToggleProbe *ax_ = nullptr, *aw_ = nullptr, *bx_ = nullptr, *bw_ = nullptr;
+  std::vector<uint8_t> p_row_, fin_out_;
   ToggleProbe *sm_in_ = nullptr, *sm_out_ = nullptr, *fin_in_probe_ = nullptr, *fin_out_probe_ = nullptr;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/attention_numerics.h"
 #include "core/error.h"
 #include "core/numerics.h"
 
@@ -12,27 +13,43 @@ namespace {
 
 uint64_t count_zeros(const uint8_t* v, size_t n) { return static_cast<uint64_t>(std::count(v, v + n, uint8_t{0})); }
 
+// The partial sum a write starts from (fsgen_array_os.v / fsgen_acc_cache.v).
+int32_t base_of(int32_t old, Accumulate mode, uint32_t alpha) {
+  switch (mode) {
+    case Accumulate::kClear: return 0;
+    case Accumulate::kAdd: return old;
+    case Accumulate::kRescale: return num::rescale_q15(old, alpha);
+  }
+  return old;
+}
+
 class OsArrayModel : public PeArrayModel {
  public:
   OsArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, BlockActivity& act)
       : tm_(plan.spec.tile_m), tn_(plan.spec.tile_n), tk_(plan.spec.tile_k), x_probe_(x), w_probe_(w), act_(act),
-        acc_(size_t(tm_) * tn_, 0), x_(tm_) {}
+        acc_(size_t(tm_) * tn_, 0), x_(tm_), w_(tn_) {}
 
-  uint64_t run_tile(uint64_t cycle0, const uint8_t* buf_a, const uint8_t* buf_b, bool, bool first_k,
+  // x = column kk of A broadcast along PE rows, w = row kk of B down PE columns; the
+  // first step applies the accumulate mode (clr / sc in the RTL).
+  uint64_t run_tile(uint64_t cycle0, TileView a, TileView b, bool, Accumulate mode, const uint32_t* alpha,
                     int32_t*) override {
     for (uint32_t kk = 0; kk < tk_; ++kk) {
-      for (uint32_t i = 0; i < tm_; ++i) x_[i] = buf_a[size_t(i) * tk_ + kk];
-      const uint8_t* w = buf_b + size_t(kk) * tn_;
+      for (uint32_t i = 0; i < tm_; ++i) x_[i] = a.at(i, kk);
+      for (uint32_t j = 0; j < tn_; ++j) w_[j] = b.at(kk, j);
       x_probe_.update(cycle0 + kk + 1, x_.data());
-      w_probe_.update(cycle0 + kk + 1, w);
+      w_probe_.update(cycle0 + kk + 1, w_.data());
       act_.operand_bytes += tm_ + tn_;
-      act_.zero_bytes += count_zeros(x_.data(), tm_) + count_zeros(w, tn_);
-      const bool clear = first_k && kk == 0;
+      act_.zero_bytes += count_zeros(x_.data(), tm_) + count_zeros(w_.data(), tn_);
+      const Accumulate step = kk == 0 ? mode : Accumulate::kAdd;
       for (uint32_t i = 0; i < tm_; ++i) {
-        const int32_t a = static_cast<int8_t>(x_[i]);
+        const int32_t xi = static_cast<int8_t>(x_[i]);
+        const uint32_t al = step == Accumulate::kRescale ? alpha[i] : 0;
         int32_t* row = acc_.data() + size_t(i) * tn_;
-        for (uint32_t j = 0; j < tn_; ++j)
-          row[j] = num::wrap_add(clear ? 0 : row[j], a * static_cast<int8_t>(w[j]));
+        if (step == Accumulate::kAdd)  // the common step, kept free of the mode switch
+          for (uint32_t j = 0; j < tn_; ++j) row[j] = num::wrap_add(row[j], xi * static_cast<int8_t>(w_[j]));
+        else
+          for (uint32_t j = 0; j < tn_; ++j)
+            row[j] = num::wrap_add(base_of(row[j], step, al), xi * static_cast<int8_t>(w_[j]));
       }
     }
     act_.busy_cycles += tk_;
@@ -49,27 +66,29 @@ class OsArrayModel : public PeArrayModel {
   ToggleProbe& w_probe_;
   BlockActivity& act_;
   std::vector<int32_t> acc_;
-  std::vector<uint8_t> x_;
+  std::vector<uint8_t> x_, w_;
 };
 
-// Weight-stationary (lanes = n, B loaded column by column) or input-stationary
-// (lanes = m, A loaded row by row); both reduce over k in each lane.
+// Weight-stationary (lanes = n, B loaded row by row into PE columns) or
+// input-stationary (lanes = m, A loaded row by row into lanes); both reduce over k in
+// each lane and write one vector of the output tile per stream step.
 class DotArrayModel : public PeArrayModel {
  public:
   DotArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, ToggleProbe& y, BlockActivity& act)
       : weight_(plan.stationarity == Stationarity::kWeight), tm_(plan.spec.tile_m), tn_(plan.spec.tile_n),
         tk_(plan.spec.tile_k), lanes_(plan.y_lanes), s_rows_(plan.stationary_rows), stream_(plan.stream_cycles),
-        x_probe_(x), w_probe_(w), y_probe_(y), act_(act), s_(size_t(lanes_) * tk_, 0), x_(tk_), y_(lanes_) {}
+        x_probe_(x), w_probe_(w), y_probe_(y), act_(act), s_(size_t(lanes_) * tk_, 0), x_(tk_),
+        w_(std::max(tn_, tk_)), y_(lanes_) {}
 
-  uint64_t run_tile(uint64_t cycle0, const uint8_t* buf_a, const uint8_t* buf_b, bool reload, bool first_k,
+  uint64_t run_tile(uint64_t cycle0, TileView a, TileView b, bool reload, Accumulate mode, const uint32_t* alpha,
                     int32_t* acc_tile) override {
     uint64_t c = cycle0;
     if (reload) {
-      load_stationary(c, buf_a, buf_b);
+      load_stationary(c, a, b);
       c += s_rows_;
     }
     for (uint32_t kk = 0; kk < stream_; ++kk) {
-      gather_x(kk, buf_a, buf_b);
+      gather_x(kk, a, b);
       x_probe_.update(c + kk + 1, x_.data());
       act_.operand_bytes += tk_;
       act_.zero_bytes += count_zeros(x_.data(), tk_);
@@ -80,7 +99,7 @@ class DotArrayModel : public PeArrayModel {
         y_[p] = sum;
       }
       y_probe_.update(c + kk + 2, y_.data());
-      accumulate(kk, first_k, acc_tile);
+      accumulate(kk, mode, alpha, acc_tile);
     }
     act_.busy_cycles += stream_;
     return (reload ? s_rows_ : 0) + stream_ + 2;
@@ -91,32 +110,33 @@ class DotArrayModel : public PeArrayModel {
   }
 
  private:
-  void load_stationary(uint64_t c, const uint8_t* buf_a, const uint8_t* buf_b) {
+  // WS: row r of B (n wide) becomes column r of the lanes; IS: row r of A (k wide) lane r.
+  void load_stationary(uint64_t c, TileView a, TileView b) {
+    const uint32_t width = weight_ ? tn_ : tk_;
     for (uint32_t r = 0; r < s_rows_; ++r) {
-      // WS: row r of B (n wide) becomes column r of s; IS: row r of A (k wide) becomes row r.
-      const uint8_t* w = weight_ ? buf_b + size_t(r) * tn_ : buf_a + size_t(r) * tk_;
-      const uint32_t width = weight_ ? tn_ : tk_;
-      w_probe_.update(c + r + 1, w);
+      for (uint32_t e = 0; e < width; ++e) w_[e] = weight_ ? b.at(r, e) : a.at(r, e);
+      w_probe_.update(c + r + 1, w_.data());
       act_.operand_bytes += width;
-      act_.zero_bytes += count_zeros(w, width);
+      act_.zero_bytes += count_zeros(w_.data(), width);
       if (weight_)
-        for (uint32_t p = 0; p < lanes_; ++p) s_[size_t(p) * tk_ + r] = static_cast<int8_t>(w[p]);
+        for (uint32_t p = 0; p < lanes_; ++p) s_[size_t(p) * tk_ + r] = static_cast<int8_t>(w_[p]);
       else
-        for (uint32_t k = 0; k < tk_; ++k) s_[size_t(r) * tk_ + k] = static_cast<int8_t>(w[k]);
+        for (uint32_t k = 0; k < tk_; ++k) s_[size_t(r) * tk_ + k] = static_cast<int8_t>(w_[k]);
     }
   }
 
-  void gather_x(uint32_t kk, const uint8_t* buf_a, const uint8_t* buf_b) {
-    if (weight_)
-      std::memcpy(x_.data(), buf_a + size_t(kk) * tk_, tk_);  // row kk of A
-    else
-      for (uint32_t r = 0; r < tk_; ++r) x_[r] = buf_b[size_t(r) * tn_ + kk];  // column kk of B
+  // WS streams row kk of A, IS column kk of B.
+  void gather_x(uint32_t kk, TileView a, TileView b) {
+    for (uint32_t r = 0; r < tk_; ++r) x_[r] = weight_ ? a.at(kk, r) : b.at(r, kk);
   }
 
-  void accumulate(uint32_t kk, bool first_k, int32_t* tile) {
+  // WS writes row kk of the tile, IS column kk; every write applies the mode, with the
+  // rescale factor of the row it lands in.
+  void accumulate(uint32_t kk, Accumulate mode, const uint32_t* alpha, int32_t* tile) {
     for (uint32_t p = 0; p < lanes_; ++p) {
-      int32_t& cell = weight_ ? tile[size_t(kk) * tn_ + p] : tile[size_t(p) * tn_ + kk];
-      cell = num::wrap_add(first_k ? 0 : cell, y_[p]);
+      const uint32_t row = weight_ ? kk : p;
+      int32_t& cell = tile[size_t(row) * tn_ + (weight_ ? p : kk)];
+      cell = num::wrap_add(base_of(cell, mode, mode == Accumulate::kRescale ? alpha[row] : 0), y_[p]);
     }
   }
 
@@ -127,7 +147,7 @@ class DotArrayModel : public PeArrayModel {
   ToggleProbe& y_probe_;
   BlockActivity& act_;
   std::vector<int8_t> s_;
-  std::vector<uint8_t> x_;
+  std::vector<uint8_t> x_, w_;
   std::vector<int32_t> y_;
 };
 

@@ -2,6 +2,10 @@
 // fsgen_array_dot.v). run_tile() executes one tile's array phases in a loop,
 // reports every probed register update with its cycle, and returns the number of
 // cycles the phases take, so the controller advances time once per tile.
+//
+// An array computes C[m][n] (+)= sum_k A[m][k] B[k][n] over one tile. The operands are
+// views into the controller's buffers, so the same array serves matmul (row-major A and
+// B tiles), attention scores (B = K^T, a transposed view of the K rows) and O = P V.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -12,14 +16,31 @@
 
 namespace fsgen {
 
+// Element (r, c) of a tile operand is data[r * row_stride + c * col_stride].
+struct TileView {
+  const uint8_t* data;
+  uint32_t row_stride, col_stride;
+  static TileView row_major(const uint8_t* d, uint32_t cols) { return {d, cols, 1}; }
+  static TileView transposed(const uint8_t* d, uint32_t rows_of_stored) { return {d, 1, rows_of_stored}; }
+  uint8_t at(uint32_t r, uint32_t c) const { return data[size_t(r) * row_stride + size_t(c) * col_stride]; }
+};
+
+// What a tile does with the partial sums already in its output tile.
+enum class Accumulate {
+  kClear,    // start from zero (first k tile, score tiles)
+  kAdd,      // add to them (later k tiles)
+  kRescale,  // multiply row i by alpha[i] (Q0.15, online softmax), then add
+};
+
 class PeArrayModel {
  public:
   virtual ~PeArrayModel() = default;
   // cycle0: the first cycle of the phase after the loads. acc_tile: the output tile
   // (tile_m x tile_n INT32) in the accumulator cache for dot arrays, unused by
-  // output-stationary arrays which accumulate in their PEs.
-  virtual uint64_t run_tile(uint64_t cycle0, const uint8_t* buf_a, const uint8_t* buf_b, bool reload_stationary,
-                            bool first_k, int32_t* acc_tile) = 0;
+  // output-stationary arrays which accumulate in their PEs. alpha: tile_m factors for
+  // Accumulate::kRescale.
+  virtual uint64_t run_tile(uint64_t cycle0, TileView a, TileView b, bool reload_stationary, Accumulate mode,
+                            const uint32_t* alpha, int32_t* acc_tile) = 0;
   // Row r of the finished output tile (tile_n INT32 values).
   virtual void read_row(uint32_t r, const int32_t* acc_tile, int32_t* out) const = 0;
 };
