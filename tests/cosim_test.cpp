@@ -91,6 +91,27 @@ TEST(CosimAttention, DecodeReadsTheKvCache) {
   expect_attention_pass("attn_d16", p);
 }
 
+// Dot arrays: array a holds the key tile (weight-stationary) or the query tile
+// (input-stationary); array b writes O through its rescaling accumulator cache.
+TEST(CosimAttention, WeightStationaryArrays) {
+  AttentionProblem p;
+  p.q_heads = 2;
+  p.kv_heads = 1;
+  p.tokens = 19;
+  expect_pass("ws_8x16", p, cosim_attention, 14);  // output, cycles, twelve probed ports
+}
+
+TEST(CosimAttention, InputStationaryArraysDecode) {
+  AttentionProblem p;
+  p.stage = Stage::kDecode;
+  p.q_heads = 2;
+  p.kv_heads = 2;
+  p.tokens = 2;
+  p.context = 23;
+  p.zero_fraction = 0.5;
+  expect_pass("is_16x8", p, cosim_attention, 14);
+}
+
 }  // namespace
 }  // namespace fsgen
 
@@ -109,6 +130,7 @@ TEST(CosimFfn, GatedSiluAndPlainGelu) {
   plain.residual = false;
   plain.zero_fraction = 0.5;
   for (const FfnProblem& p : {gated, plain}) expect_pass("os_8x8", p, cosim_ffn, 12);
+  expect_pass("ws_8x16", gated, cosim_ffn, 14);
 }
 
 }  // namespace

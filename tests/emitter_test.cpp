@@ -13,12 +13,14 @@ namespace fs = std::filesystem;
 
 // The smallest design of each PE array kind: 4-byte beats, 4x4 tiles; matmul only
 // unless `kernels` says otherwise.
-Graph tiny(const std::string& order, const std::string& kernels = "[matmul]") {
+Graph tiny(const std::string& order, const std::string& kernels = "[matmul]",
+           const std::string& b_order = "output_stationary") {
   const std::string text = "name: tiny_" + order +
                            "\nclock_mhz: 500\npe_budget: 64\n"
                            "memory: {bandwidth_gbps: 2, latency_cycles: 3, buffer_limit_bytes: 4096}\n"
                            "arrays:\n  a: {loop_order: " + order + ", tiling: {m: 4, n: 4, k: 4}}\n"
-                           "  b: {tiling: {m: 4, n: 4, k: 4}}\ncaches: {acc_a: 128}\nkernels: " + kernels + "\n";
+                           "  b: {loop_order: " + b_order + ", tiling: {m: 4, n: 4, k: 4}}\n"
+                           "caches: {acc_a: 128, acc_b: 128}\nkernels: " + kernels + "\n";
   return elaborate(parse_spec_text(text, "tiny.yaml"));
 }
 
@@ -57,9 +59,15 @@ TEST(Emitter, EveryArrayKindIsLintCleanUnderVerilatorWall) {
     const CommandResult r = lint_verilog(dir);
     EXPECT_EQ(r.status, 0) << order << ":\n" << r.output;
   }
-  const std::string dir = write_design(tiny("output_stationary", "[matmul, attention]"), root + "/attention");
-  const CommandResult r = lint_verilog(dir);
-  EXPECT_EQ(r.status, 0) << "attention:\n" << r.output;
+  // The fused core with each stationarity in array a and in array b.
+  for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{
+           {"output_stationary", "output_stationary"},
+           {"weight_stationary", "input_stationary"},
+           {"input_stationary", "weight_stationary"}}) {
+    const std::string dir = write_design(tiny(a, "[matmul, attention]", b), root + "/attention_" + a + "_" + b);
+    const CommandResult r = lint_verilog(dir);
+    EXPECT_EQ(r.status, 0) << "attention " << a << " / " << b << ":\n" << r.output;
+  }
 }
 
 TEST(Emitter, YosysSynthesisesTheSmallestDesigns) {

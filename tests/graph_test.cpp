@@ -45,8 +45,14 @@ TEST(Graph, ProbesCoverEveryBlockWithPorts) {
   std::vector<std::string> names;
   for (const auto& p : g.probes()) names.push_back(p.block + "." + p.port);
   EXPECT_EQ(names, (std::vector<std::string>{"dma.rdata", "dma.wdata", "array_a.x", "array_a.w", "array_a.y",
-                                             "requant.in", "requant.out"}));
+                                             "requant.in", "requant.out", "array_b.x", "array_b.w", "array_b.y",
+                                             "softmax.in", "softmax.out", "normalise.in", "normalise.out"}));
   EXPECT_EQ(g.block("array_a").port("y").width_bits, 16u * 32u);
+  // Weight-stationary array b: V rows (head dim 8) into the PEs, P rows (16 keys) streamed.
+  EXPECT_EQ(g.block("array_b").port("w").width_bits, 8u * 8u);
+  EXPECT_EQ(g.block("array_b").port("x").width_bits, 16u * 8u);
+  EXPECT_EQ(g.block("array_b").port("y").width_bits, 8u * 32u);
+  EXPECT_TRUE(g.has_block("acc_b"));
 }
 
 }  // namespace

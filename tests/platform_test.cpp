@@ -105,26 +105,28 @@ TEST(Program, MalformedFilesAreOneLineErrors) {
 namespace fsgen {
 namespace {
 
-TEST(PlatformAttention, MatchesTheReferenceAcrossShapes) {
-  const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
-  ASSERT_TRUE(g.attention);
-  struct Shape {
-    Stage stage;
-    uint32_t heads, kv_heads, tokens, context;
-    bool residual;
-  };
-  for (const Shape s : {Shape{Stage::kPrefill, 2, 2, 8, 0, true}, Shape{Stage::kPrefill, 3, 1, 21, 0, false},
-                        Shape{Stage::kDecode, 2, 1, 1, 30, true}, Shape{Stage::kDecode, 4, 2, 2, 9, false}}) {
-    AttentionProblem p;
-    p.stage = s.stage;
-    p.q_heads = s.heads;
-    p.kv_heads = s.kv_heads;
-    p.tokens = s.tokens;
-    p.context = s.context;
-    p.residual = s.residual;
-    const CompiledAttention c = compile_attention(g, p);
-    const RunResult r = run_on_systemc(g, c.program);
-    EXPECT_EQ(r.outputs.at("O"), c.expected) << c.program.kernel;
+TEST(PlatformAttention, MatchesTheReferenceAcrossShapesAndDataflows) {
+  for (const char* example : {"os_8x8", "ws_8x16", "is_16x8"}) {
+    const Graph g = elaborate(parse_spec_file(std::string("examples/") + example + ".yaml"));
+    ASSERT_TRUE(g.attention) << example;
+    struct Shape {
+      Stage stage;
+      uint32_t heads, kv_heads, tokens, context;
+      bool residual;
+    };
+    for (const Shape s : {Shape{Stage::kPrefill, 2, 2, 8, 0, true}, Shape{Stage::kPrefill, 3, 1, 21, 0, false},
+                          Shape{Stage::kDecode, 2, 1, 1, 30, true}, Shape{Stage::kDecode, 4, 2, 2, 9, false}}) {
+      AttentionProblem p;
+      p.stage = s.stage;
+      p.q_heads = s.heads;
+      p.kv_heads = s.kv_heads;
+      p.tokens = s.tokens;
+      p.context = s.context;
+      p.residual = s.residual;
+      const CompiledAttention c = compile_attention(g, p);
+      const RunResult r = run_on_systemc(g, c.program);
+      EXPECT_EQ(r.outputs.at("O"), c.expected) << example << " " << c.program.kernel;
+    }
   }
 }
 
@@ -142,10 +144,10 @@ TEST(PlatformAttention, CausalSkipMakesDecodeCheaperPerTokenThanPrefill) {
 }
 
 TEST(CompilerAttention, RejectsWhatTheDesignCannotRun) {
-  const Graph ws = elaborate(parse_spec_file("examples/ws_8x16.yaml"));
+  const Graph matmul_only = elaborate(parse_spec_text(test::base_spec() + "kernels: [matmul]\n", "m.yaml"));
   AttentionProblem p;
-  std::string e = test::error_of([&] { compile_attention(ws, p); });
-  EXPECT_NE(e.find("needs output-stationary arrays a and b"), std::string::npos) << e;
+  std::string e = test::error_of([&] { compile_attention(matmul_only, p); });
+  EXPECT_NE(e.find("built without the attention kernel: add attention to its kernels list"), std::string::npos) << e;
   const Graph os = elaborate(parse_spec_file("examples/os_8x8.yaml"));
   p.q_heads = 3;
   p.kv_heads = 2;
@@ -181,8 +183,8 @@ TEST(PlatformFfn, MatchesTheReference) {
     const RunResult r = run_on_systemc(g, c.program);
     EXPECT_EQ(r.outputs.at("Y"), c.expected) << c.program.kernel;
   }
-  const Graph ws = elaborate(parse_spec_file("examples/ws_8x16.yaml"));
-  EXPECT_NE(test::error_of([&] { compile_ffn(ws, FfnProblem{}); }).find("the FFN kernel runs on cores with the attention kernel"),
+  const Graph matmul_only = elaborate(parse_spec_text(test::base_spec() + "kernels: [matmul]\n", "m.yaml"));
+  EXPECT_NE(test::error_of([&] { compile_ffn(matmul_only, FfnProblem{}); }).find("the FFN kernel runs on cores with the attention kernel"),
             std::string::npos);
 }
 

@@ -156,7 +156,7 @@ namespace {
 
 TEST(SpecKernels, AttentionDefaultsOnWhenTheDataflowSupportsIt) {
   EXPECT_TRUE(parse_spec_file("examples/os_8x8.yaml").attention_kernel);
-  EXPECT_FALSE(parse_spec_file("examples/ws_8x16.yaml").attention_kernel);
+  EXPECT_TRUE(parse_spec_file("examples/ws_8x16.yaml").attention_kernel);
   const std::string matmul_only = test::base_spec() + "kernels: [matmul]\n";
   EXPECT_FALSE(parse_spec_text(matmul_only, "s.yaml").attention_kernel);
   // Any stationarity of either array fuses when the tiles line up.

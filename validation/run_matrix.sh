@@ -8,27 +8,28 @@ OUT=${FSGEN_RTL_OUT:-rtl_out/validate}
 SPECS=$(mktemp -d)
 trap 'rm -rf "$SPECS"' EXIT
 
-spec() {  # name loop_order m n k beat_gbps latency
+# Array b (O = P V) is tiled (m, n, k) = (a.m, a.k, a.n): queries, head dim, keys.
+spec() {  # name loop_order_a loop_order_b m n k beat_gbps latency
   cat > "$SPECS/$1.yaml" <<YAML
 name: $1
 clock_mhz: 1000
 pe_budget: 2048
-memory: {bandwidth_gbps: $6, latency_cycles: $7, buffer_limit_bytes: 16384}
+memory: {bandwidth_gbps: $7, latency_cycles: $8, buffer_limit_bytes: 16384}
 arrays:
-  a: {loop_order: $2, tiling: {m: $3, n: $4, k: $5}}
-  b: {loop_order: output_stationary, tiling: {m: $3, n: $5, k: $4}}
-caches: {acc_a: 16384}
+  a: {loop_order: $2, tiling: {m: $4, n: $5, k: $6}}
+  b: {loop_order: $3, tiling: {m: $4, n: $6, k: $5}}
+caches: {acc_a: 16384, acc_b: 16384}
 YAML
 }
 
-spec os_t8 output_stationary 8 8 8 8 6
-spec os_t16 output_stationary 16 16 16 16 17
-spec ws_t8 weight_stationary 8 8 8 8 5
-spec ws_t16 weight_stationary 16 16 8 8 11
-spec is_t8 input_stationary 8 8 8 8 3
-spec is_t16 input_stationary 16 8 16 8 23
-spec perm_kmn "[k, m, n]" 8 8 8 8 9
-spec perm_nmk "[n, m, k]" 16 16 16 16 2
+spec os_t8 output_stationary output_stationary 8 8 8 8 6
+spec os_t16 output_stationary output_stationary 16 16 16 16 17
+spec ws_t8 weight_stationary weight_stationary 8 8 8 8 5
+spec ws_t16 weight_stationary weight_stationary 16 16 8 8 11
+spec is_t8 input_stationary input_stationary 8 8 8 8 3
+spec is_t16 input_stationary input_stationary 16 8 16 8 23
+spec perm_kmn "[k, m, n]" output_stationary 8 8 8 8 9
+spec perm_nmk "[n, m, k]" weight_stationary 16 16 16 16 2
 
 pass=0; fail=0
 # run_case <design> <cosim arguments...>
@@ -51,8 +52,8 @@ for d in os_t8 os_t16 ws_t8 ws_t16 is_t8 is_t16 perm_kmn perm_nmk; do
 done
 
 # Fused attention (prefill and decode, MHA and GQA, residual on and off, partial tiles) and
-# the FFN (gated SiLU and plain GELU) on the output-stationary designs.
-for d in os_t8 os_t16; do
+# the FFN (gated SiLU and plain GELU) on every design: each stationarity of arrays a and b.
+for d in os_t8 os_t16 ws_t8 ws_t16 is_t8 is_t16 perm_kmn perm_nmk; do
   for args in "--tokens 16 --heads 2 --kv-heads 2" "--tokens 21 --heads 4 --kv-heads 1 --zeros 0.5" \
               "--stage decode --tokens 1 --context 40 --heads 4 --kv-heads 2" \
               "--stage decode --tokens 2 --context 17 --heads 2 --kv-heads 2 --no-residual --zeros 0.9"; do

@@ -163,8 +163,16 @@ std::string emit_exp2_header() {
 
 std::vector<std::string> verilog_files(const Graph& g) {
   std::vector<std::string> files = {"fsgen_csr.v", "fsgen_dma.v", "fsgen_ctrl.v"};  // fsgen_csr.v is generated
-  files.push_back(g.array_a.stationarity == Stationarity::kOutput ? "fsgen_array_os.v" : "fsgen_array_dot.v");
-  if (g.array_a.acc_slots > 0) files.push_back("fsgen_acc_cache.v");
+  std::vector<const ArrayPlan*> arrays = {&g.array_a};
+  if (g.attention) arrays.push_back(&g.array_b);
+  auto uses = [&](Stationarity s, bool equal) {
+    for (const ArrayPlan* p : arrays)
+      if ((p->stationarity == s) == equal) return true;
+    return false;
+  };
+  if (uses(Stationarity::kOutput, true)) files.push_back("fsgen_array_os.v");
+  if (uses(Stationarity::kOutput, false)) files.push_back("fsgen_array_dot.v");
+  if (uses(Stationarity::kOutput, false)) files.push_back("fsgen_acc_cache.v");  // every dot array has one
   files.push_back("fsgen_top.v");
   return files;
 }
@@ -182,8 +190,38 @@ std::string emit_regs_header() {
   return o.str();
 }
 
+// Array b of the fused kernels: O = alpha O + P V over (m, n, k) = (queries, head dim,
+// keys). An output-stationary array rescales O in its PEs; a dot array writes each O
+// vector through the rescaling accumulator cache.
+std::string emit_array_b(const Graph& g) {
+  const ArrayPlan& b = g.array_b;
+  const ArraySpec& s = b.spec;
+  std::ostringstream o;
+  if (b.stationarity == Stationarity::kOutput) {
+    o << "\n  fsgen_array_os #(.R(" << s.tile_m << "), .C(" << s.tile_n << "), .RESCALE(1)) u_array_b (\n"
+      << "      .clk(clk), .rst_n(rst_n), .en(vb_q), .clr(clrb_q), .sc(scb_q), .alpha(alpha_q), .x(xb_q), .w(wb_q),\n"
+      << "      .rd_row(rdb_row), .rd_data(rdb_data));\n";
+    return o.str();
+  }
+  const bool rows = b.stationarity == Stationarity::kWeight;
+  o << "\n  wire [" << b.y_lanes * 32 - 1 << ":0] yb;\n"
+    << "  fsgen_array_dot #(.P(" << b.y_lanes << "), .K(" << s.tile_k << "), .LOAD_COL(" << (rows ? 1 : 0)
+    << ")) u_array_b (\n"
+    << "      .clk(clk), .rst_n(rst_n), .ld(ldb_q), .ld_idx(idxb_q), .w(wb_q), .v(vb_q), .x(xb_q), .y(yb));\n"
+    << "  fsgen_acc_cache #(.TM(" << s.tile_m << "), .TN(" << s.tile_n << "), .SLOTS(" << b.acc_slots
+    << "), .ROWWISE(" << (rows ? 1 : 0) << "), .RESCALE(1)) u_acc_b (\n"
+    << "      .clk(clk), .rst_n(rst_n), .wr(acwb), .first(acwb_first), .sc(acwb_sc), .alpha(alpha_q),\n"
+    << "      .wr_slot(16'd0), .wr_idx(acwb_idx), .wr_data(yb), .rd_slot(16'd0), .rd_row(rdb_row), .rd_data(rdb_data));\n";
+  return o.str();
+}
+
 std::string emit_top(const Graph& g) {
   const ArrayPlan& p = g.array_a;
+  // Without the fused kernels the controller's unused array b ports keep their
+  // output-stationary widths (x: TM bytes, w: TK bytes).
+  const int stb = g.attention ? stationarity_code(g.array_b.stationarity) : 0;
+  const uint32_t xb_bytes = g.attention ? g.array_b.x_bytes : p.spec.tile_m;
+  const uint32_t wb_bytes = g.attention ? g.array_b.w_bytes : p.spec.tile_k;
   const ArraySpec& a = p.spec;
   const bool os = p.stationarity == Stationarity::kOutput;
   const int yl = os ? static_cast<int>(a.tile_n) : static_cast<int>(p.y_lanes);
@@ -201,15 +239,15 @@ std::string emit_top(const Graph& g) {
   wire [15:0] ac_slot;
   wire [7:0]  cmd_beats, rd_beat, wr_beat, idx_q, acw_idx, rd_row;
   wire [DW-1:0] rd_data, wr_data;
-  wire        v_q, clr_q, ld_q, acw, acw_first, vb_q, clrb_q, scb_q;
-  wire [7:0]  rdb_row;
+  wire        v_q, clr_q, ld_q, acw, acw_first, vb_q, clrb_q, scb_q, ldb_q, acwb, acwb_first, acwb_sc;
+  wire [7:0]  rdb_row, idxb_q, acwb_idx;
 )";
   o << "  wire [" << p.x_bytes * 8 - 1 << ":0] x_q;\n"
     << "  wire [" << p.w_bytes * 8 - 1 << ":0] w_q;\n"
     << "  wire [" << yl * 32 - 1 << ":0] y, acw_data;\n"
     << "  wire [" << a.tile_n * 32 - 1 << ":0] acc_rd_data;\n"
-    << "  wire [" << a.tile_m * 8 - 1 << ":0] xb_q;\n"
-    << "  wire [" << a.tile_k * 8 - 1 << ":0] wb_q;\n"
+    << "  wire [" << xb_bytes * 8 - 1 << ":0] xb_q;\n"
+    << "  wire [" << wb_bytes * 8 - 1 << ":0] wb_q;\n"
     << "  wire [" << a.tile_m * 32 - 1 << ":0] alpha_q;\n"
     << "  wire [" << a.tile_k * 32 - 1 << ":0] rdb_data;\n"
     << "  /* verilator lint_on UNUSEDSIGNAL */\n\n";
@@ -242,7 +280,8 @@ std::string emit_top(const Graph& g) {
     << "), .W(DW/8), .ST(" << stationarity_code(p.stationarity) << "), .ORD0("
     << static_cast<int>(a.loop_order[0]) << "), .ORD1(" << static_cast<int>(a.loop_order[1]) << "), .ORD2("
     << static_cast<int>(a.loop_order[2]) << "), .M_LIVE(" << (a.m_inside_k() ? 1 : 0) << "), .N_LIVE("
-    << (a.n_inside_k() ? 1 : 0) << "), .ATTN(" << (g.attention ? 1 : 0) << ")) u_ctrl (\n";
+    << (a.n_inside_k() ? 1 : 0) << "), .ATTN(" << (g.attention ? 1 : 0) << "), .STB("
+    << stb << ")) u_ctrl (\n";
   o << "      .clk(clk), .rst_n(rst_n), .start(start),\n" << register_connections();
   o << R"(      .busy(busy), .done_pulse(done_pulse), .cycles(cycles),
       .cmd_valid(cmd_valid), .cmd_write(cmd_write), .cmd_addr(cmd_addr), .cmd_beats(cmd_beats),
@@ -251,7 +290,8 @@ std::string emit_top(const Graph& g) {
       .x_q(x_q), .w_q(w_q), .v_q(v_q), .clr_q(clr_q), .ld_q(ld_q), .idx_q(idx_q), .y(y),
       .acw(acw), .acw_first(acw_first), .ac_slot(ac_slot), .acw_idx(acw_idx), .acw_data(acw_data),
       .rd_row(rd_row), .acc_rd_data(acc_rd_data),
-      .xb_q(xb_q), .wb_q(wb_q), .vb_q(vb_q), .clrb_q(clrb_q), .scb_q(scb_q), .alpha_q(alpha_q),
+      .xb_q(xb_q), .wb_q(wb_q), .vb_q(vb_q), .clrb_q(clrb_q), .scb_q(scb_q), .ldb_q(ldb_q), .idxb_q(idxb_q),
+      .acwb(acwb), .acwb_first(acwb_first), .acwb_sc(acwb_sc), .acwb_idx(acwb_idx), .alpha_q(alpha_q),
       .rdb_row(rdb_row), .rdb_data(rdb_data));
 
 )";
@@ -268,16 +308,14 @@ std::string emit_top(const Graph& g) {
       << "      .clk(clk), .rst_n(rst_n), .ld(ld_q), .ld_idx(idx_q), .w(w_q), .v(v_q), .x(x_q), .y(y));\n\n"
       << "  fsgen_acc_cache #(.TM(" << a.tile_m << "), .TN(" << a.tile_n << "), .SLOTS(" << p.acc_slots
       << "), .ROWWISE(" << (load_col ? 1 : 0) << ")) u_acc_a (\n"
-      << "      .clk(clk), .rst_n(rst_n), .wr(acw), .first(acw_first), .wr_slot(ac_slot), .wr_idx(acw_idx),\n"
+      << "      .clk(clk), .rst_n(rst_n), .wr(acw), .first(acw_first), .sc(1'b0), .alpha(" << a.tile_m * 32
+      << "'d0),\n      .wr_slot(ac_slot), .wr_idx(acw_idx),"
       << "      .wr_data(acw_data), .rd_slot(ac_slot), .rd_row(rd_row), .rd_data(acc_rd_data));\n";
   }
-  if (g.attention) {
-    o << "\n  fsgen_array_os #(.R(" << a.tile_m << "), .C(" << a.tile_k << "), .RESCALE(1)) u_array_b (\n"
-      << "      .clk(clk), .rst_n(rst_n), .en(vb_q), .clr(clrb_q), .sc(scb_q), .alpha(alpha_q), .x(xb_q), .w(wb_q),\n"
-      << "      .rd_row(rdb_row), .rd_data(rdb_data));\n";
-  } else {
+  if (g.attention)
+    o << emit_array_b(g);
+  else
     o << "  assign rdb_data = {" << a.tile_k * 32 << "{1'b0}};\n";
-  }
   o << "endmodule\n";
   return o.str();
 }

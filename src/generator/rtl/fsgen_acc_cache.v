@@ -1,17 +1,22 @@
 // Accumulator cache: SLOTS output tiles of TM x TN INT32 partial sums kept on chip
-// while the reduction over k runs outside them. A write adds a vector of lanes
-// (or overwrites on the first k tile): with ROWWISE = 1 a row wr_idx of TN lanes,
-// otherwise a column wr_idx of TM lanes. rd_data is row rd_row of slot rd_slot.
+// while the reduction over k runs outside them. A write adds a vector of lanes to
+// its cells (or overwrites them, with first): with ROWWISE = 1 a row wr_idx of TN
+// lanes, otherwise a column wr_idx of TM lanes. With RESCALE = 1, sc first multiplies
+// each written cell by its row's alpha (Q0.15, rounded: (acc * alpha + 2^14) >> 15),
+// the online-softmax update of O. rd_data is row rd_row of slot rd_slot.
 module fsgen_acc_cache #(
     parameter TM = 8,
     parameter TN = 8,
     parameter SLOTS = 1,
     parameter ROWWISE = 1,
+    parameter RESCALE = 0,
     parameter LANES = ROWWISE ? TN : TM
 ) (
     input  wire               clk,
     /* verilator lint_off UNUSEDSIGNAL */
     input  wire               rst_n,  // contents need no reset: the first k tile overwrites
+    input  wire               sc,     // used only with RESCALE = 1
+    input  wire [TM*32-1:0]   alpha,  // 17 bits per row are used, only with RESCALE = 1
     /* verilator lint_on UNUSEDSIGNAL */
     input  wire               wr,
     input  wire               first,
@@ -22,19 +27,35 @@ module fsgen_acc_cache #(
     input  wire [7:0]         rd_row,
     output wire [TN*32-1:0]   rd_data
 );
+  /* verilator inline_module */  // probes address its registers by their flat names
   reg [31:0] mem [0:SLOTS*TM*TN-1];
   // Out-of-range indices address slot 0 / row 0 rather than leaving the array.
   wire [15:0] ws = ({16'd0, wr_slot} < SLOTS) ? wr_slot : 16'd0;
   wire [15:0] rs = ({16'd0, rd_slot} < SLOTS) ? rd_slot : 16'd0;
   wire [7:0]  rr = ({24'd0, rd_row} < TM) ? rd_row : 8'd0;
+  wire [7:0]  wi = ({24'd0, wr_idx} < (ROWWISE ? TM : TN)) ? wr_idx : 8'd0;
+
+  function [31:0] base;  // the partial sum a write adds to
+    input [31:0] old;
+    input [16:0] a;
+    reg signed [49:0] p;
+    begin
+      p = $signed(old) * $signed({1'b0, a}) + 50'sd16384;
+      p = p >>> 15;
+      base = first ? 32'd0 : (RESCALE != 0 && sc) ? p[31:0] : old;
+    end
+  endfunction
+
   integer l;
   always @(posedge clk) begin
     if (wr)
       for (l = 0; l < LANES; l = l + 1)
-        if (ROWWISE)
-          mem[(ws*TM + {24'd0, wr_idx})*TN + l] <= (first ? 32'd0 : mem[(ws*TM + {24'd0, wr_idx})*TN + l]) + wr_data[l*32 +: 32];
+        if (ROWWISE != 0)
+          mem[(ws*TM + {24'd0, wi})*TN + l] <=
+              base(mem[(ws*TM + {24'd0, wi})*TN + l], alpha[wi*32 +: 17]) + wr_data[l*32 +: 32];
         else
-          mem[(ws*TM + l)*TN + {24'd0, wr_idx}] <= (first ? 32'd0 : mem[(ws*TM + l)*TN + {24'd0, wr_idx}]) + wr_data[l*32 +: 32];
+          mem[(ws*TM + l)*TN + {24'd0, wi}] <=
+              base(mem[(ws*TM + l)*TN + {24'd0, wi}], alpha[l*32 +: 17]) + wr_data[l*32 +: 32];
   end
   genvar j;
   generate

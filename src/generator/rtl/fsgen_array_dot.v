@@ -18,6 +18,7 @@ module fsgen_array_dot #(
     input  wire [K*8-1:0]  x,
     output reg  [P*32-1:0] y /*verilator public_flat_rd*/
 );
+  /* verilator inline_module */  // probes address its registers by their flat names
   genvar p, r;
   generate
     for (p = 0; p < P; p = p + 1) begin : lane

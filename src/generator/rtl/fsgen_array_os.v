@@ -22,6 +22,7 @@ module fsgen_array_os #(
     input  wire [7:0]      rd_row,
     output wire [C*32-1:0] rd_data
 );
+  /* verilator inline_module */  // probes address its registers by their flat names
   wire [C*32-1:0] acc_rows [0:R-1];
   genvar i, j;
   generate

@@ -7,6 +7,10 @@
 //   ST = 0 output-stationary: x = column of A, w = row of B, accumulate in the PEs.
 //   ST = 1 weight-stationary: B tile loaded into the PEs, rows of A streamed.
 //   ST = 2 input-stationary:  A tile loaded into the PEs, columns of B streamed.
+// With ATTN = 1 the same array a computes the fused kernels' score tiles S = Q K^T and
+// array b (stationarity STB, same codes) accumulates O = alpha O + P V: an
+// output-stationary array b keeps O in its PEs, a dot array b writes it to its
+// accumulator cache (acwb_*).
 module fsgen_ctrl #(
     parameter TM = 8,
     parameter TN = 8,
@@ -19,9 +23,12 @@ module fsgen_ctrl #(
     parameter M_LIVE = 0,
     parameter N_LIVE = 0,
     parameter ATTN = 0,                                // 1: the fused attention kernel is built
+    parameter STB = 0,                                 // stationarity of array b (ATTN = 1)
     parameter XB = (ST == 0) ? TM : TK,                // bytes on the x bus
     parameter WB = (ST == 2) ? TK : TN,                // bytes on the w bus
-    parameter YL = (ST == 2) ? TM : TN                 // lanes of the dot array output
+    parameter YL = (ST == 2) ? TM : TN,                // lanes of the dot array output
+    parameter XBB = (STB == 0) ? TM : TN,              // bytes on array b's x bus
+    parameter WBB = (STB == 2) ? TN : TK               // bytes on array b's w bus
 ) (
     input  wire            clk,
     input  wire            rst_n,
@@ -91,11 +98,17 @@ module fsgen_ctrl #(
     output wire [7:0]      rd_row,
     input  wire [TN*32-1:0] acc_rd_data,
     // array b (attention: O += P V, rows = TM queries, columns = TK head dims)
-    output reg  [TM*8-1:0]  xb_q /*verilator public_flat_rd*/,
-    output reg  [TK*8-1:0]  wb_q /*verilator public_flat_rd*/,
+    output reg  [XBB*8-1:0] xb_q /*verilator public_flat_rd*/,
+    output reg  [WBB*8-1:0] wb_q /*verilator public_flat_rd*/,
     output reg              vb_q,
     output reg              clrb_q,
     output reg              scb_q,
+    output reg              ldb_q,
+    output reg  [7:0]       idxb_q,
+    output reg              acwb,        // dot array b: write its output vector to the O cache
+    output reg              acwb_first,
+    output reg              acwb_sc,
+    output reg  [7:0]       acwb_idx,
     output reg  [TM*32-1:0] alpha_q,
     output wire [7:0]       rdb_row,
     input  wire [TK*32-1:0] rdb_data
@@ -109,7 +122,8 @@ module fsgen_ctrl #(
                    A_S_TAIL = 6'd21, A_SM = 6'd22, A_VLD = 6'd23, A_O = 6'd24, A_O_TAIL = 6'd25,
                    A_KNEXT = 6'd26, A_FIN_READ = 6'd28, A_FIN_DIV = 6'd29,
                    A_FIN_ISSUE = 6'd30, A_FIN_WAIT = 6'd31, A_QNEXT = 6'd15,
-                   A_LUT = 6'd32, A_GLD = 6'd33;  // FFN: activation table load, gate weight load
+                   A_LUT = 6'd32, A_GLD = 6'd33,  // FFN: activation table load, gate weight load
+                   A_SLD = 6'd34, A_OLD = 6'd35;  // dot arrays a / b: stationary operand load
   localparam integer BEATS_A = TK / W;
   localparam integer BEATS_B = TN / W;
   localparam integer S_ROWS = (ST == 1) ? TK : TM;  // rows of the stationary tile
@@ -130,6 +144,13 @@ module fsgen_ctrl #(
   localparam [7:0]  TM_LAST = TM_LAST_I[7:0];
   localparam [7:0]  TK_LAST = TK_LAST_I[7:0];
   localparam [1:0]  TAIL_LAST = TAIL_LAST_I[1:0];
+  // Array b over (m, n, k) = (TM queries, TK head dims, TN keys).
+  localparam integer SB_ROWS_LAST_I = ((STB == 1) ? TN : TM) - 1;
+  localparam integer STREAM_B_LAST_I = ((STB == 0) ? TN : (STB == 1) ? TM : TK) - 1;
+  localparam integer TAIL_B_LAST_I = ((STB == 0) ? 1 : 2) - 1;
+  localparam [7:0]  SB_ROWS_LAST = SB_ROWS_LAST_I[7:0];
+  localparam [7:0]  STREAM_B_LAST = STREAM_B_LAST_I[7:0];
+  localparam [1:0]  TAIL_B_LAST = TAIL_B_LAST_I[1:0];
 
   reg [5:0]  state;
   reg [15:0] c0, c1, c2;
@@ -176,7 +197,7 @@ module fsgen_ctrl #(
   wire [7:0] wr_beat_o = ({24'd0, wr_beat} < BEATS_A) ? wr_beat : 8'd0;
   assign wr_data = at_mode ? fin_out_q[wr_beat_o*W*8 +: W*8] : out_row_q[wr_beat_c*W*8 +: W*8];
   assign acw = yv_q;
-  assign acw_first = (kt == 16'd0);
+  assign acw_first = at_mode || (kt == 16'd0);  // score tiles are never accumulated
   assign ac_slot = slot_full[15:0];
   assign acw_data = y;
   assign rd_row = (state == A_SM) ? sm_rd : row;
@@ -407,35 +428,68 @@ module fsgen_ctrl #(
   endgenerate
   /* verilator lint_on WIDTH */
 
-  // Array b operands: column kk of P, row kk of V (in buf_b).
-  wire [TM*8-1:0] xb_next;
-  wire [TK*8-1:0] wb_next;
-  wire [WB*8-1:0] w_next_t;  // attention S = Q K^T: column kk of the K tile (WB = TN when ST = 0)
-  wire [TK*8-1:0] fin_next;
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire [7:0] kp = ({24'd0, kk} < TN) ? kk : 8'd0;  // read only with ATTN = 1
+  // Operands of the fused kernels. Array a: S = Q K^T with Q rows in buf_a and K rows
+  // in buf_b, so B = K^T; x_at / w_at are the x_next / w_next of that view. Array b:
+  // O = P V with P in p_buf and V rows in buf_b; xb_next streams, wb_next is broadcast
+  // (output-stationary) or loaded into the PEs (dot arrays).
+  wire [XB*8-1:0]  x_at;
+  wire [WB*8-1:0]  w_at;
+  wire [XBB*8-1:0] xb_next;
+  wire [WBB*8-1:0] wb_next;
+  wire [TK*8-1:0]  fin_next;
+  /* verilator lint_off UNUSEDSIGNAL */  // clamped step indices, read only with ATTN = 1
+  wire [7:0] kp = ({24'd0, kk} < TN) ? kk : 8'd0;  // key
+  wire [7:0] kq = ({24'd0, kk} < TM) ? kk : 8'd0;  // query
+  wire [7:0] kd = ({24'd0, kk} < TK) ? kk : 8'd0;  // head dim
   /* verilator lint_on UNUSEDSIGNAL */
   generate
     if (ATTN != 0) begin : fused_feed
-      for (g = 0; g < TM; g = g + 1) begin : xbp
-        assign xb_next[g*8 +: 8] = p_buf[g*TN + kp];
+      if (ST == 2) begin : at_is   // Q rows stationary, K rows streamed
+        for (g = 0; g < TK; g = g + 1) begin : xk
+          assign x_at[g*8 +: 8] = buf_b[kx*TK + g];
+        end
+        assign w_at = w_next;
+      end else begin : at_os_ws    // x: column (OS) or row (WS) of Q; w: column kk of the K tile
+        assign x_at = x_next;
+        for (g = 0; g < TN; g = g + 1) begin : wkt
+          assign w_at[g*8 +: 8] = buf_b[g*TK + kw];
+        end
       end
-      for (g = 0; g < TK; g = g + 1) begin : wbv
-        assign wb_next[g*8 +: 8] = buf_b[kp*TK + g];
+      if (STB == 0) begin : b_os     // column kk of P along rows, row kk of V down columns
+        for (g = 0; g < TM; g = g + 1) begin : xbp
+          assign xb_next[g*8 +: 8] = p_buf[g*TN + kp];
+        end
+        for (g = 0; g < TK; g = g + 1) begin : wbv
+          assign wb_next[g*8 +: 8] = buf_b[kp*TK + g];
+        end
+      end else if (STB == 1) begin : b_ws  // V rows into the PEs, rows of P streamed
+        for (g = 0; g < TN; g = g + 1) begin : xbp
+          assign xb_next[g*8 +: 8] = p_buf[kq*TN + g];
+        end
+        for (g = 0; g < TK; g = g + 1) begin : wbv
+          assign wb_next[g*8 +: 8] = buf_b[kp*TK + g];
+        end
+      end else begin : b_is                // P rows into the PEs, columns of V streamed
+        for (g = 0; g < TN; g = g + 1) begin : xbv
+          assign xb_next[g*8 +: 8] = buf_b[g*TK + kd];
+        end
+        for (g = 0; g < TN; g = g + 1) begin : wbp
+          assign wb_next[g*8 +: 8] = p_buf[kq*TN + g];
+        end
+      end
+      for (g = 0; g < TK; g = g + 1) begin : fin
         /* verilator lint_off WIDTH */
         assign fin_next[g*8 +: 8] = at_ffn ? ffn_out(fin_in_q[g*32 +: 32], attn_flags[1] ? buf_a[rr_fin*TK + g] : 8'd0)
                                            : normalise(fin_in_q[g*32 +: 32], l_run[rr_fin],
                                                        attn_flags[1] ? buf_a[rr_fin*TK + g] : 8'd0);
         /* verilator lint_on WIDTH */
       end
-      for (g = 0; g < TN; g = g + 1) begin : wkt
-        assign w_next_t[g*8 +: 8] = buf_b[g*TK + kw];
-      end
     end else begin : no_fused_feed
-      assign xb_next = {TM*8{1'b0}};
-      assign wb_next = {TK*8{1'b0}};
+      assign x_at = {XB*8{1'b0}};
+      assign w_at = {WB*8{1'b0}};
+      assign xb_next = {XBB*8{1'b0}};
+      assign wb_next = {WBB*8{1'b0}};
       assign fin_next = {TK*8{1'b0}};
-      assign w_next_t = {WB*8{1'b0}};
     end
   endgenerate
 
@@ -475,12 +529,17 @@ module fsgen_ctrl #(
       at_rows <= 8'd0; at_kv_rows <= 8'd0; at_first_kv <= 1'b0; at_ld_addr <= 32'd0; at_ld_rows <= 8'd0;
       at_ld_dst <= 2'd0; at_ld_ret <= 6'd0; at_ffn <= 1'b0; at_gate <= 1'b0; sm_v_q <= 1'b0; sm_idx_q <= 8'd0;
       s_row_q <= {TN*32{1'b0}}; p_row_q <= {TN*8{1'b0}}; fin_in_q <= {TK*32{1'b0}}; fin_out_q <= {TK*8{1'b0}};
-      xb_q <= {TM*8{1'b0}}; wb_q <= {TK*8{1'b0}}; vb_q <= 1'b0; clrb_q <= 1'b0; scb_q <= 1'b0;
+      xb_q <= {XBB*8{1'b0}}; wb_q <= {WBB*8{1'b0}}; vb_q <= 1'b0; clrb_q <= 1'b0; scb_q <= 1'b0;
+      ldb_q <= 1'b0; idxb_q <= 8'd0; acwb <= 1'b0; acwb_first <= 1'b0; acwb_sc <= 1'b0; acwb_idx <= 8'd0;
       alpha_q <= {TM*32{1'b0}};
     end else begin
       if (state != S_IDLE) cycles <= cycles + 32'd1;
       yv_q <= v_q && (ST != 0);
       acw_idx <= idx_q;
+      acwb <= vb_q && (STB != 0);
+      acwb_first <= clrb_q;
+      acwb_sc <= scb_q;
+      acwb_idx <= idxb_q;
       case (state)
         S_IDLE: if (start) begin
           cycles <= 32'd0; c0 <= 16'd0; c1 <= 16'd0; c2 <= 16'd0; first <= 1'b1;
@@ -519,20 +578,37 @@ module fsgen_ctrl #(
           at_ld_addr <= addr_b + at_k_head;
           at_ld_rows <= (at_kv_left < TN) ? at_kv_left[7:0] : TN[7:0];
           at_ld_dst <= 2'd1;
-          at_ld_ret <= A_S;
+          // A weight-stationary array a holds the key tile, new every time; an
+          // input-stationary one the query tile, loaded once per query tile.
+          at_ld_ret <= (ST == 1 || (ST == 2 && at_first_kv)) ? A_SLD : A_S;
           row <= 8'd0;
           kk <= 8'd0;
           state <= A_LD_ISSUE;
         end
-        A_S: begin
-          x_q <= x_next;
-          w_q <= w_next_t;
-          v_q <= 1'b1;
-          clr_q <= (kk == 8'd0);
-          if (kk == TK_LAST) begin kk <= 8'd0; state <= A_S_TAIL; end
+        A_SLD: begin
+          w_q <= w_at;
+          ld_q <= 1'b1;
+          idx_q <= kk;
+          if (kk == S_ROWS_LAST) begin kk <= 8'd0; state <= A_S; end
           else kk <= kk + 8'd1;
         end
-        A_S_TAIL: begin v_q <= 1'b0; clr_q <= 1'b0; kk <= 8'd0; state <= A_SM; end
+        A_S: begin
+          x_q <= x_at;
+          if (ST == 0) w_q <= w_at;
+          v_q <= 1'b1;
+          ld_q <= 1'b0;
+          clr_q <= (kk == 8'd0);
+          idx_q <= kk;
+          tail <= 2'd0;
+          if (kk == STREAM_LAST) begin kk <= 8'd0; state <= A_S_TAIL; end
+          else kk <= kk + 8'd1;
+        end
+        A_S_TAIL: begin
+          v_q <= 1'b0;
+          clr_q <= 1'b0;
+          tail <= tail + 2'd1;
+          if (tail == TAIL_LAST) state <= A_SM;
+        end
         A_SM: begin
           if ({24'd0, kk} < TM) begin s_row_q <= acc_rd_data; sm_idx_q <= kk; sm_v_q <= 1'b1; end
           else sm_v_q <= 1'b0;
@@ -550,7 +626,7 @@ module fsgen_ctrl #(
           at_ld_addr <= addr_w3 + at_k_head;
           at_ld_rows <= at_kv_rows;
           at_ld_dst <= 2'd1;
-          at_ld_ret <= A_S;
+          at_ld_ret <= (ST == 1) ? A_SLD : A_S;
           row <= 8'd0;
           kk <= 8'd0;
           state <= A_LD_ISSUE;
@@ -560,20 +636,39 @@ module fsgen_ctrl #(
           at_ld_addr <= addr_v + at_k_head;
           at_ld_rows <= at_kv_rows;
           at_ld_dst <= 2'd1;
-          at_ld_ret <= A_O;
+          at_ld_ret <= (STB != 0) ? A_OLD : A_O;
           row <= 8'd0;
+          kk <= 8'd0;
           state <= A_LD_ISSUE;
         end
-        A_O: begin
-          xb_q <= xb_next;
+        A_OLD: begin
           wb_q <= wb_next;
-          vb_q <= 1'b1;
-          clrb_q <= at_first_kv && (kk == 8'd0);
-          scb_q <= !at_ffn && !at_first_kv && (kk == 8'd0);
-          if ({24'd0, kk} == TN - 1) begin kk <= 8'd0; state <= A_O_TAIL; end
+          ldb_q <= 1'b1;
+          idxb_q <= kk;
+          if (kk == SB_ROWS_LAST) begin kk <= 8'd0; state <= A_O; end
           else kk <= kk + 8'd1;
         end
-        A_O_TAIL: begin vb_q <= 1'b0; clrb_q <= 1'b0; scb_q <= 1'b0; state <= A_KNEXT; end
+        // An output-stationary array b clears or rescales O on the first step; a dot
+        // array b writes each O cell once per key tile, so every write does.
+        A_O: begin
+          xb_q <= xb_next;
+          if (STB == 0) wb_q <= wb_next;
+          vb_q <= 1'b1;
+          ldb_q <= 1'b0;
+          idxb_q <= kk;
+          clrb_q <= at_first_kv && (STB != 0 || kk == 8'd0);
+          scb_q <= !at_ffn && !at_first_kv && (STB != 0 || kk == 8'd0);
+          tail <= 2'd0;
+          if (kk == STREAM_B_LAST) begin kk <= 8'd0; state <= A_O_TAIL; end
+          else kk <= kk + 8'd1;
+        end
+        A_O_TAIL: begin
+          vb_q <= 1'b0;
+          clrb_q <= 1'b0;
+          scb_q <= 1'b0;
+          tail <= tail + 2'd1;
+          if (tail == TAIL_B_LAST) state <= A_KNEXT;
+        end
         A_KNEXT: begin
           at_first_kv <= 1'b0;
           row <= 8'd0;
