@@ -95,8 +95,8 @@ TEST(SpecErrors, PeCountOverBudget) {
 TEST(SpecErrors, BufferOverTheLimit) {
   const std::string e = spec_error(replace(base_spec(), "buffer_limit_bytes: 16384", "buffer_limit_bytes: 32"));
   EXPECT_NE(e.find("exceeds the per-tensor buffer limit of 32 bytes"), std::string::npos) << e;
-  const std::string c = spec_error(base_spec() + "caches: {q: 20000}\n");
-  EXPECT_NE(c.find("field 'caches.q'"), std::string::npos) << c;
+  const std::string c = spec_error(base_spec() + "caches: {k: 20480}\n");
+  EXPECT_NE(c.find("field 'caches.k'"), std::string::npos) << c;
 }
 
 TEST(SpecErrors, LoopOrderNotAPermutation) {

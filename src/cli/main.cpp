@@ -219,6 +219,12 @@ int run(int argc, char** argv) {
       if (act.operand_bytes) std::cout << ", operand zeros " << 100.0 * act.zero_bytes / act.operand_bytes << " %";
       std::cout << "\n";
     }
+    for (const char* cache : {"k_cache", "v_cache"}) {
+      if (!r.activity.count(cache)) continue;
+      const BlockActivity& act = r.activity.at(cache);
+      std::cout << "  " << std::left << std::setw(18) << (std::string(cache) + " hits") << act.hits << " of "
+                << act.hits + act.misses << " tile reads, " << act.operand_bytes << " B not fetched\n";
+    }
     std::cout << "  DMA busy          " << 100.0 * r.activity["dma"].busy_cycles / r.cycles << " % of cycles, "
               << r.activity["dma"].operand_bytes << " B moved\n"
               << "  output vs reference: " << (ok ? "bit-exact" : "MISMATCH") << "\n"

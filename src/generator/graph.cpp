@@ -158,6 +158,25 @@ Block requant_block(const ArraySpec& a) {
            {"out", a.tile_n * 8, true, "INT8 output row", "u_ctrl.out_row_q"}}};
 }
 
+// K and V tile caches: slot t holds key tile t of the current KV head, so later query
+// tiles and the other query heads of a GQA group (FFN: later token tiles) skip its load.
+void add_kv_caches(Graph& g) {
+  const uint32_t tile_bytes = g.spec.array_a.tile_n * g.spec.array_a.tile_k;
+  for (const char* t : {"k", "v"}) {
+    auto it = g.spec.cache_bytes.find(t);
+    const uint32_t tiles = it == g.spec.cache_bytes.end() ? 0 : it->second / tile_bytes;
+    (t[0] == 'k' ? g.k_cache_tiles : g.v_cache_tiles) = tiles;
+    if (tiles == 0) continue;
+    g.blocks.push_back({std::string(t) + "_cache",
+                        "tile_cache",
+                        std::string("on-chip cache of ") + (t[0] == 'k' ? "K (FFN: W1)" : "V (FFN: W2)") +
+                            " tiles of the current KV head; a hit skips the tile's DMA load",
+                        {{"tiles", tiles, "tile", "key-row tiles held (a.n rows x a.k bytes)"},
+                         {"bytes", it->second, "byte", "capacity"}},
+                        {}});
+  }
+}
+
 // Attention: array a computes S = Q K^T into its accumulators, the softmax unit turns
 // each score row into P (Q0.7) and per-row rescale factors, array b accumulates
 // O = P V (rescaling its rows), and the normaliser divides O by the running sum.
@@ -168,6 +187,7 @@ void add_attention_blocks(Graph& g) {
   g.blocks.push_back(array_block(g.array_b, "array_b", "xb_q", "wb_q", " for O = alpha O + P V"));
   if (g.array_b.acc_slots > 0)
     g.blocks.push_back(acc_cache_block("acc_b", g.array_b, g.spec.cache_bytes.at("acc_b")));
+  add_kv_caches(g);
   g.blocks.push_back({"softmax",
                       "softmax",
                       "one score row per cycle: fixed-point online softmax (attention) or the activation "

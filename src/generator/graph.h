@@ -68,6 +68,7 @@ struct Graph {
   ArrayPlan array_a;
   bool attention = false;  // the fused attention kernel is built (array b, softmax, normalise)
   ArrayPlan array_b;       // O = P V over (m, n, k) = (queries, head dim, keys); valid when attention
+  uint32_t k_cache_tiles = 0, v_cache_tiles = 0;  // key-row tiles (a.n x a.k bytes) the K / V caches hold
   std::vector<Block> blocks;
   std::vector<Edge> edges;
 

@@ -34,7 +34,7 @@ uint32_t DesignSpec::beat_bytes() const {
 namespace {
 
 constexpr int64_t kMaxTile = 256;
-const std::vector<std::string> kCacheTensors = {"q", "k", "v", "acc_a", "acc_b"};
+const std::vector<std::string> kCacheTensors = {"k", "v", "acc_a", "acc_b"};
 const std::vector<std::string> kSparseKinds = {"compute_value", "compute_group", "memory_value",
                                                "memory_group"};
 const std::vector<std::string> kSparseTensors = {"x", "w", "q", "k", "v", "s", "p"};

@@ -117,6 +117,22 @@ void check_array(const DesignSpec& s, const YAML::Node& root, const ArraySpec& a
   }
 }
 
+// K and V caches hold whole key-row tiles (a.n rows of a.k bytes) of the fused kernels.
+void check_kv_caches(const DesignSpec& s, const YAML::Node& root) {
+  const uint32_t tile = s.array_a.tile_n * s.array_a.tile_k;
+  for (const char* t : {"k", "v"}) {
+    auto it = s.cache_bytes.find(t);
+    if (it == s.cache_bytes.end()) continue;
+    const std::string where = place_at(root, s.source, {"caches", t});
+    if (!s.attention_kernel)
+      fail(where, "a " + std::string(t) + " tile cache serves the fused kernels: expected attention in `kernels`");
+    if (it->second % tile != 0)
+      fail(where, "cache of " + std::to_string(it->second) + " bytes: expected a multiple of " + std::to_string(tile) +
+                      " bytes (tiles of a.n = " + std::to_string(s.array_a.tile_n) + " rows x a.k = " +
+                      std::to_string(s.array_a.tile_k) + " bytes)");
+  }
+}
+
 }  // namespace
 
 void validate_spec(const DesignSpec& s, const YAML::Node& root) {
@@ -138,6 +154,7 @@ void validate_spec(const DesignSpec& s, const YAML::Node& root) {
     fail(place_at(root, s.source, {"pe_budget"}),
          "arrays need " + std::to_string(s.array_a.pe_count()) + " + " + std::to_string(s.array_b.pe_count()) +
              " = " + std::to_string(pes) + " PEs, over the budget of " + std::to_string(s.pe_budget));
+  check_kv_caches(s, root);
   for (const auto& [tensor, bytes] : s.cache_bytes)
     if (bytes > s.memory.buffer_limit_bytes)
       fail(place_at(root, s.source, {"caches", tensor}),

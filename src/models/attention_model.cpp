@@ -15,6 +15,8 @@ namespace fsgen {
 
 void FusedCore::run_fused() {
   const uint32_t tq = plan_.spec.tile_m;
+  k_cache_.valid.assign(k_cache_.tiles, false);
+  v_cache_.valid.assign(v_cache_.tiles, false);
   if (ffn()) {
     advance(1);  // A_LUT
     load_rows(regs_.addr_lut, plan_.spec.tile_k, 256 / plan_.spec.tile_k, plan_.spec.tile_k, lut_.data());
@@ -42,15 +44,16 @@ void FusedCore::attention_q_tile(uint32_t h, uint32_t hk, uint32_t q0) {
     const uint32_t kv_rows = std::min<uint32_t>(tkv, regs_.len_kv - j0);
     const uint32_t kv_base = hk * regs_.head_stride_kv + j0 * d;
     advance(1);  // A_KT
-    load_rows(regs_.addr_b + kv_base, d, kv_rows, d, buf_b_.data());
+    fetch_kv_tile(k_cache_, regs_.addr_b + kv_base, hk, j0 / tkv, kv_rows);
     // A weight-stationary array a holds the key tile (new every time); an input-stationary
     // one holds the query tile, loaded once per query tile.
     attention_scores(plan_.stationarity == Stationarity::kWeight || first_kv);
     if (ffn()) {
       ffn_activation(j0, false);
       if (regs_.gated) {
-        advance(1);  // A_GLD
-        load_rows(regs_.addr_w3 + kv_base, d, kv_rows, d, buf_b_.data());
+        advance(1);  // A_GLD: gate weights are not cached
+        b_tile_ = buf_b_.data();
+        load_rows(regs_.addr_w3 + kv_base, d, kv_rows, d, b_tile_);
         attention_scores(plan_.stationarity == Stationarity::kWeight);
         ffn_activation(j0, true);
       }
@@ -58,7 +61,7 @@ void FusedCore::attention_q_tile(uint32_t h, uint32_t hk, uint32_t q0) {
       attention_softmax(q0, j0, first_kv);
     }
     advance(1);  // A_VLD
-    load_rows(regs_.addr_v + kv_base, d, kv_rows, d, buf_b_.data());
+    fetch_kv_tile(v_cache_, regs_.addr_v + kv_base, hk, j0 / tkv, kv_rows);
     attention_update_o(first_kv);
     advance(1);  // A_KNEXT
     first_kv = false;
@@ -70,11 +73,33 @@ void FusedCore::attention_q_tile(uint32_t h, uint32_t hk, uint32_t q0) {
   advance(1);  // A_QNEXT
 }
 
+void FusedCore::fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t hk, uint32_t jt, uint32_t rows) {
+  const uint32_t d = plan_.spec.tile_k, tile_bytes = plan_.spec.tile_n * d;
+  const bool cacheable = jt < cache.tiles;
+  b_tile_ = buf_b_.data() + size_t(cacheable ? cache.first_slot + jt : 0) * tile_bytes;
+  if (!cacheable) {
+    if (cache.tiles > 0) ++result_.activity[cache.block].misses;  // beyond the cache's tiles
+    load_rows(addr, d, rows, d, b_tile_);
+    return;
+  }
+  BlockActivity& act = result_.activity[cache.block];
+  if (cache.tag == hk && cache.valid[jt]) {
+    ++act.hits;
+    act.operand_bytes += uint64_t(rows) * d;
+    return;
+  }
+  ++act.misses;
+  if (cache.tag != hk) cache.valid.assign(cache.tiles, false);
+  cache.tag = hk;
+  cache.valid[jt] = true;
+  load_rows(addr, d, rows, d, b_tile_);
+}
+
 // A_S_LOAD (dot arrays: the stationary operand), A_S and A_S_TAIL: S = Q K^T in array a,
 // with Q the rows in buf_a and K^T a transposed view of the key rows in buf_b.
 void FusedCore::attention_scores(bool reload) {
   const uint32_t d = plan_.spec.tile_k;
-  advance(array_a_->run_tile(now(), TileView::row_major(buf_a_.data(), d), TileView::transposed(buf_b_.data(), d),
+  advance(array_a_->run_tile(now(), TileView::row_major(buf_a_.data(), d), TileView::transposed(b_tile_, d),
                              reload, Accumulate::kClear, nullptr, s_acc_.data()));
 }
 
@@ -147,7 +172,7 @@ void FusedCore::attention_update_o(bool first_kv) {
   const uint32_t tkv = plan_.spec.tile_n, d = plan_.spec.tile_k;
   const Accumulate mode = first_kv ? Accumulate::kClear : ffn() ? Accumulate::kAdd : Accumulate::kRescale;
   advance(array_b_->run_tile(now(), TileView::row_major(reinterpret_cast<const uint8_t*>(p_buf_.data()), tkv),
-                             TileView::row_major(buf_b_.data(), d), true, mode, alpha_.data(), o_acc_.data()));
+                             TileView::row_major(b_tile_, d), true, mode, alpha_.data(), o_acc_.data()));
 }
 
 // A_FIN_READ, A_FIN_DIV, then one write burst per valid query row.

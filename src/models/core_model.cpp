@@ -100,7 +100,10 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
     : sc_module(name), graph_(g), plan_(g.array_a), dma_(dma), clock_(clock), result_(result) {
   const ArraySpec& a = plan_.spec;
   buf_a_.assign(size_t(a.tile_m) * a.tile_k, 0);
-  buf_b_.assign(size_t(a.tile_k) * a.tile_n, 0);
+  buf_b_.assign(size_t(1 + g.k_cache_tiles + g.v_cache_tiles) * a.tile_k * a.tile_n, 0);
+  b_tile_ = buf_b_.data();
+  k_cache_ = {"k_cache", 1, g.k_cache_tiles, 0, {}};
+  v_cache_ = {"v_cache", 1 + g.k_cache_tiles, g.v_cache_tiles, 0, {}};
   acc_row_.assign(a.tile_n, 0);
   out_row_.assign(a.tile_n, 0);
   array_a_ = make_pe_array_model(plan_, result, "array_a");

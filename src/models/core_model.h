@@ -98,6 +98,15 @@ struct KernelRegs {
 
 class PeArrayModel;
 
+// A K or V tile cache of the fused kernels (fsgen_ctrl.v, k_valid / v_valid): slot t of
+// buf_b, from first_slot on, holds key tile t of KV head `tag`.
+struct TileCache {
+  std::string block;  // activity entry for hit / miss counts
+  uint32_t first_slot = 0, tiles = 0;
+  uint32_t tag = 0;
+  std::vector<bool> valid;
+};
+
 // Controller, operand buffers, PE array, accumulator cache and requantiser of the
 // fused core: the tile sequencer runs in one process and drives the DMA.
 class FusedCore : public sc_core::sc_module {
@@ -128,6 +137,9 @@ class FusedCore : public sc_core::sc_module {
   // `stride` bytes apart in memory from `addr`, packed into `buf`.
   void load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, uint8_t* buf);
   void attention_scores(bool reload_stationary);
+  // A_KT / A_VLD: point b_tile_ at key tile jt of KV head hk, loading its rows unless
+  // the cache holds the tile.
+  void fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t hk, uint32_t jt, uint32_t rows);
   void attention_softmax(uint32_t q0, uint32_t j0, bool first_kv);
   void ffn_activation(uint32_t j0, bool gate_pass);
   bool ffn() const { return regs_.kernel == 2; }
@@ -145,7 +157,9 @@ class FusedCore : public sc_core::sc_module {
   uint64_t last_cycles_ = 0;
   uint64_t pending_ = 0;
   sc_core::sc_event start_event_;
-  std::vector<uint8_t> buf_a_, buf_b_;
+  std::vector<uint8_t> buf_a_, buf_b_;  // buf_b_: slot 0, then the K and V cache slots
+  uint8_t* b_tile_ = nullptr;           // the buf_b slot the fused datapath reads
+  TileCache k_cache_, v_cache_;
   std::vector<int32_t> acc_cache_;  // accumulator cache: acc_slots output tiles
   int32_t* tile_ptr_ = nullptr;      // the current output tile's slot in it
   std::vector<int32_t> acc_row_;

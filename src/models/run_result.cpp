@@ -83,7 +83,7 @@ struct RunResultCodec {
   }
 
   void encode(const RunResult& r) {
-    str("fsgen-run-1");
+    str("fsgen-run-2");
     str(r.model);
     u64(r.cycles);
     f64(r.wall_seconds);
@@ -110,12 +110,14 @@ struct RunResultCodec {
       u64(a.busy_cycles);
       u64(a.operand_bytes);
       u64(a.zero_bytes);
+      u64(a.hits);
+      u64(a.misses);
     }
   }
 
   RunResult decode() {
     RunResult r;
-    if (get_str() != "fsgen-run-1") fail("run result", "not an fsgen run record");
+    if (get_str() != "fsgen-run-2") fail("run result", "not an fsgen run record");
     r.model = get_str();
     r.cycles = get_u64();
     r.wall_seconds = get_f64();
@@ -142,6 +144,8 @@ struct RunResultCodec {
       a.busy_cycles = get_u64();
       a.operand_bytes = get_u64();
       a.zero_bytes = get_u64();
+      a.hits = get_u64();
+      a.misses = get_u64();
       r.activity[name] = a;
     }
     return r;

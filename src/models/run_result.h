@@ -44,6 +44,8 @@ struct BlockActivity {
   uint64_t busy_cycles = 0;    // cycles in which the block did useful work
   uint64_t operand_bytes = 0;  // operand bytes presented to the block
   uint64_t zero_bytes = 0;     // of which zero
+  uint64_t hits = 0;           // caches: tile lookups served on chip
+  uint64_t misses = 0;         // caches: tile lookups that went to off-chip memory
 };
 
 struct RunResult {

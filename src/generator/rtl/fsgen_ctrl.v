@@ -10,7 +10,9 @@
 // With ATTN = 1 the same array a computes the fused kernels' score tiles S = Q K^T and
 // array b (stationarity STB, same codes) accumulates O = alpha O + P V: an
 // output-stationary array b keeps O in its PEs, a dot array b writes it to its
-// accumulator cache (acwb_*).
+// accumulator cache (acwb_*). K and V tiles of the current KV head stay in cache slots
+// of buf_b (KC and VC tiles, slot 0 is the working tile), so later query tiles and the
+// other heads of a GQA group read them without a DMA load.
 module fsgen_ctrl #(
     parameter TM = 8,
     parameter TN = 8,
@@ -24,6 +26,8 @@ module fsgen_ctrl #(
     parameter N_LIVE = 0,
     parameter ATTN = 0,                                // 1: the fused attention kernel is built
     parameter STB = 0,                                 // stationarity of array b (ATTN = 1)
+    parameter KC = 0,                                  // K tile cache slots (ATTN = 1)
+    parameter VC = 0,                                  // V tile cache slots (ATTN = 1)
     parameter XB = (ST == 0) ? TM : TK,                // bytes on the x bus
     parameter WB = (ST == 2) ? TK : TN,                // bytes on the w bus
     parameter YL = (ST == 2) ? TM : TN,                // lanes of the dot array output
@@ -151,6 +155,7 @@ module fsgen_ctrl #(
   localparam [7:0]  SB_ROWS_LAST = SB_ROWS_LAST_I[7:0];
   localparam [7:0]  STREAM_B_LAST = STREAM_B_LAST_I[7:0];
   localparam [1:0]  TAIL_B_LAST = TAIL_B_LAST_I[1:0];
+  localparam [15:0] KC16 = KC[15:0];
 
   reg [5:0]  state;
   reg [15:0] c0, c1, c2;
@@ -161,7 +166,7 @@ module fsgen_ctrl #(
   reg        yv_q;
   // Operand buffers (register files / SRAM): one A tile and one B tile, row-major.
   reg [7:0] buf_a [0:TM*TK-1];
-  reg [7:0] buf_b [0:TK*TN-1];
+  reg [7:0] buf_b [0:(1+KC+VC)*TK*TN-1];  // slot 0, then the K and V cache slots
   reg [TN*32-1:0] acc_row_q /*verilator public_flat_rd*/;
   reg [TN*8-1:0]  out_row_q /*verilator public_flat_rd*/;
 
@@ -262,6 +267,22 @@ module fsgen_ctrl #(
   reg  [31:0] at_ld_addr;                // address of row 0 of the rows being loaded
   reg  [7:0]  at_ld_rows;
   reg  [1:0]  at_ld_dst;                 // load target: 0 buf_a (Q, X), 1 buf_b (K, V, W), 2 the LUT
+  reg  [15:0] at_jt;                     // index of the current key tile (at_j0 / TN)
+  reg  [15:0] b_slot;                    // buf_b slot the fused kernels read and load
+  reg  [15:0] k_tag, v_tag;              // KV head whose tiles the caches hold
+  reg  [KC:0] k_valid;                   // valid K / V cache slots (one spare bit: KC may be 0)
+  reg  [VC:0] v_valid;
+  wire [31:0] bb = {16'd0, b_slot} * (TK*TN);
+  wire        k_cacheable = ({16'd0, at_jt} < KC);
+  wire        v_cacheable = ({16'd0, at_jt} < VC);
+  /* verilator lint_off WIDTH */
+  wire [15:0] jk = k_cacheable ? at_jt : 16'd0;
+  wire [15:0] jv = v_cacheable ? at_jt : 16'd0;
+  wire        k_hit = k_cacheable && k_tag == at_hk && k_valid[jk];
+  wire        v_hit = v_cacheable && v_tag == at_hk && v_valid[jv];
+  wire [KC:0] k_fill = ((k_tag == at_hk) ? k_valid : {(KC+1){1'b0}}) | ({{KC{1'b0}}, 1'b1} << jk);
+  wire [VC:0] v_fill = ((v_tag == at_hk) ? v_valid : {(VC+1){1'b0}}) | ({{VC{1'b0}}, 1'b1} << jv);
+  /* verilator lint_on WIDTH */
   reg         at_ffn;                    // the running kernel is the FFN
   reg         at_gate;                   // FFN: this score pass is the gate (W3)
   /* verilator lint_off UNUSEDSIGNAL */  // the next buffers are read only with ATTN = 1
@@ -446,13 +467,13 @@ module fsgen_ctrl #(
     if (ATTN != 0) begin : fused_feed
       if (ST == 2) begin : at_is   // Q rows stationary, K rows streamed
         for (g = 0; g < TK; g = g + 1) begin : xk
-          assign x_at[g*8 +: 8] = buf_b[kx*TK + g];
+          assign x_at[g*8 +: 8] = buf_b[bb + kx*TK + g];
         end
         assign w_at = w_next;
       end else begin : at_os_ws    // x: column (OS) or row (WS) of Q; w: column kk of the K tile
         assign x_at = x_next;
         for (g = 0; g < TN; g = g + 1) begin : wkt
-          assign w_at[g*8 +: 8] = buf_b[g*TK + kw];
+          assign w_at[g*8 +: 8] = buf_b[bb + g*TK + kw];
         end
       end
       if (STB == 0) begin : b_os     // column kk of P along rows, row kk of V down columns
@@ -460,18 +481,18 @@ module fsgen_ctrl #(
           assign xb_next[g*8 +: 8] = p_buf[g*TN + kp];
         end
         for (g = 0; g < TK; g = g + 1) begin : wbv
-          assign wb_next[g*8 +: 8] = buf_b[kp*TK + g];
+          assign wb_next[g*8 +: 8] = buf_b[bb + kp*TK + g];
         end
       end else if (STB == 1) begin : b_ws  // V rows into the PEs, rows of P streamed
         for (g = 0; g < TN; g = g + 1) begin : xbp
           assign xb_next[g*8 +: 8] = p_buf[kq*TN + g];
         end
         for (g = 0; g < TK; g = g + 1) begin : wbv
-          assign wb_next[g*8 +: 8] = buf_b[kp*TK + g];
+          assign wb_next[g*8 +: 8] = buf_b[bb + kp*TK + g];
         end
       end else begin : b_is                // P rows into the PEs, columns of V streamed
         for (g = 0; g < TN; g = g + 1) begin : xbv
-          assign xb_next[g*8 +: 8] = buf_b[g*TK + kd];
+          assign xb_next[g*8 +: 8] = buf_b[bb + g*TK + kd];
         end
         for (g = 0; g < TN; g = g + 1) begin : wbp
           assign wb_next[g*8 +: 8] = p_buf[kq*TN + g];
@@ -503,7 +524,7 @@ module fsgen_ctrl #(
     if (rd_valid && state == S_LDB_WAIT)
       for (b = 0; b < W; b = b + 1) buf_b[row*TN + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd1)
-      for (b = 0; b < W; b = b + 1) buf_b[row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
+      for (b = 0; b < W; b = b + 1) buf_b[bb + row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd2)
       for (b = 0; b < W; b = b + 1) lut[(row*TK + rd_beat*W + b) & 255] <= rd_data[b*8 +: 8];
     if (sm_v_q && at_ffn)
@@ -527,7 +548,8 @@ module fsgen_ctrl #(
       acc_row_q <= {TN*32{1'b0}}; out_row_q <= {TN*8{1'b0}};
       at_mode <= 1'b0; at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0; at_j0 <= 16'd0;
       at_rows <= 8'd0; at_kv_rows <= 8'd0; at_first_kv <= 1'b0; at_ld_addr <= 32'd0; at_ld_rows <= 8'd0;
-      at_ld_dst <= 2'd0; at_ld_ret <= 6'd0; at_ffn <= 1'b0; at_gate <= 1'b0; sm_v_q <= 1'b0; sm_idx_q <= 8'd0;
+      at_ld_dst <= 2'd0; at_ld_ret <= 6'd0; at_jt <= 16'd0; b_slot <= 16'd0;
+      k_tag <= 16'd0; v_tag <= 16'd0; k_valid <= {(KC+1){1'b0}}; v_valid <= {(VC+1){1'b0}}; at_ffn <= 1'b0; at_gate <= 1'b0; sm_v_q <= 1'b0; sm_idx_q <= 8'd0;
       s_row_q <= {TN*32{1'b0}}; p_row_q <= {TN*8{1'b0}}; fin_in_q <= {TK*32{1'b0}}; fin_out_q <= {TK*8{1'b0}};
       xb_q <= {XBB*8{1'b0}}; wb_q <= {WBB*8{1'b0}}; vb_q <= 1'b0; clrb_q <= 1'b0; scb_q <= 1'b0;
       ldb_q <= 1'b0; idxb_q <= 8'd0; acwb <= 1'b0; acwb_first <= 1'b0; acwb_sc <= 1'b0; acwb_idx <= 8'd0;
@@ -546,6 +568,7 @@ module fsgen_ctrl #(
           at_mode <= (ATTN != 0) && (kernel == 32'd1 || kernel == 32'd2);
           at_ffn <= (ATTN != 0) && (kernel == 32'd2);
           at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0;
+          k_valid <= {(KC+1){1'b0}}; v_valid <= {(VC+1){1'b0}}; b_slot <= 16'd0;
           state <= ((ATTN != 0) && kernel == 32'd1) ? A_QT : ((ATTN != 0) && kernel == 32'd2) ? A_LUT : S_TILE;
         end
         A_LUT: begin
@@ -560,6 +583,7 @@ module fsgen_ctrl #(
         A_QT: begin
           at_rows <= (at_rows_left < TM) ? at_rows_left[7:0] : TM[7:0];
           at_j0 <= 16'd0;
+          at_jt <= 16'd0;
           at_first_kv <= 1'b1;
           at_ld_addr <= at_q_head + {16'd0, at_q0} * TK;
           at_ld_rows <= (at_rows_left < TM) ? at_rows_left[7:0] : TM[7:0];
@@ -583,7 +607,12 @@ module fsgen_ctrl #(
           at_ld_ret <= (ST == 1 || (ST == 2 && at_first_kv)) ? A_SLD : A_S;
           row <= 8'd0;
           kk <= 8'd0;
-          state <= A_LD_ISSUE;
+          b_slot <= k_cacheable ? 16'd1 + at_jt : 16'd0;
+          if (k_hit) state <= (ST == 1 || (ST == 2 && at_first_kv)) ? A_SLD : A_S;
+          else begin
+            if (k_cacheable) begin k_tag <= at_hk; k_valid <= k_fill; end
+            state <= A_LD_ISSUE;
+          end
         end
         A_SLD: begin
           w_q <= w_at;
@@ -627,6 +656,7 @@ module fsgen_ctrl #(
           at_ld_rows <= at_kv_rows;
           at_ld_dst <= 2'd1;
           at_ld_ret <= (ST == 1) ? A_SLD : A_S;
+          b_slot <= 16'd0;  // gate weights are not cached
           row <= 8'd0;
           kk <= 8'd0;
           state <= A_LD_ISSUE;
@@ -639,7 +669,12 @@ module fsgen_ctrl #(
           at_ld_ret <= (STB != 0) ? A_OLD : A_O;
           row <= 8'd0;
           kk <= 8'd0;
-          state <= A_LD_ISSUE;
+          b_slot <= v_cacheable ? 16'd1 + KC16 + at_jt : 16'd0;
+          if (v_hit) state <= (STB != 0) ? A_OLD : A_O;
+          else begin
+            if (v_cacheable) begin v_tag <= at_hk; v_valid <= v_fill; end
+            state <= A_LD_ISSUE;
+          end
         end
         A_OLD: begin
           wb_q <= wb_next;
@@ -674,6 +709,7 @@ module fsgen_ctrl #(
           row <= 8'd0;
           if (at_more_kv) begin
             at_j0 <= at_next_j0;
+            at_jt <= at_jt + 16'd1;
             state <= A_KT;
           end else if (attn_flags[1]) begin
             at_ld_addr <= addr_x + {16'd0, at_h} * head_stride_q + {16'd0, at_q0} * TK;
