@@ -13,7 +13,7 @@ namespace {
 Graph graph_of(const std::string& text) { return elaborate(parse_spec_text(text, "s.yaml")); }
 
 TEST(Platform, OneTileTakesTheDocumentedCycles) {
-  const Graph g = graph_of(test::base_spec());  // OS 8x8x8, 8 B beats, latency 4
+  const Graph g = graph_of(test::base_spec() + "kernels: [matmul]\n");  // OS 8x8x8, 8 B beats, latency 4
   MatmulProblem p;
   p.m = p.n = p.k = 8;
   const Program prog = compile_matmul(g, p);
@@ -23,6 +23,29 @@ TEST(Platform, OneTileTakesTheDocumentedCycles) {
   EXPECT_EQ(r.cycles, 1u + 56 + 56 + 9 + 80 + 1 + 1);
   EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
   EXPECT_EQ(r.model, "systemc");
+}
+
+// A fused core with output-stationary arrays runs matmul on both: one tile is 8 + 8
+// columns, array b computing the second 8 from the same column of A each step.
+TEST(Platform, MatmulOnBothArraysTakesOneWideTile) {
+  const Graph g = graph_of(test::base_spec());
+  ASSERT_TRUE(g.matmul_on_both);
+  EXPECT_EQ(g.matmul_tile_n(), 16u);
+  MatmulProblem p;
+  p.m = p.k = 8;
+  p.n = 16;
+  const Program prog = compile_matmul(g, p);
+  const RunResult r = run_on_systemc(g, prog);
+  // TILE 1 + load A 8 x 7 + load B 8 rows x (latency 4 + 2 beats + 2) + stream 8 + tail 1
+  // + store 8 rows x (2 beats + latency 4 + 5) + NEXT 1 + DONE 1
+  EXPECT_EQ(r.cycles, 1u + 56 + 64 + 9 + 88 + 1 + 1);
+  EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
+  EXPECT_EQ(r.activity.at("array_b").busy_cycles, 8u);
+  // The same matmul on array a alone takes two tiles and loads A twice.
+  const Graph single = graph_of(test::base_spec() + "kernels: [matmul]\n");
+  const RunResult r1 = run_on_systemc(single, compile_matmul(single, p));
+  EXPECT_EQ(r1.outputs.at("C"), r.outputs.at("C"));
+  EXPECT_GT(r1.cycles, r.cycles);
 }
 
 TEST(Platform, ReuseSkipsReloadingTheStationaryOperand) {
@@ -128,6 +151,32 @@ TEST(PlatformAttention, MatchesTheReferenceAcrossShapesAndDataflows) {
       EXPECT_EQ(r.outputs.at("O"), c.expected) << example << " " << c.program.kernel;
     }
   }
+}
+
+// K/V tile caches change when tiles are fetched, never what is computed: the same
+// outputs in fewer cycles, with the GQA group's later heads hitting.
+TEST(PlatformAttention, KvCachesSkipLoadsAndKeepOutputs) {
+  const std::string base = std::string(test::base_spec()) + "attention: gqa\n";
+  const Graph plain = elaborate(parse_spec_text(base, "plain.yaml"));
+  const Graph cached = elaborate(parse_spec_text(base + "caches: {k: 512, v: 256}\n", "cached.yaml"));
+  AttentionProblem p;
+  p.q_heads = 4;
+  p.kv_heads = 1;
+  p.tokens = 48;  // six key tiles: K fits the cache, V only in part
+  const CompiledAttention c = compile_attention(plain, p);
+  const RunResult r0 = run_on_systemc(plain, c.program);
+  const RunResult r1 = run_on_systemc(cached, c.program);
+  EXPECT_EQ(r0.outputs.at("O"), c.expected);
+  EXPECT_EQ(r1.outputs.at("O"), c.expected);
+  EXPECT_LT(r1.cycles, r0.cycles);
+  EXPECT_EQ(r0.activity.count("k_cache"), 0u);
+  // Causal prefill reads key tile t for query tiles t..5 of each head: 21 reads per head.
+  const BlockActivity& k = r1.activity.at("k_cache");
+  EXPECT_EQ(k.hits + k.misses, 4u * 21u);
+  EXPECT_EQ(k.misses, 6u);  // the first head loads each tile once
+  const BlockActivity& v = r1.activity.at("v_cache");
+  EXPECT_EQ(v.hits + v.misses, 4u * 21u);
+  EXPECT_EQ(v.misses, 4u * 3u + 4u);  // tiles 4 and 5 (3 reads per head) never fit; 0..3 load once
 }
 
 TEST(PlatformAttention, CausalSkipMakesDecodeCheaperPerTokenThanPrefill) {

@@ -168,6 +168,17 @@ TEST(SpecKernels, AttentionDefaultsOnWhenTheDataflowSupportsIt) {
   EXPECT_TRUE(parse_spec_text(ws_is, "s.yaml").attention_kernel);
 }
 
+TEST(SpecCaches, KvTileCachesHoldWholeTilesOfTheFusedKernels) {
+  EXPECT_NO_THROW(parse_spec_text(test::base_spec() + "caches: {k: 256, v: 64}\n", "s.yaml"));
+  std::string e = test::error_of([] { parse_spec_text(test::base_spec() + "caches: {k: 100}\n", "s.yaml"); });
+  EXPECT_NE(e.find("s.yaml:15:10: field 'caches.k': cache of 100 bytes: expected a multiple of 64 bytes"),
+            std::string::npos) << e;
+  e = test::error_of(
+      [] { parse_spec_text(test::base_spec() + "kernels: [matmul]\ncaches: {v: 64}\n", "s.yaml"); });
+  EXPECT_NE(e.find("field 'caches.v': a v tile cache serves the fused kernels: expected attention in `kernels`"),
+            std::string::npos) << e;
+}
+
 TEST(SpecKernels, UnsupportedOrUnknownKernelsAreErrors) {
   const std::string misaligned =
       test::replace(test::base_spec(), "loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 8}\n",

@@ -46,7 +46,7 @@ run_case() {
 }
 
 for d in os_t8 os_t16 ws_t8 ws_t16 is_t8 is_t16 perm_kmn perm_nmk; do
-  for shape in "16 16 16" "32 16 48" "48 32 32"; do
+  for shape in "16 32 16" "32 32 48" "48 64 32"; do  # n: whole 32-column tiles of os_t16 on both arrays
     for zeros in 0 0.5 0.9; do
       read -r m n k <<< "$shape"
       run_case "$d" --m "$m" --n "$n" --k "$k" --zeros "$zeros" --seed $((m + n + k))

@@ -32,7 +32,7 @@ uint32_t tiles_of(uint32_t dim, uint32_t tile, const char* name) {
 Program compile_matmul(const Graph& g, const MatmulProblem& p) {
   const ArrayPlan& plan = g.array_a;
   const uint32_t tm = tiles_of(p.m, plan.spec.tile_m, "m");
-  const uint32_t tn = tiles_of(p.n, plan.spec.tile_n, "n");
+  const uint32_t tn = tiles_of(p.n, g.matmul_tile_n(), "n");
   const uint32_t tk = tiles_of(p.k, plan.spec.tile_k, "k");
   if (p.req_shift > 31) fail("matmul req_shift", "expected 0..31, got " + std::to_string(p.req_shift));
   if (plan.acc_slots > 0) {

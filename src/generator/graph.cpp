@@ -149,13 +149,25 @@ Block acc_cache_block(const std::string& name, const ArrayPlan& p, uint32_t byte
           {}};
 }
 
-Block requant_block(const ArraySpec& a) {
+// Requantises one row of a matmul output tile (`lanes` columns).
+Block requant_block(uint32_t lanes) {
   return {"requant",
           "requant",
           "INT32 -> INT8 requantisation of one output row (docs/NUMERICS.md)",
-          {{"lanes", a.tile_n, "element", "outputs per row"}},
-          {{"in", a.tile_n * 32, false, "accumulator row", "u_ctrl.acc_row_q"},
-           {"out", a.tile_n * 8, true, "INT8 output row", "u_ctrl.out_row_q"}}};
+          {{"lanes", lanes, "element", "outputs per row"}},
+          {{"in", lanes * 32, false, "accumulator row", "u_ctrl.acc_row_q"},
+           {"out", lanes * 8, true, "INT8 output row", "u_ctrl.out_row_q"}}};
+}
+
+// Array b of the fused kernels and, when both arrays are output-stationary, its role
+// in matmul: a.n + b.n columns per tile, b's columns fed by the same A tile.
+void plan_fused_array_b(Graph& g) {
+  g.array_b = plan_array(g.spec.array_b, g.spec.cache_bytes, "acc_b");
+  if (g.array_a.stationarity != Stationarity::kOutput || g.array_b.stationarity != Stationarity::kOutput) return;
+  g.matmul_on_both = true;
+  ArraySpec mm = g.array_b.spec;
+  mm.tile_k = g.array_a.spec.tile_k;  // streams A's k steps alongside array a
+  g.array_b_matmul = plan_array(mm, g.spec.cache_bytes, "acc_b");
 }
 
 // K and V tile caches: slot t holds key tile t of the current KV head, so later query
@@ -183,7 +195,6 @@ void add_kv_caches(Graph& g) {
 void add_attention_blocks(Graph& g) {
   const ArraySpec& a = g.spec.array_a;
   const uint32_t tkv = a.tile_n, d = a.tile_k;
-  g.array_b = plan_array(g.spec.array_b, g.spec.cache_bytes, "acc_b");
   g.blocks.push_back(array_block(g.array_b, "array_b", "xb_q", "wb_q", " for O = alpha O + P V"));
   if (g.array_b.acc_slots > 0)
     g.blocks.push_back(acc_cache_block("acc_b", g.array_b, g.spec.cache_bytes.at("acc_b")));
@@ -222,13 +233,15 @@ Graph elaborate(const DesignSpec& spec) {
   g.memory.latency_cycles = spec.memory.latency_cycles;
   g.memory.beat_bytes = spec.beat_bytes();
   g.array_a = plan_array(spec.array_a, spec.cache_bytes, "acc_a");
+  g.attention = spec.attention_kernel;
+  if (g.attention) plan_fused_array_b(g);
 
   g.blocks.push_back(csr_block());
   g.blocks.push_back({"ctrl", "ctrl", "tile sequencer: loop nest, reuse, operand buffers", {}, {}});
   g.blocks.push_back(dma_block(g.memory));
   g.blocks.push_back(array_block(g.array_a, "array_a", "x_q", "w_q", ""));
   if (g.array_a.acc_slots > 0) g.blocks.push_back(acc_cache_block("acc_a", g.array_a, spec.cache_bytes.at("acc_a")));
-  g.blocks.push_back(requant_block(spec.array_a));
+  g.blocks.push_back(requant_block(g.matmul_tile_n()));
   g.edges = {{"csr", "regs", "ctrl", "regs"},     {"ctrl", "cmd", "dma", "cmd"},
              {"dma", "rd", "ctrl", "buffers"},    {"ctrl", "x", "array_a", "x"},
              {"ctrl", "w", "array_a", "w"},       {"ctrl", "acc_row", "requant", "in"},
@@ -237,7 +250,6 @@ Graph elaborate(const DesignSpec& spec) {
     g.edges.push_back({"array_a", "y", "acc_a", "wr"});
     g.edges.push_back({"acc_a", "rd", "ctrl", "acc_row"});
   }
-  g.attention = spec.attention_kernel;
   if (g.attention) add_attention_blocks(g);
   return g;
 }

@@ -69,6 +69,12 @@ struct Graph {
   bool attention = false;  // the fused attention kernel is built (array b, softmax, normalise)
   ArrayPlan array_b;       // O = P V over (m, n, k) = (queries, head dim, keys); valid when attention
   uint32_t k_cache_tiles = 0, v_cache_tiles = 0;  // key-row tiles (a.n x a.k bytes) the K / V caches hold
+  // Matmul on both arrays (output-stationary a and b of a fused core): one matmul tile is
+  // a.n + b.n columns wide; array a computes the first a.n, array b the next b.n over
+  // the same A tile and k steps. array_b_matmul is array b seen in that mode.
+  bool matmul_on_both = false;
+  ArrayPlan array_b_matmul;
+  uint32_t matmul_tile_n() const { return array_a.spec.tile_n + (matmul_on_both ? array_b.spec.tile_n : 0); }
   std::vector<Block> blocks;
   std::vector<Edge> edges;
 

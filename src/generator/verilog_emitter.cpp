@@ -281,7 +281,8 @@ std::string emit_top(const Graph& g) {
     << static_cast<int>(a.loop_order[0]) << "), .ORD1(" << static_cast<int>(a.loop_order[1]) << "), .ORD2("
     << static_cast<int>(a.loop_order[2]) << "), .M_LIVE(" << (a.m_inside_k() ? 1 : 0) << "), .N_LIVE("
     << (a.n_inside_k() ? 1 : 0) << "), .ATTN(" << (g.attention ? 1 : 0) << "), .STB("
-    << stb << "), .KC(" << g.k_cache_tiles << "), .VC(" << g.v_cache_tiles << ")) u_ctrl (\n";
+    << stb << "), .KC(" << g.k_cache_tiles << "), .VC(" << g.v_cache_tiles << "), .DUAL("
+    << (g.matmul_on_both ? 1 : 0) << ")) u_ctrl (\n";
   o << "      .clk(clk), .rst_n(rst_n), .start(start),\n" << register_connections();
   o << R"(      .busy(busy), .done_pulse(done_pulse), .cycles(cycles),
       .cmd_valid(cmd_valid), .cmd_write(cmd_write), .cmd_addr(cmd_addr), .cmd_beats(cmd_beats),

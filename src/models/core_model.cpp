@@ -100,12 +100,13 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
     : sc_module(name), graph_(g), plan_(g.array_a), dma_(dma), clock_(clock), result_(result) {
   const ArraySpec& a = plan_.spec;
   buf_a_.assign(size_t(a.tile_m) * a.tile_k, 0);
-  buf_b_.assign(size_t(1 + g.k_cache_tiles + g.v_cache_tiles) * a.tile_k * a.tile_n, 0);
+  tile_n_ = g.matmul_tile_n();
+  buf_b_.assign(std::max<size_t>(size_t(1 + g.k_cache_tiles + g.v_cache_tiles) * a.tile_n, tile_n_) * a.tile_k, 0);
   b_tile_ = buf_b_.data();
   k_cache_ = {"k_cache", 1, g.k_cache_tiles, 0, {}};
   v_cache_ = {"v_cache", 1 + g.k_cache_tiles, g.v_cache_tiles, 0, {}};
-  acc_row_.assign(a.tile_n, 0);
-  out_row_.assign(a.tile_n, 0);
+  acc_row_.assign(tile_n_, 0);
+  out_row_.assign(tile_n_, 0);
   array_a_ = make_pe_array_model(plan_, result, "array_a");
   rq_in_ = result.find_probe("requant", "in");
   rq_out_ = result.find_probe("requant", "out");
@@ -124,6 +125,7 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
     p_row_.assign(tkv, 0);
     fin_out_.assign(d, 0);
     array_b_ = make_pe_array_model(g.array_b, result, "array_b");
+    if (g.matmul_on_both) array_b_matmul_ = make_pe_array_model(g.array_b_matmul, result, "array_b");
     sm_in_ = result.find_probe("softmax", "in");
     sm_out_ = result.find_probe("softmax", "out");
     fin_in_probe_ = result.find_probe("normalise", "in");
@@ -174,7 +176,7 @@ void FusedCore::load_tile(bool is_a, uint32_t mt, uint32_t nt, uint32_t kt) {
     load_rows(regs_.addr_a + mt * a.tile_m * regs_.stride_a + kt * a.tile_k, regs_.stride_a, a.tile_m, a.tile_k,
               buf_a_.data());
   else
-    load_rows(regs_.addr_b + kt * a.tile_k * regs_.stride_b + nt * a.tile_n, regs_.stride_b, a.tile_k, a.tile_n,
+    load_rows(regs_.addr_b + kt * a.tile_k * regs_.stride_b + nt * tile_n_, regs_.stride_b, a.tile_k, tile_n_,
               buf_b_.data());
 }
 
@@ -191,16 +193,33 @@ void FusedCore::store_tile(uint32_t mt, uint32_t nt) {
   const uint32_t beat = graph_.memory.beat_bytes;
   for (uint32_t r = 0; r < a.tile_m; ++r) {
     array_a_->read_row(r, tile_ptr_, acc_row_.data());
+    if (array_b_matmul_) array_b_matmul_->read_row(r, nullptr, acc_row_.data() + a.tile_n);
     rq_in_->update(now() + 1, acc_row_.data());
     advance(1);  // ST_READ
-    for (uint32_t j = 0; j < a.tile_n; ++j) out_row_[j] = num::requantize(acc_row_[j], regs_.req_mult, regs_.req_shift);
+    for (uint32_t j = 0; j < tile_n_; ++j) out_row_[j] = num::requantize(acc_row_[j], regs_.req_mult, regs_.req_shift);
     rq_out_->update(now() + 1, out_row_.data());
     advance(1);  // ST_REQ
     advance(1);  // ST_ISSUE
     sync();
-    const uint32_t addr = regs_.addr_c + (mt * a.tile_m + r) * regs_.stride_c + nt * a.tile_n;
-    dma_.write(addr, a.tile_n / beat, reinterpret_cast<const uint8_t*>(out_row_.data()));
+    const uint32_t addr = regs_.addr_c + (mt * a.tile_m + r) * regs_.stride_c + nt * tile_n_;
+    dma_.write(addr, tile_n_ / beat, reinterpret_cast<const uint8_t*>(out_row_.data()));
   }
+}
+
+// The compute phase of one matmul tile: array a on B's first a.n columns and, with
+// matmul on both arrays, array b on the rest in the same cycles.
+void FusedCore::compute_tile(bool reload_stationary, uint32_t kt) {
+  const ArraySpec& a = plan_.spec;
+  const TileView tile_a = TileView::row_major(buf_a_.data(), a.tile_k);
+  const Accumulate mode = kt == 0 ? Accumulate::kClear : Accumulate::kAdd;
+  const uint64_t c0 = now();
+  const uint64_t cycles =
+      array_a_->run_tile(c0, tile_a, TileView::row_major(buf_b_.data(), tile_n_), reload_stationary, mode, nullptr,
+                         tile_ptr_);
+  if (array_b_matmul_)
+    array_b_matmul_->run_tile(c0, tile_a, TileView::row_major(buf_b_.data() + a.tile_n, tile_n_), false, mode, nullptr,
+                              nullptr);
+  advance(cycles);
 }
 
 void FusedCore::run_kernel() {
@@ -236,9 +255,7 @@ void FusedCore::run_kernel() {
                             (plan_.stationarity == Stationarity::kInput && need_a);
         const uint32_t slot = (m_live ? mt : 0) * (n_live ? regs_.tiles_n : 1) + (n_live ? nt : 0);
         tile_ptr_ = acc_cache_.empty() ? nullptr : acc_cache_.data() + size_t(slot) * a.tile_m * a.tile_n;
-        advance(array_a_->run_tile(now(), TileView::row_major(buf_a_.data(), a.tile_k),
-                                   TileView::row_major(buf_b_.data(), a.tile_n), reload,
-                                   kt == 0 ? Accumulate::kClear : Accumulate::kAdd, nullptr, tile_ptr_));
+        compute_tile(reload, kt);
         if (kt == regs_.tiles_k - 1) store_tile(mt, nt);
         advance(1);  // NEXT
       }

@@ -165,6 +165,8 @@ class FusedCore : public sc_core::sc_module {
   std::vector<int32_t> acc_row_;
   std::vector<int8_t> out_row_;
   std::unique_ptr<PeArrayModel> array_a_, array_b_;
+  std::unique_ptr<PeArrayModel> array_b_matmul_;  // array b in matmul (Graph::matmul_on_both)
+  uint32_t tile_n_ = 0;                           // columns of a matmul tile (Graph::matmul_tile_n)
   ToggleProbe* rq_in_;
   ToggleProbe* rq_out_;
   // attention state: the score and O tiles of dot arrays a and b (output-stationary

@@ -12,7 +12,9 @@
 // output-stationary array b keeps O in its PEs, a dot array b writes it to its
 // accumulator cache (acwb_*). K and V tiles of the current KV head stay in cache slots
 // of buf_b (KC and VC tiles, slot 0 is the working tile), so later query tiles and the
-// other heads of a GQA group read them without a DMA load.
+// other heads of a GQA group read them without a DMA load. With DUAL = 1 a matmul tile
+// is NB = TN + TK columns: array a computes the first TN, array b (TM x TK) the next TK
+// from the same column of A each step, and a stored row carries both.
 module fsgen_ctrl #(
     parameter TM = 8,
     parameter TN = 8,
@@ -28,6 +30,8 @@ module fsgen_ctrl #(
     parameter STB = 0,                                 // stationarity of array b (ATTN = 1)
     parameter KC = 0,                                  // K tile cache slots (ATTN = 1)
     parameter VC = 0,                                  // V tile cache slots (ATTN = 1)
+    parameter DUAL = 0,                                // 1: matmul on both arrays (a and b output-stationary)
+    parameter NB = DUAL ? TN + TK : TN,                // columns of a matmul tile (B and C rows, bytes)
     parameter XB = (ST == 0) ? TM : TK,                // bytes on the x bus
     parameter WB = (ST == 2) ? TK : TN,                // bytes on the w bus
     parameter YL = (ST == 2) ? TM : TN,                // lanes of the dot array output
@@ -129,7 +133,7 @@ module fsgen_ctrl #(
                    A_LUT = 6'd32, A_GLD = 6'd33,  // FFN: activation table load, gate weight load
                    A_SLD = 6'd34, A_OLD = 6'd35;  // dot arrays a / b: stationary operand load
   localparam integer BEATS_A = TK / W;
-  localparam integer BEATS_B = TN / W;
+  localparam integer BEATS_B = NB / W;
   localparam integer S_ROWS = (ST == 1) ? TK : TM;  // rows of the stationary tile
   localparam integer STREAM = (ST == 0) ? TK : (ST == 1) ? TM : TN;
   localparam integer TAIL = (ST == 0) ? 1 : 2;
@@ -166,9 +170,11 @@ module fsgen_ctrl #(
   reg        yv_q;
   // Operand buffers (register files / SRAM): one A tile and one B tile, row-major.
   reg [7:0] buf_a [0:TM*TK-1];
-  reg [7:0] buf_b [0:(1+KC+VC)*TK*TN-1];  // slot 0, then the K and V cache slots
-  reg [TN*32-1:0] acc_row_q /*verilator public_flat_rd*/;
-  reg [TN*8-1:0]  out_row_q /*verilator public_flat_rd*/;
+  // Matmul: one TK x NB tile of B. Fused kernels: slot 0, then the K and V cache slots.
+  localparam integer BUF_B = ((1+KC+VC)*TN > NB) ? (1+KC+VC)*TK*TN : TK*NB;
+  reg [7:0] buf_b [0:BUF_B-1];
+  reg [NB*32-1:0] acc_row_q /*verilator public_flat_rd*/;
+  reg [NB*8-1:0]  out_row_q /*verilator public_flat_rd*/;
 
   wire [15:0] b0 = (ORD0 == 0) ? tiles_m : (ORD0 == 1) ? tiles_n : tiles_k;
   wire [15:0] b1 = (ORD1 == 0) ? tiles_m : (ORD1 == 1) ? tiles_n : tiles_k;
@@ -191,8 +197,8 @@ module fsgen_ctrl #(
   assign cmd_beats = (state == S_LDA_ISSUE || state == A_LD_ISSUE || state == A_FIN_ISSUE) ? BEATS_A[7:0]
                                                                                          : BEATS_B[7:0];
   wire [31:0] a_row_addr = addr_a + ({16'd0, mt} * TM + {24'd0, row}) * stride_a + {16'd0, kt} * TK;
-  wire [31:0] b_row_addr = addr_b + ({16'd0, kt} * TK + {24'd0, row}) * stride_b + {16'd0, nt} * TN;
-  wire [31:0] c_row_addr = addr_c + ({16'd0, mt} * TM + {24'd0, row}) * stride_c + {16'd0, nt} * TN;
+  wire [31:0] b_row_addr = addr_b + ({16'd0, kt} * TK + {24'd0, row}) * stride_b + {16'd0, nt} * NB;
+  wire [31:0] c_row_addr = addr_c + ({16'd0, mt} * TM + {24'd0, row}) * stride_c + {16'd0, nt} * NB;
   assign cmd_addr = (state == S_LDA_ISSUE) ? a_row_addr : (state == S_LDB_ISSUE) ? b_row_addr :
                     (state == A_LD_ISSUE) ? at_ld_addr + {24'd0, row} * TK :
                     (state == A_FIN_ISSUE) ? at_o_addr + {24'd0, row} * TK : c_row_addr;
@@ -225,8 +231,11 @@ module fsgen_ctrl #(
 
   // Operand vectors for stream step kk (x) and stationary/broadcast row kk (w).
   wire [XB*8-1:0] x_next;
+  /* verilator lint_off UNUSEDSIGNAL */  // read only with DUAL = 1
+  wire [TK*8-1:0] wb_mm;
+  /* verilator lint_on UNUSEDSIGNAL */
   wire [WB*8-1:0] w_next;
-  wire [TN*8-1:0] out_next;
+  wire [NB*8-1:0] out_next;
   wire [7:0] kx = ({24'd0, kk} < X_ROWS) ? kk : 8'd0;
   wire [7:0] kw = ({24'd0, kk} < W_ROWS) ? kk : 8'd0;
   genvar g;
@@ -236,25 +245,33 @@ module fsgen_ctrl #(
         assign x_next[g*8 +: 8] = buf_a[g*TK + kx];
       end
       for (g = 0; g < TN; g = g + 1) begin : wb
-        assign w_next[g*8 +: 8] = buf_b[kw*TN + g];
+        assign w_next[g*8 +: 8] = buf_b[kw*NB + g];
       end
     end else if (ST == 1) begin : ws_feed
       for (g = 0; g < TK; g = g + 1) begin : xa
         assign x_next[g*8 +: 8] = buf_a[kx*TK + g];
       end
       for (g = 0; g < TN; g = g + 1) begin : wb
-        assign w_next[g*8 +: 8] = buf_b[kw*TN + g];
+        assign w_next[g*8 +: 8] = buf_b[kw*NB + g];
       end
     end else begin : is_feed
       for (g = 0; g < TK; g = g + 1) begin : xb
-        assign x_next[g*8 +: 8] = buf_b[g*TN + kx];
+        assign x_next[g*8 +: 8] = buf_b[g*NB + kx];
       end
       for (g = 0; g < TK; g = g + 1) begin : wa
         assign w_next[g*8 +: 8] = buf_a[kw*TK + g];
       end
     end
-    for (g = 0; g < TN; g = g + 1) begin : rq
+    for (g = 0; g < NB; g = g + 1) begin : rq
       assign out_next[g*8 +: 8] = requant(acc_row_q[g*32 +: 32], req_mult, req_shift);
+    end
+    // Matmul on array b: row kk of B's last TK columns.
+    if (DUAL != 0) begin : dual_feed
+      for (g = 0; g < TK; g = g + 1) begin : wbm
+        assign wb_mm[g*8 +: 8] = buf_b[kw*NB + TN + g];
+      end
+    end else begin : no_dual_feed
+      assign wb_mm = {TK*8{1'b0}};
     end
   endgenerate
 
@@ -522,7 +539,7 @@ module fsgen_ctrl #(
     if (rd_valid && (state == S_LDA_WAIT || (state == A_LD_WAIT && at_ld_dst == 2'd0)))
       for (b = 0; b < W; b = b + 1) buf_a[row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (rd_valid && state == S_LDB_WAIT)
-      for (b = 0; b < W; b = b + 1) buf_b[row*TN + rd_beat*W + b] <= rd_data[b*8 +: 8];
+      for (b = 0; b < W; b = b + 1) buf_b[row*NB + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd1)
       for (b = 0; b < W; b = b + 1) buf_b[bb + row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd2)
@@ -545,7 +562,7 @@ module fsgen_ctrl #(
       first <= 1'b0; need_a <= 1'b0; need_b <= 1'b0; row <= 8'd0; kk <= 8'd0; tail <= 2'd0;
       x_q <= {XB*8{1'b0}}; w_q <= {WB*8{1'b0}}; v_q <= 1'b0; clr_q <= 1'b0; ld_q <= 1'b0;
       idx_q <= 8'd0; yv_q <= 1'b0; acw_idx <= 8'd0;
-      acc_row_q <= {TN*32{1'b0}}; out_row_q <= {TN*8{1'b0}};
+      acc_row_q <= {NB*32{1'b0}}; out_row_q <= {NB*8{1'b0}};
       at_mode <= 1'b0; at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0; at_j0 <= 16'd0;
       at_rows <= 8'd0; at_kv_rows <= 8'd0; at_first_kv <= 1'b0; at_ld_addr <= 32'd0; at_ld_rows <= 8'd0;
       at_ld_dst <= 2'd0; at_ld_ret <= 6'd0; at_jt <= 16'd0; b_slot <= 16'd0;
@@ -784,19 +801,34 @@ module fsgen_ctrl #(
           clr_q <= (kt == 16'd0) && (kk == 8'd0);
           idx_q <= kk;
           tail <= 2'd0;
+          if (DUAL != 0) begin  // widths agree when DUAL = 1 (both arrays output-stationary)
+            /* verilator lint_off WIDTH */
+            xb_q <= x_next;
+            wb_q <= wb_mm;
+            /* verilator lint_on WIDTH */
+            vb_q <= 1'b1;
+            clrb_q <= (kt == 16'd0) && (kk == 8'd0);
+          end
           if (kk == STREAM_LAST) begin kk <= 8'd0; state <= S_TAIL; end
           else kk <= kk + 8'd1;
         end
         S_TAIL: begin
           v_q <= 1'b0;
           clr_q <= 1'b0;
+          vb_q <= 1'b0;
+          clrb_q <= 1'b0;
           tail <= tail + 2'd1;
           if (tail == TAIL_LAST) begin
             row <= 8'd0;
             state <= k_last ? S_ST_READ : S_NEXT;
           end
         end
-        S_ST_READ: begin acc_row_q <= acc_rd_data; state <= S_ST_REQ; end
+        S_ST_READ: begin
+          /* verilator lint_off WIDTH */
+          acc_row_q <= (DUAL != 0) ? {rdb_data, acc_rd_data} : acc_rd_data;
+          /* verilator lint_on WIDTH */
+          state <= S_ST_REQ;
+        end
         S_ST_REQ:  begin out_row_q <= out_next; state <= S_ST_ISSUE; end
         S_ST_ISSUE: state <= S_ST_WAIT;
         S_ST_WAIT: if (cmd_done) begin
