@@ -290,8 +290,10 @@ module fsgen_ctrl #(
   reg  [KC:0] k_valid;                   // valid K / V cache slots (one spare bit: KC may be 0)
   reg  [VC:0] v_valid;
   wire [31:0] bb = {16'd0, b_slot} * (TK*TN);
+  /* verilator lint_off UNSIGNED */  // constant false without a cache (KC or VC = 0)
   wire        k_cacheable = ({16'd0, at_jt} < KC);
   wire        v_cacheable = ({16'd0, at_jt} < VC);
+  /* verilator lint_on UNSIGNED */
   /* verilator lint_off WIDTH */
   wire [15:0] jk = k_cacheable ? at_jt : 16'd0;
   wire [15:0] jv = v_cacheable ? at_jt : 16'd0;
