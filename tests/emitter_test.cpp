@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "sim/tools.h"
 #include "test_util.h"
@@ -14,13 +15,13 @@ namespace fs = std::filesystem;
 // The smallest design of each PE array kind: 4-byte beats, 4x4 tiles; matmul only
 // unless `kernels` says otherwise.
 Graph tiny(const std::string& order, const std::string& kernels = "[matmul]",
-           const std::string& b_order = "output_stationary") {
+           const std::string& b_order = "output_stationary", const std::string& kv_caches = "") {
   const std::string text = "name: tiny_" + order +
                            "\nclock_mhz: 500\npe_budget: 64\n"
                            "memory: {bandwidth_gbps: 2, latency_cycles: 3, buffer_limit_bytes: 4096}\n"
                            "arrays:\n  a: {loop_order: " + order + ", tiling: {m: 4, n: 4, k: 4}}\n"
                            "  b: {loop_order: " + b_order + ", tiling: {m: 4, n: 4, k: 4}}\n"
-                           "caches: {acc_a: 128, acc_b: 128}\nkernels: " + kernels + "\n";
+                           "caches: {acc_a: 128, acc_b: 128" + kv_caches + "}\nkernels: " + kernels + "\n";
   return elaborate(parse_spec_text(text, "tiny.yaml"));
 }
 
@@ -59,12 +60,15 @@ TEST(Emitter, EveryArrayKindIsLintCleanUnderVerilatorWall) {
     const CommandResult r = lint_verilog(dir);
     EXPECT_EQ(r.status, 0) << order << ":\n" << r.output;
   }
-  // The fused core with each stationarity in array a and in array b.
-  for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{
-           {"output_stationary", "output_stationary"},
-           {"weight_stationary", "input_stationary"},
-           {"input_stationary", "weight_stationary"}}) {
-    const std::string dir = write_design(tiny(a, "[matmul, attention]", b), root + "/attention_" + a + "_" + b);
+  // The fused core with each stationarity in array a and in array b, with and without
+  // K/V tile caches.
+  for (const auto& [a, b, caches] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"output_stationary", "output_stationary", ""},
+           {"weight_stationary", "input_stationary", ", k: 32, v: 16"},
+           {"input_stationary", "weight_stationary", ""},
+           {"output_stationary", "output_stationary", ", k: 16"}}) {
+    const std::string dir =
+        write_design(tiny(a, "[matmul, attention]", b, caches), root + "/attention_" + a + "_" + b + (caches.empty() ? "" : "_kv"));
     const CommandResult r = lint_verilog(dir);
     EXPECT_EQ(r.status, 0) << "attention " << a << " / " << b << ":\n" << r.output;
   }

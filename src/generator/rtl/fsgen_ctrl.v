@@ -492,7 +492,7 @@ module fsgen_ctrl #(
       end else begin : at_os_ws    // x: column (OS) or row (WS) of Q; w: column kk of the K tile
         assign x_at = x_next;
         for (g = 0; g < TN; g = g + 1) begin : wkt
-          assign w_at[g*8 +: 8] = buf_b[bb + g*TK + kw];
+          assign w_at[g*8 +: 8] = buf_b[bb + g*TK + {24'd0, kw}];
         end
       end
       if (STB == 0) begin : b_os     // column kk of P along rows, row kk of V down columns
@@ -511,7 +511,7 @@ module fsgen_ctrl #(
         end
       end else begin : b_is                // P rows into the PEs, columns of V streamed
         for (g = 0; g < TN; g = g + 1) begin : xbv
-          assign xb_next[g*8 +: 8] = buf_b[bb + g*TK + kd];
+          assign xb_next[g*8 +: 8] = buf_b[bb + g*TK + {24'd0, kd}];
         end
         for (g = 0; g < TN; g = g + 1) begin : wbp
           assign wb_next[g*8 +: 8] = p_buf[kq*TN + g];
