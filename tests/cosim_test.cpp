@@ -43,6 +43,7 @@ MatmulProblem problem(uint32_t m, uint32_t n, uint32_t k, double zeros, uint64_t
 TEST(Cosim, OutputStationaryOnBothArrays) { expect_cosim_pass("os_8x8", problem(16, 48, 32, 0.0, 1)); }
 TEST(Cosim, WeightStationaryHalfZeros) { expect_cosim_pass("ws_8x16", problem(24, 32, 16, 0.5, 2)); }
 TEST(Cosim, InputStationaryMostlyZeros) { expect_cosim_pass("is_16x8", problem(32, 16, 48, 0.9, 3)); }
+TEST(Cosim, SystolicArrays) { expect_cosim_pass("systolic_16x8", problem(32, 16, 48, 0.5, 6)); }
 TEST(Cosim, ExplicitLoopOrderWithLiveTiles) { expect_cosim_pass("explicit_16x16", problem(32, 32, 32, 0.0, 4)); }
 
 TEST(Cosim, ADisagreementIsReported) {
@@ -100,6 +101,15 @@ TEST(CosimAttention, WeightStationaryArrays) {
   p.kv_heads = 1;
   p.tokens = 19;
   expect_pass("ws_8x16", p, cosim_attention, 14);  // output, cycles, twelve probed ports
+}
+
+TEST(CosimAttention, SystolicArraysWithKvCaches) {
+  AttentionProblem p;
+  p.q_heads = 4;
+  p.kv_heads = 2;
+  p.tokens = 37;
+  p.zero_fraction = 0.5;
+  expect_attention_pass("systolic_16x8", p);
 }
 
 TEST(CosimAttention, InputStationaryArraysDecode) {

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 // unless `kernels` says otherwise.
 Graph tiny(const std::string& order, const std::string& kernels = "[matmul]",
            const std::string& b_order = "output_stationary", const std::string& kv_caches = "") {
-  const std::string text = "name: tiny_" + order +
+  const std::string text = "name: tiny_" + order.substr(0, order.find(',')) +
                            "\nclock_mhz: 500\npe_budget: 64\n"
                            "memory: {bandwidth_gbps: 2, latency_cycles: 3, buffer_limit_bytes: 4096}\n"
                            "arrays:\n  a: {loop_order: " + order + ", tiling: {m: 4, n: 4, k: 4}}\n"
@@ -66,9 +66,11 @@ TEST(Emitter, EveryArrayKindIsLintCleanUnderVerilatorWall) {
            {"output_stationary", "output_stationary", ""},
            {"weight_stationary", "input_stationary", ", k: 32, v: 16"},
            {"input_stationary", "weight_stationary", ""},
-           {"output_stationary", "output_stationary", ", k: 16"}}) {
-    const std::string dir =
-        write_design(tiny(a, "[matmul, attention]", b, caches), root + "/attention_" + a + "_" + b + (caches.empty() ? "" : "_kv"));
+           {"output_stationary", "output_stationary", ", k: 16"},
+           {"output_stationary, movement: systolic", "output_stationary, movement: systolic", ""}}) {
+    const std::string name = a.substr(0, 2) + "_" + b.substr(0, 2) + (caches.empty() ? "" : "_kv") +
+                             (a.find("systolic") != std::string::npos ? "_sys" : "");
+    const std::string dir = write_design(tiny(a, "[matmul, attention]", b, caches), root + "/attention_" + name);
     const CommandResult r = lint_verilog(dir);
     EXPECT_EQ(r.status, 0) << "attention " << a << " / " << b << ":\n" << r.output;
   }

@@ -48,6 +48,21 @@ TEST(Platform, MatmulOnBothArraysTakesOneWideTile) {
   EXPECT_GT(r1.cycles, r.cycles);
 }
 
+// A systolic array computes the same tile m + n - 2 cycles later (skewed feeds).
+TEST(Platform, SystolicTileTakesTheSkewCycles) {
+  const std::string sys = test::replace(test::base_spec(), "loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 8}\n  b",
+                                        "loop_order: output_stationary\n    movement: systolic\n    tiling: {m: 8, n: 8, k: 8}\n  b") +
+                          "kernels: [matmul]\n";
+  const Graph g = graph_of(sys);
+  EXPECT_EQ(g.array_a.move_a, Movement::kSystolic);
+  MatmulProblem p;
+  p.m = p.n = p.k = 8;
+  const Program prog = compile_matmul(g, p);
+  const RunResult r = run_on_systemc(g, prog);
+  EXPECT_EQ(r.cycles, 1u + 56 + 56 + 9 + 80 + 1 + 1 + 14);
+  EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
+}
+
 TEST(Platform, ReuseSkipsReloadingTheStationaryOperand) {
   // Weight-stationary (n, k, m): B is loaded once per (k, n) tile and reused across m.
   const std::string ws = test::replace(test::base_spec(), "loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 8}\n  b",

@@ -168,6 +168,19 @@ TEST(SpecKernels, AttentionDefaultsOnWhenTheDataflowSupportsIt) {
   EXPECT_TRUE(parse_spec_text(ws_is, "s.yaml").attention_kernel);
 }
 
+TEST(SpecMovement, SystolicOnlyForOutputStationaryArrays) {
+  const std::string ws = test::replace(test::base_spec(), "loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 8}\n  b",
+                                       "loop_order: weight_stationary\n    movement: systolic\n    tiling: {m: 8, n: 8, k: 8}\n  b") +
+                         "caches: {acc_a: 256}\n";
+  std::string e = test::error_of([&] { parse_spec_text(ws, "s.yaml"); });
+  EXPECT_NE(e.find("field 'arrays.a.movement': systolic movement is built for output-stationary arrays"),
+            std::string::npos) << e;
+  e = test::error_of([] { parse_spec_text(test::replace(test::base_spec(), "loop_order: output_stationary\n    tiling",
+                                                        "loop_order: output_stationary\n    movement: ring\n    tiling"),
+                                          "s.yaml"); });
+  EXPECT_NE(e.find("field 'arrays.a.movement'"), std::string::npos) << e;
+}
+
 TEST(SpecCaches, KvTileCachesHoldWholeTilesOfTheFusedKernels) {
   EXPECT_NO_THROW(parse_spec_text(test::base_spec() + "caches: {k: 256, v: 64}\n", "s.yaml"));
   std::string e = test::error_of([] { parse_spec_text(test::base_spec() + "caches: {k: 100}\n", "s.yaml"); });

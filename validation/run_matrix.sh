@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The full Verilator cross-check matrix (make validate): three stationarities x two
-# tilings, each with dense, half-zero and mostly-zero operands and several shapes.
+# tilings (plus systolic output-stationary arrays), each with dense, half-zero and mostly-zero
+# operands and several shapes.
 # The fused attention and FFN kernels run on every design, with K/V tile caches on half of
 # them. Prints one pass/fail table per case and a summary; exits non-zero on any failure.
 set -uo pipefail
@@ -33,6 +34,8 @@ spec is_t8 input_stationary input_stationary 8 8 8 8 3
 spec is_t16 input_stationary input_stationary 16 8 16 8 23 "k: 512, v: 256"
 spec perm_kmn "[k, m, n]" output_stationary 8 8 8 8 9
 spec perm_nmk "[n, m, k]" weight_stationary 16 16 16 16 2 "k: 2048, v: 1024"
+spec sys_t8 "output_stationary, movement: systolic" "output_stationary, movement: systolic" 8 8 8 8 7
+spec sys_t16 "output_stationary, movement: systolic" "output_stationary, movement: systolic" 16 8 16 8 13 "k: 512, v: 256"
 
 pass=0; fail=0
 # run_case <design> <cosim arguments...>
@@ -45,7 +48,8 @@ run_case() {
   fi
 }
 
-for d in os_t8 os_t16 ws_t8 ws_t16 is_t8 is_t16 perm_kmn perm_nmk; do
+DESIGNS="os_t8 os_t16 ws_t8 ws_t16 is_t8 is_t16 perm_kmn perm_nmk sys_t8 sys_t16"
+for d in $DESIGNS; do
   for shape in "16 32 16" "32 32 48" "48 64 32"; do  # n: whole 32-column tiles of os_t16 on both arrays
     for zeros in 0 0.5 0.9; do
       read -r m n k <<< "$shape"
@@ -56,7 +60,7 @@ done
 
 # Fused attention (prefill and decode, MHA and GQA, residual on and off, partial tiles) and
 # the FFN (gated SiLU and plain GELU) on every design: each stationarity of arrays a and b.
-for d in os_t8 os_t16 ws_t8 ws_t16 is_t8 is_t16 perm_kmn perm_nmk; do
+for d in $DESIGNS; do
   for args in "--tokens 16 --heads 2 --kv-heads 2" "--tokens 21 --heads 4 --kv-heads 1 --zeros 0.5" \
               "--tokens 40 --heads 4 --kv-heads 2" \
               "--stage decode --tokens 1 --context 40 --heads 4 --kv-heads 2" \

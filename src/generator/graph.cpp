@@ -7,6 +7,7 @@ namespace fsgen {
 const char* movement_name(Movement m) {
   switch (m) {
     case Movement::kStationary: return "stationary";
+    case Movement::kSystolic: return "systolic";
     case Movement::kBroadcast: return "broadcast";
     case Movement::kReduced: return "reduced";
     case Movement::kAccumulated: return "accumulated";
@@ -58,11 +59,13 @@ ArrayPlan plan_array(const ArraySpec& spec, const std::map<std::string, uint32_t
   p.stationarity = spec.stationarity();
   switch (p.stationarity) {
     case Stationarity::kOutput:
-      p.move_a = Movement::kBroadcast;  // A[m][k] is shared by every n: broadcast along a PE row
-      p.move_b = Movement::kBroadcast;  // B[k][n] is shared by every m: broadcast down a PE column
+      // A[m][k] is shared by every n: broadcast along a PE row or passed PE to PE; B[k][n]
+      // likewise down a PE column.
+      p.move_a = spec.systolic ? Movement::kSystolic : Movement::kBroadcast;
+      p.move_b = p.move_a;
       p.move_c = Movement::kStationary;
       p.stationary_rows = 0;
-      p.stream_cycles = spec.tile_k;
+      p.stream_cycles = spec.tile_k + (spec.systolic ? spec.tile_m + spec.tile_n - 2 : 0);
       p.tail_cycles = 1;
       p.x_bytes = spec.tile_m;
       p.w_bytes = spec.tile_n;
@@ -125,13 +128,15 @@ Block array_block(const ArrayPlan& p, const std::string& name, const std::string
   const bool rescale = name == "array_b";
   Block b{name,
           os ? "pe_array_os" : "pe_array_dot",
-          std::string(stationarity_name(p.stationarity)) + " INT8 PE array" + what,
+          std::string(stationarity_name(p.stationarity)) + (p.spec.systolic ? " systolic" : "") + " INT8 PE array" + what,
           {{"rows", p.spec.pe_rows(), "PE", "PE rows"},
            {"cols", p.spec.pe_cols(), "PE", "PE columns"},
            {"tile_m", p.spec.tile_m, "element", "tile along m"},
            {"tile_n", p.spec.tile_n, "element", "tile along n"},
            {"tile_k", p.spec.tile_k, "element", "tile along k"},
-           {"rescale", rescale ? 1 : 0, "bool", "rows of the output tile can be rescaled by alpha (online softmax)"}},
+           {"rescale", rescale ? 1 : 0, "bool", "rows of the output tile can be rescaled by alpha (online softmax)"},
+           {"systolic", p.spec.systolic ? 1 : 0, "bool", "operands move one PE per cycle (skewed feeds)"},
+           {"stream_cycles", p.stream_cycles, "cycle", "cycles a tile's operands stream through the array"}},
           {{"x", p.x_bytes * 8, false, os ? "column of A, broadcast along PE rows" : "streamed operand vector",
             "u_ctrl." + ctrl_x},
            {"w", p.w_bytes * 8, false, os ? "row of B, broadcast down PE columns" : "stationary operand load bus",
@@ -164,6 +169,9 @@ Block requant_block(uint32_t lanes) {
 void plan_fused_array_b(Graph& g) {
   g.array_b = plan_array(g.spec.array_b, g.spec.cache_bytes, "acc_b");
   if (g.array_a.stationarity != Stationarity::kOutput || g.array_b.stationarity != Stationarity::kOutput) return;
+  // Both arrays stream in the same cycles: equal phases when systolic (a.n = b.n).
+  const ArraySpec &a = g.array_a.spec, &b = g.array_b.spec;
+  if (a.systolic != b.systolic || (a.systolic && a.tile_n != b.tile_n)) return;
   g.matmul_on_both = true;
   ArraySpec mm = g.array_b.spec;
   mm.tile_k = g.array_a.spec.tile_k;  // streams A's k steps alongside array a

@@ -46,7 +46,7 @@ struct Edge {
 };
 
 // How a tensor moves through a PE array, from reuse analysis.
-enum class Movement { kStationary, kBroadcast, kReduced, kAccumulated };
+enum class Movement { kStationary, kBroadcast, kSystolic, kReduced, kAccumulated };
 const char* movement_name(Movement m);
 
 // The elaborated dataflow of one array.

@@ -88,6 +88,7 @@ ArraySpec parse_array(YamlMap& arrays, const std::string& key) {
   spec.tile_n = static_cast<uint32_t>(tiling.get_int("n", 1, kMaxTile));
   spec.tile_k = static_cast<uint32_t>(tiling.get_int("k", 1, kMaxTile));
   tiling.finish();
+  spec.systolic = a.get_choice("movement", {"broadcast", "systolic"}, "broadcast") == "systolic";
   a.finish();
   return spec;
 }

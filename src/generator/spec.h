@@ -33,6 +33,9 @@ struct ArraySpec {
   uint32_t tile_m = 8;
   uint32_t tile_n = 8;
   uint32_t tile_k = 8;
+  // Operand movement in an output-stationary array: broadcast along rows / columns, or
+  // systolic (one PE per cycle, skewed feeds, R + C - 2 extra cycles per tile).
+  bool systolic = false;
   uint32_t tile(Iter it) const { return it == Iter::kM ? tile_m : it == Iter::kN ? tile_n : tile_k; }
   Stationarity stationarity() const;
   // The PE grid: the two iterators other than the innermost one, in (m, n, k) order.

@@ -101,6 +101,14 @@ void check_array(const DesignSpec& s, const YAML::Node& root, const ArraySpec& a
   if (a.tile_k * a.tile_n > limit)
     fail(at("n"), "operand B tile k x n = " + std::to_string(a.tile_k * a.tile_n) +
                       " bytes exceeds the per-tensor buffer limit of " + std::to_string(limit) + " bytes");
+  if (a.systolic && a.stationarity() != Stationarity::kOutput)
+    fail(place_at(root, s.source, {"arrays", key, "movement"}),
+         "systolic movement is built for output-stationary arrays: expected broadcast for a " +
+             std::string(stationarity_name(a.stationarity())) + " array");
+  if (a.systolic && a.tile_m + a.tile_n + a.tile_k - 2 > 255)
+    fail(place_at(root, s.source, {"arrays", key, "movement"}),
+         "a systolic tile streams m + n + k - 2 = " + std::to_string(a.tile_m + a.tile_n + a.tile_k - 2) +
+             " cycles: expected at most 255");
   if (a.stationarity() != Stationarity::kOutput) {
     const std::string cache = "acc_" + key;
     const uint32_t tile_bytes = a.tile_m * a.tile_n * 4;

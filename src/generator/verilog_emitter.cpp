@@ -198,7 +198,8 @@ std::string emit_array_b(const Graph& g) {
   const ArraySpec& s = b.spec;
   std::ostringstream o;
   if (b.stationarity == Stationarity::kOutput) {
-    o << "\n  fsgen_array_os #(.R(" << s.tile_m << "), .C(" << s.tile_n << "), .RESCALE(1)) u_array_b (\n"
+    o << "\n  fsgen_array_os #(.R(" << s.tile_m << "), .C(" << s.tile_n << "), .RESCALE(1), .SYSTOLIC("
+      << (s.systolic ? 1 : 0) << ")) u_array_b (\n"
       << "      .clk(clk), .rst_n(rst_n), .en(vb_q), .clr(clrb_q), .sc(scb_q), .alpha(alpha_q), .x(xb_q), .w(wb_q),\n"
       << "      .rd_row(rdb_row), .rd_data(rdb_data));\n";
     return o.str();
@@ -282,7 +283,8 @@ std::string emit_top(const Graph& g) {
     << static_cast<int>(a.loop_order[2]) << "), .M_LIVE(" << (a.m_inside_k() ? 1 : 0) << "), .N_LIVE("
     << (a.n_inside_k() ? 1 : 0) << "), .ATTN(" << (g.attention ? 1 : 0) << "), .STB("
     << stb << "), .KC(" << g.k_cache_tiles << "), .VC(" << g.v_cache_tiles << "), .DUAL("
-    << (g.matmul_on_both ? 1 : 0) << ")) u_ctrl (\n";
+    << (g.matmul_on_both ? 1 : 0) << "), .SYS_A(" << (p.spec.systolic ? 1 : 0) << "), .SYS_B("
+    << (g.attention && g.array_b.spec.systolic ? 1 : 0) << ")) u_ctrl (\n";
   o << "      .clk(clk), .rst_n(rst_n), .start(start),\n" << register_connections();
   o << R"(      .busy(busy), .done_pulse(done_pulse), .cycles(cycles),
       .cmd_valid(cmd_valid), .cmd_write(cmd_write), .cmd_addr(cmd_addr), .cmd_beats(cmd_beats),
@@ -297,7 +299,8 @@ std::string emit_top(const Graph& g) {
 
 )";
   if (os) {
-    o << "  fsgen_array_os #(.R(" << a.tile_m << "), .C(" << a.tile_n << ")) u_array_a (\n"
+    o << "  fsgen_array_os #(.R(" << a.tile_m << "), .C(" << a.tile_n << "), .SYSTOLIC(" << (a.systolic ? 1 : 0)
+      << ")) u_array_a (\n"
       << "      .clk(clk), .rst_n(rst_n), .en(v_q), .clr(clr_q), .sc(1'b0), .alpha(" << a.tile_m * 32
       << "'d0), .x(x_q), .w(w_q),\n"
       << "      .rd_row(rd_row), .rd_data(acc_rd_data));\n"

@@ -26,18 +26,23 @@ int32_t base_of(int32_t old, Accumulate mode, uint32_t alpha) {
 class OsArrayModel : public PeArrayModel {
  public:
   OsArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, BlockActivity& act)
-      : tm_(plan.spec.tile_m), tn_(plan.spec.tile_n), tk_(plan.spec.tile_k), x_probe_(x), w_probe_(w), act_(act),
-        acc_(size_t(tm_) * tn_, 0), x_(tm_), w_(tn_) {}
+      : tm_(plan.spec.tile_m), tn_(plan.spec.tile_n), tk_(plan.spec.tile_k), systolic_(plan.spec.systolic),
+        stream_(plan.stream_cycles), x_probe_(x), w_probe_(w), act_(act), acc_(size_t(tm_) * tn_, 0), x_(tm_),
+        w_(tn_) {}
 
-  // x = column kk of A broadcast along PE rows, w = row kk of B down PE columns; the
-  // first step applies the accumulate mode (clr / sc in the RTL).
+  // Step kk: column kk of A along PE rows, row kk of B down PE columns; the first step
+  // applies the accumulate mode (clr / sc in the RTL). A systolic array computes the
+  // same sums; only what its feed registers carry, cycle by cycle, differs.
   uint64_t run_tile(uint64_t cycle0, TileView a, TileView b, bool, Accumulate mode, const uint32_t* alpha,
                     int32_t*) override {
+    if (systolic_) record_skewed_feed(cycle0, a, b);
     for (uint32_t kk = 0; kk < tk_; ++kk) {
       for (uint32_t i = 0; i < tm_; ++i) x_[i] = a.at(i, kk);
       for (uint32_t j = 0; j < tn_; ++j) w_[j] = b.at(kk, j);
-      x_probe_.update(cycle0 + kk + 1, x_.data());
-      w_probe_.update(cycle0 + kk + 1, w_.data());
+      if (!systolic_) {
+        x_probe_.update(cycle0 + kk + 1, x_.data());
+        w_probe_.update(cycle0 + kk + 1, w_.data());
+      }
       act_.operand_bytes += tm_ + tn_;
       act_.zero_bytes += count_zeros(x_.data(), tm_) + count_zeros(w_.data(), tn_);
       const Accumulate step = kk == 0 ? mode : Accumulate::kAdd;
@@ -52,8 +57,8 @@ class OsArrayModel : public PeArrayModel {
             row[j] = num::wrap_add(base_of(row[j], step, al), xi * static_cast<int8_t>(w_[j]));
       }
     }
-    act_.busy_cycles += tk_;
-    return tk_ + 1;  // stream + one pipeline cycle
+    act_.busy_cycles += stream_;
+    return stream_ + 1;  // stream + one pipeline cycle
   }
 
   void read_row(uint32_t r, const int32_t*, int32_t* out) const override {
@@ -61,7 +66,20 @@ class OsArrayModel : public PeArrayModel {
   }
 
  private:
+  // Lane g of x and of w enters g cycles late: in cycle c it carries step c - g, or 0
+  // outside the tile (fsgen_ctrl.v, skew()).
+  void record_skewed_feed(uint64_t cycle0, TileView a, TileView b) {
+    for (uint32_t c = 0; c < stream_; ++c) {
+      for (uint32_t i = 0; i < tm_; ++i) x_[i] = c >= i && c - i < tk_ ? a.at(i, c - i) : 0;
+      for (uint32_t j = 0; j < tn_; ++j) w_[j] = c >= j && c - j < tk_ ? b.at(c - j, j) : 0;
+      x_probe_.update(cycle0 + c + 1, x_.data());
+      w_probe_.update(cycle0 + c + 1, w_.data());
+    }
+  }
+
   uint32_t tm_, tn_, tk_;
+  bool systolic_;
+  uint32_t stream_;
   ToggleProbe& x_probe_;
   ToggleProbe& w_probe_;
   BlockActivity& act_;

@@ -1,13 +1,19 @@
 // Output-stationary PE array: R x C INT8 MACs, each holding an INT32 accumulator.
-// Each enabled cycle PE(i,j) adds x[i] * w[j] (x: a column of A broadcast along the
-// row, w: a row of B broadcast down the column); clr restarts the accumulation.
-// rd_row selects the row of accumulators driven on rd_data (for draining). With
-// RESCALE = 1, sc first multiplies row i's accumulators by alpha[i] (Q0.15, rounded:
-// (acc * alpha + 2^14) >> 15) before adding the product.
+// Each enabled cycle PE(i,j) adds x * w to its accumulator; clr restarts the
+// accumulation. rd_row selects the row of accumulators driven on rd_data (for
+// draining). With RESCALE = 1, sc first multiplies row i's accumulators by alpha[i]
+// (Q0.15, rounded: (acc * alpha + 2^14) >> 15) before adding the product.
+//   SYSTOLIC = 0 (broadcast): x[i] reaches every PE of row i and w[j] every PE of
+//     column j in the same cycle; clr / sc apply to every PE.
+//   SYSTOLIC = 1: x moves one PE right and w one PE down per cycle through operand
+//     registers, so PE(i,j) sees them i + j cycles after they enter (the feeder skews
+//     row i by i cycles and column j by j cycles). clr and sc travel with x, so each PE
+//     clears or rescales when its first operand pair arrives. Fan-out is one PE.
 module fsgen_array_os #(
     parameter R = 8,
     parameter C = 8,
-    parameter RESCALE = 0  // 1: sc rescales each row's accumulators by alpha (online softmax)
+    parameter RESCALE = 0,  // 1: sc rescales each row's accumulators by alpha (online softmax)
+    parameter SYSTOLIC = 0
 ) (
     input  wire            clk,
     input  wire            rst_n,
@@ -24,12 +30,62 @@ module fsgen_array_os #(
 );
   /* verilator inline_module */  // probes address its registers by their flat names
   wire [C*32-1:0] acc_rows [0:R-1];
+  // The operand pair and tokens each PE sees this cycle.
+  wire [7:0] pe_x [0:R-1][0:C-1];
+  wire [7:0] pe_w [0:R-1][0:C-1];
+  wire       pe_clr [0:R-1][0:C-1];
+  /* verilator lint_off UNUSEDSIGNAL */  // read only with RESCALE = 1
+  wire       pe_sc [0:R-1][0:C-1];
+  /* verilator lint_on UNUSEDSIGNAL */
   genvar i, j;
   generate
+    if (SYSTOLIC) begin : sys
+      // Operand and token registers: PE(i,j) passes x, clr and sc right and w down; the
+      // tokens enter row i at column 0 one cycle after row i - 1.
+      reg [7:0] x_r [0:R-1][0:C-1];
+      reg [7:0] w_r [0:R-1][0:C-1];
+      reg       clr_r [0:R-1][0:C-1];
+      reg       sc_r [0:R-1][0:C-1];
+      reg       clr_down [0:R-1];
+      reg       sc_down [0:R-1];
+      for (i = 0; i < R; i = i + 1) begin : row
+        if (i == 0) begin : top
+          always @* begin clr_down[0] = clr; sc_down[0] = sc; end
+        end else begin : skew
+          always @(posedge clk) begin
+            if (!rst_n) begin clr_down[i] <= 1'b0; sc_down[i] <= 1'b0; end
+            else begin clr_down[i] <= clr_down[i-1]; sc_down[i] <= sc_down[i-1]; end
+          end
+        end
+        for (j = 0; j < C; j = j + 1) begin : col
+          assign pe_x[i][j] = (j == 0) ? x[i*8 +: 8] : x_r[i][(j == 0) ? 0 : j-1];
+          assign pe_w[i][j] = (i == 0) ? w[j*8 +: 8] : w_r[(i == 0) ? 0 : i-1][j];
+          assign pe_clr[i][j] = (j == 0) ? clr_down[i] : clr_r[i][(j == 0) ? 0 : j-1];
+          assign pe_sc[i][j] = (j == 0) ? sc_down[i] : sc_r[i][(j == 0) ? 0 : j-1];
+          always @(posedge clk) begin
+            if (!rst_n) begin x_r[i][j] <= 8'd0; w_r[i][j] <= 8'd0; clr_r[i][j] <= 1'b0; sc_r[i][j] <= 1'b0; end
+            else begin
+              x_r[i][j] <= pe_x[i][j]; w_r[i][j] <= pe_w[i][j];
+              clr_r[i][j] <= pe_clr[i][j]; sc_r[i][j] <= pe_sc[i][j];
+            end
+          end
+        end
+      end
+    end else begin : bcast
+      for (i = 0; i < R; i = i + 1) begin : row
+        for (j = 0; j < C; j = j + 1) begin : col
+          assign pe_x[i][j] = x[i*8 +: 8];
+          assign pe_w[i][j] = w[j*8 +: 8];
+          assign pe_clr[i][j] = clr;
+          assign pe_sc[i][j] = sc;
+        end
+      end
+    end
     for (i = 0; i < R; i = i + 1) begin : row
       for (j = 0; j < C; j = j + 1) begin : pe
         reg  [31:0]        acc;
-        wire signed [15:0] prod = $signed(x[i*8 +: 8]) * $signed(w[j*8 +: 8]);
+        wire               cl = pe_clr[i][j];
+        wire signed [15:0] prod = $signed(pe_x[i][j]) * $signed(pe_w[i][j]);
         wire [31:0]        base;
         if (RESCALE) begin : rs
           // alpha <= 2^15 (Q0.15): a 32 x 17-bit product
@@ -37,9 +93,9 @@ module fsgen_array_os #(
           /* verilator lint_off UNUSEDSIGNAL */
           wire [49:0] shifted = scaled >>> 15;
           /* verilator lint_on UNUSEDSIGNAL */
-          assign base = clr ? 32'd0 : sc ? shifted[31:0] : acc;
+          assign base = cl ? 32'd0 : pe_sc[i][j] ? shifted[31:0] : acc;
         end else begin : plain
-          assign base = clr ? 32'd0 : acc;
+          assign base = cl ? 32'd0 : acc;
         end
         always @(posedge clk) begin
           if (!rst_n) acc <= 32'd0;

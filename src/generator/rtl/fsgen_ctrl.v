@@ -14,7 +14,9 @@
 // of buf_b (KC and VC tiles, slot 0 is the working tile), so later query tiles and the
 // other heads of a GQA group read them without a DMA load. With DUAL = 1 a matmul tile
 // is NB = TN + TK columns: array a computes the first TN, array b (TM x TK) the next TK
-// from the same column of A each step, and a stored row carries both.
+// from the same column of A each step, and a stored row carries both. A systolic
+// output-stationary array (SYS_A / SYS_B) is fed skewed operands: lane g of x and w
+// enters g cycles late, so a tile streams R + C - 2 cycles longer.
 module fsgen_ctrl #(
     parameter TM = 8,
     parameter TN = 8,
@@ -31,6 +33,8 @@ module fsgen_ctrl #(
     parameter KC = 0,                                  // K tile cache slots (ATTN = 1)
     parameter VC = 0,                                  // V tile cache slots (ATTN = 1)
     parameter DUAL = 0,                                // 1: matmul on both arrays (a and b output-stationary)
+    parameter SYS_A = 0,                               // 1: output-stationary array a is systolic
+    parameter SYS_B = 0,                               // 1: output-stationary array b is systolic
     parameter NB = DUAL ? TN + TK : TN,                // columns of a matmul tile (B and C rows, bytes)
     parameter XB = (ST == 0) ? TM : TK,                // bytes on the x bus
     parameter WB = (ST == 2) ? TK : TN,                // bytes on the w bus
@@ -135,7 +139,7 @@ module fsgen_ctrl #(
   localparam integer BEATS_A = TK / W;
   localparam integer BEATS_B = NB / W;
   localparam integer S_ROWS = (ST == 1) ? TK : TM;  // rows of the stationary tile
-  localparam integer STREAM = (ST == 0) ? TK : (ST == 1) ? TM : TN;
+  localparam integer STREAM = (ST == 0) ? TK + (SYS_A ? TM + TN - 2 : 0) : (ST == 1) ? TM : TN;
   localparam integer TAIL = (ST == 0) ? 1 : 2;
   localparam integer S_ROWS_LAST_I = S_ROWS - 1;
   localparam integer STREAM_LAST_I = STREAM - 1;
@@ -154,7 +158,7 @@ module fsgen_ctrl #(
   localparam [1:0]  TAIL_LAST = TAIL_LAST_I[1:0];
   // Array b over (m, n, k) = (TM queries, TK head dims, TN keys).
   localparam integer SB_ROWS_LAST_I = ((STB == 1) ? TN : TM) - 1;
-  localparam integer STREAM_B_LAST_I = ((STB == 0) ? TN : (STB == 1) ? TM : TK) - 1;
+  localparam integer STREAM_B_LAST_I = ((STB == 0) ? TN + (SYS_B ? TM + TK - 2 : 0) : (STB == 1) ? TM : TK) - 1;
   localparam integer TAIL_B_LAST_I = ((STB == 0) ? 1 : 2) - 1;
   localparam [7:0]  SB_ROWS_LAST = SB_ROWS_LAST_I[7:0];
   localparam [7:0]  STREAM_B_LAST = STREAM_B_LAST_I[7:0];
@@ -236,11 +240,38 @@ module fsgen_ctrl #(
   /* verilator lint_on UNUSEDSIGNAL */
   wire [WB*8-1:0] w_next;
   wire [NB*8-1:0] out_next;
+  /* verilator lint_off UNUSEDSIGNAL */  // a systolic array's feeds index by skew() instead
   wire [7:0] kx = ({24'd0, kk} < X_ROWS) ? kk : 8'd0;
   wire [7:0] kw = ({24'd0, kk} < W_ROWS) ? kk : 8'd0;
+  /* verilator lint_on UNUSEDSIGNAL */
+  // Systolic feeds: {valid, step} of lane `lane` at stream cycle k when lanes enter
+  // one cycle apart and each carries `len` steps.
+  function [8:0] skew;
+    input [7:0] k;
+    input integer lane;
+    input integer len;
+    integer d;
+    begin
+      d = {24'd0, k};
+      d = d - lane;
+      /* verilator lint_off WIDTH */
+      skew = (d >= 0 && d < len) ? {1'b1, d[7:0]} : 9'd0;
+      /* verilator lint_on WIDTH */
+    end
+  endfunction
+
   genvar g;
   generate
-    if (ST == 0) begin : os_feed
+    if (ST == 0 && SYS_A != 0) begin : os_sys_feed  // lane g of A's column / B's row, g cycles late
+      for (g = 0; g < TM; g = g + 1) begin : xa
+        wire [8:0] sk = skew(kk, g, TK);
+        assign x_next[g*8 +: 8] = sk[8] ? buf_a[g*TK + {24'd0, sk[7:0]}] : 8'd0;
+      end
+      for (g = 0; g < TN; g = g + 1) begin : wb
+        wire [8:0] sk = skew(kk, g, TK);
+        assign w_next[g*8 +: 8] = sk[8] ? buf_b[{24'd0, sk[7:0]}*NB + g] : 8'd0;
+      end
+    end else if (ST == 0) begin : os_feed
       for (g = 0; g < TM; g = g + 1) begin : xa
         assign x_next[g*8 +: 8] = buf_a[g*TK + kx];
       end
@@ -266,7 +297,12 @@ module fsgen_ctrl #(
       assign out_next[g*8 +: 8] = requant(acc_row_q[g*32 +: 32], req_mult, req_shift);
     end
     // Matmul on array b: row kk of B's last TK columns.
-    if (DUAL != 0) begin : dual_feed
+    if (DUAL != 0 && SYS_B != 0) begin : dual_sys_feed
+      for (g = 0; g < TK; g = g + 1) begin : wbm
+        wire [8:0] sk = skew(kk, g, TK);
+        assign wb_mm[g*8 +: 8] = sk[8] ? buf_b[{24'd0, sk[7:0]}*NB + TN + g] : 8'd0;
+      end
+    end else if (DUAL != 0) begin : dual_feed
       for (g = 0; g < TK; g = g + 1) begin : wbm
         assign wb_mm[g*8 +: 8] = buf_b[kw*NB + TN + g];
       end
@@ -489,13 +525,28 @@ module fsgen_ctrl #(
           assign x_at[g*8 +: 8] = buf_b[bb + kx*TK + g];
         end
         assign w_at = w_next;
+      end else if (ST == 0 && SYS_A != 0) begin : at_os_sys  // skewed columns of Q and K
+        assign x_at = x_next;
+        for (g = 0; g < TN; g = g + 1) begin : wkt
+          wire [8:0] sk = skew(kk, g, TK);
+          assign w_at[g*8 +: 8] = sk[8] ? buf_b[bb + g*TK + {24'd0, sk[7:0]}] : 8'd0;
+        end
       end else begin : at_os_ws    // x: column (OS) or row (WS) of Q; w: column kk of the K tile
         assign x_at = x_next;
         for (g = 0; g < TN; g = g + 1) begin : wkt
           assign w_at[g*8 +: 8] = buf_b[bb + g*TK + {24'd0, kw}];
         end
       end
-      if (STB == 0) begin : b_os     // column kk of P along rows, row kk of V down columns
+      if (STB == 0 && SYS_B != 0) begin : b_os_sys  // skewed columns of P and rows of V
+        for (g = 0; g < TM; g = g + 1) begin : xbp
+          wire [8:0] sk = skew(kk, g, TN);
+          assign xb_next[g*8 +: 8] = sk[8] ? p_buf[g*TN + {24'd0, sk[7:0]}] : 8'd0;
+        end
+        for (g = 0; g < TK; g = g + 1) begin : wbv
+          wire [8:0] sk = skew(kk, g, TN);
+          assign wb_next[g*8 +: 8] = sk[8] ? buf_b[bb + {24'd0, sk[7:0]}*TK + g] : 8'd0;
+        end
+      end else if (STB == 0) begin : b_os     // column kk of P along rows, row kk of V down columns
         for (g = 0; g < TM; g = g + 1) begin : xbp
           assign xb_next[g*8 +: 8] = p_buf[g*TN + kp];
         end
