@@ -198,7 +198,14 @@ TEST(SpecKernels, UnsupportedOrUnknownKernelsAreErrors) {
                     "loop_order: output_stationary\n    tiling: {m: 8, n: 16, k: 8}\n") +
       "kernels: [matmul, attention]\n";
   std::string e = test::error_of([&] { parse_spec_text(misaligned, "s.yaml"); });
-  EXPECT_NE(e.find("s.yaml:15:1: field 'kernels': attention kernel: needs arrays.b.tiling"), std::string::npos) << e;
+  EXPECT_NE(e.find("s.yaml:15:1: field 'kernels': attention kernel: an output-stationary array b holds the whole O tile"),
+            std::string::npos) << e;
+  // Array b's head-dim tile (16) does not divide array a's (8).
+  const std::string wide_b = test::replace(test::base_spec(), "b:\n    loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 8}",
+                                           "b:\n    loop_order: weight_stationary\n    tiling: {m: 8, n: 16, k: 8}") +
+                             "kernels: [matmul, attention]\ncaches: {acc_b: 4096}\n";
+  e = test::error_of([&] { parse_spec_text(wide_b, "s.yaml"); });
+  EXPECT_NE(e.find("attention kernel: needs arrays.b.tiling {m, n, k} dividing arrays.a.tiling"), std::string::npos) << e;
   e = test::error_of([&] { parse_spec_text(test::base_spec() + "kernels: [matmul, ffn2]\n", "s.yaml"); });
   EXPECT_NE(e.find("field 'kernels[1]': expected matmul or attention, got 'ffn2'"), std::string::npos) << e;
   e = test::error_of([&] { parse_spec_text(test::base_spec() + "kernels: [attention]\n", "s.yaml"); });

@@ -36,6 +36,27 @@ spec perm_kmn "[k, m, n]" output_stationary 8 8 8 8 9
 spec perm_nmk "[n, m, k]" weight_stationary 16 16 16 16 2 "k: 2048, v: 1024"
 spec sys_t8 "output_stationary, movement: systolic" "output_stationary, movement: systolic" 8 8 8 8 7
 spec sys_t16 "output_stationary, movement: systolic" "output_stationary, movement: systolic" 16 8 16 8 13 "k: 512, v: 256"
+# Heterogeneous: array b smaller than the O update, one pass per sub-tile.
+cat > "$SPECS/het_ws.yaml" <<YAML
+name: het_ws
+clock_mhz: 1000
+pe_budget: 2048
+memory: {bandwidth_gbps: 8, latency_cycles: 5, buffer_limit_bytes: 16384}
+arrays:
+  a: {loop_order: output_stationary, tiling: {m: 8, n: 16, k: 16}}
+  b: {loop_order: weight_stationary, tiling: {m: 8, n: 8, k: 8}}
+caches: {acc_b: 512, k: 512}
+YAML
+cat > "$SPECS/het_is.yaml" <<YAML
+name: het_is
+clock_mhz: 1000
+pe_budget: 2048
+memory: {bandwidth_gbps: 8, latency_cycles: 9, buffer_limit_bytes: 16384}
+arrays:
+  a: {loop_order: input_stationary, tiling: {m: 8, n: 16, k: 16}}
+  b: {loop_order: input_stationary, tiling: {m: 4, n: 16, k: 8}}
+caches: {acc_a: 4096, acc_b: 512}
+YAML
 
 pass=0; fail=0
 # run_case <design> <cosim arguments...>
@@ -48,7 +69,7 @@ run_case() {
   fi
 }
 
-DESIGNS="os_t8 os_t16 ws_t8 ws_t16 is_t8 is_t16 perm_kmn perm_nmk sys_t8 sys_t16"
+DESIGNS="os_t8 os_t16 ws_t8 ws_t16 is_t8 is_t16 perm_kmn perm_nmk sys_t8 sys_t16 het_ws het_is"
 for d in $DESIGNS; do
   for shape in "16 32 16" "32 32 48" "48 64 32"; do  # n: whole 32-column tiles of os_t16 on both arrays
     for zeros in 0 0.5 0.9; do

@@ -22,8 +22,11 @@ const char* iter_name(Iter it) {
 }
 
 std::string attention_unsupported_reason(const ArraySpec& a, const ArraySpec& b) {
-  if (b.tile_m != a.tile_m || b.tile_k != a.tile_n || b.tile_n != a.tile_k)
-    return "needs arrays.b.tiling {m, n, k} = arrays.a.tiling {m, k, n} (queries, head dim, keys)";
+  if (a.tile_m % b.tile_m != 0 || a.tile_n % b.tile_k != 0 || a.tile_k % b.tile_n != 0)
+    return "needs arrays.b.tiling {m, n, k} dividing arrays.a.tiling {m, k, n} (queries, head dim, keys)";
+  if (b.stationarity() == Stationarity::kOutput && (b.tile_m != a.tile_m || b.tile_k != a.tile_n || b.tile_n != a.tile_k))
+    return "an output-stationary array b holds the whole O tile in its PEs: needs arrays.b.tiling {m, n, k} = "
+           "arrays.a.tiling {m, k, n}";
   return "";
 }
 

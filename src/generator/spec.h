@@ -83,8 +83,9 @@ struct DesignSpec {
 };
 
 // Why the dataflow cannot run the fused attention kernel, or "" when it can: arrays a
-// (S = Q K^T) and b (O = P V), each of any stationarity, fuse when their tiles line up
-// (b.m = a.m queries, b.k = a.n keys, b.n = a.k head dim).
+// (S = Q K^T) and b (O = P V), each of any stationarity, fuse when array b's tiles
+// divide the O update (b.m | a.m queries, b.k | a.n keys, b.n | a.k head dim); an
+// output-stationary array b holds all of O, so its tiles equal those.
 std::string attention_unsupported_reason(const ArraySpec& a, const ArraySpec& b);
 
 DesignSpec parse_spec_file(const std::string& path);

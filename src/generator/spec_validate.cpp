@@ -125,6 +125,18 @@ void check_array(const DesignSpec& s, const YAML::Node& root, const ArraySpec& a
   }
 }
 
+// A dot array b of the fused kernels accumulates the whole O tile (a.m x a.k INT32) in
+// its accumulator cache.
+void check_o_cache(const DesignSpec& s, const YAML::Node& root) {
+  if (!s.attention_kernel || s.array_b.stationarity() == Stationarity::kOutput) return;
+  const uint32_t o_bytes = s.array_a.tile_m * s.array_a.tile_k * 4;
+  const uint32_t have = s.cache_bytes.count("acc_b") ? s.cache_bytes.at("acc_b") : 0;
+  if (have < o_bytes)
+    fail(place_at(root, s.source, {"caches", "acc_b"}),
+         "the fused kernels keep O (a.m x a.k INT32 = " + std::to_string(o_bytes) +
+             " bytes) in array b's accumulator cache: expected at least that");
+}
+
 // K and V caches hold whole key-row tiles (a.n rows of a.k bytes) of the fused kernels.
 void check_kv_caches(const DesignSpec& s, const YAML::Node& root) {
   const uint32_t tile = s.array_a.tile_n * s.array_a.tile_k;
@@ -163,6 +175,7 @@ void validate_spec(const DesignSpec& s, const YAML::Node& root) {
          "arrays need " + std::to_string(s.array_a.pe_count()) + " + " + std::to_string(s.array_b.pe_count()) +
              " = " + std::to_string(pes) + " PEs, over the budget of " + std::to_string(s.pe_budget));
   check_kv_caches(s, root);
+  check_o_cache(s, root);
   for (const auto& [tensor, bytes] : s.cache_bytes)
     if (bytes > s.memory.buffer_limit_bytes)
       fail(place_at(root, s.source, {"caches", tensor}),

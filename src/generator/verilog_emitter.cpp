@@ -204,15 +204,19 @@ std::string emit_array_b(const Graph& g) {
       << "      .rd_row(rdb_row), .rd_data(rdb_data));\n";
     return o.str();
   }
+  // The O tile (a.m queries x a.k dims) lives in the accumulator cache; array b writes
+  // its sub-tiles into it.
+  const ArraySpec& a = g.array_a.spec;
   const bool rows = b.stationarity == Stationarity::kWeight;
   o << "\n  wire [" << b.y_lanes * 32 - 1 << ":0] yb;\n"
     << "  fsgen_array_dot #(.P(" << b.y_lanes << "), .K(" << s.tile_k << "), .LOAD_COL(" << (rows ? 1 : 0)
     << ")) u_array_b (\n"
     << "      .clk(clk), .rst_n(rst_n), .ld(ldb_q), .ld_idx(idxb_q), .w(wb_q), .v(vb_q), .x(xb_q), .y(yb));\n"
-    << "  fsgen_acc_cache #(.TM(" << s.tile_m << "), .TN(" << s.tile_n << "), .SLOTS(" << b.acc_slots
-    << "), .ROWWISE(" << (rows ? 1 : 0) << "), .RESCALE(1)) u_acc_b (\n"
+    << "  fsgen_acc_cache #(.TM(" << a.tile_m << "), .TN(" << a.tile_k << "), .SLOTS(1), .ROWWISE(" << (rows ? 1 : 0)
+    << "), .RESCALE(1), .LANES(" << b.y_lanes << ")) u_acc_b (\n"
     << "      .clk(clk), .rst_n(rst_n), .wr(acwb), .first(acwb_first), .sc(acwb_sc), .alpha(alpha_q),\n"
-    << "      .wr_slot(16'd0), .wr_idx(acwb_idx), .wr_data(yb), .rd_slot(16'd0), .rd_row(rdb_row), .rd_data(rdb_data));\n";
+    << "      .wr_slot(16'd0), .wr_idx(acwb_idx), .wr_off(acwb_off), .wr_data(yb), .rd_slot(16'd0), .rd_row(rdb_row),\n"
+    << "      .rd_data(rdb_data));\n";
   return o.str();
 }
 
@@ -241,7 +245,7 @@ std::string emit_top(const Graph& g) {
   wire [7:0]  cmd_beats, rd_beat, wr_beat, idx_q, acw_idx, rd_row;
   wire [DW-1:0] rd_data, wr_data;
   wire        v_q, clr_q, ld_q, acw, acw_first, vb_q, clrb_q, scb_q, ldb_q, acwb, acwb_first, acwb_sc;
-  wire [7:0]  rdb_row, idxb_q, acwb_idx;
+  wire [7:0]  rdb_row, idxb_q, acwb_idx, acwb_off;
 )";
   o << "  wire [" << p.x_bytes * 8 - 1 << ":0] x_q;\n"
     << "  wire [" << p.w_bytes * 8 - 1 << ":0] w_q;\n"
@@ -284,7 +288,11 @@ std::string emit_top(const Graph& g) {
     << (a.n_inside_k() ? 1 : 0) << "), .ATTN(" << (g.attention ? 1 : 0) << "), .STB("
     << stb << "), .KC(" << g.k_cache_tiles << "), .VC(" << g.v_cache_tiles << "), .DUAL("
     << (g.matmul_on_both ? 1 : 0) << "), .SYS_A(" << (p.spec.systolic ? 1 : 0) << "), .SYS_B("
-    << (g.attention && g.array_b.spec.systolic ? 1 : 0) << ")) u_ctrl (\n";
+    << (g.attention && g.array_b.spec.systolic ? 1 : 0) << ")";
+  if (g.attention)
+    o << ", .BM(" << g.array_b.spec.tile_m << "), .BN(" << g.array_b.spec.tile_n << "), .BK(" << g.array_b.spec.tile_k
+      << ")";
+  o << ") u_ctrl (\n";
   o << "      .clk(clk), .rst_n(rst_n), .start(start),\n" << register_connections();
   o << R"(      .busy(busy), .done_pulse(done_pulse), .cycles(cycles),
       .cmd_valid(cmd_valid), .cmd_write(cmd_write), .cmd_addr(cmd_addr), .cmd_beats(cmd_beats),
@@ -294,7 +302,8 @@ std::string emit_top(const Graph& g) {
       .acw(acw), .acw_first(acw_first), .ac_slot(ac_slot), .acw_idx(acw_idx), .acw_data(acw_data),
       .rd_row(rd_row), .acc_rd_data(acc_rd_data),
       .xb_q(xb_q), .wb_q(wb_q), .vb_q(vb_q), .clrb_q(clrb_q), .scb_q(scb_q), .ldb_q(ldb_q), .idxb_q(idxb_q),
-      .acwb(acwb), .acwb_first(acwb_first), .acwb_sc(acwb_sc), .acwb_idx(acwb_idx), .alpha_q(alpha_q),
+      .acwb(acwb), .acwb_first(acwb_first), .acwb_sc(acwb_sc), .acwb_idx(acwb_idx), .acwb_off(acwb_off),
+      .alpha_q(alpha_q),
       .rdb_row(rdb_row), .rdb_data(rdb_data));
 
 )";
@@ -313,7 +322,7 @@ std::string emit_top(const Graph& g) {
       << "  fsgen_acc_cache #(.TM(" << a.tile_m << "), .TN(" << a.tile_n << "), .SLOTS(" << p.acc_slots
       << "), .ROWWISE(" << (load_col ? 1 : 0) << ")) u_acc_a (\n"
       << "      .clk(clk), .rst_n(rst_n), .wr(acw), .first(acw_first), .sc(1'b0), .alpha(" << a.tile_m * 32
-      << "'d0),\n      .wr_slot(ac_slot), .wr_idx(acw_idx),"
+      << "'d0),\n      .wr_slot(ac_slot), .wr_idx(acw_idx), .wr_off(8'd0),"
       << "      .wr_data(acw_data), .rd_slot(ac_slot), .rd_row(rd_row), .rd_data(acc_rd_data));\n";
   }
   if (g.attention)

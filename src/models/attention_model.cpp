@@ -100,7 +100,7 @@ void FusedCore::fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t hk, uint
 void FusedCore::attention_scores(bool reload) {
   const uint32_t d = plan_.spec.tile_k;
   advance(array_a_->run_tile(now(), TileView::row_major(buf_a_.data(), d), TileView::transposed(b_tile_, d),
-                             reload, Accumulate::kClear, nullptr, s_acc_.data()));
+                             reload, Accumulate::kClear, nullptr, {s_acc_.data(), plan_.spec.tile_n}));
 }
 
 // A_SM: row r's scores are registered in cycle r, the softmax unit turns them into P
@@ -111,7 +111,7 @@ void FusedCore::attention_softmax(uint32_t q0, uint32_t j0, bool first_kv) {
   std::vector<int32_t> z(tkv);
   std::vector<bool> vis(tkv);
   for (uint32_t i = 0; i < tq; ++i) {
-    array_a_->read_row(i, s_acc_.data(), s_row_.data());
+    array_a_->read_row(i, {s_acc_.data(), tkv}, tkv, s_row_.data());
     sm_in_->update(c0 + i + 1, s_row_.data());
     int32_t tmax = INT32_MIN;
     const uint32_t qpos = uint32_t(regs_.q_pos0) + q0 + i;
@@ -145,7 +145,7 @@ void FusedCore::ffn_activation(uint32_t j0, bool gate_pass) {
   const uint32_t tq = plan_.spec.tile_m, tkv = plan_.spec.tile_n;
   const uint64_t c0 = now();
   for (uint32_t i = 0; i < tq; ++i) {
-    array_a_->read_row(i, s_acc_.data(), s_row_.data());
+    array_a_->read_row(i, {s_acc_.data(), tkv}, tkv, s_row_.data());
     sm_in_->update(c0 + i + 1, s_row_.data());
     for (uint32_t j = 0; j < tkv; ++j) {
       int8_t p = 0;
@@ -167,19 +167,29 @@ void FusedCore::ffn_activation(uint32_t j0, bool gate_pass) {
 }
 
 // A_O_LOAD (dot arrays), A_O and A_O_TAIL: O = alpha O + P V in array b (FFN: O += H W2);
-// P is the tile the softmax unit wrote, V the rows in buf_b.
+// P is the tile the softmax unit wrote, V the rows in buf_b. A dot array b smaller than
+// the O tile runs one pass per sub-tile (queries outermost, keys innermost, as
+// fsgen_ctrl.v); the first pass over the keys applies the rescale, the others add.
 void FusedCore::attention_update_o(bool first_kv) {
   const uint32_t tkv = plan_.spec.tile_n, d = plan_.spec.tile_k;
   const Accumulate mode = first_kv ? Accumulate::kClear : ffn() ? Accumulate::kAdd : Accumulate::kRescale;
-  advance(array_b_->run_tile(now(), TileView::row_major(reinterpret_cast<const uint8_t*>(p_buf_.data()), tkv),
-                             TileView::row_major(b_tile_, d), true, mode, alpha_.data(), o_acc_.data()));
+  const TileView p = TileView::row_major(reinterpret_cast<const uint8_t*>(p_buf_.data()), tkv);
+  const TileView v = TileView::row_major(b_tile_, d);
+  const ArraySpec& b = graph_.array_b.spec;
+  const bool os = graph_.array_b.stationarity == Stationarity::kOutput;  // holds all of O: one pass
+  const uint32_t sm = os ? plan_.spec.tile_m : b.tile_m, sn = os ? d : b.tile_n, sk = os ? tkv : b.tile_k;
+  for (uint32_t m0 = 0; m0 < plan_.spec.tile_m; m0 += sm)
+    for (uint32_t n0 = 0; n0 < d; n0 += sn)
+      for (uint32_t k0 = 0; k0 < tkv; k0 += sk)
+        advance(array_b_->run_tile(now(), p.offset(m0, k0), v.offset(k0, n0), true, k0 == 0 ? mode : Accumulate::kAdd,
+                                   alpha_.data() + m0, {o_acc_.data() + size_t(m0) * d + n0, d}));
 }
 
 // A_FIN_READ, A_FIN_DIV, then one write burst per valid query row.
 void FusedCore::attention_store(uint32_t h, uint32_t q0, uint32_t rows) {
   const uint32_t d = plan_.spec.tile_k;
   for (uint32_t r = 0; r < rows; ++r) {
-    array_b_->read_row(r, o_acc_.data(), fin_in_.data());
+    array_b_->read_row(r, {o_acc_.data(), d}, d, fin_in_.data());
     fin_in_probe_->update(now() + 1, fin_in_.data());
     advance(1);  // A_FIN_READ
     for (uint32_t c = 0; c < d; ++c) {

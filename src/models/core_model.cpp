@@ -192,8 +192,8 @@ void FusedCore::store_tile(uint32_t mt, uint32_t nt) {
   const ArraySpec& a = plan_.spec;
   const uint32_t beat = graph_.memory.beat_bytes;
   for (uint32_t r = 0; r < a.tile_m; ++r) {
-    array_a_->read_row(r, tile_ptr_, acc_row_.data());
-    if (array_b_matmul_) array_b_matmul_->read_row(r, nullptr, acc_row_.data() + a.tile_n);
+    array_a_->read_row(r, {tile_ptr_, a.tile_n}, a.tile_n, acc_row_.data());
+    if (array_b_matmul_) array_b_matmul_->read_row(r, {}, tile_n_ - a.tile_n, acc_row_.data() + a.tile_n);
     rq_in_->update(now() + 1, acc_row_.data());
     advance(1);  // ST_READ
     for (uint32_t j = 0; j < tile_n_; ++j) out_row_[j] = num::requantize(acc_row_[j], regs_.req_mult, regs_.req_shift);
@@ -215,10 +215,10 @@ void FusedCore::compute_tile(bool reload_stationary, uint32_t kt) {
   const uint64_t c0 = now();
   const uint64_t cycles =
       array_a_->run_tile(c0, tile_a, TileView::row_major(buf_b_.data(), tile_n_), reload_stationary, mode, nullptr,
-                         tile_ptr_);
+                         {tile_ptr_, a.tile_n});
   if (array_b_matmul_)
     array_b_matmul_->run_tile(c0, tile_a, TileView::row_major(buf_b_.data() + a.tile_n, tile_n_), false, mode, nullptr,
-                              nullptr);
+                              {});
   advance(cycles);
 }
 

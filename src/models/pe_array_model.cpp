@@ -34,7 +34,7 @@ class OsArrayModel : public PeArrayModel {
   // applies the accumulate mode (clr / sc in the RTL). A systolic array computes the
   // same sums; only what its feed registers carry, cycle by cycle, differs.
   uint64_t run_tile(uint64_t cycle0, TileView a, TileView b, bool, Accumulate mode, const uint32_t* alpha,
-                    int32_t*) override {
+                    AccTile) override {
     if (systolic_) record_skewed_feed(cycle0, a, b);
     for (uint32_t kk = 0; kk < tk_; ++kk) {
       for (uint32_t i = 0; i < tm_; ++i) x_[i] = a.at(i, kk);
@@ -61,8 +61,9 @@ class OsArrayModel : public PeArrayModel {
     return stream_ + 1;  // stream + one pipeline cycle
   }
 
-  void read_row(uint32_t r, const int32_t*, int32_t* out) const override {
-    std::memcpy(out, acc_.data() + size_t(r) * tn_, tn_ * sizeof(int32_t));
+  void read_row(uint32_t r, AccTile, uint32_t cols, int32_t* out) const override {
+    FSGEN_ASSERT(cols <= tn_, "row wider than the output-stationary array");
+    std::memcpy(out, acc_.data() + size_t(r) * tn_, cols * sizeof(int32_t));
   }
 
  private:
@@ -99,7 +100,7 @@ class DotArrayModel : public PeArrayModel {
         w_(std::max(tn_, tk_)), y_(lanes_) {}
 
   uint64_t run_tile(uint64_t cycle0, TileView a, TileView b, bool reload, Accumulate mode, const uint32_t* alpha,
-                    int32_t* acc_tile) override {
+                    AccTile acc) override {
     uint64_t c = cycle0;
     if (reload) {
       load_stationary(c, a, b);
@@ -117,14 +118,14 @@ class DotArrayModel : public PeArrayModel {
         y_[p] = sum;
       }
       y_probe_.update(c + kk + 2, y_.data());
-      accumulate(kk, mode, alpha, acc_tile);
+      accumulate(kk, mode, alpha, acc);
     }
     act_.busy_cycles += stream_;
     return (reload ? s_rows_ : 0) + stream_ + 2;
   }
 
-  void read_row(uint32_t r, const int32_t* acc_tile, int32_t* out) const override {
-    std::memcpy(out, acc_tile + size_t(r) * tn_, tn_ * sizeof(int32_t));
+  void read_row(uint32_t r, AccTile acc, uint32_t cols, int32_t* out) const override {
+    std::memcpy(out, acc.data + size_t(r) * acc.row_stride, cols * sizeof(int32_t));
   }
 
  private:
@@ -150,10 +151,10 @@ class DotArrayModel : public PeArrayModel {
 
   // WS writes row kk of the tile, IS column kk; every write applies the mode, with the
   // rescale factor of the row it lands in.
-  void accumulate(uint32_t kk, Accumulate mode, const uint32_t* alpha, int32_t* tile) {
+  void accumulate(uint32_t kk, Accumulate mode, const uint32_t* alpha, AccTile tile) {
     for (uint32_t p = 0; p < lanes_; ++p) {
       const uint32_t row = weight_ ? kk : p;
-      int32_t& cell = tile[size_t(row) * tn_ + (weight_ ? p : kk)];
+      int32_t& cell = tile.data[size_t(row) * tile.row_stride + (weight_ ? p : kk)];
       cell = num::wrap_add(base_of(cell, mode, mode == Accumulate::kRescale ? alpha[row] : 0), y_[p]);
     }
   }

@@ -23,6 +23,17 @@ struct TileView {
   static TileView row_major(const uint8_t* d, uint32_t cols) { return {d, cols, 1}; }
   static TileView transposed(const uint8_t* d, uint32_t rows_of_stored) { return {d, 1, rows_of_stored}; }
   uint8_t at(uint32_t r, uint32_t c) const { return data[size_t(r) * row_stride + size_t(c) * col_stride]; }
+  // The view of the sub-tile whose element (0, 0) is this view's (r, c).
+  TileView offset(uint32_t r, uint32_t c) const {
+    return {data + size_t(r) * row_stride + size_t(c) * col_stride, row_stride, col_stride};
+  }
+};
+
+// Where a dot array's output tile lives: the accumulator cache, rows row_stride apart
+// (an array smaller than the tile it serves writes a sub-tile of it).
+struct AccTile {
+  int32_t* data;
+  uint32_t row_stride;
 };
 
 // What a tile does with the partial sums already in its output tile.
@@ -35,14 +46,15 @@ enum class Accumulate {
 class PeArrayModel {
  public:
   virtual ~PeArrayModel() = default;
-  // cycle0: the first cycle of the phase after the loads. acc_tile: the output tile
+  // cycle0: the first cycle of the phase after the loads. acc: the output tile
   // (tile_m x tile_n INT32) in the accumulator cache for dot arrays, unused by
   // output-stationary arrays which accumulate in their PEs. alpha: tile_m factors for
   // Accumulate::kRescale.
   virtual uint64_t run_tile(uint64_t cycle0, TileView a, TileView b, bool reload_stationary, Accumulate mode,
-                            const uint32_t* alpha, int32_t* acc_tile) = 0;
-  // Row r of the finished output tile (tile_n INT32 values).
-  virtual void read_row(uint32_t r, const int32_t* acc_tile, int32_t* out) const = 0;
+                            const uint32_t* alpha, AccTile acc) = 0;
+  // The first `cols` INT32 values of row r of the finished output (an output-stationary
+  // array holds tile_n of them in its PEs; a dot array's come from acc).
+  virtual void read_row(uint32_t r, AccTile acc, uint32_t cols, int32_t* out) const = 0;
 };
 
 std::unique_ptr<PeArrayModel> make_pe_array_model(const ArrayPlan& plan, RunResult& result,

@@ -1,7 +1,8 @@
 // Accumulator cache: SLOTS output tiles of TM x TN INT32 partial sums kept on chip
 // while the reduction over k runs outside them. A write adds a vector of lanes to
-// its cells (or overwrites them, with first): with ROWWISE = 1 a row wr_idx of TN
-// lanes, otherwise a column wr_idx of TM lanes. With RESCALE = 1, sc first multiplies
+// its cells (or overwrites them, with first): with ROWWISE = 1 row wr_idx from column
+// wr_off on, otherwise column wr_idx from row wr_off on (LANES cells; an array smaller
+// than the tile writes a sub-tile). With RESCALE = 1, sc first multiplies
 // each written cell by its row's alpha (Q0.15, rounded: (acc * alpha + 2^14) >> 15),
 // the online-softmax update of O. rd_data is row rd_row of slot rd_slot.
 module fsgen_acc_cache #(
@@ -22,6 +23,7 @@ module fsgen_acc_cache #(
     input  wire               first,
     input  wire [15:0]        wr_slot,
     input  wire [7:0]         wr_idx,
+    input  wire [7:0]         wr_off,
     input  wire [LANES*32-1:0] wr_data,
     input  wire [15:0]        rd_slot,
     input  wire [7:0]         rd_row,
@@ -34,6 +36,7 @@ module fsgen_acc_cache #(
   wire [15:0] rs = ({16'd0, rd_slot} < SLOTS) ? rd_slot : 16'd0;
   wire [7:0]  rr = ({24'd0, rd_row} < TM) ? rd_row : 8'd0;
   wire [7:0]  wi = ({24'd0, wr_idx} < (ROWWISE ? TM : TN)) ? wr_idx : 8'd0;
+  wire [7:0]  wo = ({24'd0, wr_off} + LANES <= (ROWWISE ? TN : TM)) ? wr_off : 8'd0;
 
   function [31:0] base;  // the partial sum a write adds to
     input [31:0] old;
@@ -51,11 +54,12 @@ module fsgen_acc_cache #(
     if (wr)
       for (l = 0; l < LANES; l = l + 1)
         if (ROWWISE != 0)
-          mem[(ws*TM + {24'd0, wi})*TN + l] <=
-              base(mem[(ws*TM + {24'd0, wi})*TN + l], alpha[wi*32 +: 17]) + wr_data[l*32 +: 32];
+          mem[(ws*TM + {24'd0, wi})*TN + {24'd0, wo} + l] <=
+              base(mem[(ws*TM + {24'd0, wi})*TN + {24'd0, wo} + l], alpha[wi*32 +: 17]) + wr_data[l*32 +: 32];
         else
-          mem[(ws*TM + l)*TN + {24'd0, wi}] <=
-              base(mem[(ws*TM + l)*TN + {24'd0, wi}], alpha[l*32 +: 17]) + wr_data[l*32 +: 32];
+          mem[(ws*TM + {24'd0, wo} + l)*TN + {24'd0, wi}] <=
+              base(mem[(ws*TM + {24'd0, wo} + l)*TN + {24'd0, wi}], alpha[({24'd0, wo} + l)*32 +: 17]) +
+              wr_data[l*32 +: 32];
   end
   genvar j;
   generate

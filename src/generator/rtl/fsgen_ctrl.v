@@ -35,12 +35,15 @@ module fsgen_ctrl #(
     parameter DUAL = 0,                                // 1: matmul on both arrays (a and b output-stationary)
     parameter SYS_A = 0,                               // 1: output-stationary array a is systolic
     parameter SYS_B = 0,                               // 1: output-stationary array b is systolic
+    parameter BM = TM,                                 // array b tiling (queries, head dims, keys): a dot
+    parameter BN = TK,                                 //   array b smaller than the O tile runs one pass
+    parameter BK = TN,                                 //   per sub-tile
     parameter NB = DUAL ? TN + TK : TN,                // columns of a matmul tile (B and C rows, bytes)
     parameter XB = (ST == 0) ? TM : TK,                // bytes on the x bus
     parameter WB = (ST == 2) ? TK : TN,                // bytes on the w bus
     parameter YL = (ST == 2) ? TM : TN,                // lanes of the dot array output
-    parameter XBB = (STB == 0) ? TM : TN,              // bytes on array b's x bus
-    parameter WBB = (STB == 2) ? TN : TK               // bytes on array b's w bus
+    parameter XBB = (STB == 0) ? TM : BK,              // bytes on array b's x bus
+    parameter WBB = (STB == 0) ? TK : (STB == 1) ? BN : BK  // bytes on array b's w bus
 ) (
     input  wire            clk,
     input  wire            rst_n,
@@ -121,6 +124,7 @@ module fsgen_ctrl #(
     output reg              acwb_first,
     output reg              acwb_sc,
     output reg  [7:0]       acwb_idx,
+    output reg  [7:0]       acwb_off,
     output reg  [TM*32-1:0] alpha_q,
     output wire [7:0]       rdb_row,
     input  wire [TK*32-1:0] rdb_data
@@ -157,13 +161,14 @@ module fsgen_ctrl #(
   localparam [7:0]  TK_LAST = TK_LAST_I[7:0];
   localparam [1:0]  TAIL_LAST = TAIL_LAST_I[1:0];
   // Array b over (m, n, k) = (TM queries, TK head dims, TN keys).
-  localparam integer SB_ROWS_LAST_I = ((STB == 1) ? TN : TM) - 1;
-  localparam integer STREAM_B_LAST_I = ((STB == 0) ? TN + (SYS_B ? TM + TK - 2 : 0) : (STB == 1) ? TM : TK) - 1;
+  localparam integer SB_ROWS_LAST_I = ((STB == 1) ? BK : BM) - 1;
+  localparam integer STREAM_B_LAST_I = ((STB == 0) ? TN + (SYS_B ? TM + TK - 2 : 0) : (STB == 1) ? BM : BN) - 1;
   localparam integer TAIL_B_LAST_I = ((STB == 0) ? 1 : 2) - 1;
   localparam [7:0]  SB_ROWS_LAST = SB_ROWS_LAST_I[7:0];
   localparam [7:0]  STREAM_B_LAST = STREAM_B_LAST_I[7:0];
   localparam [1:0]  TAIL_B_LAST = TAIL_B_LAST_I[1:0];
   localparam [15:0] KC16 = KC[15:0];
+  localparam [7:0]  BM8 = BM[7:0], BN8 = BN[7:0], BK8 = BK[7:0];
 
   reg [5:0]  state;
   reg [15:0] c0, c1, c2;
@@ -321,6 +326,7 @@ module fsgen_ctrl #(
   reg  [7:0]  at_ld_rows;
   reg  [1:0]  at_ld_dst;                 // load target: 0 buf_a (Q, X), 1 buf_b (K, V, W), 2 the LUT
   reg  [15:0] at_jt;                     // index of the current key tile (at_j0 / TN)
+  reg  [7:0]  b_mo, b_no, b_ko;          // dot array b: the current sub-tile's first query, dim, key
   reg  [15:0] b_slot;                    // buf_b slot the fused kernels read and load
   reg  [15:0] k_tag, v_tag;              // KV head whose tiles the caches hold
   reg  [KC:0] k_valid;                   // valid K / V cache slots (one spare bit: KC may be 0)
@@ -517,6 +523,9 @@ module fsgen_ctrl #(
   wire [7:0] kp = ({24'd0, kk} < TN) ? kk : 8'd0;  // key
   wire [7:0] kq = ({24'd0, kk} < TM) ? kk : 8'd0;  // query
   wire [7:0] kd = ({24'd0, kk} < TK) ? kk : 8'd0;  // head dim
+  wire [31:0] kbm = ({24'd0, kk} < BM) ? {24'd0, kk} : 32'd0;  // steps within array b's sub-tile
+  wire [31:0] kbn = ({24'd0, kk} < BN) ? {24'd0, kk} : 32'd0;
+  wire [31:0] kbk = ({24'd0, kk} < BK) ? {24'd0, kk} : 32'd0;
   /* verilator lint_on UNUSEDSIGNAL */
   generate
     if (ATTN != 0) begin : fused_feed
@@ -553,19 +562,19 @@ module fsgen_ctrl #(
         for (g = 0; g < TK; g = g + 1) begin : wbv
           assign wb_next[g*8 +: 8] = buf_b[bb + kp*TK + g];
         end
-      end else if (STB == 1) begin : b_ws  // V rows into the PEs, rows of P streamed
-        for (g = 0; g < TN; g = g + 1) begin : xbp
-          assign xb_next[g*8 +: 8] = p_buf[kq*TN + g];
+      end else if (STB == 1) begin : b_ws  // V rows into the PEs, rows of P streamed (sub-tile b_mo, b_no, b_ko)
+        for (g = 0; g < BK; g = g + 1) begin : xbp
+          assign xb_next[g*8 +: 8] = p_buf[({24'd0, b_mo} + kbm)*TN + {24'd0, b_ko} + g];
         end
-        for (g = 0; g < TK; g = g + 1) begin : wbv
-          assign wb_next[g*8 +: 8] = buf_b[bb + kp*TK + g];
+        for (g = 0; g < BN; g = g + 1) begin : wbv
+          assign wb_next[g*8 +: 8] = buf_b[bb + ({24'd0, b_ko} + kbk)*TK + {24'd0, b_no} + g];
         end
       end else begin : b_is                // P rows into the PEs, columns of V streamed
-        for (g = 0; g < TN; g = g + 1) begin : xbv
-          assign xb_next[g*8 +: 8] = buf_b[bb + g*TK + {24'd0, kd}];
+        for (g = 0; g < BK; g = g + 1) begin : xbv
+          assign xb_next[g*8 +: 8] = buf_b[bb + ({24'd0, b_ko} + g)*TK + {24'd0, b_no} + kbn];
         end
-        for (g = 0; g < TN; g = g + 1) begin : wbp
-          assign wb_next[g*8 +: 8] = p_buf[kq*TN + g];
+        for (g = 0; g < BK; g = g + 1) begin : wbp
+          assign wb_next[g*8 +: 8] = p_buf[({24'd0, b_mo} + kbm)*TN + {24'd0, b_ko} + g];
         end
       end
       for (g = 0; g < TK; g = g + 1) begin : fin
@@ -623,6 +632,7 @@ module fsgen_ctrl #(
       s_row_q <= {TN*32{1'b0}}; p_row_q <= {TN*8{1'b0}}; fin_in_q <= {TK*32{1'b0}}; fin_out_q <= {TK*8{1'b0}};
       xb_q <= {XBB*8{1'b0}}; wb_q <= {WBB*8{1'b0}}; vb_q <= 1'b0; clrb_q <= 1'b0; scb_q <= 1'b0;
       ldb_q <= 1'b0; idxb_q <= 8'd0; acwb <= 1'b0; acwb_first <= 1'b0; acwb_sc <= 1'b0; acwb_idx <= 8'd0;
+      acwb_off <= 8'd0; b_mo <= 8'd0; b_no <= 8'd0; b_ko <= 8'd0;
       alpha_q <= {TM*32{1'b0}};
     end else begin
       if (state != S_IDLE) cycles <= cycles + 32'd1;
@@ -631,7 +641,8 @@ module fsgen_ctrl #(
       acwb <= vb_q && (STB != 0);
       acwb_first <= clrb_q;
       acwb_sc <= scb_q;
-      acwb_idx <= idxb_q;
+      acwb_idx <= idxb_q + ((STB == 1) ? b_mo : b_no);  // row (WS) or column (IS) of O
+      acwb_off <= (STB == 1) ? b_no : b_mo;
       case (state)
         S_IDLE: if (start) begin
           cycles <= 32'd0; c0 <= 16'd0; c1 <= 16'd0; c2 <= 16'd0; first <= 1'b1;
@@ -739,6 +750,7 @@ module fsgen_ctrl #(
           at_ld_ret <= (STB != 0) ? A_OLD : A_O;
           row <= 8'd0;
           kk <= 8'd0;
+          b_mo <= 8'd0; b_no <= 8'd0; b_ko <= 8'd0;
           b_slot <= v_cacheable ? 16'd1 + KC16 + at_jt : 16'd0;
           if (v_hit) state <= (STB != 0) ? A_OLD : A_O;
           else begin
@@ -761,8 +773,8 @@ module fsgen_ctrl #(
           vb_q <= 1'b1;
           ldb_q <= 1'b0;
           idxb_q <= kk;
-          clrb_q <= at_first_kv && (STB != 0 || kk == 8'd0);
-          scb_q <= !at_ffn && !at_first_kv && (STB != 0 || kk == 8'd0);
+          clrb_q <= at_first_kv && ((STB != 0) ? b_ko == 8'd0 : kk == 8'd0);
+          scb_q <= !at_ffn && !at_first_kv && ((STB != 0) ? b_ko == 8'd0 : kk == 8'd0);
           tail <= 2'd0;
           if (kk == STREAM_B_LAST) begin kk <= 8'd0; state <= A_O_TAIL; end
           else kk <= kk + 8'd1;
@@ -772,7 +784,15 @@ module fsgen_ctrl #(
           clrb_q <= 1'b0;
           scb_q <= 1'b0;
           tail <= tail + 2'd1;
-          if (tail == TAIL_B_LAST) state <= A_KNEXT;
+          // A dot array b moves on to its next sub-tile: keys innermost, then dims, then queries.
+          if (tail == TAIL_B_LAST) begin
+            kk <= 8'd0;
+            if (STB == 0) state <= A_KNEXT;
+            else if ({24'd0, b_ko} + BK < TN) begin b_ko <= b_ko + BK8; state <= A_OLD; end
+            else if ({24'd0, b_no} + BN < TK) begin b_ko <= 8'd0; b_no <= b_no + BN8; state <= A_OLD; end
+            else if ({24'd0, b_mo} + BM < TM) begin b_ko <= 8'd0; b_no <= 8'd0; b_mo <= b_mo + BM8; state <= A_OLD; end
+            else state <= A_KNEXT;
+          end
         end
         A_KNEXT: begin
           at_first_kv <= 1'b0;
