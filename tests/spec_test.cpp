@@ -181,6 +181,30 @@ TEST(SpecMovement, SystolicOnlyForOutputStationaryArrays) {
   EXPECT_NE(e.find("field 'arrays.a.movement'"), std::string::npos) << e;
 }
 
+// arrays.b.tiling: auto sizes a dot array b by bandwidth: the fewest PEs whose O update
+// per key tile is no slower than the V tile's load (16 rows x 9 cycles = 144 here).
+TEST(SpecSizing, AutoTilingSizesArrayBByBandwidth) {
+  const std::string spec =
+      "name: t\nclock_mhz: 1000\npe_budget: 1024\n"
+      "memory: {bandwidth_gbps: 8, latency_cycles: 5, buffer_limit_bytes: 16384}\n"
+      "arrays:\n  a: {loop_order: output_stationary, tiling: {m: 16, n: 16, k: 16}}\n"
+      "  b: {loop_order: weight_stationary, tiling: auto}\ncaches: {acc_b: 1024}\n";
+  const Graph g = elaborate(parse_spec_text(spec, "s.yaml"));
+  EXPECT_EQ(g.array_b.spec.tile_m, 16u);
+  EXPECT_EQ(g.array_b.spec.tile_n, 8u);
+  EXPECT_EQ(g.array_b.spec.tile_k, 8u);
+  const FusedStageCycles c = fused_stage_cycles(g.array_a, g.array_b, g.memory);
+  EXPECT_EQ(c.v_load, 144u);
+  EXPECT_EQ(c.o_passes, 4u);
+  EXPECT_EQ(c.o_update, 4u * (8 + 16 + 2));  // load 8 V rows, stream 16 P rows, 2 pipeline cycles
+  EXPECT_LE(c.o_update, c.v_load);
+  // An output-stationary array b holds all of O: auto gives the aligned tiles.
+  const Graph os = elaborate(parse_spec_text(test::replace(spec, "weight_stationary, tiling: auto", "output_stationary, tiling: auto"), "s.yaml"));
+  EXPECT_EQ(os.array_b.spec.tile_k, 16u);
+  const std::string e = test::error_of([&] { parse_spec_text(test::replace(spec, "tiling: auto", "tiling: big"), "s.yaml"); });
+  EXPECT_NE(e.find("field 'arrays.b.tiling': expected a map {m, n, k} or auto"), std::string::npos) << e;
+}
+
 TEST(SpecCaches, KvTileCachesHoldWholeTilesOfTheFusedKernels) {
   EXPECT_NO_THROW(parse_spec_text(test::base_spec() + "caches: {k: 256, v: 64}\n", "s.yaml"));
   std::string e = test::error_of([] { parse_spec_text(test::base_spec() + "caches: {k: 100}\n", "s.yaml"); });

@@ -35,6 +35,16 @@ void print_graph(const Graph& g, std::ostream& out) {
   out << "\n  kernels: matmul";
   if (g.matmul_on_both) out << " (on arrays a and b: " << g.matmul_tile_n() << "-column tiles)";
   if (g.attention) out << ", attention and FFN (fused: S = Q K^T on a, online softmax, O = P V on b)";
+  if (g.attention) {
+    const ArrayPlan& b = g.array_b;
+    const FusedStageCycles c = fused_stage_cycles(g.array_a, b, g.memory);
+    out << "\n  array b: " << stationarity_name(b.stationarity) << (b.spec.systolic ? " systolic" : "") << ", tiles m="
+        << b.spec.tile_m << " n=" << b.spec.tile_n << " k=" << b.spec.tile_k << ", " << b.spec.pe_rows() << "x"
+        << b.spec.pe_cols() << " PEs"
+        << "\n  per key tile (cycles, one stage after another): K load " << c.k_load << ", S on array a " << c.scores
+        << ", softmax " << c.softmax << ", V load " << c.v_load << ", O on array b " << c.o_update << " ("
+        << c.o_passes << (c.o_passes == 1 ? " pass)" : " passes)");
+  }
   out << "\n  blocks:";
   for (const auto& b : g.blocks) out << " " << b.name << "(" << b.kind << ")";
   out << "\n";

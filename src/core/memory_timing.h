@@ -24,6 +24,9 @@ struct MemoryTiming {
   // Cycles from the end of the AW handshake cycle to the end of the B response cycle
   // (beats follow the AW handshake back to back).
   uint64_t write_cycles(uint32_t beats) const { return beats + latency_cycles; }
+  // Controller cycles to load one row of `beats` beats: ISSUE, the AR handshake, the
+  // read, and the DMA's DONE cycle.
+  uint64_t row_load_cycles(uint32_t beats) const { return read_cycles(beats) + 3; }
 };
 
 }  // namespace fsgen

@@ -1,5 +1,7 @@
 #include "generator/graph.h"
 
+#include <tuple>
+
 #include "core/error.h"
 
 namespace fsgen {
@@ -101,6 +103,69 @@ ArrayPlan plan_array(const ArraySpec& spec, const std::map<std::string, uint32_t
     p.acc_slots = it->second / (spec.tile_m * spec.tile_n * 4);
   }
   return p;
+}
+
+namespace {
+
+uint64_t score_tile_cycles(const ArrayPlan& a) {
+  return (a.stationarity == Stationarity::kWeight ? a.stationary_rows : 0) + a.stream_cycles + a.tail_cycles;
+}
+
+// Array b's passes over one key tile's O update and their cycles.
+std::pair<uint32_t, uint64_t> o_update_cycles(const ArraySpec& a, const ArrayPlan& b) {
+  if (b.stationarity == Stationarity::kOutput) return {1, b.stream_cycles + b.tail_cycles};
+  const uint32_t passes = (a.tile_m / b.spec.tile_m) * (a.tile_k / b.spec.tile_n) * (a.tile_n / b.spec.tile_k);
+  return {passes, uint64_t(passes) * (b.stationary_rows + b.stream_cycles + b.tail_cycles)};
+}
+
+}  // namespace
+
+FusedStageCycles fused_stage_cycles(const ArrayPlan& a, const ArrayPlan& b, const MemoryTiming& mem) {
+  const ArraySpec& s = a.spec;
+  FusedStageCycles c{};
+  c.k_load = c.v_load = uint64_t(s.tile_n) * mem.row_load_cycles(s.tile_k / mem.beat_bytes);
+  c.scores = score_tile_cycles(a);
+  c.softmax = s.tile_m + 1;
+  std::tie(c.o_passes, c.o_update) = o_update_cycles(s, b);
+  return c;
+}
+
+ArraySpec size_downstream_array(const ArraySpec& a, ArraySpec b, const MemoryTiming& mem) {
+  const std::map<std::string, uint32_t> scratch_cache = {{"acc", 1u << 30}};  // timing only
+  const ArrayPlan pa = plan_array(a, scratch_cache, "acc");
+  auto divisors = [](uint32_t n) {
+    std::vector<uint32_t> d;
+    for (uint32_t i = 1; i <= n; ++i)
+      if (n % i == 0) d.push_back(i);
+    return d;
+  };
+  b.tile_m = a.tile_m;  // an output-stationary array b holds the whole O tile
+  b.tile_n = a.tile_k;
+  b.tile_k = a.tile_n;
+  if (b.stationarity() == Stationarity::kOutput) return b;
+  const uint64_t pace = std::max(score_tile_cycles(pa), fused_stage_cycles(pa, pa, mem).v_load);
+  ArraySpec best = b;
+  uint64_t best_cycles = ~0ull;
+  for (uint32_t m : divisors(a.tile_m))
+    for (uint32_t n : divisors(a.tile_k))
+      for (uint32_t k : divisors(a.tile_n)) {
+        if (n % mem.beat_bytes != 0 || k % mem.beat_bytes != 0) continue;  // rows in whole beats (validate_spec)
+        ArraySpec c = b;
+        c.tile_m = m;
+        c.tile_n = n;
+        c.tile_k = k;
+        const uint64_t cycles = o_update_cycles(a, plan_array(c, scratch_cache, "acc")).second;
+        const bool fits = cycles <= pace, best_fits = best_cycles <= pace;
+        const bool better = fits != best_fits ? fits
+                            : fits            ? c.pe_count() < best.pe_count() ||
+                                         (c.pe_count() == best.pe_count() && cycles < best_cycles)
+                                              : cycles < best_cycles;
+        if (better) {
+          best = c;
+          best_cycles = cycles;
+        }
+      }
+  return best;
 }
 
 namespace {

@@ -90,6 +90,25 @@ struct Graph {
 
 ArrayPlan plan_array(const ArraySpec& spec, const std::map<std::string, uint32_t>& caches,
                      const std::string& cache_key);
+
+// Cycles one key tile of the fused kernels spends in each stage (the controller runs
+// them one after the other): what an architect balances when sizing array b against
+// array a and the memory bandwidth.
+struct FusedStageCycles {
+  uint64_t k_load;    // DMA: a.n key rows of a.k bytes (0 when the K cache hits)
+  uint64_t scores;    // array a: S = Q K^T (with the K tile's load into a weight-stationary array)
+  uint64_t softmax;   // one score row per cycle
+  uint64_t v_load;    // DMA: the V tile
+  uint64_t o_update;  // array b: O = alpha O + P V, over all its passes
+  uint32_t o_passes;  // sub-tiles array b runs per key tile
+};
+FusedStageCycles fused_stage_cycles(const ArrayPlan& a, const ArrayPlan& b, const MemoryTiming& mem);
+
+// Array b sized by bandwidth (`arrays.b.tiling: auto`): the fewest PEs of b's
+// stationarity whose O update per key tile is no slower than the slower of array a's
+// score tile and the V tile's load from memory (the rate b's operands arrive at), or
+// the fastest b when none is. An output-stationary b holds O, so its tiles are fixed.
+ArraySpec size_downstream_array(const ArraySpec& a, ArraySpec b, const MemoryTiming& mem);
 Graph elaborate(const DesignSpec& spec);
 
 }  // namespace fsgen

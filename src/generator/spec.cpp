@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "generator/graph.h"
 #include "generator/yaml_reader.h"
 
 namespace fsgen {
@@ -82,15 +83,24 @@ std::array<Iter, 3> parse_loop_order(YamlMap& array) {
   return order;
 }
 
-ArraySpec parse_array(YamlMap& arrays, const std::string& key) {
+// `auto_tiling`: set when the tiling is the word `auto` (allowed for array b only); the
+// tiles are then sized later from array a.
+ArraySpec parse_array(YamlMap& arrays, const std::string& key, bool* auto_tiling = nullptr) {
   YamlMap a = arrays.get_map(key);
   ArraySpec spec;
   spec.loop_order = parse_loop_order(a);
-  YamlMap tiling = a.get_map("tiling");
-  spec.tile_m = static_cast<uint32_t>(tiling.get_int("m", 1, kMaxTile));
-  spec.tile_n = static_cast<uint32_t>(tiling.get_int("n", 1, kMaxTile));
-  spec.tile_k = static_cast<uint32_t>(tiling.get_int("k", 1, kMaxTile));
-  tiling.finish();
+  const bool is_auto = auto_tiling && a.has("tiling") && a.get_node("tiling").IsScalar();
+  if (is_auto) {
+    if (a.get_string("tiling") != "auto")
+      fail(a.place("tiling"), "expected a map {m, n, k} or auto (sized from array a by bandwidth)");
+    *auto_tiling = true;
+  } else {
+    YamlMap tiling = a.get_map("tiling");
+    spec.tile_m = static_cast<uint32_t>(tiling.get_int("m", 1, kMaxTile));
+    spec.tile_n = static_cast<uint32_t>(tiling.get_int("n", 1, kMaxTile));
+    spec.tile_k = static_cast<uint32_t>(tiling.get_int("k", 1, kMaxTile));
+    tiling.finish();
+  }
   spec.systolic = a.get_choice("movement", {"broadcast", "systolic"}, "broadcast") == "systolic";
   a.finish();
   return spec;
@@ -157,8 +167,13 @@ DesignSpec parse_root(const YAML::Node& root, const std::string& source) {
 
   YamlMap arrays = top.get_map("arrays");
   s.array_a = parse_array(arrays, "a");
-  s.array_b = parse_array(arrays, "b");
+  bool b_auto = false;
+  s.array_b = parse_array(arrays, "b", &b_auto);
   arrays.finish();
+  // Sized once the memory beat is known to be sound; validate_spec() reports it otherwise.
+  const uint32_t beat = s.beat_bytes();
+  if (b_auto && beat > 0 && (beat & (beat - 1)) == 0 && s.array_a.tile_k % beat == 0)
+    s.array_b = size_downstream_array(s.array_a, s.array_b, MemoryTiming{s.memory.latency_cycles, beat});
 
   s.activation = top.get_choice("activation", {"gelu", "silu"}, "silu") == "gelu" ? Activation::kGelu
                                                                                  : Activation::kSilu;
