@@ -10,10 +10,12 @@ OUT=${FSGEN_RTL_OUT:-rtl_out/validate}
 SPECS=$(mktemp -d)
 trap 'rm -rf "$SPECS"' EXIT
 
-# Array b (O = P V) is tiled (m, n, k) = (a.m, a.k, a.n): queries, head dim, keys. The
-# optional ninth argument adds K and V tile caches (each stationarity has one design with
-# them, one without).
+# Array b (O = P V) is tiled (m, n, k) = (a.m, a.k, a.n): queries, head dim, keys, unless
+# B_TILING names a smaller (heterogeneous) tile. The optional ninth argument adds K and V
+# tile caches (each stationarity has one design with them, one without).
 spec() {  # name loop_order_a loop_order_b m n k beat_gbps latency [kv_caches]
+  local b_tiling="{m: $4, n: $6, k: $5}"
+  [ -n "${B_TILING:-}" ] && b_tiling=$B_TILING
   cat > "$SPECS/$1.yaml" <<YAML
 name: $1
 clock_mhz: 1000
@@ -21,7 +23,7 @@ pe_budget: 2048
 memory: {bandwidth_gbps: $7, latency_cycles: $8, buffer_limit_bytes: 16384}
 arrays:
   a: {loop_order: $2, tiling: {m: $4, n: $5, k: $6}}
-  b: {loop_order: $3, tiling: {m: $4, n: $6, k: $5}}
+  b: {loop_order: $3, tiling: $b_tiling}
 caches: {acc_a: 16384, acc_b: 16384${9:+, $9}}
 YAML
 }
@@ -37,26 +39,8 @@ spec perm_nmk "[n, m, k]" weight_stationary 16 16 16 16 2 "k: 2048, v: 1024"
 spec sys_t8 "output_stationary, movement: systolic" "output_stationary, movement: systolic" 8 8 8 8 7
 spec sys_t16 "output_stationary, movement: systolic" "output_stationary, movement: systolic" 16 8 16 8 13 "k: 512, v: 256"
 # Heterogeneous: array b smaller than the O update, one pass per sub-tile.
-cat > "$SPECS/het_ws.yaml" <<YAML
-name: het_ws
-clock_mhz: 1000
-pe_budget: 2048
-memory: {bandwidth_gbps: 8, latency_cycles: 5, buffer_limit_bytes: 16384}
-arrays:
-  a: {loop_order: output_stationary, tiling: {m: 8, n: 16, k: 16}}
-  b: {loop_order: weight_stationary, tiling: {m: 8, n: 8, k: 8}}
-caches: {acc_b: 512, k: 512}
-YAML
-cat > "$SPECS/het_is.yaml" <<YAML
-name: het_is
-clock_mhz: 1000
-pe_budget: 2048
-memory: {bandwidth_gbps: 8, latency_cycles: 9, buffer_limit_bytes: 16384}
-arrays:
-  a: {loop_order: input_stationary, tiling: {m: 8, n: 16, k: 16}}
-  b: {loop_order: input_stationary, tiling: {m: 4, n: 16, k: 8}}
-caches: {acc_a: 4096, acc_b: 512}
-YAML
+B_TILING="{m: 8, n: 8, k: 8}" spec het_ws output_stationary weight_stationary 8 16 16 8 5 "k: 512"
+B_TILING="{m: 4, n: 16, k: 8}" spec het_is input_stationary input_stationary 8 16 16 8 9
 
 pass=0; fail=0
 # run_case <design> <cosim arguments...>

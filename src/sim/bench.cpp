@@ -13,17 +13,32 @@ namespace fsgen {
 
 namespace {
 
-// An output-stationary design with size x size PE arrays, 8 B/cycle memory. Matmul
-// rows use a matmul-only core (the smallest RTL, Verilator's best case); attention
-// rows add the fused attention datapath.
-std::string bench_spec(unsigned size, bool attention) {
+// A design with size x size x size tiles on both arrays, 8 B/cycle memory. Matmul rows
+// use a matmul-only output-stationary core (the smallest RTL, Verilator's best case);
+// attention rows add the fused datapath, on arrays of the given dataflow.
+struct BenchDesign {
+  std::string tag;         // name suffix
+  std::string array;       // the arrays' YAML fields besides the tiling
+  std::string extra;       // further top-level fields
+  bool attention;
+};
+
+std::string bench_spec(unsigned size, const BenchDesign& d) {
   const std::string t = std::to_string(size);
-  return "name: bench_" + std::string(attention ? "attn_" : "os_") + t + "x" + t +
+  const std::string tiling = "tiling: {m: " + t + ", n: " + t + ", k: " + t + "}";
+  return "name: bench_" + d.tag + "_" + t + "x" + t +
          "\nclock_mhz: 1000\npe_budget: 4096\nmemory: {bandwidth_gbps: 8, latency_cycles: 20, buffer_limit_bytes: 65536}\n"
-         "arrays:\n  a: {loop_order: output_stationary, tiling: {m: " + t + ", n: " + t + ", k: " + t + "}}\n"
-         "  b: {loop_order: output_stationary, tiling: {m: " + t + ", n: " + t + ", k: " + t + "}}\n"
-         "kernels: " + (attention ? "[matmul, attention]" : "[matmul]") + "\n";
+         "arrays:\n  a: {" + d.array + ", " + tiling + "}\n  b: {" + d.array + ", " + tiling + "}\n" + d.extra +
+         "kernels: " + (d.attention ? "[matmul, attention]" : "[matmul]") + "\n";
 }
+
+const BenchDesign kMatmulCore{"os", "loop_order: output_stationary", "", false};
+const BenchDesign kAttentionCores[] = {
+    {"attn", "loop_order: output_stationary", "", true},
+    {"attn_ws", "loop_order: weight_stationary", "caches: {acc_a: 65536, acc_b: 65536}\n", true},
+    {"attn_is", "loop_order: input_stationary", "caches: {acc_a: 65536, acc_b: 65536}\n", true},
+    {"attn_sys", "loop_order: output_stationary, movement: systolic", "", true},
+};
 
 BenchRow measure(const Graph& g, const Program& prog, const std::string& rtl_root, std::ostream& log) {
   log << "bench " << g.spec.name << ": " << prog.kernel << " (building the Verilator model if needed)\n";
@@ -39,21 +54,23 @@ BenchRow measure(const Graph& g, const Program& prog, const std::string& rtl_roo
 std::vector<BenchRow> run_bench(const std::vector<unsigned>& sizes, const std::string& rtl_root, std::ostream& log) {
   std::vector<BenchRow> rows;
   for (unsigned size : sizes) {
-    const Graph g = elaborate(parse_spec_text(bench_spec(size, false), "bench:" + std::to_string(size)));
+    const Graph g = elaborate(parse_spec_text(bench_spec(size, kMatmulCore), "bench:" + std::to_string(size)));
     MatmulProblem prob;
     prob.m = prob.n = prob.k = size * 16;
     prob.seed = 7;
     rows.push_back(measure(g, compile_matmul(g, prob), rtl_root, log));
   }
-  for (unsigned size : sizes) {
-    if (size > 16) continue;  // the fused datapath at 32 x 32 takes long to Verilate; matmul covers that size
-    const Graph g = elaborate(parse_spec_text(bench_spec(size, true), "bench:attn" + std::to_string(size)));
-    AttentionProblem prob;
-    prob.q_heads = 4;
-    prob.kv_heads = 2;
-    prob.tokens = 256;
-    rows.push_back(measure(g, compile_attention(g, prob).program, rtl_root, log));
-  }
+  for (const BenchDesign& d : kAttentionCores)
+    for (unsigned size : sizes) {
+      if (size > 16) continue;  // the fused datapath at 32 x 32 takes long to Verilate; matmul covers that size
+      if (d.tag != "attn" && size != 16) continue;  // other dataflows at one size
+      const Graph g = elaborate(parse_spec_text(bench_spec(size, d), "bench:" + d.tag + std::to_string(size)));
+      AttentionProblem prob;
+      prob.q_heads = 4;
+      prob.kv_heads = 2;
+      prob.tokens = 256;
+      rows.push_back(measure(g, compile_attention(g, prob).program, rtl_root, log));
+    }
   return rows;
 }
 
