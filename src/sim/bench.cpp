@@ -75,10 +75,10 @@ std::vector<BenchRow> run_bench(const std::vector<unsigned>& sizes, const std::s
 }
 
 void print_bench(const std::vector<BenchRow>& rows, std::ostream& out) {
-  out << std::left << std::setw(20) << "design" << std::setw(7) << "PEs" << std::setw(50) << "kernel" << std::setw(12)
+  out << std::left << std::setw(22) << "design" << std::setw(7) << "PEs" << std::setw(50) << "kernel" << std::setw(12)
       << "cycles" << std::setw(16) << "SystemC cyc/s" << std::setw(17) << "Verilator cyc/s" << "SystemC/Verilator\n";
   for (const auto& r : rows)
-    out << std::left << std::setw(20) << r.design << std::setw(7) << r.pes << std::setw(50) << r.kernel << std::setw(12)
+    out << std::left << std::setw(22) << r.design << std::setw(7) << r.pes << std::setw(50) << r.kernel << std::setw(12)
         << r.cycles << std::setw(16) << std::scientific << std::setprecision(3) << r.systemc_cps() << std::setw(17)
         << r.verilator_cps() << std::fixed << std::setprecision(2) << r.systemc_cps() / r.verilator_cps() << "x\n"
         << std::defaultfloat;

@@ -30,12 +30,15 @@ module fsgen_array_os #(
 );
   /* verilator inline_module */  // probes address its registers by their flat names
   wire [C*32-1:0] acc_rows [0:R-1];
-  // The operand pair and tokens each PE sees this cycle.
+  // The operand pair and tokens each PE of a systolic array sees this cycle (a broadcast
+  // array's PEs read the ports directly, so these stay unused there).
+  /* verilator lint_off UNUSEDSIGNAL */
+  /* verilator lint_off UNDRIVEN */
   wire [7:0] pe_x [0:R-1][0:C-1];
   wire [7:0] pe_w [0:R-1][0:C-1];
   wire       pe_clr [0:R-1][0:C-1];
-  /* verilator lint_off UNUSEDSIGNAL */  // read only with RESCALE = 1
   wire       pe_sc [0:R-1][0:C-1];
+  /* verilator lint_on UNDRIVEN */
   /* verilator lint_on UNUSEDSIGNAL */
   genvar i, j;
   generate
@@ -71,21 +74,17 @@ module fsgen_array_os #(
           end
         end
       end
-    end else begin : bcast
-      for (i = 0; i < R; i = i + 1) begin : row
-        for (j = 0; j < C; j = j + 1) begin : col
-          assign pe_x[i][j] = x[i*8 +: 8];
-          assign pe_w[i][j] = w[j*8 +: 8];
-          assign pe_clr[i][j] = clr;
-          assign pe_sc[i][j] = sc;
-        end
-      end
     end
     for (i = 0; i < R; i = i + 1) begin : row
       for (j = 0; j < C; j = j + 1) begin : pe
         reg  [31:0]        acc;
-        wire               cl = pe_clr[i][j];
-        wire signed [15:0] prod = $signed(pe_x[i][j]) * $signed(pe_w[i][j]);
+        wire [7:0]         xv = SYSTOLIC ? pe_x[i][j] : x[i*8 +: 8];
+        wire [7:0]         wv = SYSTOLIC ? pe_w[i][j] : w[j*8 +: 8];
+        wire               cl = SYSTOLIC ? pe_clr[i][j] : clr;
+        /* verilator lint_off UNUSEDSIGNAL */  // read only with RESCALE = 1
+        wire               sv = SYSTOLIC ? pe_sc[i][j] : sc;
+        /* verilator lint_on UNUSEDSIGNAL */
+        wire signed [15:0] prod = $signed(xv) * $signed(wv);
         wire [31:0]        base;
         if (RESCALE) begin : rs
           // alpha <= 2^15 (Q0.15): a 32 x 17-bit product
@@ -93,7 +92,7 @@ module fsgen_array_os #(
           /* verilator lint_off UNUSEDSIGNAL */
           wire [49:0] shifted = scaled >>> 15;
           /* verilator lint_on UNUSEDSIGNAL */
-          assign base = cl ? 32'd0 : pe_sc[i][j] ? shifted[31:0] : acc;
+          assign base = cl ? 32'd0 : sv ? shifted[31:0] : acc;
         end else begin : plain
           assign base = cl ? 32'd0 : acc;
         end
