@@ -4,7 +4,7 @@
 set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config
-  libsystemc-dev verilator yosys
+  libsystemc-dev verilator yosys opensta zlib1g-dev
   libeigen3-dev libspdlog-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libxgboost-dev
 )

@@ -11,6 +11,7 @@
 #include "generator/spec.h"
 #include "generator/verilog_emitter.h"
 #include "models/platform.h"
+#include "power/techmap.h"
 #include "sim/bench.h"
 #include "sim/cosim.h"
 #include "sim/numerics_report.h"
@@ -48,6 +49,22 @@ void print_graph(const Graph& g, std::ostream& out) {
   out << "\n  blocks:";
   for (const auto& b : g.blocks) out << " " << b.name << "(" << b.kind << ")";
   out << "\n";
+}
+
+// Maps the generated design onto a liberty library and reports area and timing.
+void print_synthesis(const Graph& g, const std::string& dir, const std::string& liberty_file, std::ostream& out) {
+  const Liberty lib = prepare_liberty(liberty_file, dir);
+  std::vector<std::string> files;
+  for (const auto& f : verilog_files(g)) files.push_back((std::filesystem::path(dir) / f).string());
+  const SynthReport s = synth_to_liberty(files, "fsgen_top", {}, lib, dir);
+  const double period_ns = 1000.0 / g.spec.clock_mhz;
+  const TimingReport t = critical_path(s, "fsgen_top", lib, "clk", period_ns);
+  out << "synthesis (yosys onto liberty " << lib.name << "): area " << std::fixed << std::setprecision(1) << s.area_um2
+      << " um^2, " << s.cells << " cells; netlist " << s.netlist << "\n"
+      << "timing (OpenSTA): critical path " << std::setprecision(3) << t.arrival_ns << " ns + setup " << t.setup_ns
+      << " ns: max clock " << std::setprecision(0) << t.max_clock_mhz() << " MHz; at the spec's " << g.spec.clock_mhz
+      << " MHz the slack is " << std::setprecision(3) << t.slack_ns << " ns (" << (t.slack_ns >= 0 ? "met" : "VIOLATED")
+      << ")\n" << std::defaultfloat;
 }
 
 MatmulProblem problem_from(unsigned m, unsigned n, unsigned k, unsigned long long seed, double zeros) {
@@ -137,8 +154,11 @@ int run(int argc, char** argv) {
   gen->add_option("spec", spec_path, "design spec (YAML)")->required();
   gen->add_option("-o,--out", out_root, "output root folder")->capture_default_str();
   bool lint = false, synth = false;
+  std::string liberty;
   gen->add_flag("--lint", lint, "also run verilator --lint-only -Wall");
-  gen->add_flag("--synth", synth, "also run yosys synth and print its cell statistics");
+  gen->add_flag("--synth", synth,
+                "also map the design onto a liberty library (yosys) and time it (OpenSTA): area, cells, max clock");
+  gen->add_option("--liberty", liberty, "liberty file (.lib or .lib.gz) for --synth; default: the built-in fsgen45");
 
   auto* sim = app.add_subcommand("simulate", "run a kernel on the design's SystemC/TLM-2.0 platform");
   sim->add_option("spec", spec_path, "design spec (YAML)")->required();
@@ -188,11 +208,7 @@ int run(int argc, char** argv) {
       std::cout << "verilator --lint-only -Wall: " << (r.status == 0 ? "clean" : "FAILED") << "\n";
       if (r.status) std::cout << r.output, status = 1;
     }
-    if (synth) {
-      const CommandResult r = synth_yosys(dir);
-      std::cout << "yosys synth: " << (r.status == 0 ? "ok" : "FAILED") << "\n" << r.output;
-      if (r.status) status = 1;
-    }
+    if (synth) print_synthesis(g, dir, liberty, std::cout);
     return status;
   }
   if (sim->parsed()) {

@@ -1,0 +1,132 @@
+#include "power/techmap.h"
+
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "core/error.h"
+#include "sim/tech_library.h"
+#include "sim/tools.h"
+
+namespace fsgen {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) fail(path.string(), "cannot write file");
+}
+
+std::string gunzip(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) fail(path, "cannot open gzip file");
+  std::string text;
+  char buf[1 << 16];
+  int n;
+  while ((n = gzread(f, buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
+  const bool bad = n < 0 || gzdirect(f);  // gzdirect: the file was not gzip data at all
+  gzclose(f);
+  if (bad) fail(path, "not gzip data: expected a gzip-compressed liberty file");
+  return text;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The last lines of a tool's output, for an error message.
+std::string tail_of(const std::string& output, size_t lines) {
+  size_t pos = output.size();
+  for (size_t n = 0; n <= lines && pos > 0; ++n) pos = output.rfind('\n', pos - 1);
+  return output.substr(pos == std::string::npos ? 0 : pos + 1);
+}
+
+}  // namespace
+
+Liberty prepare_liberty(const std::string& file, const std::string& work_dir) {
+  if (file.empty()) {
+    const fs::path path = fs::path(work_dir) / "fsgen45.lib";
+    write_text(path, tech_library().at("fsgen45.lib"));
+    return {"fsgen45", path.string()};
+  }
+  if (!fs::is_regular_file(file)) fail(file, "liberty file not found: expected a .lib or .lib.gz file");
+  std::string stem = fs::path(file).filename().string();
+  if (ends_with(stem, ".gz")) {
+    stem = stem.substr(0, stem.size() - 3);
+    const fs::path path = fs::path(work_dir) / stem;
+    write_text(path, gunzip(file));
+    return {fs::path(stem).stem().string(), path.string()};
+  }
+  return {fs::path(stem).stem().string(), fs::absolute(file).string()};
+}
+
+SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::string& top,
+                             const std::map<std::string, int64_t>& params, const Liberty& lib,
+                             const std::string& out_dir) {
+  const std::string yosys = require_tool("yosys");
+  SynthReport r;
+  r.netlist = (fs::path(out_dir) / (top + "_" + lib.name + ".v")).string();
+  // A script file: Yosys reads paths unquoted, so they must not contain spaces.
+  const std::string& l = lib.path;
+  std::ostringstream ys;
+  ys << "read_liberty -lib " << l << "\nread_verilog";
+  for (const auto& f : files) ys << " -I" << fs::path(f).parent_path().string() << " " << f;
+  ys << "\n";
+  if (!params.empty()) {
+    ys << "chparam";
+    for (const auto& [name, value] : params) ys << " -set " << name << " " << value;
+    ys << " " << top << "\n";
+  }
+  ys << "synth -flatten -top " << top << "\ndfflibmap -liberty " << l << "\nabc -liberty " << l
+     << "\nopt_clean\ntee -o /dev/stdout stat -liberty " << l << "\nwrite_verilog -noattr " << r.netlist << "\n";
+  const fs::path script = fs::path(out_dir) / (top + "_" + lib.name + ".ys");
+  write_text(script, ys.str());
+  const CommandResult res = run_command(shell_quote(yosys) + " -q -s " + shell_quote(script.string()));
+  if (res.status != 0) fail("yosys (" + top + " on " + lib.name + ")", "synthesis failed:\n" + tail_of(res.output, 12));
+  const std::regex area(R"(Chip area for (?:top )?module '\\?[^']*': ([0-9.]+))");
+  std::smatch m;
+  if (!std::regex_search(res.output, m, area))
+    fail("yosys (" + top + " on " + lib.name + ")", "no chip area in stat -liberty output: does the library give cell areas?");
+  r.area_um2 = std::stod(m[1]);
+  const std::regex cell_line(R"(\n\s+([A-Za-z_][A-Za-z0-9_]*)\s+([0-9]+)(?=\n))");
+  for (auto it = std::sregex_iterator(res.output.begin(), res.output.end(), cell_line); it != std::sregex_iterator(); ++it) {
+    const uint64_t n = std::stoull((*it)[2]);
+    r.cell_use[(*it)[1]] = n;
+    r.cells += n;
+  }
+  return r;
+}
+
+TimingReport critical_path(const SynthReport& synth, const std::string& top, const Liberty& lib,
+                           const std::string& clock, double period_ns) {
+  const std::string sta = require_tool("sta");
+  const fs::path script = fs::path(synth.netlist).replace_extension(".sta.tcl");
+  std::ostringstream tcl;
+  tcl << "read_liberty " << lib.path << "\nread_verilog " << synth.netlist << "\nlink_design " << top << "\n"
+      << "create_clock -name " << clock << " -period " << period_ns << " [get_ports " << clock << "]\n"
+      << "set_input_delay 0 -clock " << clock << " [delete_from_list [all_inputs] [get_ports " << clock << "]]\n"
+      << "set_output_delay 0 -clock " << clock << " [all_outputs]\n"
+      << "report_checks -path_delay max -digits 4\nexit\n";
+  write_text(script, tcl.str());
+  const CommandResult res = run_command(shell_quote(sta) + " -no_splash -exit " + shell_quote(script.string()));
+  const std::regex arrival(R"(([-0-9.]+)\s+data arrival time)"), setup(R"(([-0-9.]+)\s+[-0-9.]+\s+library setup time)"),
+      slack(R"(([-0-9.]+)\s+slack \((?:MET|VIOLATED)\))");
+  std::smatch ma, ms, mk;
+  if (res.status != 0 || !std::regex_search(res.output, ma, arrival) || !std::regex_search(res.output, mk, slack))
+    fail("sta (" + top + " on " + lib.name + ")", "no timing path reported:\n" + tail_of(res.output, 12));
+  TimingReport t;
+  t.arrival_ns = std::stod(ma[1]);
+  t.slack_ns = std::stod(mk[1]);
+  t.setup_ns = std::regex_search(res.output, ms, setup) ? -std::stod(ms[1]) : 0.0;
+  return t;
+}
+
+}  // namespace fsgen

@@ -1,0 +1,49 @@
+// Technology mapping and static timing: Yosys maps Verilog onto a liberty library
+// (dfflibmap, abc -liberty, stat -liberty for area) and OpenSTA reports the critical
+// path of the mapped netlist. The library is fsgen's own generic 45 nm class library
+// (tech/fsgen45.lib, built in) or any .lib / .lib.gz the user names.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fsgen {
+
+// A liberty file ready for the tools.
+struct Liberty {
+  std::string name;  // library name: "fsgen45" or the file's stem
+  std::string path;  // a plain-text .lib on disk
+};
+
+// `file` empty: the built-in fsgen45, written into work_dir. A .lib is used where it is;
+// a .lib.gz is decompressed into work_dir. A missing or unreadable file is a UserError.
+Liberty prepare_liberty(const std::string& file, const std::string& work_dir);
+
+struct SynthReport {
+  double area_um2 = 0;                        // stat -liberty: chip area of the top module
+  uint64_t cells = 0;                         // mapped cells in all
+  std::map<std::string, uint64_t> cell_use;   // cells by liberty cell name
+  std::string netlist;                        // the mapped Verilog netlist written
+};
+
+// Synthesises `top` from `files` (with parameters `params` on the top), flattened, onto
+// `lib`, and writes the netlist to out_dir/<top>_<lib>.v. UserError with Yosys' last
+// lines if it fails.
+SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::string& top,
+                             const std::map<std::string, int64_t>& params, const Liberty& lib,
+                             const std::string& out_dir);
+
+struct TimingReport {
+  double arrival_ns = 0;  // data arrival time of the worst register-to-register/input path
+  double setup_ns = 0;    // setup time of its endpoint
+  double slack_ns = 0;    // against the requested period
+  double max_clock_mhz() const { return 1000.0 / (arrival_ns + setup_ns); }
+};
+
+// OpenSTA's worst setup path of a mapped netlist with clock port `clock` at `period_ns`
+// (inputs and outputs constrained to the clock, ideal clock network).
+TimingReport critical_path(const SynthReport& synth, const std::string& top, const Liberty& lib,
+                           const std::string& clock, double period_ns);
+
+}  // namespace fsgen
