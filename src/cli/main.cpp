@@ -236,9 +236,11 @@ int run(int argc, char** argv) {
               << "  cycles            " << r.cycles << "  (" << std::fixed << std::setprecision(3)
               << r.cycles / g.spec.clock_mhz << " us at " << g.spec.clock_mhz << " MHz)\n"
               << std::setprecision(1);
-    if (macs > 0)
-      std::cout << "  PE utilisation    " << 100.0 * macs / (double(r.cycles) * g.array_a.spec.pe_count()) << " %  ("
-                << macs << " MACs on " << g.array_a.spec.pe_count() << " PEs of array a)\n";
+    if (macs > 0) {
+      const uint32_t pes = g.array_a.spec.pe_count() + (g.matmul_on_both ? g.array_b_matmul.spec.pe_count() : 0);
+      std::cout << "  PE utilisation    " << 100.0 * macs / (double(r.cycles) * pes) << " %  (" << macs << " MACs on "
+                << pes << (g.matmul_on_both ? " PEs of arrays a and b)\n" : " PEs of array a)\n");
+    }
     for (const char* block : {"array_a", "array_b", "softmax"}) {
       if (!r.activity.count(block)) continue;
       const BlockActivity& act = r.activity.at(block);
