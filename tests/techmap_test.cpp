@@ -59,5 +59,15 @@ TEST(Techmap, BadLibertyFilesAreOneLineErrors) {
   EXPECT_NE(e.find("broken.lib.gz"), std::string::npos) << e;
 }
 
+TEST(Techmap, ASynthesisFailureQuotesYosys) {
+  if (!test::have_tool("yosys")) GTEST_SKIP() << "yosys not installed";
+  const std::string dir = test::scratch_dir("techmap_fail");
+  std::ofstream(dir + "/bad.v") << "module bad(input a, output b); assign b = ; endmodule\n";
+  const Liberty lib = prepare_liberty("", dir);
+  const std::string e = test::error_of([&] { synth_to_liberty({dir + "/bad.v"}, "bad", {}, lib, dir); });
+  EXPECT_NE(e.find("yosys (bad on fsgen45): synthesis failed:"), std::string::npos) << e;
+  EXPECT_NE(e.find("ERROR"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace fsgen

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "core/error.h"
@@ -44,9 +45,14 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 // The last lines of a tool's output, for an error message.
 std::string tail_of(const std::string& output, size_t lines) {
-  size_t pos = output.size();
-  for (size_t n = 0; n <= lines && pos > 0; ++n) pos = output.rfind('\n', pos - 1);
-  return output.substr(pos == std::string::npos ? 0 : pos + 1);
+  size_t start = output.size();
+  for (size_t n = 0; n <= lines; ++n) {
+    if (start == 0) return output;
+    const size_t nl = output.rfind('\n', start - 1);
+    if (nl == std::string::npos) return output;
+    start = nl;
+  }
+  return output.substr(start + 1);
 }
 
 }  // namespace
@@ -78,7 +84,10 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   const std::string& l = lib.path;
   std::ostringstream ys;
   ys << "read_liberty -lib " << l << "\nread_verilog";
-  for (const auto& f : files) ys << " -I" << fs::path(f).parent_path().string() << " " << f;
+  std::set<std::string> include_dirs;
+  for (const auto& f : files) include_dirs.insert(fs::path(f).parent_path().string());
+  for (const auto& d : include_dirs) ys << " -I" << d;
+  for (const auto& f : files) ys << " " << f;
   ys << "\n";
   if (!params.empty()) {
     ys << "chparam";
