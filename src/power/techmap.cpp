@@ -1,7 +1,5 @@
 #include "power/techmap.h"
 
-#include <zlib.h>
-
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -9,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "power/liberty.h"
 #include "sim/tech_library.h"
 #include "sim/tools.h"
 
@@ -24,19 +23,6 @@ void write_text(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
   if (!out) fail(path.string(), "cannot write file");
-}
-
-std::string gunzip(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) fail(path, "cannot open gzip file");
-  std::string text;
-  char buf[1 << 16];
-  int n;
-  while ((n = gzread(f, buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
-  const bool bad = n < 0 || gzdirect(f);  // gzdirect: the file was not gzip data at all
-  gzclose(f);
-  if (bad) fail(path, "not gzip data: expected a gzip-compressed liberty file");
-  return text;
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -68,7 +54,7 @@ Liberty prepare_liberty(const std::string& file, const std::string& work_dir) {
   if (ends_with(stem, ".gz")) {
     stem = stem.substr(0, stem.size() - 3);
     const fs::path path = fs::path(work_dir) / stem;
-    write_text(path, gunzip(file));
+    write_text(path, read_liberty_text(file));
     return {fs::path(stem).stem().string(), path.string()};
   }
   return {fs::path(stem).stem().string(), fs::absolute(file).string()};

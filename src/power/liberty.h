@@ -1,0 +1,76 @@
+// A liberty (.lib) reader of fsgen's own: the parts the power and area flows use.
+//
+// parse_liberty() reads the whole group tree (any liberty), then library() extracts
+// cells with area, leakage, pins (direction, capacitance, function) and internal power
+// tables, converted to fsgen's units: um^2, fF, fJ, nW, ns. State-dependent tables
+// (`when`) are averaged over their states with equal weight; a cell's leakage is its
+// cell_leakage_power, or the mean of its state-dependent leakage_power groups.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fsgen {
+
+// One group of the liberty syntax: `type (args) { attributes; children }`.
+struct LibertyGroup {
+  std::string type;
+  std::vector<std::string> args;
+  std::map<std::string, std::string> simple;                      // name : value ;
+  std::map<std::string, std::vector<std::string>> complex;        // name (v, v, ...) ;
+  std::vector<std::unique_ptr<LibertyGroup>> children;
+  int line = 0;
+  std::vector<const LibertyGroup*> find(const std::string& child_type) const;
+};
+
+// A lookup table over (input transition, output load), in ns and fF whatever the
+// variable order of its template; one-dimensional tables ignore the missing variable.
+struct LookupTable {
+  std::vector<double> slew_ns, load_ff;  // breakpoints (one of them may be empty)
+  std::vector<double> values;            // row-major over slew, then load
+  double at(double slew_ns, double load_ff) const;  // bilinear, clamped to the breakpoints
+  bool empty() const { return values.empty(); }
+};
+
+// Internal energy of one arc (or of an input pin on its own), fJ per transition. Cells
+// with state-dependent (`when`) groups have one entry per state.
+struct InternalPower {
+  std::string related_pin;  // empty for an input pin's own energy
+  LookupTable rise, fall;
+};
+
+struct LibertyPin {
+  std::string name;
+  bool output = false;
+  double capacitance_ff = 0;
+  std::string function;
+  std::vector<InternalPower> power;
+  // Mean over the entries for `related` (their states) of the rise or fall energy, fJ.
+  double energy_fj(const std::string& related, bool rise, double slew_ns, double load_ff) const;
+};
+
+struct LibertyCell {
+  std::string name;
+  double area_um2 = 0;
+  double leakage_nw = 0;
+  bool sequential = false;
+  std::map<std::string, LibertyPin> pins;
+};
+
+struct LibertyLibrary {
+  std::string name;
+  double nom_voltage = 0;
+  std::map<std::string, LibertyCell> cells;
+  const LibertyCell& cell(const std::string& name) const;  // UserError if absent
+};
+
+// Parses liberty text; `source` names it in errors ("file:line: ...").
+std::unique_ptr<LibertyGroup> parse_liberty(const std::string& text, const std::string& source);
+LibertyLibrary read_liberty(const std::string& text, const std::string& source);
+LibertyLibrary read_liberty_file(const std::string& path);  // .lib or .lib.gz
+// The text of a .lib file, or of a .lib.gz file decompressed (UserError if it is not gzip).
+std::string read_liberty_text(const std::string& path);
+
+}  // namespace fsgen
