@@ -138,6 +138,7 @@ class Parser {
     if (!is("{")) {
       if (is(";")) advance();
       parent.complex[name] = args;
+      parent.complex_all.emplace_back(name, args);
       return nullptr;
     }
     advance();
@@ -202,7 +203,8 @@ struct Units {
   std::map<std::string, Template> templates;
 };
 
-LookupTable read_table(const LibertyGroup& g, const Units& u, const std::string& where) {
+// `value_scale` converts the table's values (energy or time units) to fsgen's.
+LookupTable read_table(const LibertyGroup& g, const Units& u, const std::string& where, double value_scale) {
   Template t;
   if (!g.args.empty() && u.templates.count(g.args[0])) t = u.templates.at(g.args[0]);
   auto list = [&](const char* key, std::vector<double>& into) {
@@ -228,7 +230,7 @@ LookupTable read_table(const LibertyGroup& g, const Units& u, const std::string&
   for (size_t i = 0; i < n1; ++i)
     for (size_t j = 0; j < n2 && i * n2 + j < values.size(); ++j) {
       const size_t si = t.load_first ? j : i, li = t.load_first ? i : j;
-      tab.values[si * std::max<size_t>(1, load.size()) + li] = values[i * n2 + j] * u.energy_fj;
+      tab.values[si * std::max<size_t>(1, load.size()) + li] = values[i * n2 + j] * value_scale;
     }
   return tab;
 }
@@ -256,11 +258,16 @@ LibertyPin read_pin(const LibertyGroup& g, const Units& u, const std::string& so
   for (const LibertyGroup* ip : g.find("internal_power")) {
     InternalPower e;
     if (ip->simple.count("related_pin")) e.related_pin = ip->simple.at("related_pin");
-    for (const LibertyGroup* t : ip->find("rise_power")) e.rise = read_table(*t, u, source + ":" + std::to_string(t->line));
-    for (const LibertyGroup* t : ip->find("fall_power")) e.fall = read_table(*t, u, source + ":" + std::to_string(t->line));
-    for (const LibertyGroup* t : ip->find("power")) e.rise = e.fall = read_table(*t, u, source + ":" + std::to_string(t->line));
+    auto table = [&](const LibertyGroup* t) { return read_table(*t, u, source + ":" + std::to_string(t->line), u.energy_fj); };
+    for (const LibertyGroup* t : ip->find("rise_power")) e.rise = table(t);
+    for (const LibertyGroup* t : ip->find("fall_power")) e.fall = table(t);
+    for (const LibertyGroup* t : ip->find("power")) e.rise = e.fall = table(t);
     p.power.push_back(std::move(e));
   }
+  for (const LibertyGroup* tg : g.find("timing"))
+    for (const char* kind : {"rise_transition", "fall_transition"})
+      for (const LibertyGroup* t : tg->find(kind))
+        p.transitions.push_back(read_table(*t, u, source + ":" + std::to_string(t->line), u.time_ns));
   return p;
 }
 
@@ -320,6 +327,13 @@ double LookupTable::at(double slew, double load) const {
   return lo * (1 - fi) + hi * fi;
 }
 
+double LibertyPin::transition_ns(double slew_ns, double load_ff) const {
+  if (transitions.empty()) return 0;
+  double sum = 0;
+  for (const LookupTable& t : transitions) sum += t.at(slew_ns, load_ff);
+  return sum / double(transitions.size());
+}
+
 double LibertyPin::energy_fj(const std::string& related, bool rise, double slew_ns, double load_ff) const {
   double sum = 0;
   int n = 0;
@@ -329,6 +343,22 @@ double LibertyPin::energy_fj(const std::string& related, bool rise, double slew_
       ++n;
     }
   return n ? sum / n : 0;
+}
+
+double WireLoad::cap_ff(size_t fanout) const {
+  if (fanout == 0 || fanout_length.empty()) return 0;
+  double length = 0;
+  const auto& last = fanout_length.back();
+  if (static_cast<int>(fanout) > last.first) {
+    length = last.second + slope * double(static_cast<int>(fanout) - last.first);
+  } else {
+    for (const auto& [f, l] : fanout_length)
+      if (static_cast<int>(fanout) <= f) {
+        length = l;
+        break;
+      }
+  }
+  return cap_per_length * length;
 }
 
 const LibertyCell& LibertyLibrary::cell(const std::string& n) const {
@@ -363,6 +393,17 @@ LibertyLibrary read_liberty(const std::string& text, const std::string& source) 
   LibertyLibrary lib;
   lib.name = root->args.empty() ? "" : root->args[0];
   if (!attr("nom_voltage").empty()) lib.nom_voltage = number(attr("nom_voltage"), where);
+  const std::string default_wl = attr("default_wire_load");
+  for (const LibertyGroup* wl : root->find("wire_load")) {
+    if (wl->args.empty() || wl->args[0] != default_wl) continue;
+    const std::string w = source + ":" + std::to_string(wl->line);
+    if (wl->simple.count("capacitance")) lib.wire_load.cap_per_length = number(wl->simple.at("capacitance"), w) * u.cap_ff;
+    if (wl->simple.count("slope")) lib.wire_load.slope = number(wl->simple.at("slope"), w);
+    for (const auto& [name, args] : wl->complex_all)
+      if (name == "fanout_length" && args.size() == 2)
+        lib.wire_load.fanout_length.emplace_back(static_cast<int>(number(args[0], w)), number(args[1], w));
+    std::sort(lib.wire_load.fanout_length.begin(), lib.wire_load.fanout_length.end());
+  }
   for (const LibertyGroup* c : root->find("cell")) {
     LibertyCell cell = read_cell(*c, u, source);
     lib.cells[cell.name] = std::move(cell);

@@ -19,7 +19,8 @@ struct LibertyGroup {
   std::string type;
   std::vector<std::string> args;
   std::map<std::string, std::string> simple;                      // name : value ;
-  std::map<std::string, std::vector<std::string>> complex;        // name (v, v, ...) ;
+  std::map<std::string, std::vector<std::string>> complex;        // name (v, v, ...) ; the last if repeated
+  std::vector<std::pair<std::string, std::vector<std::string>>> complex_all;  // every one, in order
   std::vector<std::unique_ptr<LibertyGroup>> children;
   int line = 0;
   std::vector<const LibertyGroup*> find(const std::string& child_type) const;
@@ -47,6 +48,9 @@ struct LibertyPin {
   double capacitance_ff = 0;
   std::string function;
   std::vector<InternalPower> power;
+  std::vector<LookupTable> transitions;  // output pins: rise and fall transition tables of every arc, ns
+  // Mean output transition over the arcs, ns (0 without timing).
+  double transition_ns(double slew_ns, double load_ff) const;
   // Mean over the entries for `related` (their states) of the rise or fall energy, fJ.
   double energy_fj(const std::string& related, bool rise, double slew_ns, double load_ff) const;
 };
@@ -59,9 +63,18 @@ struct LibertyCell {
   std::map<std::string, LibertyPin> pins;
 };
 
+// The library's default wire-load model: wire capacitance from a net's fanout.
+struct WireLoad {
+  double cap_per_length = 0;                       // capacitance per unit length, fF
+  std::vector<std::pair<int, double>> fanout_length;  // (fanout, length), ascending
+  double slope = 0;                                // length per fanout beyond the table
+  double cap_ff(size_t fanout) const;              // 0 without a model
+};
+
 struct LibertyLibrary {
   std::string name;
   double nom_voltage = 0;
+  WireLoad wire_load;  // default_wire_load, if the library names one
   std::map<std::string, LibertyCell> cells;
   const LibertyCell& cell(const std::string& name) const;  // UserError if absent
 };

@@ -66,6 +66,7 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   const std::string yosys = require_tool("yosys");
   SynthReport r;
   r.netlist = (fs::path(out_dir) / (top + "_" + lib.name + ".v")).string();
+  r.netlist_json = (fs::path(out_dir) / (top + "_" + lib.name + ".json")).string();
   // A script file: Yosys reads paths unquoted, so they must not contain spaces.
   const std::string& l = lib.path;
   std::ostringstream ys;
@@ -81,7 +82,8 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
     ys << " " << top << "\n";
   }
   ys << "synth -flatten -top " << top << "\ndfflibmap -liberty " << l << "\nabc -liberty " << l
-     << "\nopt_clean\ntee -o /dev/stdout stat -liberty " << l << "\nwrite_verilog -noattr " << r.netlist << "\n";
+     << "\nopt_clean\ntee -o /dev/stdout stat -liberty " << l << "\nwrite_verilog -noattr " << r.netlist
+     << "\nwrite_json " << r.netlist_json << "\n";
   const fs::path script = fs::path(out_dir) / (top + "_" + lib.name + ".ys");
   write_text(script, ys.str());
   const CommandResult res = run_command(shell_quote(yosys) + " -q -s " + shell_quote(script.string()));
@@ -100,18 +102,41 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   return r;
 }
 
-TimingReport critical_path(const SynthReport& synth, const std::string& top, const Liberty& lib,
-                           const std::string& clock, double period_ns) {
+namespace {
+
+// Runs an OpenSTA script on a mapped netlist with the clock and I/O constraints.
+CommandResult run_sta(const SynthReport& synth, const std::string& top, const Liberty& lib, const std::string& clock,
+                      double period_ns, const std::string& commands, const std::string& tag) {
   const std::string sta = require_tool("sta");
-  const fs::path script = fs::path(synth.netlist).replace_extension(".sta.tcl");
+  const fs::path script = fs::path(synth.netlist).replace_extension("." + tag + ".tcl");
   std::ostringstream tcl;
   tcl << "read_liberty " << lib.path << "\nread_verilog " << synth.netlist << "\nlink_design " << top << "\n"
       << "create_clock -name " << clock << " -period " << period_ns << " [get_ports " << clock << "]\n"
       << "set_input_delay 0 -clock " << clock << " [delete_from_list [all_inputs] [get_ports " << clock << "]]\n"
       << "set_output_delay 0 -clock " << clock << " [all_outputs]\n"
-      << "report_checks -path_delay max -digits 4\nexit\n";
+      << commands << "exit\n";
   write_text(script, tcl.str());
-  const CommandResult res = run_command(shell_quote(sta) + " -no_splash -exit " + shell_quote(script.string()));
+  return run_command(shell_quote(sta) + " -no_splash -exit " + shell_quote(script.string()));
+}
+
+}  // namespace
+
+StaPower sta_vectorless_power(const SynthReport& synth, const std::string& top, const Liberty& lib,
+                              const std::string& clock, double period_ns, double activity) {
+  const CommandResult res = run_sta(synth, top, lib, clock, period_ns,
+                                    "set_power_activity -global -activity " + std::to_string(activity) +
+                                        " -duty 0.5\nreport_power -digits 6\n",
+                                    "power");
+  const std::regex total(R"(\nTotal\s+([-0-9.eE+]+)\s+([-0-9.eE+]+)\s+([-0-9.eE+]+)\s+([-0-9.eE+]+))");
+  std::smatch m;
+  if (res.status != 0 || !std::regex_search(res.output, m, total))
+    fail("sta (" + top + " on " + lib.name + ")", "no power report:\n" + tail_of(res.output, 12));
+  return {std::stod(m[1]) * 1e3, std::stod(m[2]) * 1e3, std::stod(m[3]) * 1e3};
+}
+
+TimingReport critical_path(const SynthReport& synth, const std::string& top, const Liberty& lib,
+                           const std::string& clock, double period_ns) {
+  const CommandResult res = run_sta(synth, top, lib, clock, period_ns, "report_checks -path_delay max -digits 4\n", "sta");
   const std::regex arrival(R"(([-0-9.]+)\s+data arrival time)"), setup(R"(([-0-9.]+)\s+[-0-9.]+\s+library setup time)"),
       slack(R"(([-0-9.]+)\s+slack \((?:MET|VIOLATED)\))");
   std::smatch ma, ms, mk;

@@ -25,6 +25,7 @@ struct SynthReport {
   uint64_t cells = 0;                         // mapped cells in all
   std::map<std::string, uint64_t> cell_use;   // cells by liberty cell name
   std::string netlist;                        // the mapped Verilog netlist written
+  std::string netlist_json;                   // the same netlist as Yosys JSON
 };
 
 // Synthesises `top` from `files` (with parameters `params` on the top), flattened, onto
@@ -45,5 +46,14 @@ struct TimingReport {
 // (inputs and outputs constrained to the clock, ideal clock network).
 TimingReport critical_path(const SynthReport& synth, const std::string& top, const Liberty& lib,
                            const std::string& clock, double period_ns);
+
+// OpenSTA's vectorless power of a mapped netlist: every non-clock net at `activity`
+// transitions per clock period (set_power_activity -global). The Debian build sums rise
+// and fall internal energy per transition; its figures are reported as it gives them.
+struct StaPower {
+  double internal_mw = 0, switching_mw = 0, leakage_mw = 0;
+};
+StaPower sta_vectorless_power(const SynthReport& synth, const std::string& top, const Liberty& lib,
+                              const std::string& clock, double period_ns, double activity);
 
 }  // namespace fsgen

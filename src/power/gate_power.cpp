@@ -1,0 +1,144 @@
+#include "power/gate_power.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "core/error.h"
+
+namespace fsgen {
+
+GateNetlist read_netlist_json(const std::string& path, const std::string& top) {
+  std::ifstream in(path);
+  if (!in) fail(path, "cannot open netlist");
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const std::exception& e) {
+    fail(path, std::string("malformed JSON netlist: ") + e.what());
+  }
+  if (!j.contains("modules") || !j["modules"].contains(top)) fail(path, "no module '" + top + "' in the netlist");
+  const auto& m = j["modules"][top];
+  GateNetlist n;
+  n.top = top;
+  auto bits_of = [&](const nlohmann::json& arr, const std::string& where) {
+    std::vector<int> bits;
+    for (const auto& b : arr) {
+      if (!b.is_number_integer()) fail(path, where + ": constant bit, expected a net (flatten and map first)");
+      bits.push_back(b.get<int>());
+      n.max_bit = std::max(n.max_bit, bits.back());
+    }
+    return bits;
+  };
+  for (const auto& [name, p] : m["ports"].items()) n.ports[name] = bits_of(p["bits"], "port " + name);
+  for (const auto& [name, net] : m["netnames"].items()) {
+    std::vector<int> bits;
+    for (const auto& b : net["bits"])
+      if (b.is_number_integer()) bits.push_back(b.get<int>());
+    n.netnames[name] = bits;
+  }
+  for (const auto& [name, c] : m["cells"].items()) {
+    GateNetlist::Cell cell;
+    cell.name = name;
+    cell.type = c["type"].get<std::string>();
+    for (const auto& [pin, conn] : c["connections"].items()) {
+      if (conn.size() != 1) fail(path, "cell " + name + " pin " + pin + ": expected one bit (a mapped netlist)");
+      if (conn[0].is_number_integer()) {
+        cell.pins[pin] = conn[0].get<int>();
+        n.max_bit = std::max(n.max_bit, cell.pins[pin]);
+      }
+      if (c.contains("port_directions") && c["port_directions"].contains(pin))
+        cell.is_output[pin] = c["port_directions"][pin] == "output";
+    }
+    n.cells.push_back(std::move(cell));
+  }
+  return n;
+}
+
+GatePowerModel::GatePowerModel(const GateNetlist& netlist, const LibertyLibrary& lib, GatePowerOptions options)
+    : opt_(options) {
+  if (opt_.voltage <= 0) opt_.voltage = lib.nom_voltage;
+  const size_t nbits = static_cast<size_t>(netlist.max_bit) + 1;
+  load_ff_.assign(nbits, 0);
+  per_toggle_fj_.assign(nbits, 0);
+  std::vector<size_t> fanout(nbits, 0);
+  // Loads: the input pins each net drives.
+  for (const auto& c : netlist.cells) {
+    const LibertyCell& lc = lib.cell(c.type);
+    for (const auto& [pin, bit] : c.pins) {
+      auto p = lc.pins.find(pin);
+      if (p == lc.pins.end()) fail("netlist cell " + c.name, "pin " + pin + " is not a pin of " + c.type);
+      if (!p->second.output) {
+        load_ff_[bit] += p->second.capacitance_ff;
+        ++fanout[bit];
+      }
+    }
+  }
+  for (size_t b = 0; b < nbits; ++b)
+    load_ff_[b] += lib.wire_load.cap_ff(fanout[b]);
+  // Per toggle: 1/2 C V^2 of the net, plus its driver's internal energy; input pins with
+  // their own energy (clock pins) add to the net that drives them.
+  const double half_v2 = 0.5 * opt_.voltage * opt_.voltage;
+  switching_fj_.assign(nbits, 0);
+  // A net's switching energy is its driver's: nets driven from outside the netlist (its
+  // input ports) belong to the block that drives them.
+  std::vector<bool> driven(nbits, false);
+  for (const auto& c : netlist.cells)
+    for (const auto& [pin, bit] : c.pins)
+      if (lib.cell(c.type).pins.at(pin).output) driven[bit] = true;
+  for (size_t b = 0; b < nbits; ++b) switching_fj_[b] = driven[b] ? half_v2 * load_ff_[b] : 0.0;
+  per_toggle_fj_ = switching_fj_;
+  // Slews: a driven net's is its driver's output transition at its load (from an input
+  // transition of opt_.slew_ns, one stage of propagation); other nets have opt_.slew_ns.
+  std::vector<double> slew(nbits, opt_.slew_ns);
+  for (const auto& c : netlist.cells) {
+    const LibertyCell& lc = lib.cell(c.type);
+    for (const auto& [pin, bit] : c.pins) {
+      const LibertyPin& p = lc.pins.at(pin);
+      if (p.output && !p.transitions.empty()) slew[bit] = p.transition_ns(opt_.slew_ns, load_ff_[bit]);
+    }
+  }
+  for (const auto& c : netlist.cells) {
+    const LibertyCell& lc = lib.cell(c.type);
+    leakage_mw_ += lc.leakage_nw * 1e-6;
+    for (const auto& [pin, bit] : c.pins) {
+      const LibertyPin& p = lc.pins.at(pin);
+      if (p.power.empty()) continue;
+      // Per transition of this pin's net: the mean over its arcs of the mean rise/fall
+      // energy, each looked up at the slew of the arc's related input.
+      double e = 0;
+      for (const InternalPower& arc : p.power) {
+        auto rel = c.pins.find(arc.related_pin);
+        const double in_slew = arc.related_pin.empty() ? slew[bit] : rel != c.pins.end() ? slew[rel->second] : opt_.slew_ns;
+        e += 0.5 * (arc.rise.at(in_slew, load_ff_[bit]) + arc.fall.at(in_slew, load_ff_[bit]));
+      }
+      per_toggle_fj_[bit] += e / double(p.power.size());
+    }
+  }
+}
+
+PowerBreakdown GatePowerModel::power(const std::vector<uint64_t>& toggles, uint64_t cycles) const {
+  FSGEN_ASSERT(cycles > 0, "power over zero cycles");
+  PowerBreakdown p;
+  double internal_fj = 0, switching_fj = 0;
+  for (size_t b = 0; b < toggles.size() && b < per_toggle_fj_.size(); ++b) {
+    switching_fj += double(toggles[b]) * switching_fj_[b];
+    internal_fj += double(toggles[b]) * (per_toggle_fj_[b] - switching_fj_[b]);
+  }
+  const double seconds = double(cycles) / (opt_.clock_mhz * 1e6);
+  p.switching_mw = switching_fj * 1e-15 / seconds * 1e3;
+  p.internal_mw = internal_fj * 1e-15 / seconds * 1e3;
+  p.leakage_mw = leakage_mw_;
+  return p;
+}
+
+std::vector<uint64_t> uniform_toggles(const GateNetlist& netlist, const std::string& clock, double activity,
+                                      uint64_t cycles) {
+  std::vector<uint64_t> t(static_cast<size_t>(netlist.max_bit) + 1, static_cast<uint64_t>(activity * double(cycles)));
+  auto it = netlist.ports.find(clock);
+  if (it != netlist.ports.end())
+    for (int b : it->second) t[b] = 2 * cycles;
+  return t;
+}
+
+}  // namespace fsgen

@@ -1,0 +1,65 @@
+// The gate-level power engine: power of a mapped netlist from the liberty library and
+// per-net toggle counts. For every cell: internal energy per output transition (the
+// liberty's arcs, averaged over related pins, rise and fall, at the output's load),
+// the energy of input pins with their own tables (clock pins) per transition, and
+// leakage; for every net: switching energy 1/2 C V^2 per transition, C = the input pin
+// capacitances it drives plus the library's default wire-load model for its fanout (no
+// wire capacitance when the library has none).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "power/liberty.h"
+
+namespace fsgen {
+
+// A flattened netlist as Yosys writes it (write_json): cells of liberty types wired by
+// net bit ids.
+struct GateNetlist {
+  struct Cell {
+    std::string name, type;
+    std::map<std::string, int> pins;  // pin -> net bit id (single-bit liberty pins)
+    std::map<std::string, bool> is_output;
+  };
+  std::string top;
+  std::vector<Cell> cells;
+  std::map<std::string, std::vector<int>> ports;     // top-level port -> bits
+  std::map<std::string, std::vector<int>> netnames;  // every named net -> bits
+  int max_bit = 0;
+};
+GateNetlist read_netlist_json(const std::string& path, const std::string& top);
+
+struct PowerBreakdown {
+  double internal_mw = 0, switching_mw = 0, leakage_mw = 0;
+  double total_mw() const { return internal_mw + switching_mw + leakage_mw; }
+};
+
+struct GatePowerOptions {
+  double clock_mhz = 1000;
+  double slew_ns = 0.05;    // input transition assumed for every table lookup
+  double voltage = 0;       // 0: the library's nominal voltage
+};
+
+class GatePowerModel {
+ public:
+  GatePowerModel(const GateNetlist& netlist, const LibertyLibrary& lib, GatePowerOptions options);
+  // Average power over `cycles` clock cycles in which net bit b made toggles[b] transitions.
+  PowerBreakdown power(const std::vector<uint64_t>& toggles, uint64_t cycles) const;
+  // Energy of one transition of net bit b (switching + the internal energy of its driver), fJ.
+  double energy_per_toggle_fj(int bit) const { return per_toggle_fj_.at(bit); }
+  double load_ff(int bit) const { return load_ff_.at(bit); }
+
+ private:
+  std::vector<double> load_ff_, per_toggle_fj_, switching_fj_;
+  double leakage_mw_ = 0;
+  GatePowerOptions opt_;
+};
+
+// Toggle counts for a vectorless estimate: every net bit toggles `activity` times per
+// cycle, the clock port's net twice.
+std::vector<uint64_t> uniform_toggles(const GateNetlist& netlist, const std::string& clock, double activity,
+                                      uint64_t cycles);
+
+}  // namespace fsgen
