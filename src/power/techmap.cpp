@@ -83,7 +83,9 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   }
   ys << "synth -flatten -top " << top << "\ndfflibmap -liberty " << l << "\nabc -liberty " << l
      << "\nopt_clean\ntee -o /dev/stdout stat -liberty " << l << "\nwrite_verilog -noattr " << r.netlist
-     << "\nwrite_json " << r.netlist_json << "\n";
+     // The JSON is read back from the Verilog so that net names match it (and a simulation's).
+     << "\ndesign -reset\nread_liberty -lib " << l << "\nread_verilog " << r.netlist << "\nwrite_json " << r.netlist_json
+     << "\n";
   const fs::path script = fs::path(out_dir) / (top + "_" + lib.name + ".ys");
   write_text(script, ys.str());
   const CommandResult res = run_command(shell_quote(yosys) + " -q -s " + shell_quote(script.string()));
