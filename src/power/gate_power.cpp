@@ -30,7 +30,10 @@ GateNetlist read_netlist_json(const std::string& path, const std::string& top) {
     }
     return bits;
   };
-  for (const auto& [name, p] : m["ports"].items()) n.ports[name] = bits_of(p["bits"], "port " + name);
+  for (const auto& [name, p] : m["ports"].items()) {
+    n.ports[name] = bits_of(p["bits"], "port " + name);
+    if (p["direction"] == "output") n.outputs.insert(name);
+  }
   for (const auto& [name, net] : m["netnames"].items()) {
     std::vector<int> bits;
     for (const auto& b : net["bits"])

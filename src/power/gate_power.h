@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct GateNetlist {
   std::string top;
   std::vector<Cell> cells;
   std::map<std::string, std::vector<int>> ports;     // top-level port -> bits
+  std::set<std::string> outputs;                     // the output ports
   std::map<std::string, std::vector<int>> netnames;  // every named net -> bits
   int max_bit = 0;
 };
