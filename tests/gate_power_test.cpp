@@ -22,6 +22,7 @@ Mapped mapped_pe_array(int size = 4) {
   const std::string dir = test::scratch_dir("gate_power_" + std::to_string(size));
   const std::string src = dir + "/fsgen_array_os.v";
   std::ofstream(src) << rtl_library().at("fsgen_array_os.v");
+  std::ofstream(dir + "/fsgen_rescale.vh") << rtl_library().at("fsgen_rescale.vh");  // its include
   Mapped m{prepare_liberty("", dir), {}};
   m.synth = synth_to_liberty({src}, "fsgen_array_os", {{"R", size}, {"C", size}}, m.lib, dir);
   return m;

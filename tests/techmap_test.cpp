@@ -15,6 +15,7 @@ namespace fs = std::filesystem;
 std::vector<std::string> pe_array_source(const std::string& dir) {
   const std::string path = dir + "/fsgen_array_os.v";
   std::ofstream(path) << rtl_library().at("fsgen_array_os.v");
+  std::ofstream(dir + "/fsgen_rescale.vh") << rtl_library().at("fsgen_rescale.vh");  // its include
   return {path};
 }
 

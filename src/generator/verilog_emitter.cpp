@@ -389,6 +389,7 @@ std::map<std::string, std::string> emit_design(const Graph& g) {
   files["fsgen_top.v"] = emit_top(g);
   files["fsgen_regs.vh"] = emit_regs_header();
   files["fsgen_exp2.vh"] = emit_exp2_header();
+  files["fsgen_rescale.vh"] = lib.at("fsgen_rescale.vh");
   files["probes.h"] = emit_probes_header(g);
   files["graph.json"] = graph_json(g);
   return files;

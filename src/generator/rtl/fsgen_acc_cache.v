@@ -38,14 +38,13 @@ module fsgen_acc_cache #(
   wire [7:0]  wi = ({24'd0, wr_idx} < (ROWWISE ? TM : TN)) ? wr_idx : 8'd0;
   wire [7:0]  wo = ({24'd0, wr_off} + LANES <= (ROWWISE ? TN : TM)) ? wr_off : 8'd0;
 
+  `include "fsgen_rescale.vh"
+
   function [31:0] base;  // the partial sum a write adds to
     input [31:0] old;
     input [16:0] a;
-    reg signed [49:0] p;
     begin
-      p = $signed(old) * $signed({1'b0, a}) + 50'sd16384;
-      p = p >>> 15;
-      base = first ? 32'd0 : (RESCALE != 0 && sc) ? p[31:0] : old;
+      base = first ? 32'd0 : (RESCALE != 0 && sc) ? rescale_q15(old, a) : old;
     end
   endfunction
 

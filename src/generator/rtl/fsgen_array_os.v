@@ -29,6 +29,7 @@ module fsgen_array_os #(
     output wire [C*32-1:0] rd_data
 );
   /* verilator inline_module */  // probes address its registers by their flat names
+  `include "fsgen_rescale.vh"
   wire [C*32-1:0] acc_rows [0:R-1];
   // The operand pair and tokens each PE of a systolic array sees this cycle (a broadcast
   // array's PEs read the ports directly, so these stay unused there).
@@ -87,12 +88,7 @@ module fsgen_array_os #(
         wire signed [15:0] prod = $signed(xv) * $signed(wv);
         wire [31:0]        base;
         if (RESCALE) begin : rs
-          // alpha <= 2^15 (Q0.15): a 32 x 17-bit product
-          wire signed [49:0] scaled = $signed(acc) * $signed({1'b0, alpha[i*32 +: 17]}) + 50'sd16384;
-          /* verilator lint_off UNUSEDSIGNAL */
-          wire [49:0] shifted = scaled >>> 15;
-          /* verilator lint_on UNUSEDSIGNAL */
-          assign base = cl ? 32'd0 : sv ? shifted[31:0] : acc;
+          assign base = cl ? 32'd0 : sv ? rescale_q15(acc, alpha[i*32 +: 17]) : acc;
         end else begin : plain
           assign base = cl ? 32'd0 : acc;
         end

@@ -396,16 +396,7 @@ module fsgen_ctrl #(
     end
   endfunction
 
-  function [31:0] rescale_q15;  // (x * alpha + 2^14) >> 15, arithmetic; alpha <= 2^15
-    input [31:0] x;
-    input [16:0] alpha;
-    reg signed [49:0] p;
-    begin
-      p = $signed(x) * $signed({1'b0, alpha}) + 50'sd16384;
-      p = p >>> 15;
-      rescale_q15 = p[31:0];
-    end
-  endfunction
+  `include "fsgen_rescale.vh"
 
   // clamp(a + b, -128, 127) for INT8 a and b: the residual add of both fused kernels.
   function [7:0] add_sat8;
