@@ -1,0 +1,134 @@
+#include "compiler/model_config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "core/error.h"
+
+namespace fsgen {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Located reads of one config.json: every error names the file and the field.
+class ConfigReader {
+ public:
+  ConfigReader(const nlohmann::json& j, std::string path) : j_(j), path_(std::move(path)) {}
+
+  [[noreturn]] void error(const std::string& field, const std::string& what) const {
+    fail(path_ + ": field '" + field + "'", what);
+  }
+  bool has(const std::string& f) const { return j_.contains(f) && !j_[f].is_null(); }
+  uint32_t count(const std::string& f) const {
+    if (!has(f)) error(f, "missing: expected a positive integer");
+    if (!j_[f].is_number_integer() || j_[f].get<int64_t>() <= 0 || j_[f].get<int64_t>() > (1ll << 31))
+      error(f, "expected a positive integer, got " + j_[f].dump());
+    return static_cast<uint32_t>(j_[f].get<int64_t>());
+  }
+  uint32_t count_or(const std::string& f, uint32_t fallback) const { return has(f) ? count(f) : fallback; }
+  double number(const std::string& f) const {
+    if (!has(f) || !j_[f].is_number() || j_[f].get<double>() <= 0) error(f, "expected a positive number");
+    return j_[f].get<double>();
+  }
+  double number_or(const std::string& f, double fallback) const { return has(f) ? number(f) : fallback; }
+  std::string text(const std::string& f) const {
+    if (!has(f) || !j_[f].is_string()) error(f, "missing: expected a string");
+    return j_[f].get<std::string>();
+  }
+  bool flag_or(const std::string& f, bool fallback) const {
+    if (!has(f)) return fallback;
+    if (!j_[f].is_boolean()) error(f, "expected true or false, got " + j_[f].dump());
+    return j_[f].get<bool>();
+  }
+  // A field that must be absent, null or equal to `allowed` (fsgen does not lower other values).
+  void require(const std::string& f, const nlohmann::json& allowed, const std::string& why) const {
+    if (has(f) && j_[f] != allowed) error(f, "value " + j_[f].dump() + " is not supported: " + why);
+  }
+
+ private:
+  const nlohmann::json& j_;
+  std::string path_;
+};
+
+void read_bert(const ConfigReader& r, ModelConfig& m) {
+  m.encoder = m.layer_norm = m.post_norm = m.biases = true;
+  m.gated_ffn = false;
+  m.activation = r.text("hidden_act");
+  if (m.activation != "gelu") r.error("hidden_act", "expected gelu (erf) for a BERT encoder, got " + m.activation);
+  m.norm_eps = r.number("layer_norm_eps");
+  r.require("position_embedding_type", "absolute", "fsgen lowers learned absolute positions");
+  m.head_dim = m.hidden / m.heads;
+}
+
+void read_decoder(const ConfigReader& r, ModelConfig& m) {
+  m.activation = r.text("hidden_act");
+  if (m.activation != "silu") r.error("hidden_act", "expected silu (gated SwiGLU FFN), got " + m.activation);
+  m.norm_eps = r.number("rms_norm_eps");
+  m.rope_theta = r.number_or("rope_theta", 10000.0);
+  m.rope_interleaved = r.flag_or("rope_interleaved", false);
+  m.tied_embeddings = r.flag_or("tie_word_embeddings", false);
+  r.require("rope_scaling", nullptr, "RoPE scaling is not lowered (plain RoPE only)");
+  r.require("attention_bias", false, "decoder attention without biases only");
+  r.require("mlp_bias", false, "decoder FFN without biases only");
+  m.head_dim = r.count_or("head_dim", m.hidden / m.heads);
+  if (m.model_type == "mistral") m.sliding_window = r.count_or("sliding_window", 0);
+  if (m.model_type == "qwen3") {
+    m.qk_norm = true;
+    r.require("use_sliding_window", false, "Qwen's per-layer sliding windows are not lowered");
+  }
+}
+
+}  // namespace
+
+ModelConfig read_model_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail(path, "cannot open model config: expected a Hugging Face config.json");
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const std::exception& e) {
+    fail(path, std::string("malformed JSON: ") + e.what());
+  }
+  if (!j.is_object()) fail(path, "expected a JSON object");
+  const ConfigReader r(j, path);
+  ModelConfig m;
+  const fs::path p(path);
+  m.name = p.filename() == "config.json" ? p.parent_path().filename().string() : p.stem().string();
+  m.model_type = r.text("model_type");
+  m.hidden = r.count("hidden_size");
+  m.heads = r.count("num_attention_heads");
+  m.kv_heads = r.count_or("num_key_value_heads", m.heads);
+  m.ffn = r.count("intermediate_size");
+  m.layers = r.count("num_hidden_layers");
+  m.vocab = r.count("vocab_size");
+  m.max_positions = r.count("max_position_embeddings");
+  if (m.model_type == "bert") read_bert(r, m);
+  else if (m.model_type == "llama" || m.model_type == "mistral" || m.model_type == "qwen3") read_decoder(r, m);
+  else r.error("model_type", "'" + m.model_type + "' is not supported: expected bert, llama, mistral or qwen3");
+  if (m.heads % m.kv_heads != 0)
+    r.error("num_key_value_heads", std::to_string(m.kv_heads) + " does not divide num_attention_heads " + std::to_string(m.heads));
+  if (!r.has("head_dim") && m.hidden % m.heads != 0)
+    r.error("num_attention_heads", std::to_string(m.heads) + " does not divide hidden_size " + std::to_string(m.hidden) +
+                                       " and there is no head_dim");
+  return m;
+}
+
+ModelConfig model_config_by_name(const std::string& name_or_path) {
+  if (fs::is_regular_file(name_or_path)) return read_model_config(name_or_path);
+  const fs::path shipped = fs::path(FSGEN_SOURCE_DIR) / "workloads" / name_or_path / "config.json";
+  if (fs::is_regular_file(shipped)) return read_model_config(shipped.string());
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(fs::path(FSGEN_SOURCE_DIR) / "workloads"))
+    if (e.is_directory()) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  std::string known;
+  for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+  fail(name_or_path, "no such model: expected a config.json path or one of " + known);
+}
+
+}  // namespace fsgen
