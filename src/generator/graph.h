@@ -95,7 +95,7 @@ ArrayPlan plan_array(const ArraySpec& spec, const std::map<std::string, uint32_t
 // them one after the other): what an architect balances when sizing array b against
 // array a and the memory bandwidth.
 struct FusedStageCycles {
-  uint64_t k_load;    // DMA: a.n key rows of a.k bytes (0 when the K cache hits)
+  uint64_t k_load;    // DMA: a.n key rows of a.k bytes, on a miss (a K cache hit costs nothing)
   uint64_t scores;    // array a: S = Q K^T (with the K tile's load into a weight-stationary array)
   uint64_t softmax;   // one score row per cycle
   uint64_t v_load;    // DMA: the V tile

@@ -3,7 +3,7 @@
 // that changed (reuse), feeds the PE array, and when the reduction over k is
 // complete requantises the output tile and stores it. Phases run one after the
 // other; their cycle counts are the timing contract mirrored by the SystemC model
-// (src/models/core_timing.h).
+// (src/models/core_model.cpp, attention_model.cpp and pe_array_model.cpp).
 //   ST = 0 output-stationary: x = column of A, w = row of B, accumulate in the PEs.
 //   ST = 1 weight-stationary: B tile loaded into the PEs, rows of A streamed.
 //   ST = 2 input-stationary:  A tile loaded into the PEs, columns of B streamed.
