@@ -26,7 +26,7 @@ CliRun fsgen_cli(const std::string& args) {
 }
 
 TEST(Cli, HelpOnEverySubcommand) {
-  for (const char* sub : {"", "check", "generate", "compile", "simulate", "cosim", "bench"}) {
+  for (const char* sub : {"", "check", "generate", "compile", "simulate", "cosim", "bench", "numerics", "model"}) {
     const CliRun r = fsgen_cli(std::string(sub) + " --help");
     EXPECT_EQ(r.status, 0) << sub;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << sub;
@@ -40,6 +40,17 @@ TEST(Cli, BadSpecIsOneLineAndNonZero) {
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
   EXPECT_NE(r.out.find("fsgen: error: " + dir + "/bad.yaml:3:1: field 'pe_budget'"), std::string::npos) << r.out;
+}
+
+TEST(Cli, ModelPrintsTheLayerStructure) {
+  const CliRun r = fsgen_cli("model Mistral-7B-v0.1");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("model Mistral-7B-v0.1 (mistral, decoder), 7.242B parameters"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("heads 32 query / 8 KV (GQA)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sliding window 4096"), std::string::npos) << r.out;
+  const CliRun bad = fsgen_cli("model GPT-9");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '\n'), 1) << bad.out;
 }
 
 TEST(Cli, MissingFileAndImpossibleProblem) {

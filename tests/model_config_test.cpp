@@ -43,6 +43,11 @@ TEST(ModelConfig, ShippedWorkloadsHaveTheirPublishedStructure) {
   EXPECT_EQ(bert.activation, "gelu");
   EXPECT_DOUBLE_EQ(bert.rope_theta, 0.0);
   EXPECT_TRUE(model_config_by_name("SmolLM2-135M").tied_embeddings);
+  // Parameter counts against the published sizes.
+  for (const auto& [name, params] : std::vector<std::pair<const char*, double>>{
+           {"Llama-2-7b", 6.74e9}, {"TinyLlama-1.1B", 1.10e9}, {"Mistral-7B-v0.1", 7.24e9}, {"Qwen3-0.6B", 0.60e9},
+           {"Qwen3-1.7B", 1.72e9}, {"SmolLM2-135M", 0.135e9}, {"bert-large-uncased", 0.335e9}})
+    EXPECT_NEAR(double(model_config_by_name(name).parameters()), params, 0.01 * params) << name;
 }
 
 std::string write_config(const std::string& json) {

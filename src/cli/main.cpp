@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "compiler/matmul.h"
+#include "compiler/model_config.h"
 #include "core/error.h"
 #include "generator/graph.h"
 #include "generator/spec.h"
@@ -65,6 +66,24 @@ void print_synthesis(const Graph& g, const std::string& dir, const std::string& 
       << " ns: max clock " << std::setprecision(0) << t.max_clock_mhz() << " MHz; at the spec's " << g.spec.clock_mhz
       << " MHz the slack is " << std::setprecision(3) << t.slack_ns << " ns (" << (t.slack_ns >= 0 ? "met" : "VIOLATED")
       << ")\n" << std::defaultfloat;
+}
+
+void print_model(const ModelConfig& m, std::ostream& out) {
+  out << "model " << m.name << " (" << m.model_type << (m.encoder ? ", encoder" : ", decoder") << "), "
+      << std::fixed << std::setprecision(3) << m.parameters() / 1e9 << "B parameters\n" << std::defaultfloat
+      << "  layers " << m.layers << ", hidden " << m.hidden << ", heads " << m.heads << " query / " << m.kv_heads
+      << " KV (" << (m.heads == m.kv_heads ? "MHA" : "GQA") << "), head_dim " << m.head_dim << ", attention width "
+      << m.q_width() << (m.qk_norm ? ", QK-norm" : "") << "\n"
+      << "  FFN " << m.ffn << ", " << (m.gated_ffn ? "gated " : "plain ") << m.activation << (m.biases ? ", biases" : "")
+      << "; " << (m.layer_norm ? "LayerNorm" : "RMSNorm") << " (eps " << m.norm_eps << ", "
+      << (m.post_norm ? "post-norm" : "pre-norm") << ")\n"
+      << "  positions: " << (m.rope_theta > 0 ? "RoPE theta " + std::to_string(static_cast<long long>(m.rope_theta)) +
+                                                   (m.rope_interleaved ? " (interleaved pairs)" : " (half-split pairs)")
+                                             : std::string("learned, absolute"))
+      << ", up to " << m.max_positions << (m.sliding_window ? ", sliding window " + std::to_string(m.sliding_window) : "")
+      << "; vocab " << m.vocab << (m.tied_embeddings ? " (tied)" : "") << "\n"
+      << "  KV cache per token: " << m.kv_cache_elements_per_token() << " elements (INT8: "
+      << m.kv_cache_elements_per_token() << " B)\n";
 }
 
 MatmulProblem problem_from(unsigned m, unsigned n, unsigned k, unsigned long long seed, double zeros) {
@@ -191,7 +210,16 @@ int run(int argc, char** argv) {
   std::string model_path = "../shared/models/stories260K.bin";
   numerics->add_option("--model", model_path, "llama2.c checkpoint for real attention inputs")->capture_default_str();
 
+  auto* model_cmd = app.add_subcommand("model", "print a model's layer structure (workloads/<name> or a config.json)");
+  std::string model_name;
+  model_cmd->add_option("model", model_name, "name under workloads/ or path of a Hugging Face config.json")->required();
+
   CLI11_PARSE(app, argc, argv);
+
+  if (model_cmd->parsed()) {
+    print_model(model_config_by_name(model_name), std::cout);
+    return 0;
+  }
 
   if (check->parsed()) {
     print_graph(elaborate(parse_spec_file(spec_path)), std::cout);

@@ -118,6 +118,18 @@ ModelConfig read_model_config(const std::string& path) {
   return m;
 }
 
+uint64_t ModelConfig::parameters() const {
+  const uint64_t h = hidden, q = q_width(), kv = kv_width(), f = ffn;
+  uint64_t layer = h * q + 2 * h * kv + q * h + (gated_ffn ? 3 : 2) * h * f;
+  layer += (layer_norm ? 4 : 2) * h;                   // norm weights (LayerNorm: and biases)
+  if (qk_norm) layer += 2 * head_dim;
+  if (biases) layer += q + 2 * kv + h + f + h;         // q, k, v, o, w1, w2 biases
+  uint64_t total = uint64_t(vocab) * h * (tied_embeddings || encoder ? 1 : 2) + uint64_t(layers) * layer;
+  total += (layer_norm ? 2 : 1) * h;                   // the final norm (BERT: the embedding LayerNorm)
+  if (encoder) total += uint64_t(max_positions) * h + 2 * h + h * h + h;  // positions, token types, pooler
+  return total;
+}
+
 ModelConfig model_config_by_name(const std::string& name_or_path) {
   if (fs::is_regular_file(name_or_path)) return read_model_config(name_or_path);
   const fs::path shipped = fs::path(FSGEN_SOURCE_DIR) / "workloads" / name_or_path / "config.json";

@@ -32,6 +32,9 @@ struct ModelConfig {
   uint32_t q_width() const { return heads * head_dim; }    // attention width (Qwen3: != hidden)
   uint32_t kv_width() const { return kv_heads * head_dim; }
   uint64_t kv_cache_elements_per_token() const { return encoder ? 0 : uint64_t(layers) * 2 * kv_width(); }
+  // Weights in all: embeddings (and an untied LM head), every layer's projections, FFN,
+  // norms and biases (BERT also: learned positions, token types, the pooler).
+  uint64_t parameters() const;
 };
 
 ModelConfig read_model_config(const std::string& path);
