@@ -95,7 +95,7 @@ void FusedCore::fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t hk, uint
   load_rows(addr, d, rows, d, b_tile_);
 }
 
-// A_S_LOAD (dot arrays: the stationary operand), A_S and A_S_TAIL: S = Q K^T in array a,
+// A_SLD (dot arrays: the stationary operand), A_S and A_S_TAIL: S = Q K^T in array a,
 // with Q the rows in buf_a and K^T a transposed view of the key rows in buf_b.
 void FusedCore::attention_scores(bool reload) {
   const uint32_t d = plan_.spec.tile_k;
@@ -166,7 +166,7 @@ void FusedCore::ffn_activation(uint32_t j0, bool gate_pass) {
   advance(tq + 1);
 }
 
-// A_O_LOAD (dot arrays), A_O and A_O_TAIL: O = alpha O + P V in array b (FFN: O += H W2);
+// A_OLD (dot arrays), A_O and A_O_TAIL: O = alpha O + P V in array b (FFN: O += H W2);
 // P is the tile the softmax unit wrote, V the rows in buf_b. A dot array b smaller than
 // the O tile runs one pass per sub-tile (queries outermost, keys innermost, as
 // fsgen_ctrl.v); the first pass over the keys applies the rescale, the others add.
