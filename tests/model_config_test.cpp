@@ -81,7 +81,7 @@ TEST(ModelConfig, UnsupportedValuesAreOneLineErrors) {
   e = config_error(test::replace(std::string(kLlama) + "}", "\"hidden_size\": 64", "\"hidden_size\": -64"));
   EXPECT_NE(e.find("field 'hidden_size': expected a positive integer, got -64"), std::string::npos) << e;
   e = config_error(std::string(kLlama));  // truncated
-  EXPECT_NE(e.find("malformed JSON"), std::string::npos) << e;
+  EXPECT_NE(e.find("config.json: malformed model config JSON"), std::string::npos) << e;
   e = test::error_of([] { model_config_by_name("GPT-5"); });
   EXPECT_NE(e.find("GPT-5: no such model: expected a config.json path or one of Llama-2-7b, Mistral-7B-v0.1"),
             std::string::npos) << e;

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <vector>
 
 #include "core/error.h"
+#include "core/json_file.h"
 
 namespace fsgen {
 
@@ -86,14 +86,7 @@ void read_decoder(const ConfigReader& r, ModelConfig& m) {
 }  // namespace
 
 ModelConfig read_model_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail(path, "cannot open model config: expected a Hugging Face config.json");
-  nlohmann::json j;
-  try {
-    in >> j;
-  } catch (const std::exception& e) {
-    fail(path, std::string("malformed JSON: ") + e.what());
-  }
+  const nlohmann::json j = read_json_file(path, "model config", "expected a Hugging Face config.json");
   if (!j.is_object()) fail(path, "expected a JSON object");
   const ConfigReader r(j, path);
   ModelConfig m;

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "core/json_file.h"
 
 namespace fsgen {
 
@@ -81,14 +82,7 @@ void save_program(const Program& p, const std::string& path) {
 }
 
 Program load_program(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail(path, "cannot open program file");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    fail(path, std::string("malformed program JSON: ") + e.what());
-  }
+  const nlohmann::json j = read_json_file(path, "program");
   try {
     if (j.value("format", "") != "fsgen-program") fail(path, "expected \"format\": \"fsgen-program\"");
     if (j.value("version", 0) != Program::kVersion)

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "core/json_file.h"
 
 namespace fsgen {
 
@@ -51,14 +52,7 @@ uint64_t SafeTensor::elements() const {
 
 SafetensorsModel::SafetensorsModel(const std::string& path) {
   if (fs::path(path).extension() == ".json") {
-    std::ifstream in(path);
-    if (!in) fail(path, "cannot open the safetensors index");
-    nlohmann::json j;
-    try {
-      in >> j;
-    } catch (const std::exception& e) {
-      fail(path, std::string("malformed JSON: ") + e.what());
-    }
+    const nlohmann::json j = read_json_file(path, "safetensors index");
     if (!j.contains("weight_map") || !j["weight_map"].is_object()) fail(path, "expected a weight_map object");
     std::map<std::string, std::vector<std::string>> by_file;
     for (const auto& [name, file] : j["weight_map"].items()) {

@@ -2,21 +2,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 
 #include "core/error.h"
+#include "core/json_file.h"
 
 namespace fsgen {
 
 GateNetlist read_netlist_json(const std::string& path, const std::string& top) {
-  std::ifstream in(path);
-  if (!in) fail(path, "cannot open netlist");
-  nlohmann::json j;
-  try {
-    in >> j;
-  } catch (const std::exception& e) {
-    fail(path, std::string("malformed JSON netlist: ") + e.what());
-  }
+  const nlohmann::json j = read_json_file(path, "netlist");
   if (!j.contains("modules") || !j["modules"].contains(top)) fail(path, "no module '" + top + "' in the netlist");
   const auto& m = j["modules"][top];
   GateNetlist n;
