@@ -107,6 +107,11 @@ ArrayPlan plan_array(const ArraySpec& spec, const std::map<std::string, uint32_t
 
 namespace {
 
+// DMA cycles of one key-row tile (a.n rows of a.k bytes), K or V.
+uint64_t tile_load_cycles(const ArraySpec& a, const MemoryTiming& mem) {
+  return uint64_t(a.tile_n) * mem.row_load_cycles(a.tile_k / mem.beat_bytes);
+}
+
 uint64_t score_tile_cycles(const ArrayPlan& a) {
   return (a.stationarity == Stationarity::kWeight ? a.stationary_rows : 0) + a.stream_cycles + a.tail_cycles;
 }
@@ -123,7 +128,7 @@ std::pair<uint32_t, uint64_t> o_update_cycles(const ArraySpec& a, const ArrayPla
 FusedStageCycles fused_stage_cycles(const ArrayPlan& a, const ArrayPlan& b, const MemoryTiming& mem) {
   const ArraySpec& s = a.spec;
   FusedStageCycles c{};
-  c.k_load = c.v_load = uint64_t(s.tile_n) * mem.row_load_cycles(s.tile_k / mem.beat_bytes);
+  c.k_load = c.v_load = tile_load_cycles(s, mem);
   c.scores = score_tile_cycles(a);
   c.softmax = s.tile_m + 1;
   std::tie(c.o_passes, c.o_update) = o_update_cycles(s, b);
@@ -143,7 +148,7 @@ ArraySpec size_downstream_array(const ArraySpec& a, ArraySpec b, const MemoryTim
   b.tile_n = a.tile_k;
   b.tile_k = a.tile_n;
   if (b.stationarity() == Stationarity::kOutput) return b;
-  const uint64_t pace = std::max(score_tile_cycles(pa), fused_stage_cycles(pa, pa, mem).v_load);
+  const uint64_t pace = std::max(score_tile_cycles(pa), tile_load_cycles(a, mem));
   ArraySpec best = b;
   uint64_t best_cycles = ~0ull;
   for (uint32_t m : divisors(a.tile_m))

@@ -124,7 +124,7 @@ PowerBreakdown GatePowerModel::power(const std::vector<uint64_t>& toggles, uint6
   const double seconds = double(cycles) / (opt_.clock_mhz * 1e6);
   p.switching_mw = switching_fj * 1e-15 / seconds * 1e3;
   p.internal_mw = internal_fj * 1e-15 / seconds * 1e3;
-  p.leakage_mw = leakage_mw_;
+  p.leakage_mw = leakage_mw();
   return p;
 }
 

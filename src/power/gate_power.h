@@ -52,6 +52,7 @@ class GatePowerModel {
   // Energy of one transition of net bit b (switching + the internal energy of its driver), fJ.
   double energy_per_toggle_fj(int bit) const { return per_toggle_fj_.at(bit); }
   double load_ff(int bit) const { return load_ff_.at(bit); }
+  double leakage_mw() const { return leakage_mw_; }
 
  private:
   std::vector<double> load_ff_, per_toggle_fj_, switching_fj_;

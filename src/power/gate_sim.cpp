@@ -169,7 +169,7 @@ GateActivity simulate_gates(const SynthReport& synth, const GateNetlist& netlist
 
 std::vector<double> power_trace_mw(const GatePowerModel& model, const GateActivity& activity, double clock_mhz) {
   std::vector<double> trace(activity.cycles, 0);
-  const double leakage = model.power({}, 1).leakage_mw;
+  const double leakage = model.leakage_mw();
   const double fj_to_mw = clock_mhz * 1e6 * 1e-15 * 1e3;  // one cycle's energy in fJ -> average mW over the cycle
   for (uint64_t c = 0; c < activity.cycles; ++c) {
     double e = 0;
