@@ -10,20 +10,8 @@
 namespace fsgen {
 namespace {
 
-struct CliRun {
-  int status;
-  std::string out;
-};
-
-CliRun fsgen_cli(const std::string& args) {
-  CliRun r{0, ""};
-  FILE* p = popen((std::string(FSGEN_BINARY) + " " + args + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  r.status = WEXITSTATUS(pclose(p));
-  return r;
-}
+using test::CliRun;
+using test::fsgen_cli;
 
 TEST(Cli, HelpOnEverySubcommand) {
   for (const char* sub : {"", "check", "generate", "compile", "simulate", "cosim", "bench", "numerics", "model"}) {

@@ -2,6 +2,10 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -24,6 +28,22 @@ std::string error_of(F&& f) {
 
 inline bool have_tool(const std::string& name) {
   return std::system(("command -v " + name + " > /dev/null 2>&1").c_str()) == 0;
+}
+
+struct CliRun {
+  int status;
+  std::string out;  // stdout and stderr
+};
+
+// Runs the fsgen binary with `args` (a shell command line).
+inline CliRun fsgen_cli(const std::string& args) {
+  CliRun r{0, ""};
+  FILE* p = popen((std::string(FSGEN_BINARY) + " " + args + " 2>&1").c_str(), "r");
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  r.status = WEXITSTATUS(pclose(p));
+  return r;
 }
 
 // A fresh folder under the build tree for one test's outputs.

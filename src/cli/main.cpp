@@ -11,6 +11,8 @@
 #include "generator/graph.h"
 #include "generator/spec.h"
 #include "generator/verilog_emitter.h"
+#include "models/fast_model.h"
+#include "models/kernel_regs.h"
 #include "models/platform.h"
 #include "power/techmap.h"
 #include "sim/bench.h"
@@ -283,8 +285,12 @@ int run(int argc, char** argv) {
       std::cout << "  " << std::left << std::setw(18) << (std::string(cache) + " hits") << act.hits << " of "
                 << act.hits + act.misses << " tile reads, " << act.operand_bytes << " B not fetched\n";
     }
+    const FastRun fast = run_fast(g, registers_at_start(prog));
     std::cout << "  DMA busy          " << 100.0 * r.activity["dma"].busy_cycles / r.cycles << " % of cycles, "
               << r.activity["dma"].operand_bytes << " B moved\n"
+              << "  fast model        " << fast.result.cycles << " cycles, " << std::showpos << std::setprecision(3)
+              << 100.0 * (double(fast.result.cycles) - double(r.cycles)) / double(r.cycles) << std::noshowpos
+              << " % from the cycle model" << std::setprecision(1) << "\n"
               << "  output vs reference: " << (ok ? "bit-exact" : "MISMATCH") << "\n"
               << "  toggles per probed port:\n";
     for (const auto& p : r.probes)

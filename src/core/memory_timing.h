@@ -27,6 +27,12 @@ struct MemoryTiming {
   // Controller cycles to load one row of `beats` beats: ISSUE, the AR handshake, the
   // read, and the DMA's DONE cycle.
   uint64_t row_load_cycles(uint32_t beats) const { return read_cycles(beats) + 3; }
+  // DMA busy cycles of one burst: the AR / AW handshake, the memory's time, DONE.
+  uint64_t read_burst_cycles(uint32_t beats) const { return read_cycles(beats) + 2; }
+  uint64_t write_burst_cycles(uint32_t beats) const { return write_cycles(beats) + 2; }
+  // Controller cycles to store one output row: read it from the array, requantise (or
+  // normalise) it, ISSUE, then the write burst.
+  uint64_t row_store_cycles(uint32_t beats) const { return write_burst_cycles(beats) + 3; }
 };
 
 }  // namespace fsgen

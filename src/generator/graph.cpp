@@ -113,14 +113,14 @@ uint64_t tile_load_cycles(const ArraySpec& a, const MemoryTiming& mem) {
 }
 
 uint64_t score_tile_cycles(const ArrayPlan& a) {
-  return (a.stationarity == Stationarity::kWeight ? a.stationary_rows : 0) + a.stream_cycles + a.tail_cycles;
+  return tile_cycles(a, a.stationarity == Stationarity::kWeight);
 }
 
 // Array b's passes over one key tile's O update and their cycles.
 std::pair<uint32_t, uint64_t> o_update_cycles(const ArraySpec& a, const ArrayPlan& b) {
-  if (b.stationarity == Stationarity::kOutput) return {1, b.stream_cycles + b.tail_cycles};
+  if (b.stationarity == Stationarity::kOutput) return {1, tile_cycles(b, false)};
   const uint32_t passes = (a.tile_m / b.spec.tile_m) * (a.tile_k / b.spec.tile_n) * (a.tile_n / b.spec.tile_k);
-  return {passes, uint64_t(passes) * (b.stationary_rows + b.stream_cycles + b.tail_cycles)};
+  return {passes, passes * tile_cycles(b, true)};
 }
 
 }  // namespace

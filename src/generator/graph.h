@@ -62,6 +62,13 @@ struct ArrayPlan {
   uint32_t y_lanes;          // INT32 lanes out of a dot array (0 for output-stationary)
 };
 
+// Cycles of one tile's compute phase on an array: the stationary operand's load when
+// `reload` (weight- and input-stationary arrays), the operand stream, the pipeline tail.
+// The one timing rule of the PE arrays, used by the SystemC models and the fast model.
+inline uint64_t tile_cycles(const ArrayPlan& p, bool reload) {
+  return (reload ? p.stationary_rows : 0) + uint64_t(p.stream_cycles) + p.tail_cycles;
+}
+
 struct Graph {
   DesignSpec spec;
   MemoryTiming memory;

@@ -1,5 +1,5 @@
-// The fused attention kernel of the SystemC platform: FusedCore's attention states,
-// phase for phase as fsgen_ctrl.v (states A_*), with the numerics of
+// The fused attention and FFN phases of the SystemC platform's FusedCore (the schedule
+// is TileSequencer's, states A_* of fsgen_ctrl.v), with the numerics of
 // src/core/attention_numerics.h. Array a holds the score tile S = Q K^T, the softmax
 // unit produces P one row per cycle, array b accumulates O = alpha O + P V. Either
 // array may be output-, weight- or input-stationary (src/models/pe_array_model.h).
@@ -13,99 +13,17 @@
 
 namespace fsgen {
 
-void FusedCore::run_fused() {
-  const uint32_t tq = plan_.spec.tile_m;
-  k_cache_.valid.assign(k_cache_.tiles, false);
-  v_cache_.valid.assign(v_cache_.tiles, false);
-  if (ffn()) {
-    advance(1);  // A_LUT
-    load_rows(regs_.addr_lut, plan_.spec.tile_k, 256 / plan_.spec.tile_k, plan_.spec.tile_k, lut_.data());
-  }
-  uint32_t hk = 0, g = 0;
-  for (uint32_t h = 0; h < regs_.heads; ++h) {
-    for (uint32_t q0 = 0; q0 < regs_.len_q; q0 += tq) attention_q_tile(h, hk, q0);
-    if (++g == regs_.group) {
-      g = 0;
-      ++hk;
-    }
-  }
-  advance(1);  // DONE
-}
-
-void FusedCore::attention_q_tile(uint32_t h, uint32_t hk, uint32_t q0) {
-  const ArraySpec& a = plan_.spec;
-  const uint32_t tq = a.tile_m, tkv = a.tile_n, d = a.tile_k;
-  const uint32_t rows = std::min<uint32_t>(tq, regs_.len_q - q0);
-  advance(1);  // A_QT
-  load_rows(regs_.addr_a + h * regs_.head_stride_q + q0 * d, d, rows, d, buf_a_.data());
-  const uint32_t last_q = regs_.q_pos0 + q0 + rows - 1;
-  bool first_kv = true;
-  for (uint32_t j0 = 0;; j0 += tkv) {
-    const uint32_t kv_rows = std::min<uint32_t>(tkv, regs_.len_kv - j0);
-    const uint32_t kv_base = hk * regs_.head_stride_kv + j0 * d;
-    advance(1);  // A_KT
-    fetch_kv_tile(k_cache_, regs_.addr_b + kv_base, hk, j0 / tkv, kv_rows);
-    // A weight-stationary array a holds the key tile (new every time); an input-stationary
-    // one holds the query tile, loaded once per query tile.
-    attention_scores(plan_.stationarity == Stationarity::kWeight || first_kv);
-    if (ffn()) {
-      ffn_activation(j0, false);
-      if (regs_.gated) {
-        advance(1);  // A_GLD: gate weights are not cached
-        b_tile_ = buf_b_.data();
-        load_rows(regs_.addr_w3 + kv_base, d, kv_rows, d, b_tile_);
-        attention_scores(plan_.stationarity == Stationarity::kWeight);
-        ffn_activation(j0, true);
-      }
-    } else {
-      attention_softmax(q0, j0, first_kv);
-    }
-    advance(1);  // A_VLD
-    fetch_kv_tile(v_cache_, regs_.addr_v + kv_base, hk, j0 / tkv, kv_rows);
-    attention_update_o(first_kv);
-    advance(1);  // A_KNEXT
-    first_kv = false;
-    const uint32_t next = j0 + tkv;
-    if (!(next < regs_.len_kv && (!regs_.causal || next <= last_q))) break;
-  }
-  if (regs_.residual) load_rows(regs_.addr_x + h * regs_.head_stride_q + q0 * d, d, rows, d, buf_a_.data());
-  attention_store(h, q0, rows);
-  advance(1);  // A_QNEXT
-}
-
-void FusedCore::fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t hk, uint32_t jt, uint32_t rows) {
-  const uint32_t d = plan_.spec.tile_k, tile_bytes = plan_.spec.tile_n * d;
-  const bool cacheable = jt < cache.tiles;
-  b_tile_ = buf_b_.data() + size_t(cacheable ? cache.first_slot + jt : 0) * tile_bytes;
-  if (!cacheable) {
-    if (cache.tiles > 0) ++result_.activity[cache.block].misses;  // beyond the cache's tiles
-    load_rows(addr, d, rows, d, b_tile_);
-    return;
-  }
-  BlockActivity& act = result_.activity[cache.block];
-  if (cache.tag == hk && cache.valid[jt]) {
-    ++act.hits;
-    act.operand_bytes += uint64_t(rows) * d;
-    return;
-  }
-  ++act.misses;
-  if (cache.tag != hk) cache.valid.assign(cache.tiles, false);
-  cache.tag = hk;
-  cache.valid[jt] = true;
-  load_rows(addr, d, rows, d, b_tile_);
-}
-
 // A_SLD (dot arrays: the stationary operand), A_S and A_S_TAIL: S = Q K^T in array a,
 // with Q the rows in buf_a and K^T a transposed view of the key rows in buf_b.
-void FusedCore::attention_scores(bool reload) {
+void FusedCore::scores(bool reload, uint32_t b_slot) {
   const uint32_t d = plan_.spec.tile_k;
-  advance(array_a_->run_tile(now(), TileView::row_major(buf_a_.data(), d), TileView::transposed(b_tile_, d),
+  advance(array_a_->run_tile(now(), TileView::row_major(buf_a_.data(), d), TileView::transposed(b_slot_data(b_slot), d),
                              reload, Accumulate::kClear, nullptr, {s_acc_.data(), plan_.spec.tile_n}));
 }
 
 // A_SM: row r's scores are registered in cycle r, the softmax unit turns them into P
 // in cycle r + 1 (TM + 1 cycles in all).
-void FusedCore::attention_softmax(uint32_t q0, uint32_t j0, bool first_kv) {
+void FusedCore::softmax(uint32_t q0, uint32_t j0, bool first_kv) {
   const uint32_t tq = plan_.spec.tile_m, tkv = plan_.spec.tile_n;
   const uint64_t c0 = now();
   std::vector<int32_t> z(tkv);
@@ -141,7 +59,7 @@ void FusedCore::attention_softmax(uint32_t q0, uint32_t j0, bool first_kv) {
 
 // A_SM in FFN mode: the unit applies the activation table to the requantised scores
 // (first pass) or gates the stored activations with the requantised W3 scores.
-void FusedCore::ffn_activation(uint32_t j0, bool gate_pass) {
+void FusedCore::activation(uint32_t j0, bool gate_pass) {
   const uint32_t tq = plan_.spec.tile_m, tkv = plan_.spec.tile_n;
   const uint64_t c0 = now();
   for (uint32_t i = 0; i < tq; ++i) {
@@ -170,11 +88,11 @@ void FusedCore::ffn_activation(uint32_t j0, bool gate_pass) {
 // P is the tile the softmax unit wrote, V the rows in buf_b. A dot array b smaller than
 // the O tile runs one pass per sub-tile (queries outermost, keys innermost, as
 // fsgen_ctrl.v); the first pass over the keys applies the rescale, the others add.
-void FusedCore::attention_update_o(bool first_kv) {
+void FusedCore::update_o(bool first_kv, uint32_t b_slot) {
   const uint32_t tkv = plan_.spec.tile_n, d = plan_.spec.tile_k;
   const Accumulate mode = first_kv ? Accumulate::kClear : ffn() ? Accumulate::kAdd : Accumulate::kRescale;
   const TileView p = TileView::row_major(reinterpret_cast<const uint8_t*>(p_buf_.data()), tkv);
-  const TileView v = TileView::row_major(b_tile_, d);
+  const TileView v = TileView::row_major(b_slot_data(b_slot), d);
   const ArraySpec& b = graph_.array_b.spec;
   const bool os = graph_.array_b.stationarity == Stationarity::kOutput;  // holds all of O: one pass
   const uint32_t sm = os ? plan_.spec.tile_m : b.tile_m, sn = os ? d : b.tile_n, sk = os ? tkv : b.tile_k;
@@ -186,7 +104,7 @@ void FusedCore::attention_update_o(bool first_kv) {
 }
 
 // A_FIN_READ, A_FIN_DIV, then one write burst per valid query row.
-void FusedCore::attention_store(uint32_t h, uint32_t q0, uint32_t rows) {
+void FusedCore::store_o_rows(uint32_t h, uint32_t q0, uint32_t rows) {
   const uint32_t d = plan_.spec.tile_k;
   for (uint32_t r = 0; r < rows; ++r) {
     array_b_->read_row(r, {o_acc_.data(), d}, d, fin_in_.data());

@@ -97,14 +97,10 @@ void Dma::burst(const Command& c) {
 
 // ---------------------------------------------------------------- fused core
 FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, CycleClock& clock, RunResult& result)
-    : sc_module(name), graph_(g), plan_(g.array_a), dma_(dma), clock_(clock), result_(result) {
+    : sc_module(name), TileSequencer(g, result.activity), dma_(dma), clock_(clock), result_(result) {
   const ArraySpec& a = plan_.spec;
   buf_a_.assign(size_t(a.tile_m) * a.tile_k, 0);
-  tile_n_ = g.matmul_tile_n();
   buf_b_.assign(std::max<size_t>(size_t(1 + g.k_cache_tiles + g.v_cache_tiles) * a.tile_n, tile_n_) * a.tile_k, 0);
-  b_tile_ = buf_b_.data();
-  k_cache_ = {"k_cache", 1, g.k_cache_tiles, 0, {}};
-  v_cache_ = {"v_cache", 1 + g.k_cache_tiles, g.v_cache_tiles, 0, {}};
   acc_row_.assign(tile_n_, 0);
   out_row_.assign(tile_n_, 0);
   array_a_ = make_pe_array_model(plan_, result, "array_a");
@@ -139,7 +135,7 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
 FusedCore::~FusedCore() = default;
 
 void FusedCore::start(const KernelRegs& regs) {
-  regs_ = regs;
+  start_regs_ = regs;
   busy_ = true;
   done_ = false;
   start_event_.notify(clock_.period * 2.0);  // start pulse register, then the controller leaves IDLE
@@ -157,11 +153,8 @@ void FusedCore::run() {
   for (;;) {
     wait(start_event_);
     clock_.origin = sc_core::sc_time_stamp();
-    if (graph_.attention && (regs_.kernel == static_cast<uint32_t>(reg::Kernel::kAttention) ||
-                             regs_.kernel == static_cast<uint32_t>(reg::Kernel::kFfn)))
-      run_fused();
-    else
-      run_kernel();
+    acc_cache_.assign(size_t(plan_.acc_slots) * plan_.spec.tile_m * plan_.spec.tile_n, 0);
+    run_schedule(start_regs_);
     sync();
     last_cycles_ = now();
     busy_ = false;
@@ -170,17 +163,21 @@ void FusedCore::run() {
   }
 }
 
-void FusedCore::load_tile(bool is_a, uint32_t mt, uint32_t nt, uint32_t kt) {
-  const ArraySpec& a = plan_.spec;
-  if (is_a)
-    load_rows(regs_.addr_a + mt * a.tile_m * regs_.stride_a + kt * a.tile_k, regs_.stride_a, a.tile_m, a.tile_k,
-              buf_a_.data());
-  else
-    load_rows(regs_.addr_b + kt * a.tile_k * regs_.stride_b + nt * tile_n_, regs_.stride_b, a.tile_k, tile_n_,
-              buf_b_.data());
+uint8_t* FusedCore::buffer(BufferSlot s) {
+  switch (s.kind) {
+    case BufferSlot::kA: return buf_a_.data();
+    case BufferSlot::kLut: return lut_.data();
+    case BufferSlot::kB: break;
+  }
+  return buf_b_.data() + size_t(s.slot) * plan_.spec.tile_n * plan_.spec.tile_k;
 }
 
-void FusedCore::load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, uint8_t* buf) {
+const uint8_t* FusedCore::b_slot_data(uint32_t slot) const {
+  return buf_b_.data() + size_t(slot) * plan_.spec.tile_n * plan_.spec.tile_k;
+}
+
+void FusedCore::load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst) {
+  uint8_t* buf = buffer(dst);
   for (uint32_t r = 0; r < rows; ++r) {
     advance(1);  // ISSUE
     sync();
@@ -208,8 +205,9 @@ void FusedCore::store_tile(uint32_t mt, uint32_t nt) {
 
 // The compute phase of one matmul tile: array a on B's first a.n columns and, with
 // matmul on both arrays, array b on the rest in the same cycles.
-void FusedCore::compute_tile(bool reload_stationary, uint32_t kt) {
+void FusedCore::matmul_tile(bool reload_stationary, uint32_t kt, uint32_t acc_slot) {
   const ArraySpec& a = plan_.spec;
+  tile_ptr_ = acc_cache_.empty() ? nullptr : acc_cache_.data() + size_t(acc_slot) * a.tile_m * a.tile_n;
   const TileView tile_a = TileView::row_major(buf_a_.data(), a.tile_k);
   const Accumulate mode = kt == 0 ? Accumulate::kClear : Accumulate::kAdd;
   const uint64_t c0 = now();
@@ -222,46 +220,6 @@ void FusedCore::compute_tile(bool reload_stationary, uint32_t kt) {
   advance(cycles);
 }
 
-void FusedCore::run_kernel() {
-  const ArraySpec& a = plan_.spec;
-  const uint32_t bounds[3] = {regs_.tiles_m, regs_.tiles_n, regs_.tiles_k};
-  const uint32_t b0 = bounds[int(a.loop_order[0])], b1 = bounds[int(a.loop_order[1])], b2 = bounds[int(a.loop_order[2])];
-  const bool m_live = a.m_inside_k(), n_live = a.n_inside_k();
-  acc_cache_.assign(size_t(plan_.acc_slots) * a.tile_m * a.tile_n, 0);
-  bool first = true;
-  uint32_t la_m = 0, la_k = 0, lb_k = 0, lb_n = 0;
-  uint32_t idx[3];
-  for (idx[0] = 0; idx[0] < b0; ++idx[0])
-    for (idx[1] = 0; idx[1] < b1; ++idx[1])
-      for (idx[2] = 0; idx[2] < b2; ++idx[2]) {
-        uint32_t it[3];
-        for (int l = 0; l < 3; ++l) it[int(a.loop_order[l])] = idx[l];
-        const uint32_t mt = it[0], nt = it[1], kt = it[2];
-        const bool need_a = first || mt != la_m || kt != la_k;
-        const bool need_b = first || kt != lb_k || nt != lb_n;
-        first = false;
-        advance(1);  // TILE
-        if (need_a) {
-          load_tile(true, mt, nt, kt);
-          la_m = mt;
-          la_k = kt;
-        }
-        if (need_b) {
-          load_tile(false, mt, nt, kt);
-          lb_k = kt;
-          lb_n = nt;
-        }
-        const bool reload = (plan_.stationarity == Stationarity::kWeight && need_b) ||
-                            (plan_.stationarity == Stationarity::kInput && need_a);
-        const uint32_t slot = (m_live ? mt : 0) * (n_live ? regs_.tiles_n : 1) + (n_live ? nt : 0);
-        tile_ptr_ = acc_cache_.empty() ? nullptr : acc_cache_.data() + size_t(slot) * a.tile_m * a.tile_n;
-        compute_tile(reload, kt);
-        if (kt == regs_.tiles_k - 1) store_tile(mt, nt);
-        advance(1);  // NEXT
-      }
-  advance(1);  // DONE
-}
-
 // ---------------------------------------------------------------- CSR
 Csr::Csr(sc_core::sc_module_name name, FusedCore& core) : sc_module(name), socket("socket"), core_(core) {
   socket.register_b_transport(this, &Csr::b_transport);
@@ -272,45 +230,10 @@ void Csr::b_transport(tlm::tlm_generic_payload& trans, sc_time&) {
   const auto off = static_cast<uint32_t>(trans.get_address());
   if (trans.is_write()) {
     std::memcpy(&v, trans.get_data_ptr(), 4);
-    switch (off) {
-      case reg::kCtrl:
-        if ((v & 1) && !core_.busy()) core_.start(regs_);
-        break;
-      case reg::kKernel: regs_.kernel = v; break;
-      case reg::kTilesM: regs_.tiles_m = v & 0xFFFF; break;
-      case reg::kTilesN: regs_.tiles_n = v & 0xFFFF; break;
-      case reg::kTilesK: regs_.tiles_k = v & 0xFFFF; break;
-      case reg::kAddrA: regs_.addr_a = v; break;
-      case reg::kAddrB: regs_.addr_b = v; break;
-      case reg::kAddrC: regs_.addr_c = v; break;
-      case reg::kStrideA: regs_.stride_a = v; break;
-      case reg::kStrideB: regs_.stride_b = v; break;
-      case reg::kStrideC: regs_.stride_c = v; break;
-      case reg::kReqMult: regs_.req_mult = static_cast<uint16_t>(v); break;
-      case reg::kReqShift: regs_.req_shift = static_cast<uint8_t>(v & 31); break;
-      case reg::kAddrV: regs_.addr_v = v; break;
-      case reg::kAddrX: regs_.addr_x = v; break;
-      case reg::kLenQ: regs_.len_q = static_cast<uint16_t>(v); break;
-      case reg::kLenKv: regs_.len_kv = static_cast<uint16_t>(v); break;
-      case reg::kHeads: regs_.heads = static_cast<uint16_t>(v); break;
-      case reg::kGroup: regs_.group = static_cast<uint16_t>(v); break;
-      case reg::kQPos0: regs_.q_pos0 = static_cast<uint16_t>(v); break;
-      case reg::kAttnFlags:
-        regs_.causal = v & 1;
-        regs_.residual = v & 2;
-        regs_.gated = v & 4;
-        break;
-      case reg::kAddrLut: regs_.addr_lut = v; break;
-      case reg::kAddrW3: regs_.addr_w3 = v; break;
-      case reg::kGateMult: regs_.gate_mult = static_cast<uint16_t>(v); break;
-      case reg::kGateShift: regs_.gate_shift = static_cast<uint8_t>(v & 31); break;
-      case reg::kHidMult: regs_.hid_mult = static_cast<uint16_t>(v); break;
-      case reg::kHidShift: regs_.hid_shift = static_cast<uint8_t>(v & 31); break;
-      case reg::kScoreMult: regs_.score_mult = static_cast<uint16_t>(v); break;
-      case reg::kScoreShift: regs_.score_shift = static_cast<uint8_t>(v & 31); break;
-      case reg::kHeadStrideQ: regs_.head_stride_q = v; break;
-      case reg::kHeadStrideKv: regs_.head_stride_kv = v; break;
-      default: break;
+    if (off == reg::kCtrl) {
+      if ((v & 1) && !core_.busy()) core_.start(regs_);
+    } else {
+      write_register(regs_, off, v);
     }
   } else {
     switch (off) {

@@ -26,7 +26,7 @@ int32_t base_of(int32_t old, Accumulate mode, uint32_t alpha) {
 class OsArrayModel : public PeArrayModel {
  public:
   OsArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, BlockActivity& act)
-      : tm_(plan.spec.tile_m), tn_(plan.spec.tile_n), tk_(plan.spec.tile_k), systolic_(plan.spec.systolic),
+      : plan_(plan), tm_(plan.spec.tile_m), tn_(plan.spec.tile_n), tk_(plan.spec.tile_k), systolic_(plan.spec.systolic),
         stream_(plan.stream_cycles), x_probe_(x), w_probe_(w), act_(act), acc_(size_t(tm_) * tn_, 0), x_(tm_),
         w_(tn_) {}
 
@@ -58,7 +58,7 @@ class OsArrayModel : public PeArrayModel {
       }
     }
     act_.busy_cycles += stream_;
-    return stream_ + 1;  // stream + one pipeline cycle
+    return tile_cycles(plan_, false);
   }
 
   void read_row(uint32_t r, AccTile, uint32_t cols, int32_t* out) const override {
@@ -78,6 +78,7 @@ class OsArrayModel : public PeArrayModel {
     }
   }
 
+  const ArrayPlan& plan_;
   uint32_t tm_, tn_, tk_;
   bool systolic_;
   uint32_t stream_;
@@ -94,7 +95,7 @@ class OsArrayModel : public PeArrayModel {
 class DotArrayModel : public PeArrayModel {
  public:
   DotArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, ToggleProbe& y, BlockActivity& act)
-      : weight_(plan.stationarity == Stationarity::kWeight), tm_(plan.spec.tile_m), tn_(plan.spec.tile_n),
+      : plan_(plan), weight_(plan.stationarity == Stationarity::kWeight), tm_(plan.spec.tile_m), tn_(plan.spec.tile_n),
         tk_(plan.spec.tile_k), lanes_(plan.y_lanes), s_rows_(plan.stationary_rows), stream_(plan.stream_cycles),
         x_probe_(x), w_probe_(w), y_probe_(y), act_(act), s_(size_t(lanes_) * tk_, 0), x_(tk_),
         w_(std::max(tn_, tk_)), y_(lanes_) {}
@@ -121,7 +122,7 @@ class DotArrayModel : public PeArrayModel {
       accumulate(kk, mode, alpha, acc);
     }
     act_.busy_cycles += stream_;
-    return (reload ? s_rows_ : 0) + stream_ + 2;
+    return tile_cycles(plan_, reload);
   }
 
   void read_row(uint32_t r, AccTile acc, uint32_t cols, int32_t* out) const override {
@@ -159,6 +160,7 @@ class DotArrayModel : public PeArrayModel {
     }
   }
 
+  const ArrayPlan& plan_;
   bool weight_;
   uint32_t tm_, tn_, tk_, lanes_, s_rows_, stream_;
   ToggleProbe& x_probe_;

@@ -1,0 +1,111 @@
+#include "models/fast_model.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "models/tile_sequencer.h"
+
+namespace fsgen {
+
+void ActivityTimeline::add(const std::string& block, uint64_t start, uint64_t span, double busy_cycles) {
+  if (window == 0 || span == 0 || busy_cycles == 0) return;
+  std::vector<double>& w = busy[block];
+  const uint64_t end = start + span;
+  const double per_cycle = busy_cycles / double(span);
+  for (uint64_t t = start; t < end;) {
+    const uint64_t idx = t / window, stop = std::min(end, (idx + 1) * window);
+    if (w.size() <= idx) w.resize(idx + 1, 0.0);
+    w[idx] += per_cycle * double(stop - t);
+    t = stop;
+  }
+}
+
+namespace {
+
+class FastCore : private TileSequencer {
+ public:
+  FastCore(const Graph& g, RunResult& r, ActivityTimeline& timeline)
+      : TileSequencer(g, r.activity), result_(r), timeline_(timeline), mem_(g.memory) {}
+
+  uint64_t run(const KernelRegs& regs) {
+    now_ = 0;
+    run_schedule(regs);
+    return now_;
+  }
+
+ private:
+  // A phase of `span` cycles from now in which `block` is busy `busy_cycles`.
+  void phase(const std::string& block, uint64_t span, uint64_t busy_cycles, uint64_t bytes = 0) {
+    BlockActivity& a = result_.activity[block];
+    a.busy_cycles += busy_cycles;
+    a.operand_bytes += bytes;
+    timeline_.add(block, now_, span, double(busy_cycles));
+  }
+
+  void advance(uint64_t cycles) override { now_ += cycles; }
+
+  void load_rows(uint32_t, uint32_t, uint32_t rows, uint32_t row_bytes, BufferSlot) override {
+    const uint32_t beats = row_bytes / mem_.beat_bytes;
+    const uint64_t span = rows * mem_.row_load_cycles(beats);
+    phase("dma", span, rows * mem_.read_burst_cycles(beats), uint64_t(rows) * row_bytes);
+    now_ += span;
+  }
+
+  void store_rows(uint32_t rows, uint32_t row_bytes) {
+    const uint32_t beats = row_bytes / mem_.beat_bytes;
+    const uint64_t span = rows * mem_.row_store_cycles(beats);
+    phase("dma", span, rows * mem_.write_burst_cycles(beats), uint64_t(rows) * row_bytes);
+    now_ += span;
+  }
+
+  void matmul_tile(bool reload, uint32_t, uint32_t) override {
+    const uint64_t span = tile_cycles(plan_, reload);
+    phase("array_a", span, plan_.stream_cycles);
+    if (graph_.matmul_on_both) phase("array_b", span, graph_.array_b_matmul.stream_cycles);
+    now_ += span;
+  }
+
+  void store_tile(uint32_t, uint32_t) override { store_rows(plan_.spec.tile_m, tile_n_); }
+
+  void scores(bool reload, uint32_t) override {
+    const uint64_t span = tile_cycles(plan_, reload);
+    phase("array_a", span, plan_.stream_cycles);
+    now_ += span;
+  }
+
+  void softmax(uint32_t, uint32_t, bool) override { softmax_unit_pass(); }
+  void activation(uint32_t, bool) override { softmax_unit_pass(); }
+  void softmax_unit_pass() {  // one score row per cycle, then one pipeline cycle
+    const uint32_t tq = plan_.spec.tile_m;
+    phase("softmax", tq + 1, tq);
+    now_ += tq + 1;
+  }
+
+  void update_o(bool, uint32_t) override {
+    const FusedStageCycles c = fused_stage_cycles(plan_, graph_.array_b, mem_);
+    phase("array_b", c.o_update, uint64_t(c.o_passes) * graph_.array_b.stream_cycles);
+    now_ += c.o_update;
+  }
+
+  void store_o_rows(uint32_t, uint32_t, uint32_t rows) override { store_rows(rows, plan_.spec.tile_k); }
+
+  RunResult& result_;
+  ActivityTimeline& timeline_;
+  MemoryTiming mem_;
+  uint64_t now_ = 0;
+};
+
+}  // namespace
+
+FastRun run_fast(const Graph& g, const KernelRegs& regs, uint64_t window) {
+  FastRun run;
+  run.result.model = "fast";
+  run.timeline.window = window;
+  const auto t0 = std::chrono::steady_clock::now();
+  FastCore core(g, run.result, run.timeline);
+  run.result.cycles = core.run(regs);
+  run.result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return run;
+}
+
+}  // namespace fsgen

@@ -1,0 +1,39 @@
+// The fast model of the fused core: the controller's schedule (TileSequencer) with
+// every phase timed as a whole by the timing rules the cycle model follows
+// (tile_cycles(), MemoryTiming), without operand data and without per-cycle toggles.
+// A phase takes the cycles the SystemC model's phase takes, so the two agree on the
+// cycle count; a test holds them to that over the cross-check matrix.
+//
+// Activity comes out per block in total (busy cycles, DMA bytes, cache hits and
+// misses, as the cycle model counts them) and per window of `window` cycles (busy
+// cycles, each phase's spread evenly over its span), for power traces of long runs.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "generator/graph.h"
+#include "models/kernel_regs.h"
+#include "models/run_result.h"
+
+namespace fsgen {
+
+// Busy cycles of each block in consecutive windows of `window` cycles from cycle 0.
+struct ActivityTimeline {
+  uint64_t window = 0;  // cycles per window; 0: no timeline is kept
+  std::map<std::string, std::vector<double>> busy;
+
+  // `busy_cycles` of `block`, spread evenly over cycles [start, start + span).
+  void add(const std::string& block, uint64_t start, uint64_t span, double busy_cycles);
+};
+
+struct FastRun {
+  RunResult result;  // model "fast": cycles and activity; no outputs, no probes
+  ActivityTimeline timeline;
+};
+
+// Times one kernel launch on the design. window = 0 keeps no timeline.
+FastRun run_fast(const Graph& g, const KernelRegs& regs, uint64_t window = 0);
+
+}  // namespace fsgen

@@ -1,0 +1,40 @@
+// The register values a kernel launch programs (src/core/regmap.h), as the
+// controller sees them when the start bit is written. Shared by the SystemC CSR
+// block and the fast model, which both decode a Program's register writes.
+#pragma once
+#include <cstdint>
+
+#include "compiler/program.h"
+
+namespace fsgen {
+
+struct KernelRegs {
+  uint32_t kernel = 0;
+  uint32_t tiles_m = 0, tiles_n = 0, tiles_k = 0;
+  uint32_t addr_a = 0, addr_b = 0, addr_c = 0;
+  uint32_t stride_a = 0, stride_b = 0, stride_c = 0;
+  uint16_t req_mult = 0;
+  uint8_t req_shift = 0;
+  // attention (kernel 1)
+  uint32_t addr_v = 0, addr_x = 0;
+  uint16_t len_q = 0, len_kv = 0, heads = 0, group = 0, q_pos0 = 0;
+  bool causal = false, residual = false;
+  uint16_t score_mult = 0;
+  uint8_t score_shift = 0;
+  uint32_t head_stride_q = 0, head_stride_kv = 0;
+  // FFN (kernel 2)
+  bool gated = false;
+  uint32_t addr_lut = 0, addr_w3 = 0;
+  uint16_t gate_mult = 0, hid_mult = 0;
+  uint8_t gate_shift = 0, hid_shift = 0;
+};
+
+// One AXI4-Lite write to a configuration register, kept at the register's width.
+// Writes to ctrl, status, cycles and unmapped offsets change nothing.
+void write_register(KernelRegs& regs, uint32_t offset, uint32_t value);
+
+// The registers in force when the program's last start write lands (UserError when
+// the program never writes the start bit).
+KernelRegs registers_at_start(const Program& p);
+
+}  // namespace fsgen

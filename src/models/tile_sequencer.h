@@ -1,0 +1,84 @@
+// The controller's schedule (fsgen_ctrl.v), written once for every model of the core:
+// the tile loops of the matmul kernel and of the fused attention / FFN kernels, the
+// K/V tile caches' hit logic and the cycles of the controller's own states.
+//
+// What a phase does and how long it takes belongs to the executor that derives from
+// this class: the SystemC core (FusedCore) moves and computes data through its DMA
+// and PE array models cycle by cycle; the fast model (FastCore) adds up each phase's
+// cycles from the same timing functions (tile_cycles(), MemoryTiming) without data.
+// Hooks are called in controller order; each advances the executor's time by the
+// phase's cycles.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "generator/graph.h"
+#include "models/kernel_regs.h"
+#include "models/run_result.h"
+
+namespace fsgen {
+
+// Where a load lands: operand buffer a, slot `slot` of buf_b (slot 0 is the working
+// tile, the K and V cache slots follow), or the FFN activation table.
+struct BufferSlot {
+  enum Kind { kA, kB, kLut } kind;
+  uint32_t slot = 0;
+};
+
+// A K or V tile cache of the fused kernels (fsgen_ctrl.v, k_valid / v_valid): slot t of
+// buf_b, from first_slot on, holds key tile t of KV head `tag`.
+struct TileCache {
+  std::string block;  // activity entry for hit / miss counts
+  uint32_t first_slot = 0, tiles = 0;
+  uint32_t tag = 0;
+  std::vector<bool> valid;
+};
+
+class TileSequencer {
+ public:
+  TileSequencer(const Graph& g, std::map<std::string, BlockActivity>& activity);
+  virtual ~TileSequencer() = default;
+
+ protected:
+  // One kernel from the controller leaving IDLE to its DONE state.
+  void run_schedule(const KernelRegs& regs);
+  bool ffn() const { return regs_.kernel == 2; }
+
+  // ---- executor hooks
+  virtual void advance(uint64_t cycles) = 0;  // controller-only states
+  // One read burst per row (ISSUE, then the DMA): `rows` rows of `row_bytes` bytes,
+  // `stride` bytes apart in memory from `addr`, packed into `dst`.
+  virtual void load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst) = 0;
+  // Matmul: one tile's compute on array a (and b, with matmul on both arrays) into
+  // accumulator slot `acc_slot`; then, after the last k tile, its store.
+  virtual void matmul_tile(bool reload_stationary, uint32_t kt, uint32_t acc_slot) = 0;
+  virtual void store_tile(uint32_t mt, uint32_t nt) = 0;
+  // Fused kernels: S = Q K^T on array a with K in buf_b slot b_slot; the softmax (or
+  // activation) unit's pass over S; O update on array b with V in slot b_slot; the
+  // normalised (or requantised) O rows of query tile q0 of head h written back.
+  virtual void scores(bool reload_stationary, uint32_t b_slot) = 0;
+  virtual void softmax(uint32_t q0, uint32_t j0, bool first_kv) = 0;
+  virtual void activation(uint32_t j0, bool gate_pass) = 0;
+  virtual void update_o(bool first_kv, uint32_t b_slot) = 0;
+  virtual void store_o_rows(uint32_t h, uint32_t q0, uint32_t rows) = 0;
+
+  const Graph& graph_;
+  const ArrayPlan& plan_;
+  const uint32_t tile_n_;  // columns of a matmul tile (Graph::matmul_tile_n)
+  KernelRegs regs_{};
+
+ private:
+  void matmul_schedule();
+  void fused_schedule();
+  void query_tile(uint32_t h, uint32_t hk, uint32_t q0);
+  // A_KT / A_VLD: the buf_b slot that holds key tile jt of KV head hk, loading its rows
+  // unless the cache holds the tile.
+  uint32_t fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t hk, uint32_t jt, uint32_t rows);
+
+  std::map<std::string, BlockActivity>& activity_;
+  TileCache k_cache_, v_cache_;
+};
+
+}  // namespace fsgen

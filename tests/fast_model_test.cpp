@@ -1,0 +1,125 @@
+// The fast model against the cycle model: the same cycle count on every kernel of the
+// cross-check matrix, the same activity totals, and a timeline that adds up.
+#include "models/fast_model.h"
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "compiler/attention.h"
+#include "compiler/ffn.h"
+#include "compiler/matmul.h"
+#include "models/kernel_regs.h"
+#include "models/platform.h"
+#include "test_util.h"
+
+namespace fsgen {
+namespace {
+
+Graph graph_of(const std::string& text) { return elaborate(parse_spec_text(text, "s.yaml")); }
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    if (!l.empty() && l[0] != '#') out.push_back(l);
+  return out;
+}
+
+// Every case of validation/matrix_cases.txt on every design of matrix_specs.sh, through
+// `fsgen simulate`, which runs both models on the same program.
+TEST(FastModel, WithinOnePercentOfTheCycleModelOnTheCrossCheckMatrix) {
+  const std::string dir = test::scratch_dir("fast_matrix");
+  FILE* p = popen(("validation/matrix_specs.sh " + dir).c_str(), "r");
+  std::string designs;
+  char buf[256];
+  while (fgets(buf, sizeof buf, p)) designs += buf;
+  ASSERT_EQ(pclose(p), 0);
+  std::ifstream cases_file("validation/matrix_cases.txt");
+  std::stringstream cases;
+  cases << cases_file.rdbuf();
+  const std::regex cycle_re(R"(\n  cycles +(\d+))"), fast_re(R"(fast model +(\d+) cycles, ([-+0-9.]+) %)");
+  double worst = 0;
+  int runs = 0;
+  for (const auto& d : lines_of(designs))
+    for (const auto& args : lines_of(cases.str())) {
+      const test::CliRun r = test::fsgen_cli("simulate " + dir + "/" + d + ".yaml " + args);
+      ASSERT_EQ(r.status, 0) << d << " " << args << "\n" << r.out;
+      std::smatch c, f;
+      ASSERT_TRUE(std::regex_search(r.out, c, cycle_re) && std::regex_search(r.out, f, fast_re)) << r.out;
+      const double gap = std::abs(std::stod(f[2].str()));
+      EXPECT_LE(gap, 1.0) << d << " " << args << ": cycle model " << c[1] << ", fast " << f[1];
+      worst = std::max(worst, gap);
+      ++runs;
+    }
+  EXPECT_EQ(runs, 12 * 18);
+  std::cout << "fast model: " << runs << " kernels, largest gap to the cycle model " << worst << " %\n";
+}
+
+void expect_same_activity(const RunResult& cyc, const RunResult& fast) {
+  EXPECT_EQ(fast.cycles, cyc.cycles);
+  for (const char* block : {"array_a", "array_b", "softmax", "dma", "k_cache", "v_cache"}) {
+    const BlockActivity a = cyc.activity.count(block) ? cyc.activity.at(block) : BlockActivity{};
+    const BlockActivity b = fast.activity.count(block) ? fast.activity.at(block) : BlockActivity{};
+    EXPECT_EQ(b.busy_cycles, a.busy_cycles) << block;
+    EXPECT_EQ(b.hits, a.hits) << block;
+    EXPECT_EQ(b.misses, a.misses) << block;
+    if (std::string(block) == "dma" || std::string(block).find("cache") != std::string::npos)
+      EXPECT_EQ(b.operand_bytes, a.operand_bytes) << block;
+  }
+}
+
+const char* kCachedWs =
+    "name: f\nclock_mhz: 1000\npe_budget: 2048\n"
+    "memory: {bandwidth_gbps: 8, latency_cycles: 5, buffer_limit_bytes: 16384}\n"
+    "arrays:\n  a: {loop_order: weight_stationary, tiling: {m: 8, n: 8, k: 8}}\n"
+    "  b: {loop_order: weight_stationary, tiling: {m: 8, n: 8, k: 8}}\n"
+    "caches: {acc_a: 16384, acc_b: 16384, k: 256, v: 128}\n";
+
+TEST(FastModel, SameActivityTotalsAsTheCycleModel) {
+  const Graph g = graph_of(kCachedWs);
+  AttentionProblem ap;
+  ap.q_heads = 4;
+  ap.kv_heads = 2;
+  ap.tokens = 24;
+  const Program attn = compile_attention(g, ap).program;
+  expect_same_activity(run_on_systemc(g, attn), run_fast(g, registers_at_start(attn)).result);
+  FfnProblem fp;
+  fp.tokens = 11;
+  fp.ffn = 40;
+  const Program ffn = compile_ffn(g, fp).program;
+  expect_same_activity(run_on_systemc(g, ffn), run_fast(g, registers_at_start(ffn)).result);
+  MatmulProblem mp;
+  mp.m = 32;
+  mp.n = 16;
+  mp.k = 24;
+  const Program mm = compile_matmul(g, mp);
+  expect_same_activity(run_on_systemc(g, mm), run_fast(g, registers_at_start(mm)).result);
+}
+
+TEST(FastModel, TimelineWindowsAddUpToTheTotals) {
+  const Graph g = graph_of(kCachedWs);
+  AttentionProblem ap;
+  ap.q_heads = 2;
+  ap.tokens = 40;
+  const FastRun run = run_fast(g, registers_at_start(compile_attention(g, ap).program), 500);
+  ASSERT_FALSE(run.timeline.busy.empty());
+  for (const auto& [block, windows] : run.timeline.busy) {
+    double sum = 0;
+    for (double w : windows) {
+      EXPECT_LE(w, 500.0 + 1e-6) << block;  // a block is busy at most every cycle of a window
+      sum += w;
+    }
+    EXPECT_NEAR(sum, double(run.result.activity.at(block).busy_cycles), 1e-6) << block;
+    EXPECT_LE(windows.size(), (run.result.cycles + 499) / 500) << block;
+  }
+}
+
+TEST(FastModel, ProgramWithoutStartIsAUserError) {
+  Program p;
+  p.kernel = "empty";
+  EXPECT_NE(test::error_of([&] { registers_at_start(p); }).find("start bit"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fsgen
