@@ -28,7 +28,7 @@ void check(const Graph& g, const AttentionProblem& p, uint32_t lq, uint32_t lkv,
 
 }  // namespace
 
-CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p) {
+CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p, Materialise what) {
   const uint32_t d = g.spec.array_a.tile_k;
   const bool decode = p.stage == Stage::kDecode;
   const uint32_t lq = p.tokens;
@@ -42,25 +42,32 @@ CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p) {
   ap.lkv = lkv;
   ap.d = d;
   ap.tile_kv = g.spec.array_a.tile_n;
-  ap.causal = true;
+  ap.causal = p.causal;
   ap.q_pos0 = lkv - lq;
   // Operands are INT8 codes of values x / 64: logits = S / (64 * 64 * sqrt(d)).
   num::choose_score_scaling(1.0 / (64.0 * 64.0 * std::sqrt(double(d))), ap.score_mult, ap.score_shift);
 
   const size_t q_bytes = size_t(p.q_heads) * lq * d, kv_bytes = size_t(p.kv_heads) * cap * d;
-  const auto q = random_int8(q_bytes, p.seed, p.zero_fraction);
-  const auto k = random_int8(kv_bytes, p.seed + 1, p.zero_fraction);
-  const auto v = random_int8(kv_bytes, p.seed + 2, p.zero_fraction);
-  const auto x = p.residual ? random_int8(q_bytes, p.seed + 3, p.zero_fraction) : std::vector<int8_t>{};
+  const bool data = what == Materialise::kOperands;
+  auto operand = [&](size_t bytes, uint64_t seed) {
+    return data ? random_int8(bytes, seed, p.zero_fraction) : std::vector<int8_t>{};
+  };
+  const auto q = operand(q_bytes, p.seed);
+  const auto k = operand(kv_bytes, p.seed + 1);
+  const auto v = operand(kv_bytes, p.seed + 2);
+  const auto x = p.residual ? operand(q_bytes, p.seed + 3) : std::vector<int8_t>{};
 
   Program& prog = out.program;
   prog.design = g.spec.name;
   prog.kernel = std::string("attention ") + (decode ? "decode" : "prefill") + " heads=" + std::to_string(p.q_heads) + "/" +
                 std::to_string(p.kv_heads) + " q=" + std::to_string(lq) + " kv=" + std::to_string(lkv) + " d=" + std::to_string(d);
-  const uint32_t addr_q = prog.add_input("Q", q);
-  const uint32_t addr_k = prog.add_input("K", k);
-  const uint32_t addr_v = prog.add_input("V", v);
-  const uint32_t addr_x = p.residual ? prog.add_input("X", x) : 0;
+  auto input = [&](const char* name, const std::vector<int8_t>& values, size_t bytes) {
+    return data ? prog.add_input(name, values) : prog.reserve_input(name, bytes);
+  };
+  const uint32_t addr_q = input("Q", q, q_bytes);
+  const uint32_t addr_k = input("K", k, kv_bytes);
+  const uint32_t addr_v = input("V", v, kv_bytes);
+  const uint32_t addr_x = p.residual ? input("X", x, q_bytes) : 0;
   const uint32_t addr_o = prog.add_output("O", q_bytes);
   prog.writes = {{reg::kKernel, static_cast<uint32_t>(reg::Kernel::kAttention)},
                  {reg::kAddrA, addr_q},
@@ -73,13 +80,14 @@ CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p) {
                  {reg::kHeads, p.q_heads},
                  {reg::kGroup, p.q_heads / p.kv_heads},
                  {reg::kQPos0, ap.q_pos0},
-                 {reg::kAttnFlags, 1u | (p.residual ? 2u : 0u)},
+                 {reg::kAttnFlags, (p.causal ? 1u : 0u) | (p.residual ? 2u : 0u)},
                  {reg::kScoreMult, ap.score_mult},
                  {reg::kScoreShift, ap.score_shift},
                  {reg::kHeadStrideQ, lq * d},
                  {reg::kHeadStrideKv, cap * d},
                  {reg::kCtrl, 1}};
 
+  if (!data) return out;
   const uint32_t group = p.q_heads / p.kv_heads;
   out.expected.reserve(q_bytes);
   for (uint32_t h = 0; h < p.q_heads; ++h) {

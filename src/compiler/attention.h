@@ -24,16 +24,18 @@ struct AttentionProblem {
   uint32_t context = 0;      // decode: tokens already in the KV cache before the new ones
   uint32_t kv_capacity = 0;  // rows per head reserved in the KV cache (0: exactly the keys used)
   bool residual = true;
+  bool causal = true;        // false: every query sees every key (encoders)
   uint64_t seed = 1;
   double zero_fraction = 0.0;
 };
 
 struct CompiledAttention {
   Program program;
-  std::vector<uint8_t> expected;  // reference O, [head][row][head_dim]
+  std::vector<uint8_t> expected;  // reference O, [head][row][head_dim] (empty for a layout-only program)
   num::AttentionParams params;    // per-head shape and score scaling
 };
 
-CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p);
+CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p,
+                                     Materialise what = Materialise::kOperands);
 
 }  // namespace fsgen

@@ -6,7 +6,7 @@
 
 namespace fsgen {
 
-CompiledFfn compile_ffn(const Graph& g, const FfnProblem& p) {
+CompiledFfn compile_ffn(const Graph& g, const FfnProblem& p, Materialise what) {
   const uint32_t hd = g.spec.array_a.tile_k;
   const std::string where = "ffn kernel on design '" + g.spec.name + "'";
   if (!g.attention)
@@ -29,23 +29,30 @@ CompiledFfn compile_ffn(const Graph& g, const FfnProblem& p) {
   const num::ActivationTable lut = num::make_activation_table(p.activation, 1.0 / 32, 1.0 / 32);
 
   const size_t xb = size_t(p.tokens) * hd, wb = size_t(p.ffn) * hd;
-  const auto x = random_int8(xb, p.seed, p.zero_fraction);
-  const auto w1 = random_int8(wb, p.seed + 1, p.zero_fraction);
-  const auto w3 = p.gated ? random_int8(wb, p.seed + 2, p.zero_fraction) : std::vector<int8_t>{};
-  const auto w2t = random_int8(wb, p.seed + 3, p.zero_fraction);
-  const auto res = p.residual ? random_int8(xb, p.seed + 4, p.zero_fraction) : std::vector<int8_t>{};
+  const bool data = what == Materialise::kOperands;
+  auto operand = [&](size_t bytes, uint64_t seed) {
+    return data ? random_int8(bytes, seed, p.zero_fraction) : std::vector<int8_t>{};
+  };
+  const auto x = operand(xb, p.seed);
+  const auto w1 = operand(wb, p.seed + 1);
+  const auto w3 = p.gated ? operand(wb, p.seed + 2) : std::vector<int8_t>{};
+  const auto w2t = operand(wb, p.seed + 3);
+  const auto res = p.residual ? operand(xb, p.seed + 4) : std::vector<int8_t>{};
 
   CompiledFfn out;
   Program& prog = out.program;
   prog.design = g.spec.name;
   prog.kernel = std::string("ffn ") + (p.gated ? "gated " : "") + p.activation + " tokens=" + std::to_string(p.tokens) +
                 " hidden=" + std::to_string(hd) + " ffn=" + std::to_string(p.ffn);
-  const uint32_t a_x = prog.add_input("X", x);
-  const uint32_t a_w1 = prog.add_input("W1", w1);
-  const uint32_t a_w3 = p.gated ? prog.add_input("W3", w3) : 0;
-  const uint32_t a_w2 = prog.add_input("W2T", w2t);
-  const uint32_t a_lut = prog.add_input("LUT", std::vector<int8_t>(lut.begin(), lut.end()));
-  const uint32_t a_res = p.residual ? prog.add_input("R", res) : 0;
+  auto input = [&](const char* name, const std::vector<int8_t>& values, size_t bytes) {
+    return data ? prog.add_input(name, values) : prog.reserve_input(name, bytes);
+  };
+  const uint32_t a_x = input("X", x, xb);
+  const uint32_t a_w1 = input("W1", w1, wb);
+  const uint32_t a_w3 = p.gated ? input("W3", w3, wb) : 0;
+  const uint32_t a_w2 = input("W2T", w2t, wb);
+  const uint32_t a_lut = input("LUT", std::vector<int8_t>(lut.begin(), lut.end()), lut.size());
+  const uint32_t a_res = p.residual ? input("R", res, xb) : 0;
   const uint32_t a_y = prog.add_output("Y", xb);
   auto u32 = [](uint64_t v) { return static_cast<uint32_t>(v); };
   prog.writes = {{reg::kKernel, static_cast<uint32_t>(reg::Kernel::kFfn)},
@@ -73,6 +80,7 @@ CompiledFfn compile_ffn(const Graph& g, const FfnProblem& p) {
                  {reg::kHeadStrideQ, u32(xb)},
                  {reg::kHeadStrideKv, u32(wb)},
                  {reg::kCtrl, 1}};
+  if (!data) return out;
   const auto y = num::ffn_reference(x, w1, w3, w2t, lut, res, fp);
   out.expected.assign(y.begin(), y.end());
   return out;

@@ -25,9 +25,9 @@ struct FfnProblem {
 
 struct CompiledFfn {
   Program program;
-  std::vector<uint8_t> expected;  // reference Y, [token][hidden]
+  std::vector<uint8_t> expected;  // reference Y, [token][hidden] (empty for a layout-only program)
 };
 
-CompiledFfn compile_ffn(const Graph& g, const FfnProblem& p);
+CompiledFfn compile_ffn(const Graph& g, const FfnProblem& p, Materialise what = Materialise::kOperands);
 
 }  // namespace fsgen

@@ -29,7 +29,7 @@ uint32_t tiles_of(uint32_t dim, uint32_t tile, const char* name) {
 
 }  // namespace
 
-Program compile_matmul(const Graph& g, const MatmulProblem& p) {
+Program compile_matmul(const Graph& g, const MatmulProblem& p, Materialise what) {
   const ArrayPlan& plan = g.array_a;
   const uint32_t tm = tiles_of(p.m, plan.spec.tile_m, "m");
   const uint32_t tn = tiles_of(p.n, g.matmul_tile_n(), "n");
@@ -45,8 +45,12 @@ Program compile_matmul(const Graph& g, const MatmulProblem& p) {
   Program prog;
   prog.design = g.spec.name;
   prog.kernel = "matmul m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k);
-  const uint32_t addr_a = prog.add_input("A", random_int8(size_t(p.m) * p.k, p.seed, p.zero_fraction));
-  const uint32_t addr_b = prog.add_input("B", random_int8(size_t(p.k) * p.n, p.seed + 1, p.zero_fraction));
+  auto input = [&](const char* name, size_t bytes, uint64_t seed) {
+    return what == Materialise::kOperands ? prog.add_input(name, random_int8(bytes, seed, p.zero_fraction))
+                                          : prog.reserve_input(name, bytes);
+  };
+  const uint32_t addr_a = input("A", size_t(p.m) * p.k, p.seed);
+  const uint32_t addr_b = input("B", size_t(p.k) * p.n, p.seed + 1);
   const uint32_t addr_c = prog.add_output("C", uint64_t(p.m) * p.n);
   prog.writes = {{reg::kKernel, static_cast<uint32_t>(reg::Kernel::kMatmul)},
                  {reg::kTilesM, tm},

@@ -23,7 +23,7 @@ std::vector<int8_t> random_int8(size_t count, uint64_t seed, double zero_fractio
 // The program: operands placed in memory, registers, output region "C".
 // Throws UserError when the problem does not fit the design (dimensions that are
 // not multiples of the tiles, too many tiles, accumulator cache too small).
-Program compile_matmul(const Graph& g, const MatmulProblem& p);
+Program compile_matmul(const Graph& g, const MatmulProblem& p, Materialise what = Materialise::kOperands);
 
 // Reference output of the program's problem (docs/NUMERICS.md).
 std::vector<uint8_t> matmul_expected(const Program& prog, const MatmulProblem& p);

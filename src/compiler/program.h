@@ -27,6 +27,10 @@ struct OutputRegion {
   uint64_t bytes;
 };
 
+// What a compiler materialises: the operands too (a runnable program), or only the
+// layout (register writes and region addresses, all the fast model needs).
+enum class Materialise { kOperands, kLayoutOnly };
+
 struct Program {
   static constexpr int kVersion = 1;
   std::string design;  // design name the program was compiled for
@@ -40,6 +44,8 @@ struct Program {
   // address as the 32-bit register value (UserError past the 32-bit address space).
   uint32_t add_input(const std::string& name, const std::vector<int8_t>& values);
   uint32_t add_output(const std::string& name, uint64_t bytes);
+  // Reserves an input region's addresses without its data (a layout-only program).
+  uint32_t reserve_input(const std::string& name, uint64_t bytes) { return reserve(bytes, name); }
 
  private:
   uint64_t next_free_ = 4096;

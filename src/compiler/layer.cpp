@@ -1,0 +1,180 @@
+#include "compiler/layer.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace fsgen {
+
+namespace {
+
+uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
+
+// The largest divisor of n that is at most limit (at least 1).
+uint32_t largest_divisor_within(uint32_t n, uint32_t limit) {
+  for (uint32_t d = std::min(n, std::max(limit, 1u)); d > 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+class LayerLowering {
+ public:
+  LayerLowering(const Graph& g, const ModelConfig& m, const LayerWorkload& w)
+      : g_(g), m_(m), w_(w), where_("model " + m.name + " on design '" + g.spec.name + "'") {}
+
+  LayerPlan run() {
+    check();
+    const uint32_t t = w_.tokens;
+    host("input norm", uint64_t(t) * m_.hidden);
+    matmul("q_k_v_proj", t, m_.q_width() + 2 * m_.kv_width(), m_.hidden);
+    if (m_.biases) host("q/k/v biases", uint64_t(t) * (m_.q_width() + 2 * m_.kv_width()));
+    if (m_.qk_norm) host("q/k norms", uint64_t(t) * (m_.q_width() + m_.kv_width()));
+    if (m_.rope_theta > 0) host("rope on q and k", uint64_t(t) * (m_.q_width() + m_.kv_width()));
+    host("head-major re-layout of q, k, v", uint64_t(t) * (m_.q_width() + 2 * m_.kv_width()));
+    attention();
+    matmul("o_proj", t, m_.hidden, m_.q_width());
+    if (m_.biases) host("o bias", uint64_t(t) * m_.hidden);
+    host("residual add", uint64_t(t) * m_.hidden);
+    host(m_.post_norm ? "post-attention norm" : "pre-FFN norm", uint64_t(t) * m_.hidden);
+    ffn();
+    host("residual add", uint64_t(t) * m_.hidden);
+    if (m_.post_norm) host("post-FFN norm", uint64_t(t) * m_.hidden);
+    return std::move(plan_);
+  }
+
+ private:
+  void check() const {
+    if (!g_.attention)
+      fail(where_, "the design has no fused attention kernel: add attention to its kernels list");
+    if (m_.encoder && w_.stage == Stage::kDecode) fail(where_, "an encoder has no decode stage: use --stage prefill");
+    if (w_.tokens == 0) fail(where_, "expected at least one token");
+    if (m_.head_dim > g_.spec.array_a.tile_k)
+      fail(where_, "head_dim " + std::to_string(m_.head_dim) + " exceeds arrays.a.tiling.k " +
+                       std::to_string(g_.spec.array_a.tile_k) +
+                       ": the fused attention kernel reduces S = Q K^T over one k tile; use tiling.k >= head_dim");
+    if (m_.sliding_window && w_.stage == Stage::kPrefill && w_.tokens > m_.sliding_window)
+      fail(where_, "a prefill of " + std::to_string(w_.tokens) + " tokens exceeds the sliding window of " +
+                       std::to_string(m_.sliding_window) + ", which the attention kernel does not mask");
+    if (uint64_t(w_.context) + w_.tokens + g_.spec.array_a.tile_m + g_.spec.array_a.tile_n >= 65536)
+      fail(where_, "context plus tokens must stay below 65536 (16-bit sequence registers)");
+  }
+
+  void host(const std::string& name, uint64_t elements) {
+    plan_.host.push_back({name, elements, 2 * elements});  // INT8 read and written once
+  }
+
+  // C[m x n] = A[m x k] B[k x n], padded to whole tiles and split so that its live output
+  // tiles fit the accumulator cache.
+  void matmul(const std::string& name, uint32_t m, uint32_t n, uint32_t k) {
+    const ArrayPlan& a = g_.array_a;
+    const uint32_t tm = uint32_t(round_up(m, a.spec.tile_m) / a.spec.tile_m);
+    const uint32_t tn = uint32_t(round_up(n, g_.matmul_tile_n()) / g_.matmul_tile_n());
+    const uint32_t tk = uint32_t(round_up(k, a.spec.tile_k) / a.spec.tile_k);
+    uint32_t pm = tm, pn = tn;  // tiles per launch
+    if (a.acc_slots > 0) {
+      if (a.spec.m_inside_k()) pm = largest_divisor_within(tm, a.acc_slots);
+      if (a.spec.n_inside_k()) pn = largest_divisor_within(tn, a.acc_slots / (a.spec.m_inside_k() ? pm : 1));
+    }
+    KernelLaunch l;
+    l.name = name;
+    l.kind = KernelKind::kMatmul;
+    l.matmul.m = pm * a.spec.tile_m;
+    l.matmul.n = pn * g_.matmul_tile_n();
+    l.matmul.k = tk * a.spec.tile_k;
+    l.count = (tm / pm) * (tn / pn);
+    l.macs = uint64_t(m) * n * k;
+    l.padded_macs = uint64_t(l.count) * l.matmul.m * l.matmul.n * l.matmul.k;
+    if (l.padded_macs != l.macs)
+      plan_.notes.push_back(name + ": " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                            " padded to whole tiles (" + percent(l.macs, l.padded_macs) + " of the MACs useful)");
+    if (l.count > 1)
+      plan_.notes.push_back(name + ": split into " + std::to_string(l.count) + " launches of " +
+                            std::to_string(l.matmul.m) + "x" + std::to_string(l.matmul.n) + "x" +
+                            std::to_string(l.matmul.k) + " (accumulator cache of " + std::to_string(a.acc_slots) +
+                            " tiles)");
+    plan_.kernels.push_back(l);
+  }
+
+  void attention() {
+    const ArraySpec& a = g_.spec.array_a;
+    KernelLaunch l;
+    l.name = "attention";
+    l.kind = KernelKind::kAttention;
+    AttentionProblem& p = l.attention;
+    p.stage = w_.stage;
+    p.q_heads = m_.heads;
+    p.kv_heads = m_.kv_heads;
+    p.tokens = w_.tokens;
+    p.residual = false;  // the model's residual follows the output projection
+    p.causal = !m_.encoder;
+    p.context = w_.stage == Stage::kDecode ? w_.context : 0;
+    if (m_.sliding_window && p.context + p.tokens > m_.sliding_window) {
+      p.context = m_.sliding_window - p.tokens;
+      plan_.notes.push_back("attention: sliding window " + std::to_string(m_.sliding_window) + ": the decode step reads the last " +
+                            std::to_string(m_.sliding_window) + " keys of the KV cache");
+    }
+    const uint32_t lq = p.tokens, lkv = p.context + p.tokens, q_pos0 = lkv - lq;
+    uint64_t useful = 0, padded = 0;
+    for (uint32_t q0 = 0; q0 < lq; q0 += a.tile_m) {
+      const uint32_t rows = std::min(a.tile_m, lq - q0);
+      for (uint32_t i = 0; i < rows; ++i) useful += p.causal ? std::min(lkv, q_pos0 + q0 + i + 1) : lkv;
+      const uint32_t last = q_pos0 + q0 + rows - 1;
+      const uint32_t keys = p.causal ? std::min(lkv, last + 1) : lkv;
+      padded += round_up(keys, a.tile_n) * a.tile_m;
+    }
+    // S = Q K^T and O = P V: head_dim (padded: tiling.k) MACs per query-key pair, each.
+    l.macs = 2 * useful * m_.head_dim * m_.heads;
+    l.padded_macs = 2 * padded * a.tile_k * m_.heads;
+    if (m_.head_dim < a.tile_k)
+      plan_.notes.push_back("attention: head_dim " + std::to_string(m_.head_dim) + " zero-padded to tiling.k " +
+                            std::to_string(a.tile_k));
+    plan_.kernels.push_back(l);
+  }
+
+  void ffn() {
+    const uint32_t t = w_.tokens;
+    if (m_.hidden <= g_.spec.array_a.tile_k && 256 % g_.spec.array_a.tile_k == 0) {
+      KernelLaunch l;
+      l.name = "ffn";
+      l.kind = KernelKind::kFfn;
+      l.ffn.tokens = t;
+      l.ffn.ffn = m_.ffn;
+      l.ffn.gated = m_.gated_ffn;
+      l.ffn.activation = m_.activation;
+      l.ffn.residual = false;
+      const uint64_t mats = m_.gated_ffn ? 3 : 2;
+      l.macs = mats * t * m_.hidden * m_.ffn;
+      l.padded_macs = mats * round_up(t, g_.spec.array_a.tile_m) * g_.spec.array_a.tile_k *
+                      round_up(m_.ffn, g_.spec.array_a.tile_n);
+      if (m_.biases) host("FFN biases", uint64_t(t) * (m_.ffn + m_.hidden));
+      plan_.kernels.push_back(l);
+      return;
+    }
+    plan_.notes.push_back("ffn: hidden " + std::to_string(m_.hidden) + " exceeds one reduction tile (tiling.k " +
+                          std::to_string(g_.spec.array_a.tile_k) +
+                          "): W1" + std::string(m_.gated_ffn ? "/W3" : "") + " and W2 run as matmuls, the activation on the host");
+    matmul(m_.gated_ffn ? "w1_w3" : "w1", t, (m_.gated_ffn ? 2 : 1) * m_.ffn, m_.hidden);
+    if (m_.biases) host("w1 bias", uint64_t(t) * m_.ffn);
+    host(m_.activation + (m_.gated_ffn ? " and gate product" : ""), uint64_t(t) * m_.ffn * (m_.gated_ffn ? 2 : 1));
+    matmul("w2", t, m_.hidden, m_.ffn);
+    if (m_.biases) host("w2 bias", uint64_t(t) * m_.hidden);
+  }
+
+  static std::string percent(uint64_t part, uint64_t whole) {
+    return std::to_string(whole ? (part * 1000 / whole + 5) / 10 : 0) + " %";
+  }
+
+  const Graph& g_;
+  const ModelConfig& m_;
+  const LayerWorkload& w_;
+  const std::string where_;
+  LayerPlan plan_;
+};
+
+}  // namespace
+
+LayerPlan lower_layer(const Graph& g, const ModelConfig& m, const LayerWorkload& w) {
+  return LayerLowering(g, m, w).run();
+}
+
+}  // namespace fsgen

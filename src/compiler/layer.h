@@ -1,0 +1,70 @@
+// Lowering of one transformer layer (a ModelConfig) onto a design: the kernel launches
+// the fused core runs, tiled to the design, and the work that stays with the host.
+//
+// Placement (docs/MODELS.md):
+//  - Q, K and V projections: one matmul launch with the three weight matrices packed
+//    side by side (n = q_width + 2 kv_width), the output projection another; weights are
+//    [in][out], activations [token][feature], INT8.
+//  - Attention: the fused kernel, head_dim zero-padded to arrays.a.tiling.k (the dot
+//    products are unchanged); prefill causal (bidirectional for an encoder), decode one
+//    new token against the KV cache in off-chip memory. A sliding window limits the keys
+//    a decode step reads.
+//  - FFN: the fused FFN kernel when hidden fits one reduction tile (hidden <= tiling.k);
+//    otherwise W1 and W3 as one packed matmul launch, the activation and gate product
+//    on the host, then W2 as a matmul launch.
+//  - Norms, RoPE, QK-norm, biases, residual adds, the activation of a matmul-lowered FFN
+//    and the head-major re-layout of Q, K and V: host work, stated by elements and
+//    off-chip bytes (each op reads and writes its INT8 operands once).
+// Dimensions that are not whole tiles are zero-padded (the padding's MACs are counted
+// separately); a matmul whose live output tiles exceed the accumulator cache is split
+// along n, then m, into launches that fit.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/attention.h"
+#include "compiler/ffn.h"
+#include "compiler/matmul.h"
+#include "compiler/model_config.h"
+#include "generator/graph.h"
+
+namespace fsgen {
+
+enum class KernelKind { kMatmul, kAttention, kFfn };
+
+struct KernelLaunch {
+  std::string name;  // q_k_v_proj, attention, o_proj, w1_w3, w2, ffn
+  KernelKind kind = KernelKind::kMatmul;
+  MatmulProblem matmul;        // kind kMatmul
+  AttentionProblem attention;  // kind kAttention
+  FfnProblem ffn;              // kind kFfn
+  uint32_t count = 1;          // identical launches (a matmul split into pieces)
+  uint64_t macs = 0;           // the model's MACs in all `count` launches, padding excluded
+  uint64_t padded_macs = 0;    // the MACs the hardware performs for them
+};
+
+struct HostOp {
+  std::string name;
+  uint64_t elements = 0;  // values processed
+  uint64_t bytes = 0;     // off-chip bytes read and written
+};
+
+struct LayerPlan {
+  std::vector<KernelLaunch> kernels;
+  std::vector<HostOp> host;
+  std::vector<std::string> notes;  // placement decisions worth telling the architect
+};
+
+struct LayerWorkload {
+  Stage stage = Stage::kPrefill;
+  uint32_t tokens = 1;   // prefill: prompt tokens; decode: new tokens in this step (1)
+  uint32_t context = 0;  // decode: tokens already in the KV cache
+};
+
+// UserError (naming the model, the design and the rule) when a layer cannot run on the
+// design: no fused kernel built, head_dim above tiling.k, an encoder asked to decode,
+// a prefill longer than the sliding window, 16-bit register limits.
+LayerPlan lower_layer(const Graph& g, const ModelConfig& m, const LayerWorkload& w);
+
+}  // namespace fsgen
