@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "test_util.h"
 
 namespace fsgen {
@@ -63,6 +65,37 @@ TEST(Cli, SimulateReportsTheModelAndAMatch) {
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("model: fsgen SystemC/TLM-2.0 platform"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("output vs reference: bit-exact"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fast model"), std::string::npos) << r.out;
+}
+
+TEST(Cli, SimulateAModel) {
+  const std::string dir = test::scratch_dir("cli_model");
+  const CliRun r = fsgen_cli("simulate examples/llm_16x16.yaml --model SmolLM2-135M --stage decode --context 64 --tokens 2 "
+                             "--layers 3 --json --activity-out " + dir + "/act.csv");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["timing_model"], "fsgen fast model");
+  EXPECT_EQ(j["layers"], 3);
+  EXPECT_EQ(j["tokens"], 2);
+  EXPECT_GT(j["cycles"].get<uint64_t>(), 0u);
+  EXPECT_EQ(j["launches"], 2 * 3 * j["kernels"].size());
+  std::ifstream csv(dir + "/act.csv");
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header.rfind("cycle,", 0), 0u) << header;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/act.csv.tmp"));
+
+  const CliRun text = fsgen_cli("simulate examples/llm_16x16.yaml --model Qwen3-0.6B --stage prefill --context 64 --layers 1");
+  EXPECT_EQ(text.status, 0) << text.out;
+  for (const char* what : {"tokens per second", "per kernel:", "q_k_v_proj", "host work", "q/k norms", "off-chip traffic"})
+    EXPECT_NE(text.out.find(what), std::string::npos) << what << "\n" << text.out;
+
+  const CliRun bad = fsgen_cli("simulate examples/llm_16x16.yaml --model Qwen3-0.6B --layers two");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.out.find("--layers: expected a positive count or 'all', got 'two'"), std::string::npos) << bad.out;
+  const CliRun enc = fsgen_cli("simulate examples/llm_16x16.yaml --model bert-large-uncased --stage decode");
+  EXPECT_EQ(enc.status, 1);
+  EXPECT_EQ(std::count(enc.out.begin(), enc.out.end(), '\n'), 1) << enc.out;
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // fsgen: generate fused accelerators, simulate them, cross-check them against RTL.
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 
@@ -17,6 +19,7 @@
 #include "power/techmap.h"
 #include "sim/bench.h"
 #include "sim/cosim.h"
+#include "sim/model_sim.h"
 #include "sim/numerics_report.h"
 #include "sim/tools.h"
 
@@ -158,6 +161,65 @@ FfnProblem ffn_from(const FfnOptions& o, unsigned tokens, unsigned long long see
   return p;
 }
 
+struct ModelSimArgs {
+  std::string model, layers = "all", mode = "fast", activity_csv;
+  bool every_launch = false, json = false, tokens_given = false;
+  uint64_t window = 0;
+};
+
+// Draws a progress bar on stderr once a run has taken more than two seconds.
+class ProgressBar {
+ public:
+  void operator()(double fraction) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    if (elapsed < 2.0 || (fraction < 1.0 && elapsed - last_ < 0.25)) return;
+    last_ = elapsed;
+    const int width = 40, filled = int(fraction * width);
+    std::cerr << "\r[" << std::string(size_t(filled), '#') << std::string(size_t(width - filled), ' ') << "] "
+              << int(fraction * 100) << " %  " << int(elapsed) << " s" << (fraction >= 1.0 ? "\n" : "") << std::flush;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+  double last_ = 0;
+};
+
+int simulate_model_command(const Graph& g, const AttentionOptions& attn, const ModelSimArgs& a) {
+  const ModelConfig m = model_config_by_name(a.model);
+  ModelSimOptions o;
+  o.stage = attn.stage == "decode" ? Stage::kDecode : Stage::kPrefill;
+  o.context = attn.context;
+  o.tokens = a.tokens_given ? attn.tokens : 1;
+  if (a.layers != "all") {
+    try {
+      size_t used = 0;
+      o.layers = static_cast<uint32_t>(std::stoul(a.layers, &used));
+      if (used != a.layers.size() || o.layers == 0) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+      fail("--layers", "expected a positive count or 'all', got '" + a.layers + "'");
+    }
+  }
+  o.mode = a.mode == "cycle" ? SimMode::kCycle : SimMode::kFast;
+  o.every_launch = a.every_launch;
+  o.window = a.window ? a.window : (a.activity_csv.empty() ? 0 : 4096);
+  ProgressBar bar;
+  const ModelSimReport r = simulate_model(g, m, o, std::ref(bar));
+  if (!a.activity_csv.empty()) {
+    const std::string tmp = a.activity_csv + ".tmp";
+    {
+      std::ofstream out(tmp);
+      write_activity_csv(r, out);
+      if (!out) fail(a.activity_csv, "cannot write the activity file");
+    }
+    std::filesystem::rename(tmp, a.activity_csv);
+  }
+  if (a.json)
+    write_model_sim_json(r, std::cout);
+  else
+    print_model_sim(r, std::cout);
+  return 0;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"fsgen: fused and sparse LLM accelerator generator, simulator and cross-checker"};
   app.require_subcommand(1);
@@ -187,6 +249,17 @@ int run(int argc, char** argv) {
   add_problem_options(sim, m, n, k, seed, zeros);
   add_attention_options(sim, attn);
   add_ffn_options(sim, ffn);
+
+  ModelSimArgs msim;
+  sim->add_option("--model", msim.model, "simulate a model's layers: a name under workloads/ or a config.json");
+  sim->add_option("--layers", msim.layers, "--model: layers to run, a count or 'all'")->capture_default_str();
+  sim->add_option("--mode", msim.mode, "--model: fast (phases timed whole) or cycle (SystemC platform)")
+      ->check(CLI::IsMember({"fast", "cycle"}))
+      ->capture_default_str();
+  sim->add_flag("--every-launch", msim.every_launch, "--model: simulate every launch, also those identical to earlier ones");
+  sim->add_option("--window", msim.window, "--model --mode fast: activity window in cycles for --activity-out");
+  sim->add_option("--activity-out", msim.activity_csv, "--model: write per-window block activity (CSV)");
+  sim->add_flag("--json", msim.json, "--model: print the report as JSON");
 
   auto* comp = app.add_subcommand("compile", "compile a matmul for a design into a Program (JSON)");
   std::string program_out = "program.json";
@@ -240,6 +313,10 @@ int run(int argc, char** argv) {
     }
     if (synth) print_synthesis(g, dir, liberty, std::cout);
     return status;
+  }
+  if (sim->parsed() && !msim.model.empty()) {
+    msim.tokens_given = sim->count("--tokens") > 0;
+    return simulate_model_command(elaborate(parse_spec_file(spec_path)), attn, msim);
   }
   if (sim->parsed()) {
     const Graph g = elaborate(parse_spec_file(spec_path));

@@ -1,0 +1,199 @@
+// Lowering model layers onto designs, and whole-model simulation in both timing models.
+#include "compiler/layer.h"
+
+#include "sim/model_sim.h"
+#include "test_util.h"
+
+namespace fsgen {
+namespace {
+
+Graph graph_of(const std::string& text) { return elaborate(parse_spec_text(text, "s.yaml")); }
+
+// A fused core: output-stationary a and b, tiles (m, n, k) = (8, 8, tile_k), 8-byte beats.
+std::string fused_spec(uint32_t tile_k) {
+  const std::string k = std::to_string(tile_k);
+  return "name: f\nclock_mhz: 1000\npe_budget: 4096\n"
+         "memory: {bandwidth_gbps: 8, latency_cycles: 5, buffer_limit_bytes: 65536}\n"
+         "arrays:\n  a: {loop_order: output_stationary, tiling: {m: 8, n: 8, k: " + k + "}}\n"
+         "  b: {loop_order: output_stationary, tiling: {m: 8, n: " + k + ", k: 8}}\n"
+         "caches: {k: 1024, v: 1024}\n";
+}
+
+// The shape of stories260K: a tiny Llama with GQA.
+ModelConfig tiny_llama() {
+  ModelConfig m;
+  m.name = "tiny";
+  m.model_type = "llama";
+  m.hidden = 64;
+  m.heads = 8;
+  m.kv_heads = 4;
+  m.head_dim = 8;
+  m.ffn = 172;
+  m.layers = 2;
+  m.activation = "silu";
+  m.rope_theta = 10000;
+  return m;
+}
+
+const KernelLaunch& launch(const LayerPlan& p, const std::string& name) {
+  for (const auto& k : p.kernels)
+    if (k.name == name) return k;
+  ADD_FAILURE() << "no launch " << name;
+  return p.kernels.front();
+}
+
+bool has_host_op(const LayerPlan& p, const std::string& name) {
+  for (const auto& h : p.host)
+    if (h.name == name) return true;
+  return false;
+}
+
+TEST(Layer, DecoderLayerBecomesProjectionsFusedAttentionAndMatmulFfn) {
+  const Graph g = graph_of(fused_spec(16));
+  const ModelConfig m = tiny_llama();
+  const LayerPlan p = lower_layer(g, m, {Stage::kPrefill, 20, 0});
+  std::vector<std::string> names;
+  for (const auto& k : p.kernels) names.push_back(k.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"q_k_v_proj", "attention", "o_proj", "w1_w3", "w2"}));
+  // 20 tokens pad to 24 rows; q + k + v = 64 + 32 + 32 columns pad to 144 on 24-column
+  // tiles (matmul on both arrays: 8 columns on a, 16 on b).
+  const KernelLaunch& qkv = launch(p, "q_k_v_proj");
+  EXPECT_EQ(qkv.macs, 20u * 128 * 64);
+  EXPECT_EQ(qkv.padded_macs, 24u * 144 * 64);
+  EXPECT_EQ(qkv.matmul.m * qkv.count, 24u);
+  // ffn 172: W1/W3 pack 344 columns; W2's 64 columns pad to 72, its reduction over 172 to 176.
+  EXPECT_EQ(launch(p, "w1_w3").macs, 20u * 344 * 64);
+  EXPECT_EQ(launch(p, "w2").padded_macs, 24u * 72 * 176);
+  const KernelLaunch& at = launch(p, "attention");
+  EXPECT_TRUE(at.attention.causal);
+  EXPECT_FALSE(at.attention.residual);
+  EXPECT_EQ(at.attention.q_heads, 8u);
+  EXPECT_EQ(at.attention.kv_heads, 4u);
+  EXPECT_EQ(at.macs, 2u * (20 * 21 / 2) * 8 * 8);  // causal pairs x head_dim x heads, S and O
+  for (const char* op : {"input norm", "rope on q and k", "residual add", "silu and gate product"})
+    EXPECT_TRUE(has_host_op(p, op)) << op;
+}
+
+TEST(Layer, FusedFfnWhenHiddenFitsOneReductionTile) {
+  const Graph g = graph_of(fused_spec(64));
+  const LayerPlan p = lower_layer(g, tiny_llama(), {Stage::kDecode, 1, 30});
+  const KernelLaunch& f = launch(p, "ffn");
+  EXPECT_EQ(f.kind, KernelKind::kFfn);
+  EXPECT_TRUE(f.ffn.gated);
+  EXPECT_EQ(f.ffn.ffn, 172u);
+  const KernelLaunch& at = launch(p, "attention");
+  EXPECT_EQ(at.attention.stage, Stage::kDecode);
+  EXPECT_EQ(at.attention.context, 30u);
+  EXPECT_EQ(at.macs, 2u * 31 * 8 * 8);
+}
+
+TEST(Layer, EncoderIsBidirectionalWithBiasesAndPostNorm) {
+  const Graph g = graph_of(fused_spec(16));
+  ModelConfig m = tiny_llama();
+  m.model_type = "bert";
+  m.encoder = m.biases = m.post_norm = m.layer_norm = true;
+  m.kv_heads = m.heads;
+  m.gated_ffn = false;
+  m.activation = "gelu";
+  m.rope_theta = 0;
+  const LayerPlan p = lower_layer(g, m, {Stage::kPrefill, 16, 0});
+  EXPECT_FALSE(launch(p, "attention").attention.causal);
+  EXPECT_EQ(launch(p, "attention").macs, 2u * 16 * 16 * 8 * 8);
+  EXPECT_TRUE(has_host_op(p, "q/k/v biases"));
+  EXPECT_TRUE(has_host_op(p, "post-FFN norm"));
+  EXPECT_FALSE(has_host_op(p, "rope on q and k"));
+  EXPECT_EQ(launch(p, "w1").macs, 16u * 172 * 64);
+}
+
+TEST(Layer, MatmulSplitsToFitTheAccumulatorCache) {
+  // Weight-stationary, loop order keeps every n tile of a row of tiles live: 4 slots.
+  const Graph g = graph_of(
+      "name: w\nclock_mhz: 1000\npe_budget: 4096\n"
+      "memory: {bandwidth_gbps: 8, latency_cycles: 5, buffer_limit_bytes: 65536}\n"
+      "arrays:\n  a: {loop_order: [m, k, n], tiling: {m: 8, n: 8, k: 16}}\n"
+      "  b: {loop_order: weight_stationary, tiling: {m: 8, n: 16, k: 8}}\n"
+      "caches: {acc_a: 1024, acc_b: 4096}\n");
+  ASSERT_EQ(g.array_a.acc_slots, 4u);
+  const LayerPlan p = lower_layer(g, tiny_llama(), {Stage::kPrefill, 8, 0});
+  const KernelLaunch& o = launch(p, "o_proj");  // n = 64: 8 tiles, 4 per launch
+  EXPECT_EQ(o.count, 2u);
+  EXPECT_EQ(o.matmul.n, 32u);
+  EXPECT_EQ(o.macs, 8u * 64 * 64);
+}
+
+TEST(Layer, UnsupportedLayersAreOneLineErrors) {
+  const Graph g = graph_of(fused_spec(16));
+  ModelConfig wide = tiny_llama();
+  wide.head_dim = 32;
+  EXPECT_NE(test::error_of([&] { lower_layer(g, wide, {Stage::kPrefill, 8, 0}); }).find("head_dim 32 exceeds arrays.a.tiling.k 16"),
+            std::string::npos);
+  ModelConfig enc = tiny_llama();
+  enc.encoder = true;
+  EXPECT_NE(test::error_of([&] { lower_layer(g, enc, {Stage::kDecode, 1, 8}); }).find("encoder has no decode stage"),
+            std::string::npos);
+  ModelConfig win = tiny_llama();
+  win.sliding_window = 16;
+  EXPECT_NE(test::error_of([&] { lower_layer(g, win, {Stage::kPrefill, 20, 0}); }).find("sliding window of 16"),
+            std::string::npos);
+  const Graph mm_only = graph_of(test::base_spec() + "kernels: [matmul]\n");
+  EXPECT_NE(test::error_of([&] { lower_layer(mm_only, tiny_llama(), {Stage::kPrefill, 8, 0}); }).find("no fused attention kernel"),
+            std::string::npos);
+}
+
+TEST(Layer, SlidingWindowLimitsTheKeysOfADecodeStep) {
+  const Graph g = graph_of(fused_spec(16));
+  ModelConfig m = tiny_llama();
+  m.sliding_window = 16;
+  const LayerPlan p = lower_layer(g, m, {Stage::kDecode, 1, 40});
+  EXPECT_EQ(launch(p, "attention").attention.context, 15u);
+  EXPECT_EQ(launch(p, "attention").macs, 2u * 16 * 8 * 8);
+}
+
+// Both timing models on whole-model runs: the same cycles and activity, and reuse of
+// identical launches changes nothing.
+TEST(ModelSim, FastAndCycleModesAgreeOnAWholeModel) {
+  for (uint32_t tile_k : {16u, 64u}) {  // FFN as matmuls, then the fused FFN kernel
+    const Graph g = graph_of(fused_spec(tile_k));
+    const ModelConfig m = tiny_llama();
+    for (Stage stage : {Stage::kPrefill, Stage::kDecode}) {
+      ModelSimOptions o;
+      o.stage = stage;
+      o.context = 20;
+      o.tokens = 2;
+      const ModelSimReport fast = simulate_model(g, m, o);
+      o.mode = SimMode::kCycle;
+      const ModelSimReport cyc = simulate_model(g, m, o);
+      o.mode = SimMode::kFast;
+      o.every_launch = true;
+      const ModelSimReport every = simulate_model(g, m, o);
+      EXPECT_EQ(fast.cycles, cyc.cycles) << tile_k;
+      EXPECT_EQ(every.cycles, fast.cycles);
+      EXPECT_EQ(every.simulated_launches, every.launches);
+      EXPECT_LT(fast.simulated_launches, fast.launches);
+      for (const char* block : {"array_a", "array_b", "dma"})
+        EXPECT_EQ(fast.activity.at(block).busy_cycles, cyc.activity.at(block).busy_cycles) << block;
+      EXPECT_EQ(fast.activity.at("dma").operand_bytes, cyc.activity.at("dma").operand_bytes);
+      EXPECT_EQ(fast.launches, uint64_t(m.layers) * (stage == Stage::kDecode ? 2 : 1) * fast.kernels.size());
+    }
+  }
+}
+
+TEST(ModelSim, LayerCountAndWindowsAreChecked) {
+  const Graph g = graph_of(fused_spec(16));
+  ModelSimOptions o;
+  o.layers = 3;
+  EXPECT_NE(test::error_of([&] { simulate_model(g, tiny_llama(), o); }).find("exceeds the 2 layers"), std::string::npos);
+  o.layers = 1;
+  o.window = 1000;
+  o.mode = SimMode::kCycle;
+  EXPECT_NE(test::error_of([&] { simulate_model(g, tiny_llama(), o); }).find("--mode fast"), std::string::npos);
+  o.mode = SimMode::kFast;
+  const ModelSimReport r = simulate_model(g, tiny_llama(), o);
+  double busy = 0;
+  for (double w : r.timeline.busy.at("array_a")) busy += w;
+  EXPECT_NEAR(busy, double(r.activity.at("array_a").busy_cycles), 1e-3 * busy);
+  EXPECT_EQ(r.timeline.busy.at("dma").size(), (r.cycles + 999) / 1000);
+}
+
+}  // namespace
+}  // namespace fsgen
