@@ -19,6 +19,7 @@
 #include "power/techmap.h"
 #include "sim/bench.h"
 #include "sim/cosim.h"
+#include "sim/llama_inference.h"
 #include "sim/model_sim.h"
 #include "sim/numerics_report.h"
 #include "sim/tools.h"
@@ -289,7 +290,32 @@ int run(int argc, char** argv) {
   std::string model_name;
   model_cmd->add_option("model", model_name, "name under workloads/ or path of a Hugging Face config.json")->required();
 
+  auto* infer = app.add_subcommand("infer",
+                                   "run a llama2.c checkpoint through the design's SystemC platform (INT8) against FP32");
+  InferenceOptions inf;
+  std::string checkpoint = "../shared/models/stories260K.bin";
+  bool rtl_replay = false;
+  infer->add_option("spec", spec_path, "design spec (YAML)")->required();
+  infer->add_option("--checkpoint", checkpoint, "llama2.c .bin checkpoint")->capture_default_str();
+  infer->add_option("--prompt", inf.prompt, "tokens of the prefill step")->capture_default_str();
+  infer->add_option("--generate", inf.generate, "decode steps after the prefill")->capture_default_str();
+  infer->add_option("--layers", inf.layers, "layers to run (0: all)")->capture_default_str();
+  infer->add_flag("--rtl", rtl_replay, "also replay layer 0 of the prefill on the Verilated RTL");
+  infer->add_option("-o,--out", out_root, "RTL output root folder (--rtl)")->capture_default_str();
+
   CLI11_PARSE(app, argc, argv);
+
+  if (infer->parsed()) {
+    const Graph g = elaborate(parse_spec_file(spec_path));
+    const Llama2cModel model(checkpoint);
+    if (rtl_replay) inf.rtl_root = out_root;
+    InferenceReport r = run_inference(g, model, inf);
+    r.model = std::filesystem::path(checkpoint).filename().string();
+    print_inference(r, std::cout);
+    bool rtl_ok = true;
+    for (const auto& rep : r.rtl) rtl_ok = rtl_ok && rep.pass();
+    return r.mismatches == 0 && rtl_ok ? 0 : 1;
+  }
 
   if (model_cmd->parsed()) {
     print_model(model_config_by_name(model_name), std::cout);

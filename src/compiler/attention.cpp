@@ -28,14 +28,28 @@ void check(const Graph& g, const AttentionProblem& p, uint32_t lq, uint32_t lkv,
 
 }  // namespace
 
-CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p, Materialise what) {
-  const uint32_t d = g.spec.array_a.tile_k;
-  const bool decode = p.stage == Stage::kDecode;
-  const uint32_t lq = p.tokens;
-  const uint32_t lkv = decode ? p.context + p.tokens : p.tokens;
-  const uint32_t cap = p.kv_capacity ? p.kv_capacity : lkv;
-  check(g, p, lq, lkv, cap);
+namespace {
 
+struct Shape {
+  uint32_t d, lq, lkv, cap;
+  size_t q_bytes() const { return size_t(lq) * d; }
+};
+
+Shape shape_of(const Graph& g, const AttentionProblem& p) {
+  Shape s;
+  s.d = g.spec.array_a.tile_k;
+  s.lq = p.tokens;
+  s.lkv = p.stage == Stage::kDecode ? p.context + p.tokens : p.tokens;
+  s.cap = p.kv_capacity ? p.kv_capacity : s.lkv;
+  check(g, p, s.lq, s.lkv, s.cap);
+  return s;
+}
+
+// The program and, given operands, the reference output; ops == nullptr: layout only.
+CompiledAttention build(const Graph& g, const AttentionProblem& p, const AttentionOperands* ops) {
+  const Shape s = shape_of(g, p);
+  const uint32_t d = s.d, lq = s.lq, lkv = s.lkv, cap = s.cap;
+  const bool decode = p.stage == Stage::kDecode;
   CompiledAttention out;
   num::AttentionParams& ap = out.params;
   ap.lq = lq;
@@ -44,30 +58,22 @@ CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p, M
   ap.tile_kv = g.spec.array_a.tile_n;
   ap.causal = p.causal;
   ap.q_pos0 = lkv - lq;
-  // Operands are INT8 codes of values x / 64: logits = S / (64 * 64 * sqrt(d)).
-  num::choose_score_scaling(1.0 / (64.0 * 64.0 * std::sqrt(double(d))), ap.score_mult, ap.score_shift);
+  // Synthetic operands are INT8 codes of values x / 64: logits = S / (64 * 64 * sqrt(d)).
+  num::choose_score_scaling(p.score_scale > 0 ? p.score_scale : 1.0 / (64.0 * 64.0 * std::sqrt(double(d))), ap.score_mult,
+                            ap.score_shift);
 
   const size_t q_bytes = size_t(p.q_heads) * lq * d, kv_bytes = size_t(p.kv_heads) * cap * d;
-  const bool data = what == Materialise::kOperands;
-  auto operand = [&](size_t bytes, uint64_t seed) {
-    return data ? random_int8(bytes, seed, p.zero_fraction) : std::vector<int8_t>{};
-  };
-  const auto q = operand(q_bytes, p.seed);
-  const auto k = operand(kv_bytes, p.seed + 1);
-  const auto v = operand(kv_bytes, p.seed + 2);
-  const auto x = p.residual ? operand(q_bytes, p.seed + 3) : std::vector<int8_t>{};
-
   Program& prog = out.program;
   prog.design = g.spec.name;
   prog.kernel = std::string("attention ") + (decode ? "decode" : "prefill") + " heads=" + std::to_string(p.q_heads) + "/" +
                 std::to_string(p.kv_heads) + " q=" + std::to_string(lq) + " kv=" + std::to_string(lkv) + " d=" + std::to_string(d);
-  auto input = [&](const char* name, const std::vector<int8_t>& values, size_t bytes) {
-    return data ? prog.add_input(name, values) : prog.reserve_input(name, bytes);
+  auto input = [&](const char* name, const std::vector<int8_t>* values, size_t bytes) {
+    return ops ? prog.add_input(name, *values) : prog.reserve_input(name, bytes);
   };
-  const uint32_t addr_q = input("Q", q, q_bytes);
-  const uint32_t addr_k = input("K", k, kv_bytes);
-  const uint32_t addr_v = input("V", v, kv_bytes);
-  const uint32_t addr_x = p.residual ? input("X", x, q_bytes) : 0;
+  const uint32_t addr_q = input("Q", ops ? &ops->q : nullptr, q_bytes);
+  const uint32_t addr_k = input("K", ops ? &ops->k : nullptr, kv_bytes);
+  const uint32_t addr_v = input("V", ops ? &ops->v : nullptr, kv_bytes);
+  const uint32_t addr_x = p.residual ? input("X", ops ? &ops->x : nullptr, q_bytes) : 0;
   const uint32_t addr_o = prog.add_output("O", q_bytes);
   prog.writes = {{reg::kKernel, static_cast<uint32_t>(reg::Kernel::kAttention)},
                  {reg::kAddrA, addr_q},
@@ -87,7 +93,7 @@ CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p, M
                  {reg::kHeadStrideKv, cap * d},
                  {reg::kCtrl, 1}};
 
-  if (!data) return out;
+  if (!ops) return out;
   const uint32_t group = p.q_heads / p.kv_heads;
   out.expected.reserve(q_bytes);
   for (uint32_t h = 0; h < p.q_heads; ++h) {
@@ -95,11 +101,41 @@ CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p, M
       return std::vector<int8_t>(t.begin() + head_base, t.begin() + head_base + size_t(n) * d);
     };
     const size_t kv_base = size_t(h / group) * cap * d;
-    const auto o = num::attention_head_reference(rows(q, size_t(h) * lq * d, lq), rows(k, kv_base, lkv), rows(v, kv_base, lkv),
-                                                 p.residual ? rows(x, size_t(h) * lq * d, lq) : std::vector<int8_t>{}, ap);
+    const auto o = num::attention_head_reference(rows(ops->q, size_t(h) * lq * d, lq), rows(ops->k, kv_base, lkv),
+                                                 rows(ops->v, kv_base, lkv),
+                                                 p.residual ? rows(ops->x, size_t(h) * lq * d, lq) : std::vector<int8_t>{}, ap);
     out.expected.insert(out.expected.end(), o.begin(), o.end());
   }
   return out;
+}
+
+}  // namespace
+
+CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p, Materialise what) {
+  if (what == Materialise::kLayoutOnly) return build(g, p, nullptr);
+  const Shape s = shape_of(g, p);
+  const size_t q_bytes = size_t(p.q_heads) * s.lq * s.d, kv_bytes = size_t(p.kv_heads) * s.cap * s.d;
+  AttentionOperands ops;
+  ops.q = random_int8(q_bytes, p.seed, p.zero_fraction);
+  ops.k = random_int8(kv_bytes, p.seed + 1, p.zero_fraction);
+  ops.v = random_int8(kv_bytes, p.seed + 2, p.zero_fraction);
+  if (p.residual) ops.x = random_int8(q_bytes, p.seed + 3, p.zero_fraction);
+  return build(g, p, &ops);
+}
+
+CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p, const AttentionOperands& ops) {
+  const Shape s = shape_of(g, p);
+  const size_t q_bytes = size_t(p.q_heads) * s.lq * s.d, kv_bytes = size_t(p.kv_heads) * s.cap * s.d;
+  auto expect = [&](const char* name, const std::vector<int8_t>& t, size_t bytes) {
+    if (t.size() != bytes)
+      fail(std::string("attention operand ") + name, "expected " + std::to_string(bytes) + " bytes ([head][row][" +
+                                                          std::to_string(s.d) + "]), got " + std::to_string(t.size()));
+  };
+  expect("Q", ops.q, q_bytes);
+  expect("K", ops.k, kv_bytes);
+  expect("V", ops.v, kv_bytes);
+  if (p.residual) expect("X", ops.x, q_bytes);
+  return build(g, p, &ops);
 }
 
 }  // namespace fsgen

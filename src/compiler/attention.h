@@ -25,6 +25,7 @@ struct AttentionProblem {
   uint32_t kv_capacity = 0;  // rows per head reserved in the KV cache (0: exactly the keys used)
   bool residual = true;
   bool causal = true;        // false: every query sees every key (encoders)
+  double score_scale = 0;    // real factor from S = Q K^T to the logits; 0: synthetic codes of x / 64
   uint64_t seed = 1;
   double zero_fraction = 0.0;
 };
@@ -35,7 +36,15 @@ struct CompiledAttention {
   num::AttentionParams params;    // per-head shape and score scaling
 };
 
+// Synthetic operands (seed, zero fraction), or only the layout.
 CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p,
                                      Materialise what = Materialise::kOperands);
+
+// Given operands, INT8 codes with head_dim zero-padded to tiling.k (d): Q and the
+// residual X [q_head][row][d], K and V [kv_head][kv_capacity][d].
+struct AttentionOperands {
+  std::vector<int8_t> q, k, v, x;
+};
+CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p, const AttentionOperands& ops);
 
 }  // namespace fsgen

@@ -45,8 +45,9 @@ Llama2cModel::Llama2cModel(const std::string& path) {
   const uint64_t need = sizeof h + uint64_t(o) * 4 + (cfg_.shared_classifier ? 0 : uint64_t(cfg_.vocab_size) * d * 4);
   if (bytes < need)
     fail(path, "truncated: the header implies " + std::to_string(need) + " bytes, the file has " + std::to_string(bytes));
-  data_.resize(o);
-  if (!in.read(reinterpret_cast<char*>(data_.data()), std::streamsize(o * 4))) fail(path, "read error");
+  const size_t floats = o + (cfg_.shared_classifier ? 0 : size_t(cfg_.vocab_size) * d);
+  data_.resize(floats);
+  if (!in.read(reinterpret_cast<char*>(data_.data()), std::streamsize(floats * 4))) fail(path, "read error");
 }
 
 }  // namespace fsgen

@@ -25,6 +25,14 @@ class Llama2cModel {
   const float* wq(int layer) const { return at(off_.wq + size_t(layer) * cfg_.dim * cfg_.dim); }
   const float* wk(int layer) const { return at(off_.wk + size_t(layer) * cfg_.kv_dim() * cfg_.dim); }
   const float* wv(int layer) const { return at(off_.wv + size_t(layer) * cfg_.kv_dim() * cfg_.dim); }
+  const float* wo(int layer) const { return at(off_.wo + size_t(layer) * cfg_.dim * cfg_.dim); }
+  const float* rms_ffn(int layer) const { return at(off_.rms_ffn + size_t(layer) * cfg_.dim); }
+  const float* w1(int layer) const { return at(off_.w1 + size_t(layer) * cfg_.hidden_dim * cfg_.dim); }
+  const float* w2(int layer) const { return at(off_.w2 + size_t(layer) * cfg_.dim * cfg_.hidden_dim); }
+  const float* w3(int layer) const { return at(off_.w3 + size_t(layer) * cfg_.hidden_dim * cfg_.dim); }
+  const float* rms_final() const { return at(off_.rms_final); }
+  // The output classifier [vocab x dim]: the token embedding when shared.
+  const float* classifier() const { return cfg_.shared_classifier ? token_embedding() : at(off_.end); }
 
  private:
   struct Offsets {

@@ -29,7 +29,10 @@ uint32_t tiles_of(uint32_t dim, uint32_t tile, const char* name) {
 
 }  // namespace
 
-Program compile_matmul(const Graph& g, const MatmulProblem& p, Materialise what) {
+namespace {
+
+// The program with operands a and b, or (both null) only the layout.
+Program build(const Graph& g, const MatmulProblem& p, const std::vector<int8_t>* a, const std::vector<int8_t>* b) {
   const ArrayPlan& plan = g.array_a;
   const uint32_t tm = tiles_of(p.m, plan.spec.tile_m, "m");
   const uint32_t tn = tiles_of(p.n, g.matmul_tile_n(), "n");
@@ -45,12 +48,13 @@ Program compile_matmul(const Graph& g, const MatmulProblem& p, Materialise what)
   Program prog;
   prog.design = g.spec.name;
   prog.kernel = "matmul m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k);
-  auto input = [&](const char* name, size_t bytes, uint64_t seed) {
-    return what == Materialise::kOperands ? prog.add_input(name, random_int8(bytes, seed, p.zero_fraction))
-                                          : prog.reserve_input(name, bytes);
+  auto input = [&](const char* name, const std::vector<int8_t>* values, size_t bytes) {
+    if (values && values->size() != bytes)
+      fail(std::string("matmul operand ") + name, "expected " + std::to_string(bytes) + " bytes, got " + std::to_string(values->size()));
+    return values ? prog.add_input(name, *values) : prog.reserve_input(name, bytes);
   };
-  const uint32_t addr_a = input("A", size_t(p.m) * p.k, p.seed);
-  const uint32_t addr_b = input("B", size_t(p.k) * p.n, p.seed + 1);
+  const uint32_t addr_a = input("A", a, size_t(p.m) * p.k);
+  const uint32_t addr_b = input("B", b, size_t(p.k) * p.n);
   const uint32_t addr_c = prog.add_output("C", uint64_t(p.m) * p.n);
   prog.writes = {{reg::kKernel, static_cast<uint32_t>(reg::Kernel::kMatmul)},
                  {reg::kTilesM, tm},
@@ -66,6 +70,19 @@ Program compile_matmul(const Graph& g, const MatmulProblem& p, Materialise what)
                  {reg::kReqShift, p.req_shift},
                  {reg::kCtrl, 1}};
   return prog;
+}
+
+}  // namespace
+
+Program compile_matmul(const Graph& g, const MatmulProblem& p, Materialise what) {
+  if (what == Materialise::kLayoutOnly) return build(g, p, nullptr, nullptr);
+  const auto a = random_int8(size_t(p.m) * p.k, p.seed, p.zero_fraction);
+  const auto b = random_int8(size_t(p.k) * p.n, p.seed + 1, p.zero_fraction);
+  return build(g, p, &a, &b);
+}
+
+Program compile_matmul(const Graph& g, const MatmulProblem& p, const std::vector<int8_t>& a, const std::vector<int8_t>& b) {
+  return build(g, p, &a, &b);
 }
 
 std::vector<uint8_t> matmul_expected(const Program& prog, const MatmulProblem& p) {

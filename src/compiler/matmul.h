@@ -24,6 +24,8 @@ std::vector<int8_t> random_int8(size_t count, uint64_t seed, double zero_fractio
 // Throws UserError when the problem does not fit the design (dimensions that are
 // not multiples of the tiles, too many tiles, accumulator cache too small).
 Program compile_matmul(const Graph& g, const MatmulProblem& p, Materialise what = Materialise::kOperands);
+// The same with given operands: A [m x k] and B [k x n], row-major INT8.
+Program compile_matmul(const Graph& g, const MatmulProblem& p, const std::vector<int8_t>& a, const std::vector<int8_t>& b);
 
 // Reference output of the program's problem (docs/NUMERICS.md).
 std::vector<uint8_t> matmul_expected(const Program& prog, const MatmulProblem& p);

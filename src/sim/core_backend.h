@@ -1,0 +1,69 @@
+// A decoder's linear layers and attention as INT8 kernels on a design's SystemC
+// platform: every call is compiled into a Program with the real (quantised) operands
+// and run on the platform; the output is checked against the C++ reference of the
+// kernel's numerics and dequantised for the host. Scales: compiler/quantize.h.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/decoder_forward.h"
+#include "compiler/program.h"
+#include "compiler/quantize.h"
+#include "generator/graph.h"
+
+namespace fsgen {
+
+class CoreBackend : public DecoderBackend {
+ public:
+  // ranges: per layer, the calibrated largest magnitude at each quantisation point
+  // (Fp32Backend::ranges()).
+  CoreBackend(const Graph& g, const Llama2cModel& m, std::vector<std::map<std::string, float>> ranges);
+
+  void linear(int layer, Linear which, const std::vector<float>& x, uint32_t t, std::vector<float>& y) override;
+  void attention(int layer, const std::vector<float>& q, uint32_t t, uint32_t pos0, const std::vector<float>& k,
+                 const std::vector<float>& v, std::vector<float>& o) override;
+
+  struct Launch {
+    std::string kernel;
+    int layer;
+    Program program;
+    std::vector<uint8_t> expected;  // the C++ reference of the kernel's numerics
+  };
+  // Keeps the launches of `layer` (from the next call on) for a replay on the RTL.
+  void keep_layer(int layer) { keep_layer_ = layer; }
+  void stop_keeping() { keep_layer_ = -1; }
+  const std::vector<Launch>& kept() const { return kept_; }
+
+  uint64_t cycles() const { return cycles_; }
+  uint64_t launches() const { return launches_; }
+  uint64_t mismatches() const { return mismatches_; }  // launches whose output differs from the reference
+  const std::map<std::string, uint64_t>& cycles_by_kernel() const { return kernel_cycles_; }
+
+ private:
+  // A packed weight quantised for one launch: each part's weights take a scale
+  // proportional to that part's calibrated output range, so the launch's one requantiser
+  // multiplier maps every part's outputs onto the full INT8 range.
+  struct QuantWeight {
+    uint32_t out = 0, in = 0, n = 0, k = 0;  // n, k: padded to whole tiles
+    std::vector<int8_t> b;                   // W^T [k x n]
+    float in_scale = 0;                      // of the activations
+    std::vector<float> out_scale;            // per output column
+    Requant requant;
+  };
+  const QuantWeight& weight(int layer, Linear which);
+  float scale(int layer, const std::string& point) const;
+  std::vector<uint8_t> run(const std::string& kernel, int layer, const Program& p, std::vector<uint8_t> expected);
+
+  const Graph& g_;
+  const Llama2cModel& m_;
+  std::vector<std::map<std::string, float>> ranges_;
+  std::map<std::pair<int, Linear>, QuantWeight> weights_;
+  int keep_layer_ = -1;
+  std::vector<Launch> kept_;
+  uint64_t cycles_ = 0, launches_ = 0, mismatches_ = 0;
+  std::map<std::string, uint64_t> kernel_cycles_;
+};
+
+}  // namespace fsgen
