@@ -136,13 +136,14 @@ void DecoderForward::layer(int l, std::vector<float>& x, uint32_t t) {
 Fp32Backend::Fp32Backend(const Llama2cModel& m) : m_(m) {
   const int layers = m.config().n_layers;
   weights_.resize(size_t(layers));
-  ranges_.resize(size_t(layers));
+  cal_.ranges.resize(size_t(layers));
+  cal_.channels.resize(size_t(layers));
   for (int l = 0; l < layers; ++l)
     for (Linear w : {Linear::kQkv, Linear::kO, Linear::kW13, Linear::kW2}) weights_[size_t(l)][w] = packed_weight(m, l, w);
 }
 
 void Fp32Backend::record(int layer, const std::string& point, const float* v, size_t n) {
-  float& r = ranges_[size_t(layer)][point];
+  float& r = cal_.ranges[size_t(layer)][point];
   for (size_t i = 0; i < n; ++i) r = std::max(r, std::fabs(v[i]));
 }
 
@@ -157,6 +158,10 @@ void Fp32Backend::linear(int layer, Linear which, const std::vector<float>& x, u
     }
   const std::string name = linear_name(which);
   record(layer, name + ".in", x.data(), x.size());
+  std::vector<float>& ch = cal_.channels[size_t(layer)][which];
+  ch.resize(w.in, 0.0f);
+  for (uint32_t r = 0; r < t; ++r)
+    for (uint32_t i = 0; i < w.in; ++i) ch[i] = std::max(ch[i], std::fabs(x[size_t(r) * w.in + i]));
   uint32_t col = 0;
   for (const auto& part : w.parts) {
     for (uint32_t r = 0; r < t; ++r) record(layer, name + ".out." + part.name, y.data() + size_t(r) * w.out + col, part.rows);

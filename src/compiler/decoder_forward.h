@@ -61,23 +61,28 @@ class DecoderForward {
   std::vector<std::vector<float>> layer_out_;
 };
 
-// The FP32 reference backend. It records the largest magnitude seen at every point the
-// INT8 path quantises (calibration): "<linear>.in", "<linear>.out.<part>" for every
-// packed part, and "q", "k", "v" (after RoPE) for the attention.
+// The largest magnitudes the FP32 model shows, per layer, at every point the INT8 path
+// quantises: "<linear>.in", "<linear>.out.<part>" for every packed part, and "q", "k",
+// "v" (after RoPE) for the attention; and per input channel of every linear.
+struct Calibration {
+  std::vector<std::map<std::string, float>> ranges;
+  std::vector<std::map<Linear, std::vector<float>>> channels;
+};
+
+// The FP32 reference backend; it records a Calibration of what it sees.
 class Fp32Backend : public DecoderBackend {
  public:
   explicit Fp32Backend(const Llama2cModel& m);
   void linear(int layer, Linear which, const std::vector<float>& x, uint32_t t, std::vector<float>& y) override;
   void attention(int layer, const std::vector<float>& q, uint32_t t, uint32_t pos0, const std::vector<float>& k,
                  const std::vector<float>& v, std::vector<float>& o) override;
-  // Largest |value| per layer and point.
-  const std::vector<std::map<std::string, float>>& ranges() const { return ranges_; }
+  const Calibration& calibration() const { return cal_; }
 
  private:
   void record(int layer, const std::string& point, const float* v, size_t n);
   const Llama2cModel& m_;
   std::vector<std::map<Linear, PackedWeight>> weights_;
-  std::vector<std::map<std::string, float>> ranges_;
+  Calibration cal_;
 };
 
 // Greedy (argmax) token of row r of logits [t x vocab].

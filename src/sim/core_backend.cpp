@@ -15,34 +15,52 @@ namespace {
 uint32_t round_up(uint32_t v, uint32_t to) { return (v + to - 1) / to * to; }
 }  // namespace
 
-CoreBackend::CoreBackend(const Graph& g, const Llama2cModel& m, std::vector<std::map<std::string, float>> ranges)
-    : g_(g), m_(m), ranges_(std::move(ranges)) {
+CoreBackend::CoreBackend(const Graph& g, const Llama2cModel& m, Calibration cal)
+    : g_(g), m_(m), cal_(std::move(cal)) {
   const Llama2cConfig& c = m.config();
   if (!g.attention) fail("design '" + g.spec.name + "'", "the fused attention kernel is not built");
   if (uint32_t(c.head_dim()) > g.spec.array_a.tile_k)
     fail("design '" + g.spec.name + "'", "head_dim " + std::to_string(c.head_dim()) + " exceeds arrays.a.tiling.k " +
                                              std::to_string(g.spec.array_a.tile_k));
-  if (ranges_.size() < size_t(c.n_layers)) fail("calibration", "expected ranges for every layer");
+  if (cal_.ranges.size() < size_t(c.n_layers) || cal_.channels.size() < size_t(c.n_layers))
+    fail("calibration", "expected ranges for every layer");
 }
 
 float CoreBackend::scale(int layer, const std::string& point) const {
-  const auto& r = ranges_.at(size_t(layer));
+  const auto& r = cal_.ranges.at(size_t(layer));
   auto it = r.find(point);
   FSGEN_ASSERT(it != r.end(), "calibration point missing");
   return int8_scale(it->second);
 }
 
+void CoreBackend::smooth(int layer, Linear which, PackedWeight& w, QuantWeight& q) const {
+  const auto& ch = cal_.channels.at(size_t(layer));
+  auto it = ch.find(which);
+  FSGEN_ASSERT(it != ch.end() && it->second.size() == w.in, "calibration channels missing");
+  float in_max = 0;
+  q.smooth.assign(w.in, 1.0f);
+  for (uint32_t c = 0; c < w.in; ++c) {
+    float w_max = 0;
+    for (uint32_t o = 0; o < w.out; ++o) w_max = std::max(w_max, std::fabs(w.w[size_t(o) * w.in + c]));
+    const float x_max = it->second[c];
+    if (x_max > 0 && w_max > 0) q.smooth[c] = std::sqrt(x_max / w_max);
+    for (uint32_t o = 0; o < w.out; ++o) w.w[size_t(o) * w.in + c] *= q.smooth[c];
+    in_max = std::max(in_max, x_max / q.smooth[c]);
+  }
+  q.in_scale = int8_scale(in_max);
+}
+
 const CoreBackend::QuantWeight& CoreBackend::weight(int layer, Linear which) {
   auto it = weights_.find({layer, which});
   if (it != weights_.end()) return it->second;
-  const PackedWeight w = packed_weight(m_, layer, which);
+  PackedWeight w = packed_weight(m_, layer, which);
   const std::string name = linear_name(which);
   QuantWeight q;
   q.out = w.out;
   q.in = w.in;
   q.n = round_up(w.out, g_.matmul_tile_n());
   q.k = round_up(w.in, g_.spec.array_a.tile_k);
-  q.in_scale = scale(layer, name + ".in");
+  smooth(layer, which, w, q);
   // ratio: the smallest weight-to-output scale ratio that keeps every part's codes in range.
   std::vector<float> max_w, out_s;
   double ratio = 0;
@@ -91,7 +109,9 @@ void CoreBackend::linear(int layer, Linear which, const std::vector<float>& x, u
   p.k = w.k;
   p.req_mult = w.requant.mult;
   p.req_shift = w.requant.shift;
-  const std::vector<int8_t> codes = quantize_int8(x.data(), x.size(), w.in_scale);
+  std::vector<float> xs(x.size());
+  for (size_t i = 0; i < x.size(); ++i) xs[i] = x[i] / w.smooth[i % w.in];
+  const std::vector<int8_t> codes = quantize_int8(xs.data(), xs.size(), w.in_scale);
   std::vector<int8_t> a(size_t(p.m) * p.k, 0);
   for (uint32_t r = 0; r < t; ++r)
     std::copy_n(codes.data() + size_t(r) * w.in, w.in, a.data() + size_t(r) * p.k);

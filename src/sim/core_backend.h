@@ -17,9 +17,8 @@ namespace fsgen {
 
 class CoreBackend : public DecoderBackend {
  public:
-  // ranges: per layer, the calibrated largest magnitude at each quantisation point
-  // (Fp32Backend::ranges()).
-  CoreBackend(const Graph& g, const Llama2cModel& m, std::vector<std::map<std::string, float>> ranges);
+  // cal: the FP32 model's ranges on calibration tokens (Fp32Backend::calibration()).
+  CoreBackend(const Graph& g, const Llama2cModel& m, Calibration cal);
 
   void linear(int layer, Linear which, const std::vector<float>& x, uint32_t t, std::vector<float>& y) override;
   void attention(int layer, const std::vector<float>& q, uint32_t t, uint32_t pos0, const std::vector<float>& k,
@@ -42,23 +41,30 @@ class CoreBackend : public DecoderBackend {
   const std::map<std::string, uint64_t>& cycles_by_kernel() const { return kernel_cycles_; }
 
  private:
-  // A packed weight quantised for one launch: each part's weights take a scale
-  // proportional to that part's calibrated output range, so the launch's one requantiser
-  // multiplier maps every part's outputs onto the full INT8 range.
+  // A packed weight quantised for one launch.
+  //  - Smoothing (SmoothQuant, Xiao et al. 2023, alpha 0.5): input channel c of the
+  //    activations is divided by s_c = sqrt(max|x_c| / max|W_c|) and the weights' column c
+  //    multiplied by it, so the activations' outlier channels no longer set the scale
+  //    of every other channel. The product is unchanged.
+  //  - Each part's weights take a scale proportional to that part's calibrated output
+  //    range, so the launch's one requantiser multiplier maps every part's outputs onto
+  //    the full INT8 range.
   struct QuantWeight {
     uint32_t out = 0, in = 0, n = 0, k = 0;  // n, k: padded to whole tiles
     std::vector<int8_t> b;                   // W^T [k x n]
-    float in_scale = 0;                      // of the activations
+    std::vector<float> smooth;               // s_c per input channel
+    float in_scale = 0;                      // of the smoothed activations
     std::vector<float> out_scale;            // per output column
     Requant requant;
   };
   const QuantWeight& weight(int layer, Linear which);
+  void smooth(int layer, Linear which, PackedWeight& w, QuantWeight& q) const;
   float scale(int layer, const std::string& point) const;
   std::vector<uint8_t> run(const std::string& kernel, int layer, const Program& p, std::vector<uint8_t> expected);
 
   const Graph& g_;
   const Llama2cModel& m_;
-  std::vector<std::map<std::string, float>> ranges_;
+  Calibration cal_;
   std::map<std::pair<int, Linear>, QuantWeight> weights_;
   int keep_layer_ = -1;
   std::vector<Launch> kept_;

@@ -29,11 +29,14 @@ std::vector<int> greedy_tokens(const Llama2cModel& m, std::vector<int> start, ui
   return tokens;
 }
 
-std::vector<std::map<std::string, float>> calibrate(const Llama2cModel& m, uint32_t length, uint32_t layers) {
+// Ranges over four sequences of `length` tokens, none of them the evaluated one.
+Calibration calibrate(const Llama2cModel& m, uint32_t length, uint32_t layers) {
   Fp32Backend b(m);
-  DecoderForward f(m, b, layers);
-  for (int t : greedy_tokens(m, {kBos, 100}, length, layers)) f.step({t});
-  return b.ranges();
+  for (int second : {100, 200, 300, 400}) {
+    DecoderForward f(m, b, layers);
+    for (int t : greedy_tokens(m, {kBos, second % m.config().vocab_size}, length, layers)) f.step({t});
+  }
+  return b.calibration();
 }
 
 void replay_on_rtl(const Graph& g, const CoreBackend& core, const std::string& rtl_root, InferenceReport& r) {

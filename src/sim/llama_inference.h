@@ -3,9 +3,9 @@
 // reference of the same model, compared layer by layer and token by token.
 //
 // Tokens: the FP32 model's greedy continuation of BOS (evaluation), both models fed the
-// same tokens (teacher forcing). Calibration: the FP32 model's ranges on a different
-// sequence (the greedy continuation of BOS, 100), so no evaluated tensor calibrates
-// its own scale. The prompt runs as one prefill step, each further token as a decode
+// same tokens (teacher forcing). Calibration: the FP32 model's ranges on four other
+// sequences (the greedy continuations of BOS, 100 / 200 / 300 / 400), so no evaluated
+// tensor calibrates its own scale. The prompt runs as one prefill step, each further token as a decode
 // step against the KV cache.
 #pragma once
 #include <cstdint>

@@ -1,0 +1,102 @@
+// A decoder run through the SystemC platform as INT8 kernels against its FP32 reference:
+// a random tiny checkpoint written by the test, and stories260K when present.
+#include "sim/llama_inference.h"
+
+#include <fstream>
+#include <random>
+
+#include "compiler/quantize.h"
+#include "test_util.h"
+
+namespace fsgen {
+namespace {
+
+const char* kStories = "../shared/models/stories260K.bin";
+
+Graph graph_of(const std::string& path) { return elaborate(parse_spec_file(path)); }
+
+// A llama2.c checkpoint with N(0, 0.3) weights and unit norm weights.
+std::string write_random_checkpoint(const std::string& dir) {
+  const int32_t d = 32, h = 64, layers = 2, heads = 4, kvh = 2, vocab = 64, seq = 64;
+  const size_t kv = size_t(d / heads) * kvh;
+  const size_t floats = size_t(vocab) * d + layers * (2 * d + 2 * size_t(d) * d + 2 * kv * d + 3 * size_t(h) * d) + d +
+                        size_t(seq) * (d / heads);
+  std::vector<float> w(floats);
+  std::mt19937 rng(7);
+  std::normal_distribution<float> n(0.0f, 0.3f);
+  for (auto& x : w) x = n(rng);
+  const size_t rms_att = size_t(vocab) * d;
+  for (size_t i = 0; i < size_t(layers) * d; ++i) w[rms_att + i] = 1.0f;
+  const std::string path = dir + "/tiny.bin";
+  std::ofstream f(path, std::ios::binary);
+  const int32_t header[7] = {d, h, layers, heads, kvh, vocab, seq};
+  f.write(reinterpret_cast<const char*>(header), sizeof header);
+  f.write(reinterpret_cast<const char*>(w.data()), std::streamsize(w.size() * 4));
+  return path;
+}
+
+TEST(Quantize, RequantiserSettingsApproximateTheFactor) {
+  for (double f : {1e-4, 0.0123, 0.5, 3.0, 700.0}) {
+    const Requant r = choose_requant(f);
+    EXPECT_NEAR(double(r.mult) / std::ldexp(1.0, r.shift), f, f * 1e-3) << f;
+  }
+  EXPECT_NE(test::error_of([] { choose_requant(0.0); }).find("outside (0, 65535]"), std::string::npos);
+  const float x[4] = {-2.0f, 1.0f, 0.004f, 3.0f};
+  EXPECT_EQ(quantize_int8(x, 4, int8_scale(2.0f)), (std::vector<int8_t>{-127, 64, 0, 127}));  // 3.0 saturates
+}
+
+TEST(Inference, RandomCheckpointMatchesItsFp32Reference) {
+  const std::string dir = test::scratch_dir("infer_random");
+  const Llama2cModel m(write_random_checkpoint(dir));
+  InferenceOptions o;
+  o.prompt = 10;
+  o.generate = 3;
+  const InferenceReport r = run_inference(graph_of("examples/attn_d16.yaml"), m, o);
+  EXPECT_EQ(r.mismatches, 0u);
+  EXPECT_EQ(r.launches, 4u * 5 * 2);  // steps x kernels x layers
+  EXPECT_EQ(r.positions, 13u);
+  for (double c : r.cosine_min) EXPECT_GT(c, 0.95);
+  EXPECT_GT(r.cycles, 0u);
+}
+
+// Thresholds: one layer keeps the residual stream within cosine 0.99 of FP32 and
+// predicts the same next token at 90 % of positions; the whole 5-layer model stays
+// above cosine 0.85 at every layer (0.9 on average) and agrees on half the tokens or
+// more. Measured: one layer 0.9996 and 18 of 18; five layers 0.92 at the last layer,
+// 26 of 40 (docs/MODELS.md).
+TEST(Inference, Stories260KOneLayerOnSystemCAndTheVerilatedRtl) {
+  if (!std::filesystem::exists(kStories)) GTEST_SKIP() << kStories << " not present";
+  const Llama2cModel m(kStories);
+  InferenceOptions o;
+  o.prompt = 16;
+  o.generate = 2;
+  o.layers = 1;
+  o.rtl_root = test::scratch_dir("infer_rtl");
+  const InferenceReport r = run_inference(graph_of("examples/attn_d16.yaml"), m, o);
+  EXPECT_EQ(r.mismatches, 0u);
+  EXPECT_GE(r.cosine_min.at(0), 0.99);
+  EXPECT_GE(r.agreement(), 0.9);
+  ASSERT_EQ(r.rtl.size(), 5u);  // layer 0 of the prefill: projections, attention, FFN
+  for (const auto& rep : r.rtl) EXPECT_TRUE(rep.pass()) << rep.kernel;
+}
+
+TEST(Inference, Stories260KWholeModelForAFewTokens) {
+  if (!std::filesystem::exists(kStories)) GTEST_SKIP() << kStories << " not present";
+  const Llama2cModel m(kStories);
+  InferenceOptions o;
+  o.prompt = 32;
+  o.generate = 8;
+  const InferenceReport r = run_inference(graph_of("examples/attn_d16.yaml"), m, o);
+  EXPECT_EQ(r.mismatches, 0u);
+  ASSERT_EQ(r.cosine_min.size(), 5u);
+  for (size_t l = 0; l < 5; ++l) {
+    EXPECT_GE(r.cosine_min[l], 0.85) << l;
+    EXPECT_GE(r.cosine_mean[l], 0.9) << l;
+  }
+  EXPECT_GE(r.agreement(), 0.5);
+  std::cout << "stories260K, 5 layers: last-layer cosine " << r.cosine_min.back() << " min, next-token agreement "
+            << r.agree << "/" << r.positions << "\n";
+}
+
+}  // namespace
+}  // namespace fsgen
