@@ -6,7 +6,9 @@
 #include <iomanip>
 #include <random>
 
+#include "compiler/decoder_forward.h"
 #include "compiler/llama2c.h"
+#include "compiler/quantize.h"
 #include "core/attention_numerics.h"
 
 namespace fsgen {
@@ -29,10 +31,8 @@ struct Quantized {
 Quantized quantize(const std::vector<float>& x) {
   float amax = 0;
   for (float v : x) amax = std::max(amax, std::fabs(v));
-  Quantized q{std::vector<int8_t>(x.size()), amax > 0 ? amax / 127.0f : 1.0f};
-  for (size_t i = 0; i < x.size(); ++i)
-    q.values[i] = static_cast<int8_t>(std::clamp<long>(std::lround(x[i] / q.scale), -127, 127));
-  return q;
+  const float scale = int8_scale(amax);
+  return {quantize_int8(x.data(), x.size(), scale), scale};
 }
 
 std::vector<float> dequantize(const Quantized& q) {
@@ -129,54 +129,40 @@ AttentionCase random_case(const std::string& name, uint32_t lq, uint32_t lkv, ui
   return c;
 }
 
-// Layer 0 attention inputs of a llama2.c model on a fixed token sequence:
-// x = embedding, RMSNorm, q/k/v projections, RoPE on interleaved pairs.
+// The FP32 decoder, keeping what layer 0's attention sees (q, k, v after RoPE).
+class CaptureLayer0 : public Fp32Backend {
+ public:
+  using Fp32Backend::Fp32Backend;
+  std::vector<float> q, k, v;  // [position][heads x head_dim]
+  void attention(int layer, const std::vector<float>& qi, uint32_t t, uint32_t pos0, const std::vector<float>& ki,
+                 const std::vector<float>& vi, std::vector<float>& o) override {
+    if (layer == 0) q = qi, k = ki, v = vi;
+    Fp32Backend::attention(layer, qi, t, pos0, ki, vi, o);
+  }
+};
+
+// [position][heads x hd] -> [head][position][hd]
+std::vector<float> head_major(const std::vector<float>& x, uint32_t rows, uint32_t heads, uint32_t hd) {
+  std::vector<float> out(x.size());
+  for (uint32_t r = 0; r < rows; ++r)
+    for (uint32_t h = 0; h < heads; ++h)
+      std::copy_n(x.data() + (size_t(r) * heads + h) * hd, hd, out.data() + (size_t(h) * rows + r) * hd);
+  return out;
+}
+
+// Layer 0 attention inputs of a llama2.c model on a fixed token sequence (one prefill).
 AttentionCase llama2c_case(const Llama2cModel& m, uint32_t tokens) {
   const Llama2cConfig& cfg = m.config();
-  const uint32_t d = cfg.dim, hd = cfg.head_dim(), kv = cfg.kv_dim();
-  AttentionCase c{"stories260K layer 0, " + std::to_string(tokens) + " tokens, GQA " + std::to_string(cfg.n_heads) + "/" +
-                      std::to_string(cfg.n_kv_heads),
-                  tokens, tokens, hd, uint32_t(cfg.n_heads), uint32_t(cfg.n_kv_heads), true, {}, {}, {}};
-  c.q.assign(size_t(cfg.n_heads) * tokens * hd, 0);
-  c.k.assign(size_t(cfg.n_kv_heads) * tokens * hd, 0);
-  c.v.assign(size_t(cfg.n_kv_heads) * tokens * hd, 0);
-  std::vector<float> x(d), q(d), k(kv), v(kv);
-  for (uint32_t t = 0; t < tokens; ++t) {
-    const uint32_t token = t == 0 ? 1 : (37u * t + 11u) % uint32_t(cfg.vocab_size);
-    const float* e = m.token_embedding() + size_t(token) * d;
-    double ss = 0;
-    for (uint32_t i = 0; i < d; ++i) ss += double(e[i]) * e[i];
-    const float inv = 1.0f / std::sqrt(float(ss / d) + 1e-5f);
-    for (uint32_t i = 0; i < d; ++i) x[i] = e[i] * inv * m.rms_att(0)[i];
-    auto matvec = [&](const float* w, uint32_t rows, std::vector<float>& y) {
-      for (uint32_t r = 0; r < rows; ++r) {
-        float acc = 0;
-        for (uint32_t i = 0; i < d; ++i) acc += w[size_t(r) * d + i] * x[i];
-        y[r] = acc;
-      }
-    };
-    matvec(m.wq(0), d, q);
-    matvec(m.wk(0), kv, k);
-    matvec(m.wv(0), kv, v);
-    auto rope = [&](std::vector<float>& y, uint32_t width) {
-      for (uint32_t i = 0; i < width; i += 2) {
-        const float freq = 1.0f / std::pow(10000.0f, float(i % hd) / float(hd));
-        const float a = t * freq, c0 = std::cos(a), s0 = std::sin(a);
-        const float y0 = y[i], y1 = y[i + 1];
-        y[i] = y0 * c0 - y1 * s0;
-        y[i + 1] = y0 * s0 + y1 * c0;
-      }
-    };
-    rope(q, d);
-    rope(k, kv);
-    for (uint32_t h = 0; h < uint32_t(cfg.n_heads); ++h)
-      std::copy_n(&q[h * hd], hd, &c.q[(size_t(h) * tokens + t) * hd]);
-    for (uint32_t h = 0; h < uint32_t(cfg.n_kv_heads); ++h) {
-      std::copy_n(&k[h * hd], hd, &c.k[(size_t(h) * tokens + t) * hd]);
-      std::copy_n(&v[h * hd], hd, &c.v[(size_t(h) * tokens + t) * hd]);
-    }
-  }
-  return c;
+  const uint32_t hd = cfg.head_dim();
+  std::vector<int> seq;
+  for (uint32_t t = 0; t < tokens; ++t) seq.push_back(t == 0 ? 1 : int((37u * t + 11u) % uint32_t(cfg.vocab_size)));
+  CaptureLayer0 capture(m);
+  DecoderForward(m, capture, 1).step(seq);
+  return {"stories260K layer 0, " + std::to_string(tokens) + " tokens, GQA " + std::to_string(cfg.n_heads) + "/" +
+              std::to_string(cfg.n_kv_heads),
+          tokens, tokens, hd, uint32_t(cfg.n_heads), uint32_t(cfg.n_kv_heads), true,
+          head_major(capture.q, tokens, cfg.n_heads, hd), head_major(capture.k, tokens, cfg.n_kv_heads, hd),
+          head_major(capture.v, tokens, cfg.n_kv_heads, hd)};
 }
 
 }  // namespace
