@@ -13,7 +13,8 @@ build: deps
 	@cmake --build $(BUILD) -j$(JOBS)
 
 # The main job on the built-in example design: validate, generate + lint, simulate and
-# cross-check a projection matmul and a fused GQA attention layer.
+# cross-check a projection matmul and a fused GQA attention layer; then a whole Llama-2-7B
+# decode token on the LLM example design.
 demo: build
 	$(FSGEN) check examples/os_8x8.yaml
 	$(FSGEN) generate examples/os_8x8.yaml --lint
@@ -21,6 +22,7 @@ demo: build
 	$(FSGEN) cosim examples/os_8x8.yaml --m 32 --n 32 --k 32
 	$(FSGEN) simulate examples/os_8x8.yaml --kernel attention --tokens 32 --heads 4 --kv-heads 2
 	$(FSGEN) cosim examples/os_8x8.yaml --kernel attention --tokens 32 --heads 4 --kv-heads 2
+	$(FSGEN) simulate examples/llm_16x16.yaml --model Llama-2-7b --stage decode --context 512 --layers all
 
 # Unit tests plus the CI slice of the Verilator cross-check.
 test: build

@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sys/resource.h>
 
 #include "core/error.h"
 #include "models/kernel_regs.h"
@@ -91,6 +92,14 @@ void add_host(ModelSimReport& r, const HostOp& op) {
   r.host.push_back(op);
 }
 
+// ru_maxrss is in KiB on Linux; for RUSAGE_CHILDREN it is the largest waited-for child.
+double peak_rss_mib() {
+  rusage self{}, children{};
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  return double(std::max(self.ru_maxrss, children.ru_maxrss)) / 1024.0;
+}
+
 std::vector<LayerWorkload> steps_of(const ModelSimOptions& o) {
   if (o.stage == Stage::kPrefill) return {{Stage::kPrefill, o.context, 0}};
   std::vector<LayerWorkload> steps;
@@ -125,6 +134,7 @@ class ModelRun {
         }
       }
     r_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r_.peak_rss_mib = peak_rss_mib();
     return std::move(r_);
   }
 
@@ -257,11 +267,12 @@ void print_model_sim(const ModelSimReport& r, std::ostream& out) {
         << " elements" << std::setw(18) << grouped(h.bytes) << " B\n";
   if (!r.notes.empty()) out << "  placement:\n";
   for (const auto& n : r.notes) out << "    " << n << "\n";
-  out << "  simulated " << r.simulated_launches << " of " << r.launches
-      << " launches (each other one repeats an earlier launch's shape, so its cycles): " << grouped(r.simulated_cycles) << " cycles in "
+  out << "  simulated " << r.simulated_launches << " of " << r.launches << " launches"
+      << (r.simulated_launches < r.launches ? " (each other one repeats an earlier launch's shape, so its cycles)" : "")
+      << ": " << grouped(r.simulated_cycles) << " cycles in "
       << std::setprecision(3) << r.wall_seconds << " s wall, " << std::scientific << std::setprecision(2)
-      << (r.wall_seconds > 0 ? r.simulated_cycles / r.wall_seconds : 0.0) << " simulated cycles/s\n"
-      << std::defaultfloat;
+      << (r.wall_seconds > 0 ? r.simulated_cycles / r.wall_seconds : 0.0) << " simulated cycles/s; peak memory "
+      << std::fixed << std::setprecision(0) << r.peak_rss_mib << " MiB\n" << std::defaultfloat;
 }
 
 void write_model_sim_json(const ModelSimReport& r, std::ostream& out) {
@@ -291,6 +302,7 @@ void write_model_sim_json(const ModelSimReport& r, std::ostream& out) {
   j["launches"] = r.launches;
   j["simulated_cycles"] = r.simulated_cycles;
   j["wall_seconds"] = r.wall_seconds;
+  j["peak_rss_mib"] = r.peak_rss_mib;
   out << j.dump(1) << "\n";
 }
 

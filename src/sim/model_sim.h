@@ -51,6 +51,7 @@ struct ModelSimReport {
   ActivityTimeline timeline;          // fast mode with a window
   uint64_t launches = 0, simulated_launches = 0, simulated_cycles = 0;
   double wall_seconds = 0;
+  double peak_rss_mib = 0;  // largest resident set of fsgen or of one of its simulation processes
 
   uint32_t tokens_processed() const { return stage == "prefill" ? context : tokens; }
   double seconds_at_clock() const { return cycles / (clock_mhz * 1e6); }
