@@ -32,7 +32,7 @@ MatmulProblem problem(uint32_t m, uint32_t n, uint32_t k, double zeros, uint64_t
   p.m = m;
   p.n = n;
   p.k = k;
-  p.zero_fraction = zeros;
+  p.values.zero_fraction = zeros;
   p.seed = seed;
   p.req_mult = 3;
   p.req_shift = 8;
@@ -89,7 +89,7 @@ TEST(CosimAttention, DecodeReadsTheKvCache) {
   p.context = 40;
   p.kv_capacity = 64;  // the cache holds more rows than this step uses
   p.residual = false;
-  p.zero_fraction = 0.5;
+  p.values.zero_fraction = 0.5;
   expect_attention_pass("attn_d16", p);
 }
 
@@ -108,7 +108,7 @@ TEST(CosimAttention, SystolicArraysWithKvCaches) {
   p.q_heads = 4;
   p.kv_heads = 2;
   p.tokens = 37;
-  p.zero_fraction = 0.5;
+  p.values.zero_fraction = 0.5;
   expect_attention_pass("systolic_16x8", p);
 }
 
@@ -119,7 +119,7 @@ TEST(CosimAttention, InputStationaryArraysDecode) {
   p.kv_heads = 2;
   p.tokens = 2;
   p.context = 23;
-  p.zero_fraction = 0.5;
+  p.values.zero_fraction = 0.5;
   expect_pass("is_16x8", p, cosim_attention, 14);
 }
 
@@ -139,7 +139,7 @@ TEST(CosimFfn, GatedSiluAndPlainGelu) {
   plain.gated = false;
   plain.activation = "gelu";
   plain.residual = false;
-  plain.zero_fraction = 0.5;
+  plain.values.zero_fraction = 0.5;
   for (const FfnProblem& p : {gated, plain}) expect_pass("os_8x8", p, cosim_ffn, 12);
   expect_pass("ws_8x16", gated, cosim_ffn, 14);
 }

@@ -86,7 +86,7 @@ TEST(Platform, EveryStationarityMatchesTheReference) {
     p.m = 32;
     p.n = 32;
     p.k = 48;
-    p.zero_fraction = 0.3;
+    p.values.zero_fraction = 0.3;
     p.seed = 11;
     const Program prog = compile_matmul(g, p);
     const RunResult r = run_on_systemc(g, prog);

@@ -92,22 +92,45 @@ void print_model(const ModelConfig& m, std::ostream& out) {
       << m.kv_cache_elements_per_token() << " B)\n";
 }
 
-MatmulProblem problem_from(unsigned m, unsigned n, unsigned k, unsigned long long seed, double zeros) {
+MatmulProblem problem_from(unsigned m, unsigned n, unsigned k, unsigned long long seed, const SyntheticValues& values) {
   MatmulProblem p;
   p.m = m;
   p.n = n;
   p.k = k;
   p.seed = seed;
-  p.zero_fraction = zeros;
+  p.values = values;
   return p;
 }
 
-void add_problem_options(CLI::App* cmd, unsigned& m, unsigned& n, unsigned& k, unsigned long long& seed, double& zeros) {
+// The synthetic operands' options; the distribution's name is resolved after parsing.
+struct ValueOptions {
+  std::string distribution = "uniform";
+  SyntheticValues values;
+  SyntheticValues resolved() const {
+    SyntheticValues v = values;
+    v.distribution = distribution_named(distribution, "--values");
+    return v;
+  }
+};
+
+void add_value_options(CLI::App* cmd, ValueOptions& o) {
+  cmd->add_option("--zeros", o.values.zero_fraction, "fraction of operand values that are zero")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--values", o.distribution, "operand values: uniform over INT8, or normal")
+      ->check(CLI::IsMember({"uniform", "normal"}))
+      ->capture_default_str();
+  cmd->add_option("--sigma", o.values.sigma, "standard deviation of normal values, in INT8 codes")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
+void add_problem_options(CLI::App* cmd, unsigned& m, unsigned& n, unsigned& k, unsigned long long& seed, ValueOptions& values) {
   cmd->add_option("--m", m, "rows of A and C")->capture_default_str();
   cmd->add_option("--n", n, "columns of B and C")->capture_default_str();
   cmd->add_option("--k", k, "reduction length")->capture_default_str();
   cmd->add_option("--seed", seed, "random operand seed")->capture_default_str();
-  cmd->add_option("--zeros", zeros, "fraction of operand values that are zero")->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  add_value_options(cmd, values);
 }
 
 struct FfnOptions {
@@ -137,7 +160,7 @@ void add_attention_options(CLI::App* cmd, AttentionOptions& o) {
   cmd->add_flag("--no-residual", o.no_residual, "attention: no residual add");
 }
 
-AttentionProblem attention_from(const AttentionOptions& o, unsigned long long seed, double zeros) {
+AttentionProblem attention_from(const AttentionOptions& o, unsigned long long seed, const SyntheticValues& values) {
   AttentionProblem p;
   p.stage = o.stage == "decode" ? Stage::kDecode : Stage::kPrefill;
   p.q_heads = o.heads;
@@ -146,11 +169,11 @@ AttentionProblem attention_from(const AttentionOptions& o, unsigned long long se
   p.context = p.stage == Stage::kDecode ? o.context : 0;
   p.residual = !o.no_residual;
   p.seed = seed;
-  p.zero_fraction = zeros;
+  p.values = values;
   return p;
 }
 
-FfnProblem ffn_from(const FfnOptions& o, unsigned tokens, unsigned long long seed, double zeros, bool residual) {
+FfnProblem ffn_from(const FfnOptions& o, unsigned tokens, unsigned long long seed, const SyntheticValues& values, bool residual) {
   FfnProblem p;
   p.tokens = tokens;
   p.ffn = o.ffn;
@@ -158,7 +181,7 @@ FfnProblem ffn_from(const FfnOptions& o, unsigned tokens, unsigned long long see
   p.activation = o.activation;
   p.residual = residual;
   p.seed = seed;
-  p.zero_fraction = zeros;
+  p.values = values;
   return p;
 }
 
@@ -185,7 +208,8 @@ class ProgressBar {
   double last_ = 0;
 };
 
-int simulate_model_command(const Graph& g, const AttentionOptions& attn, const ModelSimArgs& a) {
+int simulate_model_command(const Graph& g, const AttentionOptions& attn, const ModelSimArgs& a, const SyntheticValues& values,
+                           uint64_t seed) {
   const ModelConfig m = model_config_by_name(a.model);
   ModelSimOptions o;
   o.stage = attn.stage == "decode" ? Stage::kDecode : Stage::kPrefill;
@@ -201,6 +225,8 @@ int simulate_model_command(const Graph& g, const AttentionOptions& attn, const M
     }
   }
   o.mode = a.mode == "cycle" ? SimMode::kCycle : SimMode::kFast;
+  o.values = values;
+  o.seed = seed;
   o.every_launch = a.every_launch;
   o.window = a.window ? a.window : (a.activity_csv.empty() ? 0 : 4096);
   ProgressBar bar;
@@ -229,7 +255,7 @@ int run(int argc, char** argv) {
   FfnOptions ffn;
   unsigned m = 32, n = 32, k = 32;
   unsigned long long seed = 1;
-  double zeros = 0.0;
+  ValueOptions value_opts;
 
   auto* check = app.add_subcommand("check", "validate a design spec and print its elaborated graph");
   check->add_option("spec", spec_path, "design spec (YAML)")->required();
@@ -247,7 +273,7 @@ int run(int argc, char** argv) {
   auto* sim = app.add_subcommand("simulate", "run a kernel on the design's SystemC/TLM-2.0 platform");
   sim->add_option("spec", spec_path, "design spec (YAML)")->required();
   sim->add_option("--kernel", kernel, "kernel to run")->check(CLI::IsMember({"matmul", "attention", "ffn"}))->capture_default_str();
-  add_problem_options(sim, m, n, k, seed, zeros);
+  add_problem_options(sim, m, n, k, seed, value_opts);
   add_attention_options(sim, attn);
   add_ffn_options(sim, ffn);
 
@@ -267,13 +293,13 @@ int run(int argc, char** argv) {
   comp->add_option("spec", spec_path, "design spec (YAML)")->required();
   comp->add_option("--kernel", kernel, "kernel to compile")->check(CLI::IsMember({"matmul"}))->capture_default_str();
   comp->add_option("-o,--out", program_out, "program file to write")->capture_default_str();
-  add_problem_options(comp, m, n, k, seed, zeros);
+  add_problem_options(comp, m, n, k, seed, value_opts);
 
   auto* cos = app.add_subcommand("cosim", "run a kernel on SystemC and on the Verilated RTL and compare them");
   cos->add_option("spec", spec_path, "design spec (YAML)")->required();
   cos->add_option("--kernel", kernel, "kernel to run")->check(CLI::IsMember({"matmul", "attention", "ffn"}))->capture_default_str();
   cos->add_option("-o,--out", out_root, "RTL output root folder")->capture_default_str();
-  add_problem_options(cos, m, n, k, seed, zeros);
+  add_problem_options(cos, m, n, k, seed, value_opts);
   add_attention_options(cos, attn);
   add_ffn_options(cos, ffn);
 
@@ -304,6 +330,7 @@ int run(int argc, char** argv) {
   infer->add_option("-o,--out", out_root, "RTL output root folder (--rtl)")->capture_default_str();
 
   CLI11_PARSE(app, argc, argv);
+  const SyntheticValues values = value_opts.resolved();
 
   if (infer->parsed()) {
     const Graph g = elaborate(parse_spec_file(spec_path));
@@ -342,7 +369,7 @@ int run(int argc, char** argv) {
   }
   if (sim->parsed() && !msim.model.empty()) {
     msim.tokens_given = sim->count("--tokens") > 0;
-    return simulate_model_command(elaborate(parse_spec_file(spec_path)), attn, msim);
+    return simulate_model_command(elaborate(parse_spec_file(spec_path)), attn, msim, values, seed);
   }
   if (sim->parsed()) {
     const Graph g = elaborate(parse_spec_file(spec_path));
@@ -350,15 +377,15 @@ int run(int argc, char** argv) {
     std::vector<uint8_t> expected;
     double macs = 0;
     if (kernel == "attention") {
-      const CompiledAttention c = compile_attention(g, attention_from(attn, seed, zeros));
+      const CompiledAttention c = compile_attention(g, attention_from(attn, seed, values));
       prog = c.program;
       expected = c.expected;
     } else if (kernel == "ffn") {
-      const CompiledFfn c = compile_ffn(g, ffn_from(ffn, attn.tokens, seed, zeros, !attn.no_residual));
+      const CompiledFfn c = compile_ffn(g, ffn_from(ffn, attn.tokens, seed, values, !attn.no_residual));
       prog = c.program;
       expected = c.expected;
     } else {
-      const MatmulProblem prob = problem_from(m, n, k, seed, zeros);
+      const MatmulProblem prob = problem_from(m, n, k, seed, values);
       prog = compile_matmul(g, prob);
       expected = matmul_expected(prog, prob);
       macs = double(m) * n * k;
@@ -404,7 +431,7 @@ int run(int argc, char** argv) {
   }
   if (comp->parsed()) {
     const Graph g = elaborate(parse_spec_file(spec_path));
-    const Program prog = compile_matmul(g, problem_from(m, n, k, seed, zeros));
+    const Program prog = compile_matmul(g, problem_from(m, n, k, seed, values));
     save_program(prog, program_out);
     std::cout << "wrote " << program_out << ": " << prog.kernel << " for design " << g.spec.name << ", "
               << prog.writes.size() << " register writes, " << prog.inputs.size() << " input regions\n";
@@ -412,9 +439,9 @@ int run(int argc, char** argv) {
   }
   if (cos->parsed()) {
     const Graph g = elaborate(parse_spec_file(spec_path));
-    const CosimReport rep = kernel == "attention" ? cosim_attention(g, attention_from(attn, seed, zeros), out_root)
-                            : kernel == "ffn"     ? cosim_ffn(g, ffn_from(ffn, attn.tokens, seed, zeros, !attn.no_residual), out_root)
-                                                  : cosim_matmul(g, problem_from(m, n, k, seed, zeros), out_root);
+    const CosimReport rep = kernel == "attention" ? cosim_attention(g, attention_from(attn, seed, values), out_root)
+                            : kernel == "ffn"     ? cosim_ffn(g, ffn_from(ffn, attn.tokens, seed, values, !attn.no_residual), out_root)
+                                                  : cosim_matmul(g, problem_from(m, n, k, seed, values), out_root);
     print_cosim(rep, std::cout);
     return rep.pass() ? 0 : 1;
   }

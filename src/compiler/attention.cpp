@@ -116,10 +116,10 @@ CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p, M
   const Shape s = shape_of(g, p);
   const size_t q_bytes = size_t(p.q_heads) * s.lq * s.d, kv_bytes = size_t(p.kv_heads) * s.cap * s.d;
   AttentionOperands ops;
-  ops.q = random_int8(q_bytes, p.seed, p.zero_fraction);
-  ops.k = random_int8(kv_bytes, p.seed + 1, p.zero_fraction);
-  ops.v = random_int8(kv_bytes, p.seed + 2, p.zero_fraction);
-  if (p.residual) ops.x = random_int8(q_bytes, p.seed + 3, p.zero_fraction);
+  ops.q = random_int8(q_bytes, p.seed, p.values);
+  ops.k = random_int8(kv_bytes, p.seed + 1, p.values);
+  ops.v = random_int8(kv_bytes, p.seed + 2, p.values);
+  if (p.residual) ops.x = random_int8(q_bytes, p.seed + 3, p.values);
   return build(g, p, &ops);
 }
 

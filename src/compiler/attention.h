@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compiler/program.h"
+#include "compiler/synthetic.h"
 #include "core/attention_numerics.h"
 #include "generator/graph.h"
 
@@ -27,7 +28,7 @@ struct AttentionProblem {
   bool causal = true;        // false: every query sees every key (encoders)
   double score_scale = 0;    // real factor from S = Q K^T to the logits; 0: synthetic codes of x / 64
   uint64_t seed = 1;
-  double zero_fraction = 0.0;
+  SyntheticValues values;  // how the synthetic operands are drawn
 };
 
 struct CompiledAttention {

@@ -31,7 +31,7 @@ CompiledFfn compile_ffn(const Graph& g, const FfnProblem& p, Materialise what) {
   const size_t xb = size_t(p.tokens) * hd, wb = size_t(p.ffn) * hd;
   const bool data = what == Materialise::kOperands;
   auto operand = [&](size_t bytes, uint64_t seed) {
-    return data ? random_int8(bytes, seed, p.zero_fraction) : std::vector<int8_t>{};
+    return data ? random_int8(bytes, seed, p.values) : std::vector<int8_t>{};
   };
   const auto x = operand(xb, p.seed);
   const auto w1 = operand(wb, p.seed + 1);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/program.h"
+#include "compiler/synthetic.h"
 #include "core/ffn_numerics.h"
 #include "generator/graph.h"
 
@@ -20,7 +21,7 @@ struct FfnProblem {
   std::string activation = "silu";
   bool residual = true;
   uint64_t seed = 1;
-  double zero_fraction = 0.0;
+  SyntheticValues values;  // how the synthetic operands are drawn
 };
 
 struct CompiledFfn {

@@ -8,15 +8,6 @@
 
 namespace fsgen {
 
-std::vector<int8_t> random_int8(size_t count, uint64_t seed, double zero_fraction) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> value(-128, 127);
-  std::uniform_real_distribution<double> coin(0.0, 1.0);
-  std::vector<int8_t> v(count);
-  for (auto& x : v) x = coin(rng) < zero_fraction ? 0 : static_cast<int8_t>(value(rng));
-  return v;
-}
-
 namespace {
 
 uint32_t tiles_of(uint32_t dim, uint32_t tile, const char* name) {
@@ -76,8 +67,8 @@ Program build(const Graph& g, const MatmulProblem& p, const std::vector<int8_t>*
 
 Program compile_matmul(const Graph& g, const MatmulProblem& p, Materialise what) {
   if (what == Materialise::kLayoutOnly) return build(g, p, nullptr, nullptr);
-  const auto a = random_int8(size_t(p.m) * p.k, p.seed, p.zero_fraction);
-  const auto b = random_int8(size_t(p.k) * p.n, p.seed + 1, p.zero_fraction);
+  const auto a = random_int8(size_t(p.m) * p.k, p.seed, p.values);
+  const auto b = random_int8(size_t(p.k) * p.n, p.seed + 1, p.values);
   return build(g, p, &a, &b);
 }
 

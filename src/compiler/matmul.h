@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "compiler/program.h"
+#include "compiler/synthetic.h"
 #include "generator/graph.h"
 
 namespace fsgen {
@@ -14,11 +15,9 @@ struct MatmulProblem {
   uint16_t req_mult = 1;
   uint8_t req_shift = 6;
   uint64_t seed = 1;
-  double zero_fraction = 0.0;  // share of operand values drawn as exact zeros
+  SyntheticValues values;  // how the synthetic operands are drawn
 };
 
-// Random operands with the problem's seed and zero fraction (values uniform in [-128, 127] otherwise).
-std::vector<int8_t> random_int8(size_t count, uint64_t seed, double zero_fraction);
 
 // The program: operands placed in memory, registers, output region "C".
 // Throws UserError when the problem does not fit the design (dimensions that are

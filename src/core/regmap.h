@@ -21,7 +21,7 @@ enum Offset : uint32_t {
   kStrideC = 0x2C,   // bytes between rows of C
   kReqMult = 0x30,   // requantisation multiplier, unsigned 16 bit
   kReqShift = 0x34,  // requantisation right shift, 0..31
-  kCycles = 0x38,    // R: busy cycles of the last run
+  kCycles = 0x38,    // R: busy cycles of the last run, low 32 bits
   // Fused attention (kernel 1): Q at addr_a, K at addr_b, O at addr_c, all [head][row][head_dim].
   kAddrV = 0x3C,        // byte address of V
   kAddrX = 0x40,        // byte address of the residual X (used when attn_flags bit 1 is set)

@@ -47,7 +47,10 @@ class Host : public sc_core::sc_module {
   void run() {
     for (const auto& w : program_.writes) access(true, w.offset, w.value);
     if (core_.busy()) wait(core_.done_event);
-    result_.cycles = access(false, reg::kCycles, 0);
+    // The cycles register holds the low 32 bits (what a driver reads); the run's count is
+    // the core's own 64-bit one, so kernels beyond 2^32 cycles are counted whole.
+    access(false, reg::kCycles, 0);
+    result_.cycles = core_.last_cycles();
     // Nothing else is scheduled: the simulation ends when this process returns.
   }
   const Program& program_;

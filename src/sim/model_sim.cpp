@@ -46,6 +46,7 @@ struct TimedLaunch {
 Program compile_launch(const Graph& g, KernelLaunch l, const ModelSimOptions& o) {
   const Materialise what = o.mode == SimMode::kFast ? Materialise::kLayoutOnly : Materialise::kOperands;
   l.matmul.seed = l.attention.seed = l.ffn.seed = o.seed;
+  l.matmul.values = l.attention.values = l.ffn.values = o.values;
   switch (l.kind) {
     case KernelKind::kMatmul: return compile_matmul(g, l.matmul, what);
     case KernelKind::kAttention: return compile_attention(g, l.attention, what).program;

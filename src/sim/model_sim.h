@@ -29,7 +29,8 @@ struct ModelSimOptions {
   SimMode mode = SimMode::kFast;
   bool every_launch = false;
   uint64_t window = 0;  // fast mode: activity timeline window in cycles (0: none)
-  uint64_t seed = 1;    // cycle mode: synthetic operands
+  uint64_t seed = 1;        // cycle mode: synthetic operands, drawn as `values` says
+  SyntheticValues values;
 };
 
 struct KernelTotals {
