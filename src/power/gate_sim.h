@@ -3,6 +3,7 @@
 // from its VCD: the golden activity the gate-level power engine turns into power.
 #pragma once
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -11,26 +12,41 @@
 
 namespace fsgen {
 
-// Random stimulus for a primitive: after two reset cycles (reset_n low, if the port
-// exists) every other input bit flips with probability toggle_rate each cycle; ports
-// named in hold_high stay 1 (enables).
+// Random stimulus for a primitive. After two reset cycles (reset_n low, if the port
+// exists) each enable port is high with probability enable_rate, drawn every cycle; in a
+// cycle with any enable high, every bit of every data port (the other inputs) flips with
+// probability toggle_rate and then every byte is forced to zero with probability
+// zero_fraction; data ports hold their value otherwise. Ports in held_low stay 0.
 struct PrimitiveStimulus {
   uint64_t cycles = 1000;
   double toggle_rate = 0.2;
+  double zero_fraction = 0.0;
+  double enable_rate = 1.0;
   uint64_t seed = 1;
   std::string clock = "clk", reset_n = "rst_n";
-  std::vector<std::string> hold_high = {"en"};
+  std::vector<std::string> enables = {"en"};
+  std::vector<std::string> held_low;
 };
 
 struct GateActivity {
   uint64_t cycles = 0;
   std::vector<uint64_t> toggles;                  // per net bit, whole run
   std::vector<std::vector<int>> toggled_per_cycle;  // per cycle, the net bits that toggled (repeats count)
+  uint64_t enabled_cycles = 0;                    // cycles with an enable high
+  uint64_t zero_bytes = 0, data_bytes = 0;        // data port bytes driven in enabled cycles, and the zero ones
 };
 
 // Builds (in out_dir) and runs the gate-level simulation of `synth`'s netlist.
 GateActivity simulate_gates(const SynthReport& synth, const GateNetlist& netlist, const Liberty& lib,
                             const PrimitiveStimulus& stim, const std::string& out_dir);
+
+// The same in two steps, so that one build serves many runs, in parallel: the build
+// (reused while the netlist and the stimulus' port roles are unchanged) and one run in its
+// own folder. The stimulus' rates and seed may differ between runs of one build.
+std::filesystem::path prepare_gate_simulation(const SynthReport& synth, const GateNetlist& netlist, const Liberty& lib,
+                                              const PrimitiveStimulus& stim, const std::string& build_dir);
+GateActivity run_gate_simulation(const std::filesystem::path& binary, const GateNetlist& netlist,
+                                 const PrimitiveStimulus& stim, const std::string& run_dir);
 
 // Per-cycle power trace (mW) of a simulated run: each cycle's toggles times their energy,
 // plus leakage.

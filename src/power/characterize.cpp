@@ -1,0 +1,312 @@
+#include "power/characterize.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "core/error.h"
+#include "generator/rtl_library.h"
+#include "power/gate_power.h"
+#include "power/gate_sim.h"
+#include "power/techmap.h"
+#include "sim/tools.h"
+
+namespace fsgen {
+
+namespace fs = std::filesystem;
+
+const std::vector<PrimitiveDef>& primitive_catalog() {
+  static const std::vector<PrimitiveDef> catalog = {
+      {"pe_array_os", "fsgen_array_os", {"R", "C"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}},
+       {{"RESCALE", 0}, {"SYSTOLIC", 0}}, {"en"}, {"clr", "sc", "alpha", "rd_row"},
+       [](const std::vector<int>& h) { return double(h[0]) * h[1]; }},
+      {"pe_array_dot", "fsgen_array_dot", {"P", "K"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}},
+       {{"LOAD_COL", 1}}, {"v", "ld"}, {},
+       [](const std::vector<int>& h) { return double(h[0]) * h[1]; }},
+  };
+  return catalog;
+}
+
+const PrimitiveDef& primitive_def(const std::string& kind) {
+  for (const auto& d : primitive_catalog())
+    if (d.kind == kind) return d;
+  std::string known;
+  for (const auto& d : primitive_catalog()) known += (known.empty() ? "" : ", ") + d.kind;
+  fail("primitive '" + kind + "'", "unknown: expected one of " + known);
+}
+
+std::string CharPoint::key() const {
+  std::ostringstream o;
+  o << kind;
+  for (int v : h) o << ";" << v;
+  o << "|" << toggle_rate << "|" << zero_fraction << "|" << enable_rate << "|" << seed;
+  return o.str();
+}
+
+namespace {
+
+constexpr double kClockMhz = 1000;  // the engine's clock for the labels (energy per cycle does not depend on it)
+const char* kColumns = "kind,h,toggle_rate,zero_fraction,enable_rate,seed,alpha,enable,zeros,dynamic_fj,leakage_mw,area_um2";
+
+std::string h_text(const std::vector<int>& h) {
+  std::string s;
+  for (int v : h) s += (s.empty() ? "" : ";") + std::to_string(v);
+  return s;
+}
+
+std::string row_of(const CharPoint& p) {
+  std::ostringstream o;
+  o.precision(9);
+  o << p.kind << "," << h_text(p.h) << "," << p.toggle_rate << "," << p.zero_fraction << "," << p.enable_rate << ","
+    << p.seed << "," << p.alpha << "," << p.enable << "," << p.zeros << "," << p.dynamic_fj << "," << p.leakage_mw << ","
+    << p.area_um2;
+  return o.str();
+}
+
+CharPoint point_of(const std::string& line, const std::string& where) {
+  std::vector<std::string> f;
+  std::stringstream ss(line);
+  for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+  if (f.size() != 12) fail(where, "expected 12 comma-separated fields (" + std::string(kColumns) + ")");
+  CharPoint p;
+  try {
+    p.kind = f[0];
+    std::stringstream hs(f[1]);
+    for (std::string v; std::getline(hs, v, ';');) p.h.push_back(std::stoi(v));
+    p.toggle_rate = std::stod(f[2]);
+    p.zero_fraction = std::stod(f[3]);
+    p.enable_rate = std::stod(f[4]);
+    p.seed = std::stoull(f[5]);
+    p.alpha = std::stod(f[6]);
+    p.enable = std::stod(f[7]);
+    p.zeros = std::stod(f[8]);
+    p.dynamic_fj = std::stod(f[9]);
+    p.leakage_mw = std::stod(f[10]);
+    p.area_um2 = std::stod(f[11]);
+  } catch (const std::exception&) {
+    fail(where, "expected numbers in every field after the kind");
+  }
+  return p;
+}
+
+std::string tool_version(const std::string& tool, const std::string& flag) {
+  const CommandResult r = run_command(shell_quote(require_tool(tool)) + " " + flag);
+  std::string v = r.output.substr(0, r.output.find('\n'));
+  return v.empty() ? "unknown" : v;
+}
+
+std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, const Liberty& lib) {
+  return {{"format", "fsgen-characterisation 1"},
+          {"liberty", lib.name + (o.liberty.empty() ? " (built in)" : " (" + o.liberty + ")")},
+          {"yosys", tool_version("yosys", "-V")},
+          {"verilator", tool_version("verilator", "--version")},
+          {"cycles", std::to_string(o.cycles)},
+          {"seed", std::to_string(o.seed)},
+          {"grid", o.small_grid ? "small" : "full"}};
+}
+
+struct Stimulus {
+  double toggle_rate, zero_fraction, enable_rate;
+};
+
+std::vector<Stimulus> stimulus_grid(bool small) {
+  std::vector<Stimulus> g;
+  const std::vector<double> rates = small ? std::vector<double>{0.1, 0.4} : std::vector<double>{0.05, 0.15, 0.3, 0.5};
+  const std::vector<double> zeros = small ? std::vector<double>{0.0, 0.7} : std::vector<double>{0.0, 0.5, 0.9};
+  const std::vector<double> enables = small ? std::vector<double>{0.5, 1.0} : std::vector<double>{0.25, 0.6, 1.0};
+  for (double a : rates)
+    for (double z : zeros)
+      for (double e : enables) g.push_back({a, z, e});
+  return g;
+}
+
+// One primitive at one size: synthesis, the engine, one gate-level build, then every
+// missing stimulus in parallel.
+class SizeRun {
+ public:
+  SizeRun(const PrimitiveDef& def, const std::vector<int>& h, const Liberty& lib, const CharacterizeOptions& o)
+      : def_(def), h_(h), o_(o), dir_((fs::path(o.work_dir) / (def.kind + "_" + h_text(h))).string()) {
+    fs::create_directories(dir_);
+    std::vector<std::string> files;
+    for (const auto& [name, text] : rtl_library()) {
+      std::ofstream(fs::path(dir_) / name) << text;
+      if (name == def.module + ".v") files.push_back((fs::path(dir_) / name).string());
+    }
+    std::map<std::string, int64_t> params = def.fixed;
+    for (size_t i = 0; i < h.size(); ++i) params[def.params[i]] = h[i];
+    synth_ = synth_to_liberty(files, def.module, params, lib, dir_);
+    netlist_ = read_netlist_json(synth_.netlist_json, def.module);
+    engine_ = std::make_unique<GatePowerModel>(netlist_, read_liberty_file(lib.path), GatePowerOptions{kClockMhz, 0.05, 0});
+    stim_.cycles = o.cycles;
+    stim_.enables = def.enables;
+    stim_.held_low = def.held_low;
+    binary_ = prepare_gate_simulation(synth_, netlist_, lib, stim_, dir_);
+    for (const auto& [port, bits] : netlist_.ports)
+      if (port != stim_.clock && port != stim_.reset_n && !netlist_.outputs.count(port) && !listed(def.enables, port) &&
+          !listed(def.held_low, port))
+        data_bits_.insert(data_bits_.end(), bits.begin(), bits.end());
+  }
+
+  CharPoint run(const Stimulus& s, size_t index) const {
+    PrimitiveStimulus stim = stim_;
+    stim.toggle_rate = s.toggle_rate;
+    stim.zero_fraction = s.zero_fraction;
+    stim.enable_rate = s.enable_rate;
+    stim.seed = o_.seed + index;
+    const GateActivity a =
+        run_gate_simulation(binary_, netlist_, stim, (fs::path(dir_) / ("run" + std::to_string(index))).string());
+    CharPoint p = unlabelled(s, stim.seed);
+    uint64_t data_toggles = 0;
+    for (int b : data_bits_) data_toggles += a.toggles.at(size_t(b));
+    p.alpha = data_bits_.empty() ? 0 : double(data_toggles) / (double(data_bits_.size()) * double(a.cycles));
+    p.enable = double(a.enabled_cycles) / double(a.cycles);
+    p.zeros = a.data_bytes ? double(a.zero_bytes) / double(a.data_bytes) : 0;
+    const PowerBreakdown pw = engine_->power(a.toggles, a.cycles);
+    p.dynamic_fj = (pw.internal_mw + pw.switching_mw) / kClockMhz * 1e6;
+    p.leakage_mw = pw.leakage_mw;
+    p.area_um2 = synth_.area_um2;
+    return p;
+  }
+
+  CharPoint unlabelled(const Stimulus& s, uint64_t seed) const {
+    CharPoint p;
+    p.kind = def_.kind;
+    p.h = h_;
+    p.toggle_rate = s.toggle_rate;
+    p.zero_fraction = s.zero_fraction;
+    p.enable_rate = s.enable_rate;
+    p.seed = seed;
+    return p;
+  }
+
+ private:
+  static bool listed(const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  }
+  const PrimitiveDef& def_;
+  std::vector<int> h_;
+  const CharacterizeOptions& o_;
+  std::string dir_;
+  SynthReport synth_;
+  GateNetlist netlist_;
+  std::unique_ptr<GatePowerModel> engine_;
+  PrimitiveStimulus stim_;
+  fs::path binary_;
+  std::vector<int> data_bits_;
+};
+
+// Opens the dataset for appending: writes the header of a new file, or checks an existing
+// one's provenance and collects its keys.
+std::ofstream open_dataset(const std::string& path, const std::map<std::string, std::string>& prov,
+                           std::set<std::string>& done) {
+  if (fs::exists(path)) {
+    const Dataset d = read_dataset(path);
+    for (const auto& [k, v] : prov)
+      if (d.provenance.count(k) && d.provenance.at(k) != v && k != "yosys" && k != "verilator")
+        fail(path, "provenance '" + k + "' is '" + d.provenance.at(k) + "', this run's is '" + v +
+                       "': resume with the same settings or write a new dataset");
+    for (const auto& p : d.points) done.insert(p.key());
+    return std::ofstream(path, std::ios::app);
+  }
+  std::ofstream out(path);
+  if (!out) fail(path, "cannot create the dataset file");
+  for (const auto& [k, v] : prov) out << "# " << k << ": " << v << "\n";
+  out << kColumns << "\n";
+  return out;
+}
+
+}  // namespace
+
+Dataset read_dataset(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail(path, "cannot open the characterisation dataset");
+  Dataset d;
+  std::string line;
+  int n = 0;
+  bool header_seen = false;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.empty()) continue;
+    if (line.rfind("# ", 0) == 0) {
+      const size_t colon = line.find(": ");
+      if (colon != std::string::npos) d.provenance[line.substr(2, colon - 2)] = line.substr(colon + 2);
+      continue;
+    }
+    if (!header_seen) {
+      if (line != kColumns) fail(path + ":" + std::to_string(n), "expected the column header " + std::string(kColumns));
+      header_seen = true;
+      continue;
+    }
+    d.points.push_back(point_of(line, path + ":" + std::to_string(n)));
+  }
+  if (!header_seen) fail(path, "no column header: not a characterisation dataset");
+  return d;
+}
+
+CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string& path,
+                                 const std::function<void(uint64_t, uint64_t)>& progress) {
+  if (o.jobs == 0) fail("--jobs", "expected at least 1");
+  fs::create_directories(o.work_dir);
+  const Liberty lib = prepare_liberty(o.liberty, o.work_dir);
+  std::set<std::string> done;
+  std::ofstream out = open_dataset(path, provenance_of(o, lib), done);
+  std::vector<const PrimitiveDef*> defs;
+  if (o.kinds.empty())
+    for (const auto& d : primitive_catalog()) defs.push_back(&d);
+  else
+    for (const auto& k : o.kinds) defs.push_back(&primitive_def(k));
+
+  const std::vector<Stimulus> grid = stimulus_grid(o.small_grid);
+  uint64_t total = 0, finished = 0;
+  for (const auto* d : defs) total += (o.small_grid ? 2 : d->sizes.size()) * grid.size();
+  CharacterizeSummary sum;
+  std::mutex lock;
+  for (const auto* d : defs) {
+    const size_t sizes = o.small_grid ? std::min<size_t>(2, d->sizes.size()) : d->sizes.size();
+    for (size_t si = 0; si < sizes; ++si) {
+      std::vector<size_t> todo;
+      for (size_t i = 0; i < grid.size(); ++i) {
+        CharPoint probe;
+        probe.kind = d->kind;
+        probe.h = d->sizes[si];
+        probe.toggle_rate = grid[i].toggle_rate;
+        probe.zero_fraction = grid[i].zero_fraction;
+        probe.enable_rate = grid[i].enable_rate;
+        probe.seed = o.seed + i;
+        if (done.count(probe.key())) ++sum.skipped, ++finished;
+        else todo.push_back(i);
+      }
+      if (todo.empty()) continue;
+      const SizeRun size(*d, d->sizes[si], lib, o);
+      std::atomic<size_t> next{0};
+      std::vector<std::string> errors;
+      auto worker = [&] {
+        for (size_t t; (t = next++) < todo.size();) {
+          try {
+            const CharPoint p = size.run(grid[todo[t]], todo[t]);
+            std::lock_guard<std::mutex> g(lock);
+            out << row_of(p) << "\n" << std::flush;
+            ++sum.added;
+            if (progress) progress(++finished, total);
+          } catch (const std::exception& e) {
+            std::lock_guard<std::mutex> g(lock);
+            errors.push_back(e.what());
+          }
+        }
+      };
+      std::vector<std::thread> pool;
+      for (unsigned j = 0; j < o.jobs; ++j) pool.emplace_back(worker);
+      for (auto& t : pool) t.join();
+      if (!errors.empty()) throw UserError(errors.front());
+    }
+  }
+  return sum;
+}
+
+}  // namespace fsgen

@@ -1,0 +1,72 @@
+// Primitive characterisation (docs/POWER.md, "Primitives"): every primitive of the
+// accelerator graph is synthesised onto a liberty library at a set of hyperparameters,
+// simulated at gate level under random stimulus over a grid of activities, and its power
+// measured by the gate-level engine. Each (primitive, hyperparameters, stimulus) is one
+// labelled point of a dataset file (CSV with a provenance header), appended point by
+// point so that an interrupted run resumes where it stopped.
+//
+// Features, defined the way the SystemC model's per-block activity gives them:
+//   alpha  toggles on the data input bits / (bits x cycles)
+//   enable cycles with an enable high / cycles            (busy cycles / cycles)
+//   zeros  zero bytes / data bytes presented while enabled (zero operand share)
+// Labels: dynamic energy per cycle (internal + switching), leakage, and area.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace fsgen {
+
+struct PrimitiveDef {
+  std::string kind;                     // the graph block kind: pe_array_os, pe_array_dot
+  std::string module;                   // its RTL module
+  std::vector<std::string> params;      // hyperparameters, in feature order
+  std::vector<std::vector<int>> sizes;  // the hyperparameter points characterised
+  std::map<std::string, int64_t> fixed; // other module parameters
+  std::vector<std::string> enables, held_low;
+  // Processing elements at hyperparameters h: the unit the hierarchical model scales by.
+  std::function<double(const std::vector<int>&)> elements;
+};
+const std::vector<PrimitiveDef>& primitive_catalog();
+const PrimitiveDef& primitive_def(const std::string& kind);  // UserError for an unknown kind
+
+struct CharPoint {
+  std::string kind;
+  std::vector<int> h;
+  double toggle_rate = 0, zero_fraction = 0, enable_rate = 0;  // stimulus settings
+  uint64_t seed = 0;
+  double alpha = 0, enable = 0, zeros = 0;                     // measured features
+  double dynamic_fj = 0;                                       // dynamic energy per cycle
+  double leakage_mw = 0, area_um2 = 0;
+  std::string key() const;  // identifies the point for resuming
+};
+
+struct Dataset {
+  std::map<std::string, std::string> provenance;  // liberty, tools, cycles, seed
+  std::vector<CharPoint> points;
+};
+Dataset read_dataset(const std::string& path);  // UserError naming file and line on a malformed row
+
+struct CharacterizeOptions {
+  std::string liberty;             // "": the built-in fsgen45
+  std::vector<std::string> kinds;  // empty: every primitive of the catalog
+  uint64_t cycles = 1000;          // per stimulus
+  uint64_t seed = 1;
+  unsigned jobs = 2;               // gate-level simulations in parallel
+  bool small_grid = false;         // the two smallest sizes and 8 stimuli each (tests)
+  std::string work_dir;
+};
+
+struct CharacterizeSummary {
+  uint64_t added = 0, skipped = 0;  // skipped: already in the dataset
+};
+
+// Runs every missing point and appends it to the dataset at `path` (created with its
+// provenance header; an existing file must have the same provenance).
+CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string& path,
+                                 const std::function<void(uint64_t done, uint64_t total)>& progress = {});
+
+}  // namespace fsgen
