@@ -16,6 +16,7 @@
 #include "models/fast_model.h"
 #include "models/kernel_regs.h"
 #include "models/platform.h"
+#include "power/characterize.h"
 #include "power/techmap.h"
 #include "sim/bench.h"
 #include "sim/cosim.h"
@@ -329,7 +330,32 @@ int run(int argc, char** argv) {
   infer->add_flag("--rtl", rtl_replay, "also replay layer 0 of the prefill on the Verilated RTL");
   infer->add_option("-o,--out", out_root, "RTL output root folder (--rtl)")->capture_default_str();
 
+  auto* charz = app.add_subcommand("characterize",
+                                   "gate-level power of the graph's primitives over sizes and activities, into a dataset");
+  CharacterizeOptions copt;
+  std::string dataset = "power_dataset.csv";
+  charz->add_option("-o,--out", dataset, "dataset file (CSV); an existing one is resumed")->capture_default_str();
+  charz->add_option("--liberty", copt.liberty, "liberty file (.lib or .lib.gz); default: the built-in fsgen45");
+  charz->add_option("--kinds", copt.kinds, "primitives to characterise (default: all)");
+  charz->add_option("--cycles", copt.cycles, "cycles per stimulus")->capture_default_str();
+  charz->add_option("--seed", copt.seed, "first stimulus seed")->capture_default_str();
+  charz->add_option("--jobs", copt.jobs, "gate-level simulations in parallel")->capture_default_str();
+  charz->add_option("--work", copt.work_dir, "folder for netlists and builds (default: <out>.work)");
+  charz->add_flag("--small", copt.small_grid, "the two smallest sizes and 8 stimuli per primitive");
+
   CLI11_PARSE(app, argc, argv);
+
+  if (charz->parsed()) {
+    if (copt.work_dir.empty()) copt.work_dir = dataset + ".work";
+    const auto t0 = std::chrono::steady_clock::now();
+    const CharacterizeSummary sum = characterize(copt, dataset, [&](uint64_t done, uint64_t total) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::cerr << "\rcharacterise: " << done << " of " << total << " points, " << int(s) << " s" << std::flush;
+    });
+    std::cerr << "\n";
+    std::cout << "wrote " << dataset << ": " << sum.added << " points added, " << sum.skipped << " already there\n";
+    return 0;
+  }
   const SyntheticValues values = value_opts.resolved();
 
   if (infer->parsed()) {

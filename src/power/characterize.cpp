@@ -60,6 +60,12 @@ std::string h_text(const std::vector<int>& h) {
   return s;
 }
 
+std::string size_name(const std::vector<int>& h) {  // 4x8: safe in a path and in make
+  std::string s;
+  for (int v : h) s += (s.empty() ? "" : "x") + std::to_string(v);
+  return s;
+}
+
 std::string row_of(const CharPoint& p) {
   std::ostringstream o;
   o.precision(9);
@@ -131,7 +137,7 @@ std::vector<Stimulus> stimulus_grid(bool small) {
 class SizeRun {
  public:
   SizeRun(const PrimitiveDef& def, const std::vector<int>& h, const Liberty& lib, const CharacterizeOptions& o)
-      : def_(def), h_(h), o_(o), dir_((fs::path(o.work_dir) / (def.kind + "_" + h_text(h))).string()) {
+      : def_(def), h_(h), o_(o), dir_((fs::path(o.work_dir) / (def.kind + "_" + size_name(h))).string()) {
     fs::create_directories(dir_);
     std::vector<std::string> files;
     for (const auto& [name, text] : rtl_library()) {

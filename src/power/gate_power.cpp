@@ -30,7 +30,10 @@ GateNetlist read_netlist_json(const std::string& path, const std::string& top) {
   for (const auto& [name, net] : m["netnames"].items()) {
     std::vector<int> bits;
     for (const auto& b : net["bits"])
-      if (b.is_number_integer()) bits.push_back(b.get<int>());
+      if (b.is_number_integer()) {
+        bits.push_back(b.get<int>());
+        n.max_bit = std::max(n.max_bit, bits.back());  // a dangling net has no cell pin
+      }
     n.netnames[name] = bits;
   }
   for (const auto& [name, c] : m["cells"].items()) {
