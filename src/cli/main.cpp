@@ -17,6 +17,7 @@
 #include "models/kernel_regs.h"
 #include "models/platform.h"
 #include "power/characterize.h"
+#include "power/power_model.h"
 #include "power/techmap.h"
 #include "sim/bench.h"
 #include "sim/cosim.h"
@@ -343,7 +344,29 @@ int run(int argc, char** argv) {
   charz->add_option("--work", copt.work_dir, "folder for netlists and builds (default: <out>.work)");
   charz->add_flag("--small", copt.small_grid, "the two smallest sizes and 8 stimuli per primitive");
 
+  auto* train = app.add_subcommand("train", "train the XGBoost power model of every primitive in a dataset");
+  std::string model_out = "power_model.json";
+  int rounds = 200;
+  train->add_option("dataset", dataset, "characterisation dataset (CSV) from fsgen characterize")->required();
+  train->add_option("-o,--out", model_out, "power model file (JSON)")->capture_default_str();
+  train->add_option("--rounds", rounds, "boosting rounds")->check(CLI::PositiveNumber)->capture_default_str();
+
   CLI11_PARSE(app, argc, argv);
+
+  if (train->parsed()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const PowerModel pm = train_power_model(read_dataset(dataset), rounds);
+    save_power_model(pm, model_out);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::cout << "power model (XGBoost, one regressor per primitive) from " << dataset << ", trained in " << std::fixed
+              << std::setprecision(2) << s << " s:\n";
+    for (const auto& [kind, p] : pm.primitives)
+      std::cout << "  " << std::left << std::setw(14) << kind << std::right << p.quality.train_points << " points, "
+                << p.quality.test_points << " held out: dynamic energy MAPE " << std::setprecision(1) << p.quality.mape
+                << " %, R " << std::setprecision(3) << p.quality.pearson << "\n";
+    std::cout << "wrote " << model_out << "\n" << std::defaultfloat;
+    return 0;
+  }
 
   if (charz->parsed()) {
     if (copt.work_dir.empty()) copt.work_dir = dataset + ".work";

@@ -1,0 +1,227 @@
+#include "power/power_model.h"
+
+#include <xgboost/c_api.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/json_file.h"
+
+namespace fsgen {
+
+namespace {
+
+void check_xgb(int status, const std::string& what) {
+  if (status != 0) fail("xgboost", what + ": " + XGBGetLastError());
+}
+
+struct Matrix {
+  DMatrixHandle h = nullptr;
+  Matrix(const std::vector<float>& x, size_t cols) {
+    check_xgb(XGDMatrixCreateFromMat(x.data(), x.size() / cols, cols, NAN, &h), "matrix");
+  }
+  ~Matrix() { XGDMatrixFree(h); }
+};
+
+}  // namespace
+
+Booster::Booster() { check_xgb(XGBoosterCreate(nullptr, 0, &handle_), "create booster"); }
+Booster::~Booster() { XGBoosterFree(handle_); }
+
+void Booster::train(const std::vector<float>& x, const std::vector<float>& y, size_t cols, int rounds) {
+  XGBoosterFree(handle_);
+  Matrix m(x, cols);
+  check_xgb(XGDMatrixSetFloatInfo(m.h, "label", y.data(), y.size()), "labels");
+  check_xgb(XGBoosterCreate(&m.h, 1, &handle_), "create booster");
+  for (const auto& [k, v] : std::map<std::string, std::string>{
+           {"objective", "reg:squarederror"}, {"max_depth", "6"}, {"eta", "0.1"}, {"nthread", "2"}, {"seed", "1"}})
+    check_xgb(XGBoosterSetParam(handle_, k.c_str(), v.c_str()), "parameter " + k);
+  for (int i = 0; i < rounds; ++i) check_xgb(XGBoosterUpdateOneIter(handle_, i, m.h), "training round");
+}
+
+std::vector<float> Booster::predict(const std::vector<float>& x, size_t cols) const {
+  Matrix m(x, cols);
+  bst_ulong len = 0;
+  const float* out = nullptr;
+  check_xgb(XGBoosterPredict(handle_, m.h, 0, 0, 0, &len, &out), "predict");
+  return std::vector<float>(out, out + len);
+}
+
+std::string Booster::to_json() const {
+  bst_ulong len = 0;
+  const char* buf = nullptr;
+  check_xgb(XGBoosterSaveModelToBuffer(handle_, "{\"format\": \"json\"}", &len, &buf), "save");
+  return std::string(buf, len);
+}
+
+void Booster::from_json(const std::string& json) {
+  check_xgb(XGBoosterLoadModelFromBuffer(handle_, json.data(), json.size()), "load");
+}
+
+namespace {
+
+std::vector<float> features_of(const CharPoint& p) {
+  std::vector<float> f(p.h.begin(), p.h.end());
+  f.insert(f.end(), {float(p.alpha), float(p.enable), float(p.zeros)});
+  return f;
+}
+
+// Least squares of value against elements over the distinct sizes.
+LinearFit fit_by_elements(const std::vector<std::pair<double, double>>& pts) {
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& [x, y] : pts) n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
+  LinearFit f;
+  const double den = n * sxx - sx * sx;
+  f.b = den != 0 ? (n * sxy - sx * sy) / den : 0;
+  f.a = n > 0 ? (sy - f.b * sx) / n : 0;
+  return f;
+}
+
+double pearson(const std::vector<double>& a, const std::vector<double>& b) {
+  const size_t n = a.size();
+  double ma = 0, mb = 0;
+  for (size_t i = 0; i < n; ++i) ma += a[i] / n, mb += b[i] / n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < n; ++i) sab += (a[i] - ma) * (b[i] - mb), saa += (a[i] - ma) * (a[i] - ma), sbb += (b[i] - mb) * (b[i] - mb);
+  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0;
+}
+
+PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<const CharPoint*>& pts, int rounds) {
+  const PrimitiveDef& def = primitive_def(kind);
+  PrimitivePowerModel m;
+  m.kind = kind;
+  m.features = def.params;
+  m.features.insert(m.features.end(), {"alpha", "enable", "zeros"});
+  const size_t cols = m.features.size();
+  std::vector<float> xtr, ytr, xte;
+  std::vector<double> yte, ete;
+  std::map<std::vector<int>, std::pair<double, double>> by_size;  // leakage, area
+  for (const CharPoint* p : pts) {
+    if (p->h.size() != def.params.size()) fail("dataset", kind + " point with " + std::to_string(p->h.size()) + " hyperparameters");
+    const double elements = def.elements(p->h);
+    const auto f = features_of(*p);
+    const bool held_out = std::hash<std::string>{}(p->key()) % 5 == 0;
+    (held_out ? xte : xtr).insert((held_out ? xte : xtr).end(), f.begin(), f.end());
+    if (held_out) yte.push_back(p->dynamic_fj), ete.push_back(elements);
+    else ytr.push_back(float(p->dynamic_fj / elements));
+    by_size[p->h] = {p->leakage_mw, p->area_um2};
+  }
+  if (ytr.size() < 4) fail("dataset", kind + ": expected at least 4 training points, got " + std::to_string(ytr.size()));
+  m.booster = std::make_unique<Booster>();
+  m.booster->train(xtr, ytr, cols, rounds);
+  std::vector<std::pair<double, double>> leak, area;
+  for (const auto& [h, la] : by_size) {
+    leak.push_back({def.elements(h), la.first});
+    area.push_back({def.elements(h), la.second});
+  }
+  m.leakage_mw = fit_by_elements(leak);
+  m.area_um2 = fit_by_elements(area);
+  m.quality.train_points = ytr.size();
+  m.quality.test_points = yte.size();
+  if (!yte.empty()) {
+    const std::vector<float> pred = m.booster->predict(xte, cols);
+    std::vector<double> got(yte.size());
+    double ape = 0;
+    for (size_t i = 0; i < yte.size(); ++i) {
+      got[i] = double(pred[i]) * ete[i];
+      ape += std::fabs(got[i] - yte[i]) / std::max(1e-9, std::fabs(yte[i]));
+    }
+    m.quality.mape = 100.0 * ape / double(yte.size());
+    m.quality.pearson = pearson(got, yte);
+  }
+  return m;
+}
+
+}  // namespace
+
+const PrimitivePowerModel& PowerModel::primitive(const std::string& kind) const {
+  auto it = primitives.find(kind);
+  if (it == primitives.end()) fail("power model", "no model for primitive '" + kind + "': characterise and train it");
+  return it->second;
+}
+
+double PowerModel::dynamic_fj(const std::string& kind, const std::vector<int>& h, double alpha, double enable,
+                              double zeros) const {
+  const PrimitivePowerModel& m = primitive(kind);
+  std::vector<float> f(h.begin(), h.end());
+  f.insert(f.end(), {float(alpha), float(enable), float(zeros)});
+  if (f.size() != m.features.size()) fail("power model", kind + ": expected " + std::to_string(m.features.size() - 3) + " hyperparameters");
+  return std::max(0.0, double(m.booster->predict(f, f.size()).at(0))) * primitive_def(kind).elements(h);
+}
+
+double PowerModel::leakage_mw(const std::string& kind, const std::vector<int>& h) const {
+  return std::max(0.0, primitive(kind).leakage_mw.at(primitive_def(kind).elements(h)));
+}
+
+double PowerModel::area_um2(const std::string& kind, const std::vector<int>& h) const {
+  return std::max(0.0, primitive(kind).area_um2.at(primitive_def(kind).elements(h)));
+}
+
+PowerModel train_power_model(const Dataset& d, int rounds) {
+  PowerModel m;
+  m.provenance = d.provenance;
+  m.provenance["training"] = "xgboost reg:squarederror, max_depth 6, eta 0.1, " + std::to_string(rounds) +
+                             " rounds; every fifth point (by key) held out";
+  std::map<std::string, std::vector<const CharPoint*>> by_kind;
+  for (const auto& p : d.points) by_kind[p.kind].push_back(&p);
+  if (by_kind.empty()) fail("dataset", "no points to train on");
+  for (const auto& [kind, pts] : by_kind) m.primitives[kind] = train_primitive(kind, pts, rounds);
+  return m;
+}
+
+void save_power_model(const PowerModel& m, const std::string& path) {
+  nlohmann::ordered_json j;
+  j["format"] = "fsgen-power-model 1";
+  j["provenance"] = m.provenance;
+  for (const auto& [kind, p] : m.primitives) {
+    nlohmann::ordered_json e;
+    e["features"] = p.features;
+    e["target"] = "dynamic energy per element per cycle, fJ";
+    e["leakage_mw"] = {{"a", p.leakage_mw.a}, {"b_per_element", p.leakage_mw.b}};
+    e["area_um2"] = {{"a", p.area_um2.a}, {"b_per_element", p.area_um2.b}};
+    e["quality"] = {{"train_points", p.quality.train_points}, {"test_points", p.quality.test_points},
+                    {"test_mape_percent", p.quality.mape}, {"test_pearson_r", p.quality.pearson}};
+    e["booster"] = nlohmann::json::parse(p.booster->to_json());
+    j["primitives"][kind] = e;
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << j.dump() << "\n";
+    if (!out) fail(path, "cannot write the power model");
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+PowerModel load_power_model(const std::string& path) {
+  const nlohmann::json j = read_json_file(path, "power model");
+  PowerModel m;
+  try {
+    if (j.value("format", "") != "fsgen-power-model 1") fail(path, "expected \"format\": \"fsgen-power-model 1\"");
+    m.provenance = j.at("provenance").get<std::map<std::string, std::string>>();
+    for (const auto& [kind, e] : j.at("primitives").items()) {
+      PrimitivePowerModel p;
+      p.kind = kind;
+      primitive_def(kind);  // a kind this fsgen knows
+      p.features = e.at("features").get<std::vector<std::string>>();
+      p.leakage_mw = {e.at("leakage_mw").at("a"), e.at("leakage_mw").at("b_per_element")};
+      p.area_um2 = {e.at("area_um2").at("a"), e.at("area_um2").at("b_per_element")};
+      p.quality.train_points = e.at("quality").at("train_points");
+      p.quality.test_points = e.at("quality").at("test_points");
+      p.quality.mape = e.at("quality").at("test_mape_percent");
+      p.quality.pearson = e.at("quality").at("test_pearson_r");
+      p.booster = std::make_unique<Booster>();
+      p.booster->from_json(e.at("booster").dump());
+      m.primitives[kind] = std::move(p);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    fail(path, std::string("power model field missing or of the wrong type: ") + e.what());
+  }
+  return m;
+}
+
+}  // namespace fsgen

@@ -1,0 +1,71 @@
+// The hierarchical power model (docs/POWER.md, "Model"): one XGBoost regressor per
+// primitive kind, trained on its characterisation points, predicting the dynamic energy
+// per processing element per cycle from the primitive's hyperparameters and activity
+// (alpha, enable, zeros, as in characterize.h); a block's dynamic energy is that times its
+// elements. Leakage and area are fitted as a + b x elements over the characterised sizes.
+// A design's power is the sum over its primitive instances.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "power/characterize.h"
+
+namespace fsgen {
+
+// An XGBoost booster (C API), owned.
+class Booster {
+ public:
+  Booster();
+  ~Booster();
+  Booster(const Booster&) = delete;
+  Booster& operator=(const Booster&) = delete;
+  // Trains `rounds` rounds of squared-error regression on rows x cols features.
+  void train(const std::vector<float>& x, const std::vector<float>& y, size_t cols, int rounds);
+  std::vector<float> predict(const std::vector<float>& x, size_t cols) const;
+  std::string to_json() const;
+  void from_json(const std::string& json);
+
+ private:
+  void* handle_ = nullptr;
+};
+
+struct LinearFit {
+  double a = 0, b = 0;  // value = a + b x elements
+  double at(double elements) const { return a + b * elements; }
+};
+
+struct ModelQuality {
+  uint64_t train_points = 0, test_points = 0;
+  double mape = 0;     // held-out points, on dynamic energy, %
+  double pearson = 0;  // held-out points
+};
+
+struct PrimitivePowerModel {
+  std::string kind;
+  std::vector<std::string> features;  // hyperparameters, then alpha, enable, zeros
+  std::unique_ptr<Booster> booster;   // dynamic fJ per element per cycle
+  LinearFit leakage_mw, area_um2;
+  ModelQuality quality;
+};
+
+class PowerModel {
+ public:
+  std::map<std::string, std::string> provenance;  // the dataset's, plus the training settings
+  std::map<std::string, PrimitivePowerModel> primitives;
+
+  const PrimitivePowerModel& primitive(const std::string& kind) const;  // UserError when not trained
+  // Dynamic energy of one instance per cycle, fJ.
+  double dynamic_fj(const std::string& kind, const std::vector<int>& h, double alpha, double enable, double zeros) const;
+  double leakage_mw(const std::string& kind, const std::vector<int>& h) const;
+  double area_um2(const std::string& kind, const std::vector<int>& h) const;
+};
+
+// Holds out every fifth point (by key) to measure the model, trains on the rest.
+PowerModel train_power_model(const Dataset& d, int rounds = 200);
+void save_power_model(const PowerModel& m, const std::string& path);
+PowerModel load_power_model(const std::string& path);
+
+}  // namespace fsgen

@@ -1,0 +1,76 @@
+// Characterisation into a dataset, and the XGBoost power model trained on it.
+#include "power/power_model.h"
+
+#include <fstream>
+
+#include "test_util.h"
+
+namespace fsgen {
+namespace {
+
+TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
+  if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
+  const std::string dir = test::scratch_dir("characterize");
+  CharacterizeOptions o;
+  o.kinds = {"pe_array_os"};
+  o.cycles = 200;
+  o.small_grid = true;
+  o.work_dir = dir + "/work";
+  const std::string path = dir + "/dataset.csv";
+  uint64_t last_total = 0;
+  const CharacterizeSummary first = characterize(o, path, [&](uint64_t, uint64_t total) { last_total = total; });
+  EXPECT_EQ(first.added, 16u);  // 2 sizes x 8 stimuli
+  EXPECT_EQ(last_total, 16u);
+  const CharacterizeSummary again = characterize(o, path);
+  EXPECT_EQ(again.added, 0u);
+  EXPECT_EQ(again.skipped, 16u);
+
+  const Dataset d = read_dataset(path);
+  ASSERT_EQ(d.points.size(), 16u);
+  EXPECT_EQ(d.provenance.at("liberty"), "fsgen45 (built in)");
+  for (const auto& p : d.points) {
+    EXPECT_GT(p.dynamic_fj, 0) << p.key();
+    EXPECT_GT(p.leakage_mw, 0);
+    EXPECT_GT(p.area_um2, 0);
+    EXPECT_NEAR(p.enable, p.enable_rate, 0.15) << p.key();  // measured against asked
+  }
+  // More toggling costs more energy at the same size and enable rate.
+  auto energy = [&](double rate, double zeros, double enable) {
+    for (const auto& p : d.points)
+      if (p.h == std::vector<int>{2, 4} && p.toggle_rate == rate && p.zero_fraction == zeros && p.enable_rate == enable)
+        return p.dynamic_fj;
+    ADD_FAILURE() << "point missing";
+    return 0.0;
+  };
+  EXPECT_GT(energy(0.4, 0.0, 1.0), energy(0.1, 0.0, 1.0));
+  EXPECT_GT(energy(0.4, 0.0, 1.0), energy(0.4, 0.7, 1.0));  // zero operands switch less
+
+  const PowerModel m = train_power_model(d, 50);
+  const PrimitivePowerModel& os = m.primitive("pe_array_os");
+  EXPECT_EQ(os.quality.train_points + os.quality.test_points, 16u);
+  EXPECT_GT(m.leakage_mw("pe_array_os", {4, 4}), m.leakage_mw("pe_array_os", {2, 2}));  // scales by elements
+  save_power_model(m, dir + "/model.json");
+  const PowerModel back = load_power_model(dir + "/model.json");
+  EXPECT_DOUBLE_EQ(back.dynamic_fj("pe_array_os", {2, 4}, 0.2, 0.8, 0.1), m.dynamic_fj("pe_array_os", {2, 4}, 0.2, 0.8, 0.1));
+  EXPECT_NE(test::error_of([&] { back.primitive("pe_array_dot"); }).find("no model for primitive 'pe_array_dot'"),
+            std::string::npos);
+
+  o.cycles = 300;  // another setting: the dataset refuses to mix
+  EXPECT_NE(test::error_of([&] { characterize(o, path); }).find("provenance 'cycles'"), std::string::npos);
+}
+
+TEST(Characterize, MalformedDatasetsAreOneLineErrors) {
+  const std::string dir = test::scratch_dir("dataset_errors");
+  std::ofstream(dir + "/a.csv") << "# format: fsgen-characterisation 1\nkind,h\n";
+  EXPECT_NE(test::error_of([&] { read_dataset(dir + "/a.csv"); }).find("a.csv:2: expected the column header"),
+            std::string::npos);
+  std::ofstream(dir + "/b.csv")
+      << "kind,h,toggle_rate,zero_fraction,enable_rate,seed,alpha,enable,zeros,dynamic_fj,leakage_mw,area_um2\n"
+      << "pe_array_os,2;2,0.1,0,x,1,0.1,0.5,0,100,0.1,10\n";
+  EXPECT_NE(test::error_of([&] { read_dataset(dir + "/b.csv"); }).find("b.csv:2: expected numbers"), std::string::npos);
+  EXPECT_NE(test::error_of([] { primitive_def("crossbar"); }).find("unknown: expected one of pe_array_os"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { load_power_model(dir + "/missing.json"); }).find("missing.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fsgen
