@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 
@@ -23,6 +24,7 @@
 #include "sim/cosim.h"
 #include "sim/llama_inference.h"
 #include "sim/model_sim.h"
+#include "sim/power_report.h"
 #include "sim/numerics_report.h"
 #include "sim/tools.h"
 
@@ -187,6 +189,23 @@ FfnProblem ffn_from(const FfnOptions& o, unsigned tokens, unsigned long long see
   return p;
 }
 
+struct ChosenKernel {
+  Program program;
+  std::vector<uint8_t> expected;
+  double macs = 0;  // matmul only
+};
+
+// Writes through a temporary file, so that a failed write leaves no half file behind.
+void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    write(out);
+    if (!out) fail(path, "cannot write the file");
+  }
+  std::filesystem::rename(tmp, path);
+}
+
 struct ModelSimArgs {
   std::string model, layers = "all", mode = "fast", activity_csv;
   bool every_launch = false, json = false, tokens_given = false;
@@ -233,15 +252,7 @@ int simulate_model_command(const Graph& g, const AttentionOptions& attn, const M
   o.window = a.window ? a.window : (a.activity_csv.empty() ? 0 : 4096);
   ProgressBar bar;
   const ModelSimReport r = simulate_model(g, m, o, std::ref(bar));
-  if (!a.activity_csv.empty()) {
-    const std::string tmp = a.activity_csv + ".tmp";
-    {
-      std::ofstream out(tmp);
-      write_activity_csv(r, out);
-      if (!out) fail(a.activity_csv, "cannot write the activity file");
-    }
-    std::filesystem::rename(tmp, a.activity_csv);
-  }
+  if (!a.activity_csv.empty()) write_file_atomically(a.activity_csv, [&](std::ostream& o) { write_activity_csv(r, o); });
   if (a.json)
     write_model_sim_json(r, std::cout);
   else
@@ -351,6 +362,20 @@ int run(int argc, char** argv) {
   train->add_option("-o,--out", model_out, "power model file (JSON)")->capture_default_str();
   train->add_option("--rounds", rounds, "boosting rounds")->check(CLI::PositiveNumber)->capture_default_str();
 
+  auto* pow = app.add_subcommand("power", "a kernel's power from the trained primitive models: by block, and a trace");
+  std::string power_model = "power_model.json", csv_out, vcd_out, png_out;
+  uint64_t window = 256;
+  pow->add_option("spec", spec_path, "design spec (YAML)")->required();
+  pow->add_option("--kernel", kernel, "kernel to run")->check(CLI::IsMember({"matmul", "attention", "ffn"}))->capture_default_str();
+  add_problem_options(pow, m, n, k, seed, value_opts);
+  add_attention_options(pow, attn);
+  add_ffn_options(pow, ffn);
+  pow->add_option("--power-model", power_model, "power model (JSON) from fsgen train")->capture_default_str();
+  pow->add_option("--window", window, "trace window in cycles")->check(CLI::PositiveNumber)->capture_default_str();
+  pow->add_option("--csv", csv_out, "write the trace as CSV (mW per block per window)");
+  pow->add_option("--vcd", vcd_out, "write the trace as a VCD of real-valued signals (GTKWave)");
+  pow->add_option("--png", png_out, "draw the trace as a PNG (gnuplot)");
+
   CLI11_PARSE(app, argc, argv);
 
   if (train->parsed()) {
@@ -420,25 +445,44 @@ int run(int argc, char** argv) {
     msim.tokens_given = sim->count("--tokens") > 0;
     return simulate_model_command(elaborate(parse_spec_file(spec_path)), attn, msim, values, seed);
   }
-  if (sim->parsed()) {
-    const Graph g = elaborate(parse_spec_file(spec_path));
-    Program prog;
-    std::vector<uint8_t> expected;
-    double macs = 0;
+  auto compile_chosen = [&](const Graph& g) {
+    ChosenKernel c;
     if (kernel == "attention") {
-      const CompiledAttention c = compile_attention(g, attention_from(attn, seed, values));
-      prog = c.program;
-      expected = c.expected;
+      CompiledAttention a = compile_attention(g, attention_from(attn, seed, values));
+      c.program = std::move(a.program);
+      c.expected = std::move(a.expected);
     } else if (kernel == "ffn") {
-      const CompiledFfn c = compile_ffn(g, ffn_from(ffn, attn.tokens, seed, values, !attn.no_residual));
-      prog = c.program;
-      expected = c.expected;
+      CompiledFfn f = compile_ffn(g, ffn_from(ffn, attn.tokens, seed, values, !attn.no_residual));
+      c.program = std::move(f.program);
+      c.expected = std::move(f.expected);
     } else {
       const MatmulProblem prob = problem_from(m, n, k, seed, values);
-      prog = compile_matmul(g, prob);
-      expected = matmul_expected(prog, prob);
-      macs = double(m) * n * k;
+      c.program = compile_matmul(g, prob);
+      c.expected = matmul_expected(c.program, prob);
+      c.macs = double(m) * n * k;
     }
+    return c;
+  };
+  if (pow->parsed()) {
+    const Graph g = elaborate(parse_spec_file(spec_path));
+    const PowerModel pm = load_power_model(power_model);
+    const PowerTrace t = estimate_power(g, compile_chosen(g).program, pm, window);
+    print_power(t, std::cout);
+    if (!csv_out.empty() || !png_out.empty()) {
+      const std::string csv = csv_out.empty() ? png_out + ".csv" : csv_out;
+      write_file_atomically(csv, [&](std::ostream& o) { write_power_csv(t, o); });
+      if (!png_out.empty()) plot_power_png(t, csv, png_out);
+      if (csv_out.empty()) std::filesystem::remove(csv);
+    }
+    if (!vcd_out.empty()) write_file_atomically(vcd_out, [&](std::ostream& o) { write_power_vcd(t, o); });
+    return 0;
+  }
+  if (sim->parsed()) {
+    const Graph g = elaborate(parse_spec_file(spec_path));
+    const ChosenKernel chosen = compile_chosen(g);
+    const Program& prog = chosen.program;
+    const std::vector<uint8_t>& expected = chosen.expected;
+    const double macs = chosen.macs;
     RunResult r = run_on_systemc(g, prog);
     const bool ok = r.outputs.at(prog.outputs.front().name) == expected;
     std::cout << "model: fsgen SystemC/TLM-2.0 platform, design " << g.spec.name << ", " << prog.kernel << "\n"

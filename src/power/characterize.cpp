@@ -123,9 +123,10 @@ struct Stimulus {
 
 std::vector<Stimulus> stimulus_grid(bool small) {
   std::vector<Stimulus> g;
-  const std::vector<double> rates = small ? std::vector<double>{0.1, 0.4} : std::vector<double>{0.05, 0.15, 0.3, 0.5};
+  // Enable rates reach down to the few percent a PE array is busy under a DMA-bound schedule.
+  const std::vector<double> rates = small ? std::vector<double>{0.1, 0.4} : std::vector<double>{0.05, 0.2, 0.45};
   const std::vector<double> zeros = small ? std::vector<double>{0.0, 0.7} : std::vector<double>{0.0, 0.5, 0.9};
-  const std::vector<double> enables = small ? std::vector<double>{0.5, 1.0} : std::vector<double>{0.25, 0.6, 1.0};
+  const std::vector<double> enables = small ? std::vector<double>{0.5, 1.0} : std::vector<double>{0.02, 0.1, 0.3, 0.6, 1.0};
   for (double a : rates)
     for (double z : zeros)
       for (double e : enables) g.push_back({a, z, e});

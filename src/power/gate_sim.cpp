@@ -76,6 +76,8 @@ std::string testbench(const GateNetlist& n, const PrimitiveStimulus& s) {
   for (const auto& [port, bits] : n.ports) {
     if (port == s.reset_n) o << "    top->" << port << " = c >= 2;\n";
     else if (listed(s.enables, port)) o << "    top->" << port << " = c >= 2 && enable(rng);\n    any = any || top->" << port << ";\n";
+    else if (listed(s.held_low, port) && bits.size() > 64)
+      o << "    for (int w = 0; w < " << (bits.size() + 31) / 32 << "; ++w) top->" << port << "[w] = 0;\n";
     else if (listed(s.held_low, port)) o << "    top->" << port << " = 0;\n";
   }
   o << "    enabled += any;\n    if (any) {\n";

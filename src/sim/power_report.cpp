@@ -1,0 +1,156 @@
+#include "sim/power_report.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+
+#include "core/error.h"
+#include "models/fast_model.h"
+#include "models/kernel_regs.h"
+#include "models/platform.h"
+#include "sim/tools.h"
+
+namespace fsgen {
+
+namespace {
+
+// The characterised hyperparameters of a PE array block (fsgen_array_os R, C;
+// fsgen_array_dot P lanes, K).
+std::vector<int> hyperparameters(const ArrayPlan& p) {
+  if (p.stationarity == Stationarity::kOutput) return {int(p.spec.tile_m), int(p.spec.tile_n)};
+  return {int(p.y_lanes), int(p.spec.tile_k)};
+}
+
+const ArrayPlan* plan_of(const Graph& g, const std::string& block) {
+  if (block == "array_a") return &g.array_a;
+  if (block == "array_b" && g.attention) return &g.array_b;
+  return nullptr;
+}
+
+// Toggles per window of the block's input ports, and their width.
+std::pair<std::vector<double>, uint64_t> input_toggles(const Graph& g, const RunResult& r, const std::string& block,
+                                                       uint64_t windows, uint64_t window) {
+  std::vector<double> t(windows, 0.0);
+  uint64_t bits = 0;
+  for (const auto& port : g.block(block).ports) {
+    if (port.output) continue;
+    const ToggleProbe* probe = r.find_probe(block, port.name);
+    if (!probe) continue;
+    bits += probe->width_bits();
+    for (const auto& [cycle, n] : probe->events())
+      if (cycle / window < windows) t[cycle / window] += n;
+  }
+  return {t, bits};
+}
+
+}  // namespace
+
+double PowerTrace::total_average_mw() const {
+  double s = 0;
+  for (const auto& b : blocks) s += b.average_mw;
+  return s;
+}
+
+PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& model, uint64_t window) {
+  if (window == 0) fail("--window", "expected at least one cycle");
+  PowerTrace t;
+  t.design = g.spec.name;
+  t.kernel = p.kernel;
+  t.clock_mhz = g.spec.clock_mhz;
+  t.window = window;
+  const RunResult r = run_on_systemc(g, p);
+  t.simulate_seconds = r.wall_seconds;
+  const auto t0 = std::chrono::steady_clock::now();
+  const FastRun fast = run_fast(g, registers_at_start(p), window);
+  t.cycles = r.cycles;
+  const uint64_t windows = (r.cycles + window - 1) / window;
+  for (const auto& b : g.blocks) {
+    const ArrayPlan* plan = plan_of(g, b.name);
+    if (!plan || !model.primitives.count(b.kind)) {
+      t.not_modelled.push_back(b.name);
+      continue;
+    }
+    BlockPower bp{b.name, b.kind, hyperparameters(*plan), std::vector<double>(windows, 0.0), 0, 0};
+    bp.leakage_mw = model.leakage_mw(b.kind, bp.h);
+    const auto [toggles, bits] = input_toggles(g, r, b.name, windows, window);
+    const BlockActivity act = r.activity.count(b.name) ? r.activity.at(b.name) : BlockActivity{};
+    const double zeros = act.operand_bytes ? double(act.zero_bytes) / double(act.operand_bytes) : 0.0;
+    const auto busy_it = fast.timeline.busy.find(b.name);
+    for (uint64_t w = 0; w < windows; ++w) {
+      const double len = double(std::min<uint64_t>(window, r.cycles - w * window));
+      const double busy = busy_it != fast.timeline.busy.end() && w < busy_it->second.size() ? busy_it->second[w] : 0.0;
+      const double alpha = bits ? toggles[w] / (double(bits) * len) : 0.0;
+      const double fj = model.dynamic_fj(b.kind, bp.h, alpha, busy / len, zeros);
+      bp.mw[w] = fj * t.clock_mhz * 1e-6 + bp.leakage_mw;  // fJ per cycle x cycles per us -> mW
+      bp.average_mw += bp.mw[w] * len / double(r.cycles);
+    }
+    t.blocks.push_back(std::move(bp));
+  }
+  t.estimate_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return t;
+}
+
+void print_power(const PowerTrace& t, std::ostream& out) {
+  out << "power of " << t.kernel << " on design " << t.design << " (" << t.cycles << " cycles at " << t.clock_mhz
+      << " MHz)\n  model: fsgen hierarchical XGBoost primitive models; activity from the SystemC model's toggles and "
+         "the fast model's busy windows of "
+      << t.window << " cycles\n" << std::fixed << std::setprecision(3);
+  for (const auto& b : t.blocks) {
+    out << "  " << std::left << std::setw(10) << b.block << std::right << std::setw(10) << b.average_mw << " mW  ("
+        << b.kind << " ";
+    for (size_t i = 0; i < b.h.size(); ++i) out << (i ? "x" : "") << b.h[i];
+    out << ", leakage " << b.leakage_mw << " mW)\n";
+  }
+  out << "  total     " << std::setw(10) << t.total_average_mw() << " mW over the modelled blocks\n";
+  if (!t.not_modelled.empty()) {
+    out << "  not modelled yet (no characterised primitive):";
+    for (const auto& n : t.not_modelled) out << " " << n;
+    out << "\n";
+  }
+  out << "  wall: SystemC run " << std::setprecision(3) << t.simulate_seconds << " s, power estimate "
+      << t.estimate_seconds << " s\n" << std::defaultfloat;
+}
+
+void write_power_csv(const PowerTrace& t, std::ostream& out) {
+  out << "cycle";
+  for (const auto& b : t.blocks) out << "," << b.block << "_mw";
+  out << ",total_mw\n";
+  const size_t windows = t.blocks.empty() ? 0 : t.blocks.front().mw.size();
+  for (size_t w = 0; w < windows; ++w) {
+    out << w * t.window;
+    double total = 0;
+    for (const auto& b : t.blocks) out << "," << b.mw[w], total += b.mw[w];
+    out << "," << total << "\n";
+  }
+}
+
+void write_power_vcd(const PowerTrace& t, std::ostream& out) {
+  const double ns_per_cycle = 1000.0 / t.clock_mhz;
+  out << "$comment fsgen power trace of " << t.kernel << " on " << t.design << ", mW per block $end\n"
+      << "$timescale 1ps $end\n$scope module power $end\n";
+  for (size_t i = 0; i < t.blocks.size(); ++i) out << "$var real 64 p" << i << " " << t.blocks[i].block << "_mw $end\n";
+  out << "$var real 64 total total_mw $end\n$upscope $end\n$enddefinitions $end\n";
+  const size_t windows = t.blocks.empty() ? 0 : t.blocks.front().mw.size();
+  for (size_t w = 0; w < windows; ++w) {
+    out << "#" << static_cast<uint64_t>(double(w * t.window) * ns_per_cycle * 1000.0) << "\n";
+    double total = 0;
+    for (size_t i = 0; i < t.blocks.size(); ++i) out << "r" << t.blocks[i].mw[w] << " p" << i << "\n", total += t.blocks[i].mw[w];
+    out << "r" << total << " total\n";
+  }
+  out << "#" << static_cast<uint64_t>(double(t.cycles) * ns_per_cycle * 1000.0) << "\n";
+}
+
+void plot_power_png(const PowerTrace& t, const std::string& csv_path, const std::string& png_path) {
+  const std::string tmp = png_path + ".tmp.png";
+  std::string script = "set terminal pngcairo size 1000,500; set output '" + tmp + "'; set datafile separator ',';"
+                       " set key autotitle columnhead; set xlabel 'cycle'; set ylabel 'power (mW)';"
+                       " set title 'fsgen power trace: " + t.kernel + " on " + t.design + "'; plot ";
+  for (size_t i = 0; i <= t.blocks.size(); ++i)
+    script += (i ? ", " : "") + std::string("'") + csv_path + "' using 1:" + std::to_string(i + 2) + " with steps";
+  const CommandResult r = run_command("echo " + shell_quote(script) + " | " + shell_quote(require_tool("gnuplot")));
+  if (r.status != 0 || !std::filesystem::exists(tmp)) fail("gnuplot", "could not draw " + png_path + ": " + r.output);
+  std::filesystem::rename(tmp, png_path);
+}
+
+}  // namespace fsgen

@@ -1,0 +1,45 @@
+// Power of a kernel run from the trained primitive models (docs/POWER.md, "Estimation"):
+// the SystemC model's per-cycle toggles on each block's input ports and the fast model's
+// per-window busy cycles (the same schedule) give every modelled block's features per
+// window; its model gives dynamic energy, plus leakage. Blocks without a trained
+// primitive are listed as not modelled, not guessed.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "compiler/program.h"
+#include "generator/graph.h"
+#include "power/power_model.h"
+
+namespace fsgen {
+
+struct BlockPower {
+  std::string block, kind;
+  std::vector<int> h;
+  std::vector<double> mw;  // per window
+  double average_mw = 0, leakage_mw = 0;
+};
+
+struct PowerTrace {
+  std::string design, kernel;
+  double clock_mhz = 0;
+  uint64_t cycles = 0, window = 0;
+  std::vector<BlockPower> blocks;
+  std::vector<std::string> not_modelled;  // blocks of the graph without a trained primitive
+  double total_average_mw() const;
+  double simulate_seconds = 0, estimate_seconds = 0;  // wall: the SystemC run, the power estimate
+};
+
+PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& model, uint64_t window);
+
+void print_power(const PowerTrace& t, std::ostream& out);
+void write_power_csv(const PowerTrace& t, std::ostream& out);
+// Real-valued signals, one per block and the total, in mW (GTKWave opens it).
+void write_power_vcd(const PowerTrace& t, std::ostream& out);
+// A PNG of the trace drawn by gnuplot (UserError when gnuplot is missing or fails).
+void plot_power_png(const PowerTrace& t, const std::string& csv_path, const std::string& png_path);
+
+}  // namespace fsgen
