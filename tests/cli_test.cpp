@@ -16,7 +16,8 @@ using test::CliRun;
 using test::fsgen_cli;
 
 TEST(Cli, HelpOnEverySubcommand) {
-  for (const char* sub : {"", "check", "generate", "compile", "simulate", "cosim", "bench", "numerics", "model"}) {
+  for (const char* sub : {"", "check", "generate", "compile", "simulate", "cosim", "bench", "numerics", "model", "infer",
+                          "characterize", "train", "power"}) {
     const CliRun r = fsgen_cli(std::string(sub) + " --help");
     EXPECT_EQ(r.status, 0) << sub;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << sub;
