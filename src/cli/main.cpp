@@ -375,6 +375,10 @@ int run(int argc, char** argv) {
   pow->add_option("--csv", csv_out, "write the trace as CSV (mW per block per window)");
   pow->add_option("--vcd", vcd_out, "write the trace as a VCD of real-valued signals (GTKWave)");
   pow->add_option("--png", png_out, "draw the trace as a PNG (gnuplot)");
+  bool golden = false;
+  pow->add_flag("--golden", golden, "also compute the arrays' gate-level golden power on the same run (slow)");
+  pow->add_option("--liberty", liberty, "--golden: liberty file; default: the built-in fsgen45");
+  pow->add_option("-o,--out", out_root, "--golden: RTL output root folder")->capture_default_str();
 
   CLI11_PARSE(app, argc, argv);
 
@@ -466,8 +470,13 @@ int run(int argc, char** argv) {
   if (pow->parsed()) {
     const Graph g = elaborate(parse_spec_file(spec_path));
     const PowerModel pm = load_power_model(power_model);
-    const PowerTrace t = estimate_power(g, compile_chosen(g).program, pm, window);
+    const Program prog = compile_chosen(g).program;
+    const PowerTrace t = estimate_power(g, prog, pm, window);
     print_power(t, std::cout);
+    if (golden) {
+      const std::string work = (std::filesystem::path(out_root) / (g.spec.name + "_golden_power")).string();
+      print_golden_comparison(compare_to_golden(t, golden_array_power(g, prog, liberty, out_root, work), pm), std::cout);
+    }
     if (!csv_out.empty() || !png_out.empty()) {
       const std::string csv = csv_out.empty() ? png_out + ".csv" : csv_out;
       write_file_atomically(csv, [&](std::ostream& o) { write_power_csv(t, o); });

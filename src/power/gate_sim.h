@@ -48,6 +48,26 @@ std::filesystem::path prepare_gate_simulation(const SynthReport& synth, const Ga
 GateActivity run_gate_simulation(const std::filesystem::path& binary, const GateNetlist& netlist,
                                  const PrimitiveStimulus& stim, const std::string& run_dir);
 
+// The value of input ports cycle by cycle: words[c * words_per_cycle + ...], each port's
+// 32-bit words LSB first, ports in `ports` order.
+struct PortWaveforms {
+  uint64_t cycles = 0;
+  std::vector<std::pair<std::string, uint32_t>> ports;  // name, width in bits
+  std::vector<uint32_t> words;
+  size_t words_per_cycle() const;
+};
+
+// The ports' values in cycles 0..cycles-1 of a VCD whose cycle c spans times 2c and 2c + 1
+// (a cycle's inputs are the values after time 2c), read from the scope whose path ends
+// with `scope` (e.g. {"fsgen_top", "u_array_a"}). A port the VCD lacks holds 0.
+PortWaveforms read_vcd_waveforms(const std::string& vcd, const std::vector<std::string>& scope,
+                                 const std::vector<std::pair<std::string, uint32_t>>& ports, uint64_t cycles);
+
+// Gate-level simulation of a netlist driven by recorded waveforms of its input ports
+// (the clock is driven by the testbench), in build_dir.
+GateActivity replay_gates(const SynthReport& synth, const GateNetlist& netlist, const Liberty& lib,
+                          const PortWaveforms& waves, const std::string& clock, const std::string& build_dir);
+
 // Per-cycle power trace (mW) of a simulated run: each cycle's toggles times their energy,
 // plus leakage.
 std::vector<double> power_trace_mw(const GatePowerModel& model, const GateActivity& activity, double clock_mhz);

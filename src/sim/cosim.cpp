@@ -14,17 +14,18 @@ namespace fsgen {
 
 namespace fs = std::filesystem;
 
-RunResult run_on_verilator(const Graph& g, const Program& p, const std::string& rtl_root, bool probes) {
+RunResult run_on_verilator(const Graph& g, const Program& p, const std::string& rtl_root, bool probes,
+                           const std::string& vcd) {
   const std::string dir = (fs::path(rtl_root) / g.spec.name).string();
   // Regenerate only when any emitted file changed, so the harness build is reused.
   if (!design_is_current(g, dir)) write_design(g, dir);
-  const std::string exe = build_verilator_harness(dir, g.memory.beat_bytes, g.memory.latency_cycles);
+  const std::string exe = build_verilator_harness(dir, g.memory.beat_bytes, g.memory.latency_cycles, !vcd.empty());
   const std::string tag = std::to_string(getpid());
   const std::string prog_file = (fs::path(dir) / ("program." + tag + ".json")).string();
   const std::string result_file = (fs::path(dir) / ("result." + tag + ".bin")).string();
   save_program(p, prog_file);
   const CommandResult r = run_command(shell_quote(exe) + " " + shell_quote(prog_file) + " " + shell_quote(result_file) +
-                                      (probes ? "" : " --no-probes"));
+                                      (probes ? "" : " --no-probes") + (vcd.empty() ? "" : " --vcd " + shell_quote(vcd)));
   fs::remove(prog_file);
   if (r.status != 0) fail(dir, "verilator run failed: " + r.output);
   RunResult result = decode_run_result(read_text_file(result_file));

@@ -1,6 +1,7 @@
 #include "sim/power_report.h"
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -89,6 +90,52 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
   }
   t.estimate_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return t;
+}
+
+namespace {
+double pearson_r(const std::vector<double>& a, const std::vector<double>& b) {
+  const size_t n = std::min(a.size(), b.size());
+  if (n < 2) return 0;
+  double ma = 0, mb = 0;
+  for (size_t i = 0; i < n; ++i) ma += a[i] / double(n), mb += b[i] / double(n);
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < n; ++i) sab += (a[i] - ma) * (b[i] - mb), saa += (a[i] - ma) * (a[i] - ma), sbb += (b[i] - mb) * (b[i] - mb);
+  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0;
+}
+}  // namespace
+
+std::vector<GoldenComparison> compare_to_golden(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden,
+                                                const PowerModel& model) {
+  std::vector<GoldenComparison> out;
+  for (const auto& gb : golden)
+    for (const auto& b : t.blocks) {
+      if (b.block != gb.block) continue;
+      GoldenComparison c;
+      c.block = b.block;
+      c.predicted_mw = b.average_mw;
+      c.golden_mw = gb.average_mw;
+      c.error_percent = gb.average_mw > 0 ? 100.0 * (b.average_mw - gb.average_mw) / gb.average_mw : 0;
+      std::vector<double> gw(b.mw.size(), 0.0);
+      for (size_t cyc = 0; cyc < gb.mw.size(); ++cyc)
+        if (cyc / t.window < gw.size()) gw[cyc / t.window] += gb.mw[cyc] / double(t.window);
+      c.window_r = pearson_r(b.mw, gw);
+      c.golden_area_um2 = gb.area_um2;
+      c.predicted_area_um2 = model.area_um2(b.kind, b.h);
+      out.push_back(c);
+    }
+  return out;
+}
+
+void print_golden_comparison(const std::vector<GoldenComparison>& c, std::ostream& out) {
+  out << "  against gate-level golden power (the RTL's stimulus replayed into each array's netlist):\n"
+      << std::fixed;
+  for (const auto& g : c)
+    out << "    " << std::left << std::setw(10) << g.block << std::right << " predicted " << std::setprecision(3)
+        << g.predicted_mw << " mW, golden " << g.golden_mw << " mW: " << std::showpos << std::setprecision(1)
+        << g.error_percent << std::noshowpos << " %; per-window R " << std::setprecision(3) << g.window_r
+        << "; area " << std::setprecision(0) << g.predicted_area_um2 << " um^2 predicted, " << g.golden_area_um2
+        << " by Yosys\n";
+  out << std::defaultfloat;
 }
 
 void print_power(const PowerTrace& t, std::ostream& out) {

@@ -12,6 +12,7 @@
 
 #include "compiler/program.h"
 #include "generator/graph.h"
+#include "power/golden.h"
 #include "power/power_model.h"
 
 namespace fsgen {
@@ -32,6 +33,18 @@ struct PowerTrace {
   double total_average_mw() const;
   double simulate_seconds = 0, estimate_seconds = 0;  // wall: the SystemC run, the power estimate
 };
+
+// A block's estimate against its gate-level golden power (power/golden.h) on the same run.
+struct GoldenComparison {
+  std::string block;
+  double predicted_mw = 0, golden_mw = 0;
+  double error_percent = 0;  // (predicted - golden) / golden
+  double window_r = 0;       // Pearson R of the per-window traces
+  double golden_area_um2 = 0, predicted_area_um2 = 0;
+};
+std::vector<GoldenComparison> compare_to_golden(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden,
+                                                const PowerModel& model);
+void print_golden_comparison(const std::vector<GoldenComparison>& c, std::ostream& out);
 
 PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& model, uint64_t window);
 

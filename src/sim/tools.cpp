@@ -53,13 +53,13 @@ namespace {
 std::string harness_source_dir() { return std::string(FSGEN_SOURCE_DIR); }
 }  // namespace
 
-std::string build_verilator_harness(const std::string& design_dir, unsigned beat_bytes, unsigned latency) {
+std::string build_verilator_harness(const std::string& design_dir, unsigned beat_bytes, unsigned latency, bool trace) {
   const std::string verilator = require_tool("verilator");
   const std::string src = harness_source_dir();
   const std::vector<std::string> extra = {src + "/validation/harness/tb_main.cpp", src + "/src/models/run_result.cpp",
                                           src + "/src/compiler/program.cpp"};
   // Rebuild only when the design or the harness changed.
-  std::string fingerprint = std::to_string(beat_bytes) + "/" + std::to_string(latency);
+  std::string fingerprint = std::to_string(beat_bytes) + "/" + std::to_string(latency) + (trace ? "/trace" : "");
   std::vector<std::string> verilog;
   for (const auto& e : fs::directory_iterator(design_dir))
     if (e.path().extension() == ".v" || e.path().extension() == ".vh" || e.path().filename() == "probes.h")
@@ -68,17 +68,18 @@ std::string build_verilator_harness(const std::string& design_dir, unsigned beat
   for (const auto& f : verilog) fingerprint += read_text_file(f);
   for (const auto& f : extra) fingerprint += read_text_file(f);
   const std::string stamp = std::to_string(std::hash<std::string>{}(fingerprint));
-  const fs::path obj = fs::path(design_dir) / "obj_verilator";
+  const fs::path obj = fs::path(design_dir) / (trace ? "obj_verilator_trace" : "obj_verilator");
   const fs::path exe = obj / "fsgen_tb";
   const fs::path stamp_file = obj / "fsgen_tb.stamp";
   if (fs::exists(exe) && fs::exists(stamp_file) && read_text_file(stamp_file.string()) == stamp) return exe.string();
 
   std::string cmd = shell_quote(verilator) + " --cc --exe --build -j 2 --top-module fsgen_top -Wno-fatal" +
+                    (trace ? " --trace" : "") +
                     " -Mdir " + shell_quote(obj.string()) + " -I" + shell_quote(design_dir) + " -o fsgen_tb" +
                     " -MAKEFLAGS " + shell_quote("OPT_FAST=-O2 OPT_GLOBAL=-O2") + " -CFLAGS " +
                     shell_quote("-std=c++17 -O2 -I" + src + "/src -I" + fs::absolute(design_dir).string() +
                                 " -DFSGEN_BEAT_BYTES=" + std::to_string(beat_bytes) +
-                                " -DFSGEN_LATENCY=" + std::to_string(latency));
+                                " -DFSGEN_LATENCY=" + std::to_string(latency) + (trace ? " -DFSGEN_TRACE=1" : ""));
   for (const auto& f : verilog)
     if (fs::path(f).extension() == ".v") cmd += " " + shell_quote(f);
   for (const auto& f : extra) cmd += " " + shell_quote(f);

@@ -16,7 +16,9 @@ CommandResult run_command(const std::string& command);
 
 // Builds (or reuses) the Verilator harness of a generated design folder.
 // Returns the path of the testbench executable.
-std::string build_verilator_harness(const std::string& design_dir, unsigned beat_bytes, unsigned latency);
+// trace: a separate build that can write a VCD of every signal (--vcd), slower to run.
+std::string build_verilator_harness(const std::string& design_dir, unsigned beat_bytes, unsigned latency,
+                                    bool trace = false);
 
 std::string read_text_file(const std::string& path);
 std::string shell_quote(const std::string& s);

@@ -5,7 +5,9 @@
 // timing of src/core/memory_timing.h serves the DMA, and the probed registers
 // listed in the design's probes.h are sampled every cycle for toggles.
 //
-// usage: fsgen_tb <program.json> <result.bin> [--no-probes] [--max-cycles N]
+// usage: fsgen_tb <program.json> <result.bin> [--no-probes] [--max-cycles N] [--vcd FILE]
+// --vcd (a build with FSGEN_TRACE): a VCD of every signal from the kernel's cycle 0 on,
+// kernel cycle c at times 2c (inputs of the cycle, after the falling edge) and 2c + 1.
 #include <pthread.h>
 
 #include <chrono>
@@ -26,6 +28,9 @@
 #include "models/run_result.h"
 #include "probes.h"
 #include "verilated.h"
+#ifdef FSGEN_TRACE
+#include "verilated_vcd_c.h"
+#endif
 
 namespace {
 
@@ -109,14 +114,16 @@ struct Probe {
 namespace {
 int run(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s <program.json> <result.bin> [--no-probes] [--max-cycles N]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s <program.json> <result.bin> [--no-probes] [--max-cycles N] [--vcd FILE]\n", argv[0]);
     return 2;
   }
   bool probes_on = true;
   uint64_t max_cycles = 200000000ull;
+  const char* vcd_path = nullptr;
   for (int i = 3; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--no-probes")) probes_on = false;
     else if (!std::strcmp(argv[i], "--max-cycles") && i + 1 < argc) max_cycles = std::stoull(argv[++i]);
+    else if (!std::strcmp(argv[i], "--vcd") && i + 1 < argc) vcd_path = argv[++i];
   }
   try {
     const fsgen::Program prog = fsgen::load_program(argv[1]);
@@ -125,7 +132,20 @@ int run(int argc, char** argv) {
     for (const auto& in : prog.inputs) std::memcpy(mem.data().data() + in.addr, in.bytes.data(), in.bytes.size());
 
     VerilatedContext ctx;
+#ifdef FSGEN_TRACE
+    ctx.traceEverOn(true);
+#endif
     auto top = std::make_unique<Vfsgen_top>(&ctx);
+#ifdef FSGEN_TRACE
+    std::unique_ptr<VerilatedVcdC> vcd;
+    if (vcd_path) {
+      vcd = std::make_unique<VerilatedVcdC>();
+      top->trace(vcd.get(), 99);
+      vcd->open(vcd_path);
+    }
+#else
+    if (vcd_path) fsgen::fail("--vcd", "this harness was built without tracing");
+#endif
     fsgen::RunResult result;
     result.model = "verilator";
     std::vector<Probe> probes;
@@ -142,10 +162,18 @@ int run(int argc, char** argv) {
     size_t next_write = 0;
     int64_t cycle0 = -1;
     bool read_issued = false, done = false;
+    auto dump = [&](uint64_t half) {
+#ifdef FSGEN_TRACE
+      if (vcd && cycle0 >= 0 && int64_t(cycle) >= cycle0) vcd->dump(2 * (cycle - uint64_t(cycle0)) + half);
+#else
+      (void)half;
+#endif
+    };
     auto tick = [&](bool sample_probes) {
       top->clk = 0;
       mem.drive(top.get(), cycle);
       top->eval();
+      dump(0);
       if (sample_probes && cycle0 >= 0 && int64_t(cycle) >= cycle0)
         for (auto& p : probes) {
           p.read(scratch.data());
@@ -154,6 +182,7 @@ int run(int argc, char** argv) {
       mem.sample(top.get(), cycle);
       top->clk = 1;
       top->eval();
+      dump(1);
       ++cycle;
     };
 
@@ -191,6 +220,9 @@ int run(int argc, char** argv) {
     for (const auto& o : prog.outputs)
       result.outputs[o.name] = std::vector<uint8_t>(mem.data().begin() + o.addr, mem.data().begin() + o.addr + o.bytes);
     top->final();
+#ifdef FSGEN_TRACE
+    if (vcd) vcd->close();
+#endif
     std::ofstream out(argv[2], std::ios::binary);
     out << fsgen::encode_run_result(result);
     if (!out) fsgen::fail(argv[2], "cannot write the result");

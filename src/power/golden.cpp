@@ -1,0 +1,70 @@
+#include "power/golden.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "generator/rtl_library.h"
+#include "power/gate_power.h"
+#include "power/gate_sim.h"
+#include "power/techmap.h"
+#include "sim/cosim.h"
+
+namespace fsgen {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The RTL module and parameters of an array instance, as the emitter instantiates it.
+std::pair<std::string, std::map<std::string, int64_t>> instance_of(const ArrayPlan& p, bool is_b) {
+  if (p.stationarity == Stationarity::kOutput)
+    return {"fsgen_array_os",
+            {{"R", p.spec.tile_m}, {"C", p.spec.tile_n}, {"RESCALE", is_b ? 1 : 0}, {"SYSTOLIC", p.spec.systolic ? 1 : 0}}};
+  return {"fsgen_array_dot",
+          {{"P", p.y_lanes}, {"K", p.spec.tile_k}, {"LOAD_COL", p.stationarity == Stationarity::kWeight ? 1 : 0}}};
+}
+
+GoldenBlockPower replay_block(const Graph& g, const std::string& block, const ArrayPlan& plan, const Liberty& lib,
+                              const std::string& vcd, uint64_t cycles, const std::string& dir) {
+  GoldenBlockPower gb;
+  gb.block = block;
+  std::tie(gb.module, gb.params) = instance_of(plan, block == "array_b");
+  fs::create_directories(dir);
+  std::vector<std::string> files;
+  for (const auto& [name, text] : rtl_library()) {
+    std::ofstream(fs::path(dir) / name) << text;
+    if (name == gb.module + ".v") files.push_back((fs::path(dir) / name).string());
+  }
+  const SynthReport synth = synth_to_liberty(files, gb.module, gb.params, lib, dir);
+  const GateNetlist netlist = read_netlist_json(synth.netlist_json, gb.module);
+  std::vector<std::pair<std::string, uint32_t>> inputs;
+  for (const auto& [port, bits] : netlist.ports)
+    if (!netlist.outputs.count(port) && port != "clk") inputs.push_back({port, uint32_t(bits.size())});
+  const PortWaveforms waves = read_vcd_waveforms(vcd, {"fsgen_top", "u_" + block}, inputs, cycles);
+  const GateActivity activity = replay_gates(synth, netlist, lib, waves, "clk", dir);
+  const GatePowerModel engine(netlist, read_liberty_file(lib.path), {g.spec.clock_mhz, 0.05, 0});
+  gb.mw = power_trace_mw(engine, activity, g.spec.clock_mhz);
+  for (double v : gb.mw) gb.average_mw += v / double(gb.mw.size());
+  gb.leakage_mw = engine.leakage_mw();
+  gb.area_um2 = synth.area_um2;
+  return gb;
+}
+
+}  // namespace
+
+std::vector<GoldenBlockPower> golden_array_power(const Graph& g, const Program& p, const std::string& liberty_file,
+                                                 const std::string& rtl_root, const std::string& work_dir) {
+  fs::create_directories(work_dir);
+  const std::string vcd = (fs::path(work_dir) / "kernel.vcd").string();
+  const RunResult rtl = run_on_verilator(g, p, rtl_root, false, vcd);
+  const Liberty lib = prepare_liberty(liberty_file, work_dir);
+  std::vector<GoldenBlockPower> out;
+  out.push_back(replay_block(g, "array_a", g.array_a, lib, vcd, rtl.cycles, (fs::path(work_dir) / "array_a").string()));
+  if (g.attention)
+    out.push_back(replay_block(g, "array_b", g.array_b, lib, vcd, rtl.cycles, (fs::path(work_dir) / "array_b").string()));
+  fs::remove(vcd);
+  return out;
+}
+
+}  // namespace fsgen

@@ -1,0 +1,30 @@
+// Golden power of a design's PE arrays under a kernel's exact stimulus: the design's
+// Verilated RTL runs the program with a VCD trace (the RTL the cross-check holds equal to
+// the SystemC model at every probed port, cycle by cycle); each array instance's input
+// ports are read back cycle by cycle and replayed into that array's netlist, mapped onto
+// the liberty with the instance's parameters; the gate-level engine gives its power per
+// cycle.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/program.h"
+#include "generator/graph.h"
+
+namespace fsgen {
+
+struct GoldenBlockPower {
+  std::string block, module;
+  std::map<std::string, int64_t> params;
+  std::vector<double> mw;  // per kernel cycle
+  double average_mw = 0, leakage_mw = 0, area_um2 = 0;
+};
+
+// liberty_file "": the built-in fsgen45. rtl_root: where the design's RTL is generated
+// and built; work_dir: netlists and gate-level builds.
+std::vector<GoldenBlockPower> golden_array_power(const Graph& g, const Program& p, const std::string& liberty_file,
+                                                 const std::string& rtl_root, const std::string& work_dir);
+
+}  // namespace fsgen
