@@ -312,7 +312,8 @@ PortWaveforms read_vcd_waveforms(const std::string& vcd, const std::vector<std::
 }
 
 GateActivity replay_gates(const SynthReport& synth, const GateNetlist& netlist, const Liberty& lib,
-                          const PortWaveforms& waves, const std::string& clock, const std::string& build_dir) {
+                          const PortWaveforms& waves, const std::string& clock, const std::string& build_dir,
+                          bool keep_vcd) {
   const fs::path binary = build_gate_testbench(synth, netlist, lib, replay_testbench(netlist, waves, clock), build_dir);
   {
     std::ofstream f(fs::path(build_dir) / "stimulus.bin", std::ios::binary);
@@ -324,7 +325,7 @@ GateActivity replay_gates(const SynthReport& synth, const GateNetlist& netlist, 
   if (r.status != 0) fail("gate-level replay of " + netlist.top, "testbench exited with " + std::to_string(r.status) + ": " + r.output);
   const fs::path vcd = fs::path(build_dir) / "gates.vcd";
   GateActivity a = read_vcd(vcd.string(), netlist, waves.cycles);
-  fs::remove(vcd);
+  if (!keep_vcd) fs::remove(vcd);
   return a;
 }
 

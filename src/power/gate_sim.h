@@ -64,9 +64,11 @@ PortWaveforms read_vcd_waveforms(const std::string& vcd, const std::vector<std::
                                  const std::vector<std::pair<std::string, uint32_t>>& ports, uint64_t cycles);
 
 // Gate-level simulation of a netlist driven by recorded waveforms of its input ports
-// (the clock is driven by the testbench), in build_dir.
+// (the clock is driven by the testbench), in build_dir. keep_vcd: leave the netlist's
+// VCD at build_dir/gates.vcd (its top scope is the module) for a look at its outputs.
 GateActivity replay_gates(const SynthReport& synth, const GateNetlist& netlist, const Liberty& lib,
-                          const PortWaveforms& waves, const std::string& clock, const std::string& build_dir);
+                          const PortWaveforms& waves, const std::string& clock, const std::string& build_dir,
+                          bool keep_vcd = false);
 
 // Per-cycle power trace (mW) of a simulated run: each cycle's toggles times their energy,
 // plus leakage.

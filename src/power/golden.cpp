@@ -1,5 +1,6 @@
 #include "power/golden.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -25,6 +26,20 @@ std::pair<std::string, std::map<std::string, int64_t>> instance_of(const ArrayPl
           {{"P", p.y_lanes}, {"K", p.spec.tile_k}, {"LOAD_COL", p.stationarity == Stationarity::kWeight ? 1 : 0}}};
 }
 
+// Cycles in which the replayed netlist's output ports differ from the RTL instance's.
+uint64_t output_mismatches(const GateNetlist& netlist, const std::string& rtl_vcd, const std::string& gates_vcd,
+                           const std::string& block, uint64_t cycles) {
+  std::vector<std::pair<std::string, uint32_t>> outputs;
+  for (const auto& name : netlist.outputs) outputs.push_back({name, uint32_t(netlist.ports.at(name).size())});
+  const PortWaveforms rtl = read_vcd_waveforms(rtl_vcd, {"fsgen_top", "u_" + block}, outputs, cycles);
+  const PortWaveforms gates = read_vcd_waveforms(gates_vcd, {netlist.top}, outputs, cycles);
+  const size_t per = rtl.words_per_cycle();
+  uint64_t bad = 0;
+  for (uint64_t c = 0; c < cycles; ++c)
+    bad += !std::equal(rtl.words.begin() + c * per, rtl.words.begin() + (c + 1) * per, gates.words.begin() + c * per);
+  return bad;
+}
+
 GoldenBlockPower replay_block(const Graph& g, const std::string& block, const ArrayPlan& plan, const Liberty& lib,
                               const std::string& vcd, uint64_t cycles, const std::string& dir) {
   GoldenBlockPower gb;
@@ -42,7 +57,9 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
   for (const auto& [port, bits] : netlist.ports)
     if (!netlist.outputs.count(port) && port != "clk") inputs.push_back({port, uint32_t(bits.size())});
   const PortWaveforms waves = read_vcd_waveforms(vcd, {"fsgen_top", "u_" + block}, inputs, cycles);
-  const GateActivity activity = replay_gates(synth, netlist, lib, waves, "clk", dir);
+  const GateActivity activity = replay_gates(synth, netlist, lib, waves, "clk", dir, true);
+  gb.output_mismatch_cycles = output_mismatches(netlist, vcd, (fs::path(dir) / "gates.vcd").string(), block, cycles);
+  fs::remove(fs::path(dir) / "gates.vcd");
   const GatePowerModel engine(netlist, read_liberty_file(lib.path), {g.spec.clock_mhz, 0.05, 0});
   gb.mw = power_trace_mw(engine, activity, g.spec.clock_mhz);
   for (double v : gb.mw) gb.average_mw += v / double(gb.mw.size());

@@ -20,6 +20,9 @@ struct GoldenBlockPower {
   std::map<std::string, int64_t> params;
   std::vector<double> mw;  // per kernel cycle
   double average_mw = 0, leakage_mw = 0, area_um2 = 0;
+  // The replay's self-check: cycles in which the netlist's outputs differ from the RTL
+  // instance's (0 when the stimulus was replayed exactly and the mapping is right).
+  uint64_t output_mismatch_cycles = 0;
 };
 
 // liberty_file "": the built-in fsgen45. rtl_root: where the design's RTL is generated

@@ -121,6 +121,7 @@ std::vector<GoldenComparison> compare_to_golden(const PowerTrace& t, const std::
       c.window_r = pearson_r(b.mw, gw);
       c.golden_area_um2 = gb.area_um2;
       c.predicted_area_um2 = model.area_um2(b.kind, b.h);
+      c.replay_mismatch_cycles = gb.output_mismatch_cycles;
       out.push_back(c);
     }
   return out;
@@ -134,7 +135,8 @@ void print_golden_comparison(const std::vector<GoldenComparison>& c, std::ostrea
         << g.predicted_mw << " mW, golden " << g.golden_mw << " mW: " << std::showpos << std::setprecision(1)
         << g.error_percent << std::noshowpos << " %; per-window R " << std::setprecision(3) << g.window_r
         << "; area " << std::setprecision(0) << g.predicted_area_um2 << " um^2 predicted, " << g.golden_area_um2
-        << " by Yosys\n";
+        << " by Yosys; replay outputs " << (g.replay_mismatch_cycles ? "DIFFER in " + std::to_string(g.replay_mismatch_cycles) + " cycles" : std::string("equal the RTL's"))
+        << "\n";
   out << std::defaultfloat;
 }
 

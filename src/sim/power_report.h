@@ -41,6 +41,7 @@ struct GoldenComparison {
   double error_percent = 0;  // (predicted - golden) / golden
   double window_r = 0;       // Pearson R of the per-window traces
   double golden_area_um2 = 0, predicted_area_um2 = 0;
+  uint64_t replay_mismatch_cycles = 0;  // GoldenBlockPower::output_mismatch_cycles
 };
 std::vector<GoldenComparison> compare_to_golden(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden,
                                                 const PowerModel& model);
