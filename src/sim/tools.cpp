@@ -59,7 +59,8 @@ std::string build_verilator_harness(const std::string& design_dir, unsigned beat
   const std::vector<std::string> extra = {src + "/validation/harness/tb_main.cpp", src + "/src/models/run_result.cpp",
                                           src + "/src/compiler/program.cpp"};
   // Rebuild only when the design or the harness changed.
-  std::string fingerprint = std::to_string(beat_bytes) + "/" + std::to_string(latency) + (trace ? "/trace" : "");
+  // The paths too: the build's makefiles name the harness sources where they were.
+  std::string fingerprint = src + "/" + std::to_string(beat_bytes) + "/" + std::to_string(latency) + (trace ? "/trace" : "");
   std::vector<std::string> verilog;
   for (const auto& e : fs::directory_iterator(design_dir))
     if (e.path().extension() == ".v" || e.path().extension() == ".vh" || e.path().filename() == "probes.h")
