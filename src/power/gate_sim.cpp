@@ -238,6 +238,7 @@ fs::path build_gate_testbench(const SynthReport& synth, const GateNetlist& netli
                             shell_quote(tb.string());
   const std::string key = read_text_file(synth.netlist) + tb_text + build;
   if (fs::exists(binary) && fs::exists(stamp) && read_text_file(stamp.string()) == key) return binary;
+  fs::remove_all(obj);  // a stale build's dependency files may name sources that are gone
   write_cell_models(lib, out_dir);
   const CommandResult b = run_command(build);
   if (b.status != 0)

@@ -73,6 +73,7 @@ std::string build_verilator_harness(const std::string& design_dir, unsigned beat
   const fs::path exe = obj / "fsgen_tb";
   const fs::path stamp_file = obj / "fsgen_tb.stamp";
   if (fs::exists(exe) && fs::exists(stamp_file) && read_text_file(stamp_file.string()) == stamp) return exe.string();
+  fs::remove_all(obj);  // a stale build's dependency files may name sources that are gone
 
   std::string cmd = shell_quote(verilator) + " --cc --exe --build -j 2 --top-module fsgen_top -Wno-fatal" +
                     (trace ? " --trace" : "") +
