@@ -124,11 +124,7 @@ TEST(GateSim, VcdWaveformsAreTheInputsOfEachCycle) {
 TEST(GoldenPower, ReplaysTheRtlStimulusIntoTheArrayNetlist) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
   const std::string dir = test::scratch_dir("golden");
-  const Graph g = elaborate(parse_spec_text(
-      "name: g\nclock_mhz: 500\npe_budget: 64\nmemory: {bandwidth_gbps: 2, latency_cycles: 3, buffer_limit_bytes: 4096}\n"
-      "arrays:\n  a: {loop_order: output_stationary, tiling: {m: 2, n: 4, k: 8}}\n"
-      "  b: {loop_order: output_stationary, tiling: {m: 2, n: 8, k: 4}}\nkernels: [matmul]\n",
-      "g.yaml"));
+  const Graph g = elaborate(parse_spec_text(test::tiny_matmul_core_spec(), "tiny.yaml"));
   MatmulProblem p;
   p.m = 4;
   p.n = 8;

@@ -61,11 +61,7 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
             std::string::npos);
 
   // The trace of a kernel on a design whose arrays are the characterised 2 x 4.
-  const Graph g = elaborate(parse_spec_text(
-      "name: p\nclock_mhz: 500\npe_budget: 64\nmemory: {bandwidth_gbps: 2, latency_cycles: 3, buffer_limit_bytes: 4096}\n"
-      "arrays:\n  a: {loop_order: output_stationary, tiling: {m: 2, n: 4, k: 8}}\n"
-      "  b: {loop_order: output_stationary, tiling: {m: 2, n: 8, k: 4}}\nkernels: [matmul]\n",
-      "p.yaml"));
+  const Graph g = elaborate(parse_spec_text(test::tiny_matmul_core_spec(), "tiny.yaml"));
   MatmulProblem mp;
   mp.m = 8;
   mp.n = 8;

@@ -54,6 +54,15 @@ inline std::string scratch_dir(const std::string& name) {
   return dir.string();
 }
 
+// A matmul-only core whose array a is a 2 x 4 output-stationary array (the smallest the
+// power tests characterise and replay at gate level), 2 B/cycle at 500 MHz.
+inline std::string tiny_matmul_core_spec() {
+  return "name: tiny\nclock_mhz: 500\npe_budget: 64\n"
+         "memory: {bandwidth_gbps: 2, latency_cycles: 3, buffer_limit_bytes: 4096}\n"
+         "arrays:\n  a: {loop_order: output_stationary, tiling: {m: 2, n: 4, k: 8}}\n"
+         "  b: {loop_order: output_stationary, tiling: {m: 2, n: 8, k: 4}}\nkernels: [matmul]\n";
+}
+
 // A minimal valid spec; tests replace lines of it to make it invalid.
 inline std::string base_spec() {
   return "name: t\n"
