@@ -3,12 +3,11 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/statistics.h"
 
 namespace fsgen {
 
 namespace {
-
-uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 
 // The largest divisor of n that is at most limit (at least 1).
 uint32_t largest_divisor_within(uint32_t n, uint32_t limit) {

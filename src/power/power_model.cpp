@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/json_file.h"
+#include "core/statistics.h"
 
 namespace fsgen {
 
@@ -81,15 +82,6 @@ LinearFit fit_by_elements(const std::vector<std::pair<double, double>>& pts) {
   return f;
 }
 
-double pearson(const std::vector<double>& a, const std::vector<double>& b) {
-  const size_t n = a.size();
-  double ma = 0, mb = 0;
-  for (size_t i = 0; i < n; ++i) ma += a[i] / n, mb += b[i] / n;
-  double sab = 0, saa = 0, sbb = 0;
-  for (size_t i = 0; i < n; ++i) sab += (a[i] - ma) * (b[i] - mb), saa += (a[i] - ma) * (a[i] - ma), sbb += (b[i] - mb) * (b[i] - mb);
-  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0;
-}
-
 PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<const CharPoint*>& pts, int rounds) {
   const PrimitiveDef& def = primitive_def(kind);
   PrimitivePowerModel m;
@@ -131,7 +123,7 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
       ape += std::fabs(got[i] - yte[i]) / std::max(1e-9, std::fabs(yte[i]));
     }
     m.quality.mape = 100.0 * ape / double(yte.size());
-    m.quality.pearson = pearson(got, yte);
+    m.quality.pearson = pearson_r(got, yte);
   }
   return m;
 }

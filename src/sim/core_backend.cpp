@@ -7,13 +7,10 @@
 #include "compiler/matmul.h"
 #include "compiler/quantize.h"
 #include "core/error.h"
+#include "core/statistics.h"
 #include "models/platform.h"
 
 namespace fsgen {
-
-namespace {
-uint32_t round_up(uint32_t v, uint32_t to) { return (v + to - 1) / to * to; }
-}  // namespace
 
 CoreBackend::CoreBackend(const Graph& g, const Llama2cModel& m, Calibration cal)
     : g_(g), m_(m), cal_(std::move(cal)) {
@@ -58,8 +55,8 @@ const CoreBackend::QuantWeight& CoreBackend::weight(int layer, Linear which) {
   QuantWeight q;
   q.out = w.out;
   q.in = w.in;
-  q.n = round_up(w.out, g_.matmul_tile_n());
-  q.k = round_up(w.in, g_.spec.array_a.tile_k);
+  q.n = uint32_t(round_up(w.out, g_.matmul_tile_n()));
+  q.k = uint32_t(round_up(w.in, g_.spec.array_a.tile_k));
   smooth(layer, which, w, q);
   // ratio: the smallest weight-to-output scale ratio that keeps every part's codes in range.
   std::vector<float> max_w, out_s;
@@ -104,7 +101,7 @@ std::vector<uint8_t> CoreBackend::run(const std::string& kernel, int layer, cons
 void CoreBackend::linear(int layer, Linear which, const std::vector<float>& x, uint32_t t, std::vector<float>& y) {
   const QuantWeight& w = weight(layer, which);
   MatmulProblem p;
-  p.m = round_up(t, g_.spec.array_a.tile_m);
+  p.m = uint32_t(round_up(t, g_.spec.array_a.tile_m));
   p.n = w.n;
   p.k = w.k;
   p.req_mult = w.requant.mult;

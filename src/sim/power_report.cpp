@@ -7,6 +7,7 @@
 #include <iomanip>
 
 #include "core/error.h"
+#include "core/statistics.h"
 #include "models/fast_model.h"
 #include "models/kernel_regs.h"
 #include "models/platform.h"
@@ -91,18 +92,6 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
   t.estimate_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return t;
 }
-
-namespace {
-double pearson_r(const std::vector<double>& a, const std::vector<double>& b) {
-  const size_t n = std::min(a.size(), b.size());
-  if (n < 2) return 0;
-  double ma = 0, mb = 0;
-  for (size_t i = 0; i < n; ++i) ma += a[i] / double(n), mb += b[i] / double(n);
-  double sab = 0, saa = 0, sbb = 0;
-  for (size_t i = 0; i < n; ++i) sab += (a[i] - ma) * (b[i] - mb), saa += (a[i] - ma) * (a[i] - ma), sbb += (b[i] - mb) * (b[i] - mb);
-  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0;
-}
-}  // namespace
 
 std::vector<GoldenComparison> compare_to_golden(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden,
                                                 const PowerModel& model) {
