@@ -56,7 +56,7 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   EXPECT_GT(m.leakage_mw("pe_array_os", {4, 4}), m.leakage_mw("pe_array_os", {2, 2}));  // scales by elements
   save_power_model(m, dir + "/model.json");
   const PowerModel back = load_power_model(dir + "/model.json");
-  EXPECT_DOUBLE_EQ(back.dynamic_fj("pe_array_os", {2, 4}, 0.2, 0.8, 0.1), m.dynamic_fj("pe_array_os", {2, 4}, 0.2, 0.8, 0.1));
+  EXPECT_DOUBLE_EQ(back.dynamic_fj("pe_array_os", {2, 4}, {0.2, 0.8, 0.1}), m.dynamic_fj("pe_array_os", {2, 4}, {0.2, 0.8, 0.1}));
   EXPECT_NE(test::error_of([&] { back.primitive("pe_array_dot"); }).find("no model for primitive 'pe_array_dot'"),
             std::string::npos);
 

@@ -20,6 +20,7 @@
 #include "power/characterize.h"
 #include "power/power_model.h"
 #include "power/techmap.h"
+#include "power/validation.h"
 #include "sim/bench.h"
 #include "sim/cosim.h"
 #include "sim/llama_inference.h"
@@ -353,6 +354,8 @@ int run(int argc, char** argv) {
   charz->add_option("--seed", copt.seed, "first stimulus seed")->capture_default_str();
   charz->add_option("--jobs", copt.jobs, "gate-level simulations in parallel")->capture_default_str();
   charz->add_option("--work", copt.work_dir, "folder for netlists and builds (default: <out>.work)");
+  charz->add_option("--max-elements", copt.max_elements, "only sizes with at most this many processing elements (0: all)")
+      ->capture_default_str();
   charz->add_flag("--small", copt.small_grid, "the two smallest sizes and 8 stimuli per primitive");
 
   auto* train = app.add_subcommand("train", "train the XGBoost power model of every primitive in a dataset");
@@ -379,6 +382,17 @@ int run(int argc, char** argv) {
   pow->add_flag("--golden", golden, "also compute the arrays' gate-level golden power on the same run (slow)");
   pow->add_option("--liberty", liberty, "--golden: liberty file; default: the built-in fsgen45");
   pow->add_option("-o,--out", out_root, "--golden: RTL output root folder")->capture_default_str();
+  std::string record_path, record_name;
+  pow->add_option("--record", record_path, "--golden: append the blocks' validation records to this CSV");
+  pow->add_option("--record-name", record_name, "--record: the design's name in the records (default: the spec's)");
+
+  auto* pval = app.add_subcommand("power-validate",
+                                  "score the power model and the baselines on validation records against golden");
+  std::string png_validate, markdown_out;
+  pval->add_option("records", record_path, "validation records (CSV) from fsgen power --golden --record")->required();
+  pval->add_option("--dataset", dataset, "the characterisation dataset the baselines are calibrated on")->required();
+  pval->add_option("--png", png_validate, "draw predicted against golden per design as a PNG (gnuplot)");
+  pval->add_option("--markdown", markdown_out, "also write the tables to this Markdown file");
 
   CLI11_PARSE(app, argc, argv);
 
@@ -394,6 +408,16 @@ int run(int argc, char** argv) {
                 << p.quality.test_points << " held out: dynamic energy MAPE " << std::setprecision(1) << p.quality.mape
                 << " %, R " << std::setprecision(3) << p.quality.pearson << "\n";
     std::cout << "wrote " << model_out << "\n" << std::defaultfloat;
+    return 0;
+  }
+
+  if (pval->parsed()) {
+    const ValidationSummary v = summarise_validation(read_validation_records(record_path), read_dataset(dataset));
+    std::cout << "power validation of " << record_path << " (golden: gate-level replay of the RTL's stimulus; "
+              << "baselines calibrated on " << dataset << ")\n\n";
+    print_validation(v, std::cout);
+    if (!markdown_out.empty()) write_file_atomically(markdown_out, [&](std::ostream& o) { print_validation(v, o); });
+    if (!png_validate.empty()) plot_validation_png(v, png_validate), std::cout << "wrote " << png_validate << "\n";
     return 0;
   }
 
@@ -468,14 +492,19 @@ int run(int argc, char** argv) {
     return c;
   };
   if (pow->parsed()) {
+    if (!golden && !record_path.empty()) fail("--record", "records need the golden power: add --golden");
     const Graph g = elaborate(parse_spec_file(spec_path));
     const PowerModel pm = load_power_model(power_model);
     const Program prog = compile_chosen(g).program;
     const PowerTrace t = estimate_power(g, prog, pm, window);
     print_power(t, std::cout);
     if (golden) {
-      const std::string work = (std::filesystem::path(out_root) / (g.spec.name + "_golden_power")).string();
-      print_golden_comparison(compare_to_golden(t, golden_array_power(g, prog, liberty, out_root, work), pm), std::cout);
+      const std::string lib_name = liberty.empty() ? "fsgen45" : std::filesystem::path(liberty).stem().string();
+      const std::string work = (std::filesystem::path(out_root) / "golden_power" / lib_name).string();
+      const auto comparison = compare_to_golden(t, golden_array_power(g, prog, liberty, out_root, work), pm);
+      print_golden_comparison(comparison, std::cout);
+      if (!record_path.empty())
+        append_validation_records(record_path, validation_records(record_name.empty() ? g.spec.name : record_name, t, comparison));
     }
     if (!csv_out.empty() || !png_out.empty()) {
       const std::string csv = csv_out.empty() ? png_out + ".csv" : csv_out;

@@ -332,4 +332,12 @@ Graph elaborate(const DesignSpec& spec) {
   return g;
 }
 
+ArrayInstance array_instance(const ArrayPlan& p, bool is_array_b) {
+  if (p.stationarity == Stationarity::kOutput)
+    return {"fsgen_array_os",
+            {{"R", p.spec.tile_m}, {"C", p.spec.tile_n}, {"RESCALE", is_array_b ? 1 : 0}, {"SYSTOLIC", p.spec.systolic ? 1 : 0}}};
+  return {"fsgen_array_dot",
+          {{"P", p.y_lanes}, {"K", p.spec.tile_k}, {"LOAD_COL", p.stationarity == Stationarity::kWeight ? 1 : 0}}};
+}
+
 }  // namespace fsgen

@@ -7,6 +7,7 @@
 // where both sides count toggles, so their names and widths come from here.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,14 @@ struct ArrayPlan {
 inline uint64_t tile_cycles(const ArrayPlan& p, bool reload) {
   return (reload ? p.stationary_rows : 0) + uint64_t(p.stream_cycles) + p.tail_cycles;
 }
+
+// The RTL module and parameters an array block is built from, as the emitter instantiates
+// it (array b of the attention kernel rescales its output-stationary accumulators).
+struct ArrayInstance {
+  std::string module;
+  std::map<std::string, int64_t> params;
+};
+ArrayInstance array_instance(const ArrayPlan& p, bool is_array_b);
 
 struct Graph {
   DesignSpec spec;

@@ -256,6 +256,20 @@ Dataset read_dataset(const std::string& path) {
   return d;
 }
 
+namespace {
+
+// The catalog sizes of a primitive this run covers: within --max-elements, and of those
+// --small's two smallest.
+std::vector<std::vector<int>> sizes_to_run(const PrimitiveDef& d, const CharacterizeOptions& o) {
+  std::vector<std::vector<int>> out;
+  for (const auto& h : d.sizes)
+    if (o.max_elements == 0 || d.elements(h) <= double(o.max_elements)) out.push_back(h);
+  if (o.small_grid && out.size() > 2) out.resize(2);
+  return out;
+}
+
+}  // namespace
+
 CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string& path,
                                  const std::function<void(uint64_t, uint64_t)>& progress) {
   if (o.jobs == 0) fail("--jobs", "expected at least 1");
@@ -271,17 +285,16 @@ CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string
 
   const std::vector<Stimulus> grid = stimulus_grid(o.small_grid);
   uint64_t total = 0, finished = 0;
-  for (const auto* d : defs) total += (o.small_grid ? 2 : d->sizes.size()) * grid.size();
+  for (const auto* d : defs) total += sizes_to_run(*d, o).size() * grid.size();
   CharacterizeSummary sum;
   std::mutex lock;
   for (const auto* d : defs) {
-    const size_t sizes = o.small_grid ? std::min<size_t>(2, d->sizes.size()) : d->sizes.size();
-    for (size_t si = 0; si < sizes; ++si) {
+    for (const std::vector<int>& h : sizes_to_run(*d, o)) {
       std::vector<size_t> todo;
       for (size_t i = 0; i < grid.size(); ++i) {
         CharPoint probe;
         probe.kind = d->kind;
-        probe.h = d->sizes[si];
+        probe.h = h;
         probe.toggle_rate = grid[i].toggle_rate;
         probe.zero_fraction = grid[i].zero_fraction;
         probe.enable_rate = grid[i].enable_rate;
@@ -290,7 +303,7 @@ CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string
         else todo.push_back(i);
       }
       if (todo.empty()) continue;
-      const SizeRun size(*d, d->sizes[si], lib, o);
+      const SizeRun size(*d, h, lib, o);
       std::atomic<size_t> next{0};
       std::vector<std::string> errors;
       auto worker = [&] {

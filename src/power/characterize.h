@@ -57,6 +57,7 @@ struct CharacterizeOptions {
   uint64_t seed = 1;
   unsigned jobs = 2;               // gate-level simulations in parallel
   bool small_grid = false;         // the two smallest sizes and 8 stimuli each (tests)
+  uint64_t max_elements = 0;       // only sizes with at most this many elements (0: every size)
   std::string work_dir;
 };
 

@@ -222,10 +222,11 @@ namespace {
 // build while the netlist and ports are unchanged; returns the executable.
 fs::path build_gate_testbench(const SynthReport& synth, const GateNetlist& netlist, const Liberty& lib,
                               const std::string& tb_text, const std::string& out_dir) {
-  const fs::path obj = fs::path(out_dir) / "obj_gates";
+  // Absolute paths: Verilator's makefile runs in obj_gates and would misread relative ones.
+  const fs::path dir = fs::absolute(out_dir), obj = dir / "obj_gates";
   const fs::path binary = obj / "gate_tb", stamp = obj / "netlist.stamp";
-  const std::string cells = cell_models_path(lib, out_dir);
-  const fs::path tb = fs::path(out_dir) / "gate_tb.cpp";
+  const std::string cells = cell_models_path(lib, dir.string());
+  const fs::path tb = dir / "gate_tb.cpp";
   std::ofstream(tb) << tb_text;
   // -O0: a traced gate-level netlist is hundreds of thousands of lines of C++ and a run a
   // few thousand cycles, so compile time dominates. -fno-gate: Verilator 5.006's gate
@@ -234,12 +235,12 @@ fs::path build_gate_testbench(const SynthReport& synth, const GateNetlist& netli
   const std::string build = shell_quote(require_tool("verilator")) +
                             " --cc --exe --build -j 2 --trace --trace-underscore -fno-gate -Wno-fatal -Wno-lint -Wno-style"
                             " -MAKEFLAGS 'OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0' --output-split 200000 --top-module " + netlist.top + " -Mdir " + shell_quote(obj.string()) +
-                            " -o gate_tb " + shell_quote(synth.netlist) + " " + shell_quote(cells) + " " +
+                            " -o gate_tb " + shell_quote(fs::absolute(synth.netlist).string()) + " " + shell_quote(cells) + " " +
                             shell_quote(tb.string());
   const std::string key = read_text_file(synth.netlist) + tb_text + build;
   if (fs::exists(binary) && fs::exists(stamp) && read_text_file(stamp.string()) == key) return binary;
   fs::remove_all(obj);  // a stale build's dependency files may name sources that are gone
-  write_cell_models(lib, out_dir);
+  write_cell_models(lib, dir.string());
   const CommandResult b = run_command(build);
   if (b.status != 0)
     fail("verilator (gate-level " + netlist.top + ")",

@@ -17,15 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The RTL module and parameters of an array instance, as the emitter instantiates it.
-std::pair<std::string, std::map<std::string, int64_t>> instance_of(const ArrayPlan& p, bool is_b) {
-  if (p.stationarity == Stationarity::kOutput)
-    return {"fsgen_array_os",
-            {{"R", p.spec.tile_m}, {"C", p.spec.tile_n}, {"RESCALE", is_b ? 1 : 0}, {"SYSTOLIC", p.spec.systolic ? 1 : 0}}};
-  return {"fsgen_array_dot",
-          {{"P", p.y_lanes}, {"K", p.spec.tile_k}, {"LOAD_COL", p.stationarity == Stationarity::kWeight ? 1 : 0}}};
-}
-
 // Cycles in which the replayed netlist's output ports differ from the RTL instance's.
 uint64_t output_mismatches(const GateNetlist& netlist, const std::string& rtl_vcd, const std::string& gates_vcd,
                            const std::string& block, uint64_t cycles) {
@@ -40,11 +31,22 @@ uint64_t output_mismatches(const GateNetlist& netlist, const std::string& rtl_vc
   return bad;
 }
 
+// The folder of an array instance's netlist and gate-level build: one per module and
+// parameters, so that designs sharing an array share its (slow) build.
+std::string instance_dir(const std::string& work_dir, const ArrayInstance& inst) {
+  std::string name = inst.module;
+  for (const auto& [k, v] : inst.params) name += "_" + k + std::to_string(v);
+  return (fs::path(work_dir) / name).string();
+}
+
 GoldenBlockPower replay_block(const Graph& g, const std::string& block, const ArrayPlan& plan, const Liberty& lib,
-                              const std::string& vcd, uint64_t cycles, const std::string& dir) {
+                              const std::string& vcd, uint64_t cycles, const std::string& work_dir) {
   GoldenBlockPower gb;
   gb.block = block;
-  std::tie(gb.module, gb.params) = instance_of(plan, block == "array_b");
+  const ArrayInstance inst = array_instance(plan, block == "array_b");
+  gb.module = inst.module;
+  gb.params = inst.params;
+  const std::string dir = instance_dir(work_dir, inst);
   fs::create_directories(dir);
   std::vector<std::string> files;
   for (const auto& [name, text] : rtl_library()) {
@@ -73,13 +75,12 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
 std::vector<GoldenBlockPower> golden_array_power(const Graph& g, const Program& p, const std::string& liberty_file,
                                                  const std::string& rtl_root, const std::string& work_dir) {
   fs::create_directories(work_dir);
-  const std::string vcd = (fs::path(work_dir) / "kernel.vcd").string();
+  const std::string vcd = (fs::path(work_dir) / (g.spec.name + "_kernel.vcd")).string();
   const RunResult rtl = run_on_verilator(g, p, rtl_root, false, vcd);
   const Liberty lib = prepare_liberty(liberty_file, work_dir);
   std::vector<GoldenBlockPower> out;
-  out.push_back(replay_block(g, "array_a", g.array_a, lib, vcd, rtl.cycles, (fs::path(work_dir) / "array_a").string()));
-  if (g.attention)
-    out.push_back(replay_block(g, "array_b", g.array_b, lib, vcd, rtl.cycles, (fs::path(work_dir) / "array_b").string()));
+  out.push_back(replay_block(g, "array_a", g.array_a, lib, vcd, rtl.cycles, work_dir));
+  if (g.attention) out.push_back(replay_block(g, "array_b", g.array_b, lib, vcd, rtl.cycles, work_dir));
   fs::remove(vcd);
   return out;
 }

@@ -26,7 +26,9 @@ struct GoldenBlockPower {
 };
 
 // liberty_file "": the built-in fsgen45. rtl_root: where the design's RTL is generated
-// and built; work_dir: netlists and gate-level builds.
+// and built; work_dir: netlists and gate-level builds, one folder per array module and
+// parameters (designs run with the same work_dir share them; not safe to share between
+// concurrent runs).
 std::vector<GoldenBlockPower> golden_array_power(const Graph& g, const Program& p, const std::string& liberty_file,
                                                  const std::string& rtl_root, const std::string& work_dir);
 

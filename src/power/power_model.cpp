@@ -2,7 +2,9 @@
 
 #include <xgboost/c_api.h>
 
+#include <array>
 #include <cmath>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -136,13 +138,28 @@ const PrimitivePowerModel& PowerModel::primitive(const std::string& kind) const 
   return it->second;
 }
 
-double PowerModel::dynamic_fj(const std::string& kind, const std::vector<int>& h, double alpha, double enable,
-                              double zeros) const {
+std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::vector<int>& h,
+                                           const std::vector<PrimitiveActivity>& activity) const {
   const PrimitivePowerModel& m = primitive(kind);
-  std::vector<float> f(h.begin(), h.end());
-  f.insert(f.end(), {float(alpha), float(enable), float(zeros)});
-  if (f.size() != m.features.size()) fail("power model", kind + ": expected " + std::to_string(m.features.size() - 3) + " hyperparameters");
-  return std::max(0.0, double(m.booster->predict(f, f.size()).at(0))) * primitive_def(kind).elements(h);
+  const size_t cols = h.size() + 3;
+  if (cols != m.features.size()) fail("power model", kind + ": expected " + std::to_string(m.features.size() - 3) + " hyperparameters");
+  if (activity.empty()) return {};
+  // Short windows repeat a few activities (a one-cycle window is busy or not, with a whole
+  // number of toggles): each distinct feature row is predicted once.
+  std::map<std::array<float, 3>, size_t> row_of;
+  std::vector<size_t> row(activity.size());
+  std::vector<float> x;
+  for (size_t i = 0; i < activity.size(); ++i) {
+    const std::array<float, 3> f = {float(activity[i].alpha), float(activity[i].enable), float(activity[i].zeros)};
+    const auto [it, added] = row_of.emplace(f, row_of.size());
+    if (added) x.insert(x.end(), h.begin(), h.end()), x.insert(x.end(), f.begin(), f.end());
+    row[i] = it->second;
+  }
+  const std::vector<float> per_element = m.booster->predict(x, cols);
+  const double elements = primitive_def(kind).elements(h);
+  std::vector<double> out(activity.size());
+  for (size_t i = 0; i < out.size(); ++i) out[i] = std::max(0.0, double(per_element[row[i]])) * elements;
+  return out;
 }
 
 double PowerModel::leakage_mw(const std::string& kind, const std::vector<int>& h) const {

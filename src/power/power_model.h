@@ -51,14 +51,26 @@ struct PrimitivePowerModel {
   ModelQuality quality;
 };
 
+// A primitive instance's activity over some cycles: the model's features.
+struct PrimitiveActivity {
+  double alpha = 0;   // data-input toggles / (bits x cycles)
+  double enable = 0;  // share of cycles busy
+  double zeros = 0;   // share of zero operand bytes
+};
+
 class PowerModel {
  public:
   std::map<std::string, std::string> provenance;  // the dataset's, plus the training settings
   std::map<std::string, PrimitivePowerModel> primitives;
 
   const PrimitivePowerModel& primitive(const std::string& kind) const;  // UserError when not trained
-  // Dynamic energy of one instance per cycle, fJ.
-  double dynamic_fj(const std::string& kind, const std::vector<int>& h, double alpha, double enable, double zeros) const;
+  // Dynamic energy of one instance per cycle, fJ, for each activity (one model call for
+  // all: a trace's windows are predicted together).
+  std::vector<double> dynamic_fj(const std::string& kind, const std::vector<int>& h,
+                                 const std::vector<PrimitiveActivity>& activity) const;
+  double dynamic_fj(const std::string& kind, const std::vector<int>& h, const PrimitiveActivity& a) const {
+    return dynamic_fj(kind, h, std::vector<PrimitiveActivity>{a}).front();
+  }
   double leakage_mw(const std::string& kind, const std::vector<int>& h) const;
   double area_um2(const std::string& kind, const std::vector<int>& h) const;
 };

@@ -11,6 +11,7 @@
 #include "models/fast_model.h"
 #include "models/kernel_regs.h"
 #include "models/platform.h"
+#include "power/characterize.h"
 #include "sim/tools.h"
 
 namespace fsgen {
@@ -46,6 +47,18 @@ std::pair<std::vector<double>, uint64_t> input_toggles(const Graph& g, const Run
   return {t, bits};
 }
 
+// How the block's RTL instance differs from the primitive's characterised parameters.
+std::string variant_note(const std::string& block, const ArrayPlan& plan, const std::string& kind) {
+  const ArrayInstance inst = array_instance(plan, block == "array_b");
+  std::string note;
+  for (const auto& [param, value] : primitive_def(kind).fixed) {
+    const auto it = inst.params.find(param);
+    if (it != inst.params.end() && it->second != value)
+      note += (note.empty() ? "" : ", ") + param + "=" + std::to_string(it->second) + ", characterised " + std::to_string(value);
+  }
+  return note;
+}
+
 }  // namespace
 
 double PowerTrace::total_average_mw() const {
@@ -73,18 +86,26 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
       t.not_modelled.push_back(b.name);
       continue;
     }
-    BlockPower bp{b.name, b.kind, hyperparameters(*plan), std::vector<double>(windows, 0.0), 0, 0};
+    BlockPower bp;
+    bp.block = b.name, bp.kind = b.kind, bp.h = hyperparameters(*plan), bp.mw.assign(windows, 0.0);
     bp.leakage_mw = model.leakage_mw(b.kind, bp.h);
+    bp.variant_note = variant_note(b.name, *plan, b.kind);
     const auto [toggles, bits] = input_toggles(g, r, b.name, windows, window);
     const BlockActivity act = r.activity.count(b.name) ? r.activity.at(b.name) : BlockActivity{};
-    const double zeros = act.operand_bytes ? double(act.zero_bytes) / double(act.operand_bytes) : 0.0;
+    bp.zeros = act.operand_bytes ? double(act.zero_bytes) / double(act.operand_bytes) : 0.0;
     const auto busy_it = fast.timeline.busy.find(b.name);
+    std::vector<PrimitiveActivity> activity(windows);
     for (uint64_t w = 0; w < windows; ++w) {
       const double len = double(std::min<uint64_t>(window, r.cycles - w * window));
       const double busy = busy_it != fast.timeline.busy.end() && w < busy_it->second.size() ? busy_it->second[w] : 0.0;
-      const double alpha = bits ? toggles[w] / (double(bits) * len) : 0.0;
-      const double fj = model.dynamic_fj(b.kind, bp.h, alpha, busy / len, zeros);
-      bp.mw[w] = fj * t.clock_mhz * 1e-6 + bp.leakage_mw;  // fJ per cycle x cycles per us -> mW
+      activity[w] = {bits ? toggles[w] / (double(bits) * len) : 0.0, busy / len, bp.zeros};
+      bp.alpha += activity[w].alpha * len / double(r.cycles);
+      bp.busy += busy / double(r.cycles);
+    }
+    const std::vector<double> fj = model.dynamic_fj(b.kind, bp.h, activity);
+    for (uint64_t w = 0; w < windows; ++w) {
+      const double len = double(std::min<uint64_t>(window, r.cycles - w * window));
+      bp.mw[w] = fj[w] * t.clock_mhz * 1e-6 + bp.leakage_mw;  // fJ per cycle x cycles per us -> mW
       bp.average_mw += bp.mw[w] * len / double(r.cycles);
     }
     t.blocks.push_back(std::move(bp));
@@ -106,12 +127,36 @@ std::vector<GoldenComparison> compare_to_golden(const PowerTrace& t, const std::
       c.error_percent = gb.average_mw > 0 ? 100.0 * (b.average_mw - gb.average_mw) / gb.average_mw : 0;
       std::vector<double> gw(b.mw.size(), 0.0);
       for (size_t cyc = 0; cyc < gb.mw.size(); ++cyc)
-        if (cyc / t.window < gw.size()) gw[cyc / t.window] += gb.mw[cyc] / double(t.window);
+        if (cyc / t.window < gw.size())
+          gw[cyc / t.window] += gb.mw[cyc] / double(std::min<uint64_t>(t.window, t.cycles - cyc / t.window * t.window));
       c.window_r = pearson_r(b.mw, gw);
+      double sq = 0;
+      for (size_t w = 0; w < gw.size(); ++w) sq += (b.mw[w] - gw[w]) * (b.mw[w] - gw[w]) / double(gw.size());
+      c.window_nrmse = gb.average_mw > 0 ? std::sqrt(sq) / gb.average_mw : 0;
       c.golden_area_um2 = gb.area_um2;
+      c.golden_leakage_mw = gb.leakage_mw;
       c.predicted_area_um2 = model.area_um2(b.kind, b.h);
       c.replay_mismatch_cycles = gb.output_mismatch_cycles;
       out.push_back(c);
+    }
+  return out;
+}
+
+std::vector<ValidationRecord> validation_records(const std::string& design, const PowerTrace& t,
+                                                 const std::vector<GoldenComparison>& c) {
+  std::vector<ValidationRecord> out;
+  for (const auto& g : c)
+    for (const auto& b : t.blocks) {
+      if (b.block != g.block) continue;
+      ValidationRecord r;
+      r.design = design, r.block = b.block, r.kind = b.kind, r.h = b.h, r.variant = b.variant_note;
+      r.cycles = t.cycles, r.window = t.window, r.clock_mhz = t.clock_mhz;
+      r.alpha = b.alpha, r.busy = b.busy, r.zeros = b.zeros;
+      r.predicted_mw = g.predicted_mw, r.golden_mw = g.golden_mw;
+      r.predicted_leakage_mw = b.leakage_mw, r.golden_leakage_mw = g.golden_leakage_mw;
+      r.predicted_area_um2 = g.predicted_area_um2, r.golden_area_um2 = g.golden_area_um2;
+      r.trace_r = g.window_r, r.trace_nrmse = g.window_nrmse;
+      out.push_back(r);
     }
   return out;
 }
@@ -123,6 +168,7 @@ void print_golden_comparison(const std::vector<GoldenComparison>& c, std::ostrea
     out << "    " << std::left << std::setw(10) << g.block << std::right << " predicted " << std::setprecision(3)
         << g.predicted_mw << " mW, golden " << g.golden_mw << " mW: " << std::showpos << std::setprecision(1)
         << g.error_percent << std::noshowpos << " %; per-window R " << std::setprecision(3) << g.window_r
+        << ", NRMSE " << g.window_nrmse
         << "; area " << std::setprecision(0) << g.predicted_area_um2 << " um^2 predicted, " << g.golden_area_um2
         << " by Yosys; replay outputs " << (g.replay_mismatch_cycles ? "DIFFER in " + std::to_string(g.replay_mismatch_cycles) + " cycles" : std::string("equal the RTL's"))
         << "\n";
@@ -138,7 +184,8 @@ void print_power(const PowerTrace& t, std::ostream& out) {
     out << "  " << std::left << std::setw(10) << b.block << std::right << std::setw(10) << b.average_mw << " mW  ("
         << b.kind << " ";
     for (size_t i = 0; i < b.h.size(); ++i) out << (i ? "x" : "") << b.h[i];
-    out << ", leakage " << b.leakage_mw << " mW)\n";
+    out << ", leakage " << b.leakage_mw << " mW; alpha " << b.alpha << ", busy " << b.busy << ", zeros " << b.zeros << ")\n";
+    if (!b.variant_note.empty()) out << "             extrapolated to another variant: " << b.variant_note << "\n";
   }
   out << "  total     " << std::setw(10) << t.total_average_mw() << " mW over the modelled blocks\n";
   if (!t.not_modelled.empty()) {

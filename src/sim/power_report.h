@@ -14,6 +14,7 @@
 #include "generator/graph.h"
 #include "power/golden.h"
 #include "power/power_model.h"
+#include "power/validation.h"
 
 namespace fsgen {
 
@@ -22,6 +23,10 @@ struct BlockPower {
   std::vector<int> h;
   std::vector<double> mw;  // per window
   double average_mw = 0, leakage_mw = 0;
+  double alpha = 0, busy = 0, zeros = 0;  // the run's features: input toggle rate, busy share, zero-byte share
+  // Empty when the block's RTL parameters are the characterised primitive's; otherwise
+  // what differs (e.g. "RESCALE=1, characterised 0"): the estimate extrapolates.
+  std::string variant_note;
 };
 
 struct PowerTrace {
@@ -40,12 +45,17 @@ struct GoldenComparison {
   double predicted_mw = 0, golden_mw = 0;
   double error_percent = 0;  // (predicted - golden) / golden
   double window_r = 0;       // Pearson R of the per-window traces
+  double window_nrmse = 0;   // RMS of the per-window differences over the golden average
   double golden_area_um2 = 0, predicted_area_um2 = 0;
+  double golden_leakage_mw = 0;
   uint64_t replay_mismatch_cycles = 0;  // GoldenBlockPower::output_mismatch_cycles
 };
 std::vector<GoldenComparison> compare_to_golden(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden,
                                                 const PowerModel& model);
 void print_golden_comparison(const std::vector<GoldenComparison>& c, std::ostream& out);
+// One validation record (power/validation.h) per compared block, named `design`.
+std::vector<ValidationRecord> validation_records(const std::string& design, const PowerTrace& t,
+                                                 const std::vector<GoldenComparison>& c);
 
 PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& model, uint64_t window);
 

@@ -1,0 +1,250 @@
+#include "power/validation.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/statistics.h"
+#include "power/baselines.h"
+#include "power/power_model.h"
+#include "sim/tools.h"
+
+namespace fsgen {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kHeader =
+    "design,block,kind,h,variant,cycles,window,clock_mhz,alpha,busy,zeros,predicted_mw,golden_mw,"
+    "predicted_leakage_mw,golden_leakage_mw,predicted_area_um2,golden_area_um2,trace_r,trace_nrmse";
+
+std::string joined(const std::vector<int>& h) {
+  std::string s;
+  for (size_t i = 0; i < h.size(); ++i) s += (i ? ";" : "") + std::to_string(h[i]);
+  return s;
+}
+
+std::string csv_safe(std::string s) {
+  for (char& c : s)
+    if (c == ',') c = ';';
+  return s;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> f;
+  std::stringstream ss(s);
+  for (std::string x; std::getline(ss, x, sep);) f.push_back(x);
+  if (!s.empty() && s.back() == sep) f.push_back("");
+  return f;
+}
+
+ValidationRecord record_of(const std::string& line, const std::string& where) {
+  const std::vector<std::string> f = split(line, ',');
+  if (f.size() != 19) fail(where, "expected 19 comma-separated fields (" + std::string(kHeader) + ")");
+  ValidationRecord r;
+  try {
+    r.design = f[0], r.block = f[1], r.kind = f[2], r.variant = f[4];
+    for (const auto& v : split(f[3], ';')) r.h.push_back(std::stoi(v));
+    r.cycles = std::stoull(f[5]), r.window = std::stoull(f[6]);
+    double* numbers[] = {&r.clock_mhz, &r.alpha, &r.busy, &r.zeros, &r.predicted_mw, &r.golden_mw,
+                         &r.predicted_leakage_mw, &r.golden_leakage_mw, &r.predicted_area_um2, &r.golden_area_um2,
+                         &r.trace_r, &r.trace_nrmse};
+    for (size_t i = 0; i < 12; ++i) *numbers[i] = std::stod(f[7 + i]);
+  } catch (const std::exception&) {
+    fail(where, "expected numbers in the numeric fields of a validation record");
+  }
+  return r;
+}
+
+MethodScore score(const std::string& method, const std::vector<double>& predicted, const std::vector<double>& golden) {
+  MethodScore m{method, predicted, 0, 0, 0};
+  for (size_t i = 0; i < golden.size(); ++i) {
+    const double e = 100.0 * std::abs(predicted[i] - golden[i]) / golden[i];
+    m.mape += e / double(golden.size());
+    m.max_abs_error = std::max(m.max_abs_error, e);
+  }
+  m.pearson = pearson_r(predicted, golden);
+  return m;
+}
+
+// A design's blocks, in record order.
+std::vector<std::vector<const ValidationRecord*>> by_design(const std::vector<ValidationRecord>& records,
+                                                             std::vector<std::string>& names) {
+  std::map<std::string, size_t> index;
+  std::vector<std::vector<const ValidationRecord*>> out;
+  for (const auto& r : records) {
+    auto [it, added] = index.emplace(r.design, out.size());
+    if (added) out.emplace_back(), names.push_back(r.design);
+    out[it->second].push_back(&r);
+  }
+  return out;
+}
+
+// The whole-design model's features: PEs, and the PE-weighted run features.
+std::vector<float> design_features(const std::vector<const ValidationRecord*>& blocks) {
+  double pes = 0, alpha = 0, busy = 0, zeros = 0, os = 0;
+  for (const auto* b : blocks) {
+    const double e = primitive_def(b->kind).elements(b->h);
+    pes += e, alpha += e * b->alpha, busy += e * b->busy, zeros += e * b->zeros;
+    os += b->kind == "pe_array_os" ? e : 0;
+  }
+  return {float(pes), float(alpha / pes), float(busy / pes), float(zeros / pes), float(os / pes),
+          float(blocks.front()->clock_mhz)};
+}
+
+// The whole-design model needs a few other designs to learn from.
+constexpr size_t kMinDesignsToLearn = 4;
+
+std::vector<double> leave_one_design_out(const std::vector<std::vector<float>>& features, const std::vector<double>& golden) {
+  const size_t cols = features.front().size();
+  std::vector<double> predicted;
+  for (size_t held = 0; held < features.size(); ++held) {
+    std::vector<float> x, y;
+    for (size_t i = 0; i < features.size(); ++i)
+      if (i != held) x.insert(x.end(), features[i].begin(), features[i].end()), y.push_back(float(golden[i]));
+    Booster b;
+    b.train(x, y, cols, 100);
+    predicted.push_back(b.predict(features[held], cols).front());
+  }
+  return predicted;
+}
+
+}  // namespace
+
+void append_validation_records(const std::string& path, const std::vector<ValidationRecord>& records) {
+  const bool fresh = !fs::exists(path) || fs::file_size(path) == 0;
+  if (!fresh) {
+    std::ifstream in(path);
+    std::string first;
+    std::getline(in, first);
+    if (first != kHeader) fail(path, "not a validation record file: expected the header " + std::string(kHeader));
+  }
+  std::ofstream out(path, std::ios::app);
+  if (!out) fail(path, "cannot append validation records");
+  if (fresh) out << kHeader << "\n";
+  out << std::setprecision(9);
+  for (const auto& r : records)
+    out << r.design << "," << r.block << "," << r.kind << "," << joined(r.h) << "," << csv_safe(r.variant) << ","
+        << r.cycles << "," << r.window << "," << r.clock_mhz << "," << r.alpha << "," << r.busy << "," << r.zeros << ","
+        << r.predicted_mw << "," << r.golden_mw << "," << r.predicted_leakage_mw << "," << r.golden_leakage_mw << ","
+        << r.predicted_area_um2 << "," << r.golden_area_um2 << "," << r.trace_r << "," << r.trace_nrmse << "\n";
+  if (!out) fail(path, "cannot append validation records");
+}
+
+std::vector<ValidationRecord> read_validation_records(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail(path, "cannot open validation records");
+  std::string line;
+  if (!std::getline(in, line) || line != kHeader) fail(path + ":1", "expected the header " + std::string(kHeader));
+  std::vector<ValidationRecord> out;
+  for (size_t n = 2; std::getline(in, line); ++n)
+    if (!line.empty()) out.push_back(record_of(line, path + ":" + std::to_string(n)));
+  if (out.empty()) fail(path, "no validation records");
+  return out;
+}
+
+ValidationSummary summarise_validation(const std::vector<ValidationRecord>& records, const Dataset& dataset) {
+  ValidationSummary s;
+  const auto designs = by_design(records, s.designs);
+  const ActionEnergyBaseline action(dataset);
+  const PerMacBaseline per_mac(dataset);
+  std::vector<double> fsgen_mw, action_mw, mac_mw;
+  std::vector<std::vector<float>> features;
+  for (const auto& blocks : designs) {
+    double golden = 0, ours = 0, act = 0, mac = 0;
+    bool extrapolated = false;
+    for (const auto* b : blocks) {
+      const double pes = primitive_def(b->kind).elements(b->h), to_mw = b->clock_mhz * 1e-6;
+      golden += b->golden_mw;
+      ours += b->predicted_mw;
+      act += action.dynamic_fj(b->kind, pes, b->busy) * to_mw + b->predicted_leakage_mw;
+      mac += per_mac.dynamic_fj(b->kind, pes, b->busy) * to_mw + b->predicted_leakage_mw;
+      extrapolated = extrapolated || !b->variant.empty();
+      const double area_error = 100.0 * std::abs(b->predicted_area_um2 - b->golden_area_um2) / b->golden_area_um2;
+      s.area_error_mean += area_error / double(records.size());
+      s.area_error_max = std::max(s.area_error_max, area_error);
+      s.trace_r_mean += b->trace_r / double(records.size());
+      s.trace_nrmse_mean += b->trace_nrmse / double(records.size());
+      s.trace_r_min = s.blocks++ ? std::min(s.trace_r_min, b->trace_r) : b->trace_r;
+      s.trace_window = b->window;
+    }
+    s.golden_mw.push_back(golden), s.extrapolated.push_back(extrapolated);
+    fsgen_mw.push_back(ours), action_mw.push_back(act), mac_mw.push_back(mac);
+    features.push_back(design_features(blocks));
+  }
+  std::vector<std::pair<std::string, std::vector<double>>> methods = {
+      {"fsgen hierarchical XGBoost", fsgen_mw},
+      {"constant energy per action (Accelergy-style)", action_mw},
+      {"energy per MAC (MAESTRO-style)", mac_mw}};
+  if (designs.size() >= kMinDesignsToLearn)
+    methods.push_back({"whole-design XGBoost (leave one design out)", leave_one_design_out(features, s.golden_mw)});
+  for (const auto& [name, predicted] : methods) {
+    s.methods.push_back(score(name, predicted, s.golden_mw));
+    std::vector<double> p, g;
+    for (size_t i = 0; i < predicted.size(); ++i)
+      if (!s.extrapolated[i]) p.push_back(predicted[i]), g.push_back(s.golden_mw[i]);
+    s.headline.push_back(score(name, p, g));
+  }
+  return s;
+}
+
+void print_validation(const ValidationSummary& s, std::ostream& out) {
+  size_t exact = 0;
+  for (bool e : s.extrapolated) exact += !e;
+  out << std::fixed << "## Average power of the array blocks, predicted against gate-level golden\n\n"
+      << s.designs.size() << " designs (" << exact << " of characterised primitive variants, "
+      << s.designs.size() - exact << " extrapolated to another variant, marked *), " << s.blocks << " array blocks.\n\n"
+      << "| method | MAPE, characterised variants | R | MAPE, all designs | R | max error, all |\n"
+      << "|---|---|---|---|---|---|\n";
+  for (size_t i = 0; i < s.methods.size(); ++i)
+    out << "| " << s.methods[i].method << " | " << std::setprecision(1) << s.headline[i].mape << " % | "
+        << std::setprecision(3) << s.headline[i].pearson << " | " << std::setprecision(1) << s.methods[i].mape << " % | "
+        << std::setprecision(3) << s.methods[i].pearson << " | " << std::setprecision(1) << s.methods[i].max_abs_error
+        << " % |\n";
+  out << "\nPer-window traces (fsgen model, windows of " << s.trace_window << " cycles): R mean "
+      << std::setprecision(3) << s.trace_r_mean << ", min " << s.trace_r_min << "; NRMSE mean " << s.trace_nrmse_mean
+      << ".\nArea (primitive fits against Yosys on the liberty): mean |error| " << std::setprecision(2)
+      << s.area_error_mean << " %, max " << s.area_error_max << " %.\n\n| design | golden mW |";
+  for (const auto& m : s.methods) out << " " << m.method << " |";
+  out << "\n|---|---|";
+  for (size_t i = 0; i < s.methods.size(); ++i) out << "---|";
+  out << "\n";
+  for (size_t d = 0; d < s.designs.size(); ++d) {
+    out << "| " << s.designs[d] << (s.extrapolated[d] ? " *" : "") << " | " << std::setprecision(3) << s.golden_mw[d]
+        << " |";
+    for (const auto& m : s.methods)
+      out << " " << m.predicted_mw[d] << " (" << std::showpos << std::setprecision(1)
+          << 100.0 * (m.predicted_mw[d] - s.golden_mw[d]) / s.golden_mw[d] << std::noshowpos << " %) |"
+          << std::setprecision(3);
+    out << "\n";
+  }
+  out << std::defaultfloat;
+}
+
+void plot_validation_png(const ValidationSummary& s, const std::string& png_path) {
+  const std::string data = png_path + ".dat", tmp = png_path + ".tmp.png";
+  {
+    std::ofstream o(data);
+    for (size_t m = 0; m < s.methods.size(); ++m) {
+      for (size_t d = 0; d < s.designs.size(); ++d) o << s.golden_mw[d] << " " << s.methods[m].predicted_mw[d] << "\n";
+      o << "\n\n";
+    }
+  }
+  std::string script = "set terminal pngcairo size 800,800; set output '" + tmp +
+                       "'; set xlabel 'golden (gate level) mW'; set ylabel 'predicted mW'; set key top left;"
+                       " set title 'fsgen power validation: array blocks per design'; set logscale xy; plot x title 'ideal' with lines lc 'gray'";
+  for (size_t m = 0; m < s.methods.size(); ++m)
+    script += ", '" + data + "' index " + std::to_string(m) + " using 1:2 title '" + s.methods[m].method +
+              "' with points pt " + std::to_string(m + 5);
+  const CommandResult r = run_command("echo " + shell_quote(script) + " | " + shell_quote(require_tool("gnuplot")));
+  fs::remove(data);
+  if (r.status != 0 || !fs::exists(tmp)) fail("gnuplot", "could not draw " + png_path + ": " + r.output);
+  fs::rename(tmp, png_path);
+}
+
+}  // namespace fsgen

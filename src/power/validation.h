@@ -1,0 +1,59 @@
+// Validation of the power models against gate-level golden power (docs/POWER.md,
+// "Validation"): every array block of every validation design is a record (its run's
+// features, predicted and golden power, area, trace agreement), appended to a CSV by
+// `fsgen power --golden --record`; `fsgen power-validate` reads the records and scores
+// the hierarchical model and the baselines design by design.
+#pragma once
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "power/characterize.h"
+
+namespace fsgen {
+
+struct ValidationRecord {
+  std::string design, block, kind;
+  std::vector<int> h;
+  std::string variant;  // "" when the block's RTL parameters are the characterised primitive's
+  uint64_t cycles = 0, window = 0;
+  double clock_mhz = 0;
+  double alpha = 0, busy = 0, zeros = 0;  // the run's features (BlockPower)
+  double predicted_mw = 0, golden_mw = 0, predicted_leakage_mw = 0, golden_leakage_mw = 0;
+  double predicted_area_um2 = 0, golden_area_um2 = 0;
+  double trace_r = 0, trace_nrmse = 0;  // per window of `window` cycles
+};
+
+// Appends to `path` (with the column header when new); UserError when the file's header
+// is another format.
+void append_validation_records(const std::string& path, const std::vector<ValidationRecord>& records);
+std::vector<ValidationRecord> read_validation_records(const std::string& path);
+
+struct MethodScore {
+  std::string method;
+  std::vector<double> predicted_mw;  // per design
+  double mape = 0, pearson = 0, max_abs_error = 0;  // %, -, %
+};
+
+struct ValidationSummary {
+  std::vector<std::string> designs;
+  std::vector<bool> extrapolated;   // a block of the design is not a characterised variant
+  std::vector<double> golden_mw;    // per design, the sum over its array blocks
+  std::vector<MethodScore> methods; // fsgen first, then the baselines
+  // Over the designs of characterised variants only (the headline), per method.
+  std::vector<MethodScore> headline;
+  double trace_r_mean = 0, trace_r_min = 0, trace_nrmse_mean = 0;  // over blocks
+  double area_error_mean = 0, area_error_max = 0;                   // |%| over blocks
+  uint64_t blocks = 0, trace_window = 0;
+};
+
+// Scores the hierarchical model and the baselines: constant energy per action and energy
+// per MAC calibrated on `dataset`, and a whole-design XGBoost model trained, for each
+// design, on all the other designs' golden power (leave one design out; from 4 designs).
+ValidationSummary summarise_validation(const std::vector<ValidationRecord>& records, const Dataset& dataset);
+void print_validation(const ValidationSummary& s, std::ostream& out);  // Markdown
+// Predicted against golden per design and method, drawn by gnuplot.
+void plot_validation_png(const ValidationSummary& s, const std::string& png_path);
+
+}  // namespace fsgen

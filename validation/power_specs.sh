@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The designs of the power validation (power_validation.sh): writes one spec per design
+# into the folder given as $1 and prints one line per design, "name|kernel arguments".
+# Small enough to synthesise and simulate at gate level here: arrays of 4 to 16 PEs.
+# Matmul-only cores of the characterised primitive variants (output-stationary arrays,
+# weight-stationary dot arrays), varying array shape, reduction tile, memory bandwidth and
+# latency, loop order and the data (zeros, value spread); then designs whose arrays are
+# variants the primitives were not characterised as (input-stationary, systolic, the
+# attention kernel's rescaling array b), which the validation reports apart.
+set -euo pipefail
+SPECS=${1:?usage: power_specs.sh <folder>}
+mkdir -p "$SPECS"
+
+# At 500 MHz a memory beat carries bandwidth_gbps x 2 bytes; tiny arrays get narrow beats
+# (a beat must divide the rows of the operand tiles).
+# name loop_order m n k bandwidth_gbps latency kernels | kernel arguments
+design() {
+  local name=$1 order=$2 m=$3 n=$4 k=$5 bw=$6 lat=$7 kernels=$8; shift 8
+  cat > "$SPECS/$name.yaml" <<YAML
+name: $name
+clock_mhz: 500
+pe_budget: 256
+memory: {bandwidth_gbps: $bw, latency_cycles: $lat, buffer_limit_bytes: 16384}
+arrays:
+  a: {loop_order: $order, tiling: {m: $m, n: $n, k: $k}}
+  b: {loop_order: $order, tiling: {m: $m, n: $k, k: $n}}
+caches: {acc_a: 4096, acc_b: 4096}
+kernels: [$kernels]
+YAML
+  echo "$name|$*"
+}
+
+OS=output_stationary; WS=weight_stationary; IS=input_stationary
+MM="--kernel matmul --m 8 --n 8 --k 16 --seed 7"
+BIG="--kernel matmul --m 16 --n 16 --k 32 --seed 3"
+# Output-stationary arrays (fsgen_array_os R x C = m x n).
+design os_2x2_k8        $OS 2 2 8  1   4  matmul $MM
+design os_2x4_k8        $OS 2 4 8  2   4  matmul $MM
+design os_4x2_k8        $OS 4 2 8  1   4  matmul $MM
+design os_4x4_k8        $OS 4 4 8  2   4  matmul $MM
+design os_4x4_z50       $OS 4 4 8  2   4  matmul $MM --zeros 0.5
+design os_2x2_z90       $OS 2 2 8  1   4  matmul $MM --zeros 0.9
+design os_4x4_k16_fast  $OS 4 4 16 2   1  matmul $MM
+design os_2x4_slowmem   $OS 2 4 8  0.5 24 matmul $MM
+design os_4x2_nmk       "[n, m, k]" 4 2 8 1 6 matmul $MM
+design os_4x4_narrow    $OS 4 4 8  2   4  matmul $MM --values normal --sigma 6
+design os_2x4_big       $OS 2 4 8  2   8  matmul $BIG
+# Weight-stationary dot arrays (fsgen_array_dot, n x k PEs).
+design ws_n2_k2          $WS 4 2 2  1   4  matmul $MM
+design ws_n4_k2          $WS 4 4 2  1   4  matmul $MM
+design ws_n2_k4          $WS 4 2 4  1   4  matmul $MM
+design ws_n4_k4          $WS 4 4 4  2   4  matmul $MM
+design ws_n4_k4_z50       $WS 4 4 4  2   4  matmul $MM --zeros 0.5
+design ws_n2_k2_z90       $WS 4 2 2  1   4  matmul $MM --zeros 0.9
+design ws_n4_k4_fast      $WS 4 4 4  2   1  matmul $MM
+design ws_n2_k4_slowmem   $WS 4 2 4  0.5 24 matmul $MM
+design ws_n4_k2_m8        $WS 8 4 2  1   6  matmul $MM
+design ws_n4_k4_narrow    $WS 4 4 4  2   4  matmul $MM --values normal --sigma 6
+design ws_n4_k4_big       $WS 8 4 4  2   8  matmul $BIG
+# Variants outside the characterised primitives.
+design is_m4_k4          $IS 4 4 4  2   4  matmul $MM
+design is_m2_k4_z50       $IS 2 4 4  2   4  matmul $MM --zeros 0.5
+design sys_4x4_k8       "output_stationary, movement: systolic" 4 4 8 2 4 matmul $MM
+design attn_os_4x4      $OS 4 4 4  2   4  "matmul, attention" --kernel attention --heads 1 --tokens 8 --seed 5

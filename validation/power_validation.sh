@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Power validation (docs/POWER.md, "Validation"): trains the primitive models on a
+# characterisation dataset, runs every design of power_specs.sh with its kernel on the
+# SystemC model (prediction) and on the Verilated RTL replayed into the arrays' gate-level
+# netlists (golden), appends each design's records, then scores fsgen's model and the
+# baselines: a Markdown table and a predicted-against-golden PNG.
+# Resumable: designs already in the records are not run again.
+#
+# usage: validation/power_validation.sh [--liberty FILE] [--dataset CSV] [--out DIR] [--fsgen BIN]
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(dirname "$HERE")
+FSGEN=$ROOT/build/fsgen LIBERTY="" DATASET="" OUT=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --liberty) LIBERTY=$2; shift 2 ;;
+    --dataset) DATASET=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    --fsgen) FSGEN=$2; shift 2 ;;
+    *) echo "power_validation.sh: unknown argument '$1' (expected --liberty, --dataset, --out, --fsgen)" >&2; exit 2 ;;
+  esac
+done
+LIB_NAME=fsgen45
+[ -n "$LIBERTY" ] && LIB_NAME=$(basename "$LIBERTY" | sed 's/\.gz$//; s/\.lib$//')
+DATASET=${DATASET:-$ROOT/data/power/$LIB_NAME.csv}
+OUT=${OUT:-$ROOT/validation_out/power/$LIB_NAME}
+[ -f "$DATASET" ] || { echo "power_validation.sh: no dataset $DATASET: make one with fsgen characterize${LIBERTY:+ --liberty $LIBERTY} -o $DATASET" >&2; exit 2; }
+mkdir -p "$OUT/specs"
+RECORDS=$OUT/records.csv
+
+"$FSGEN" train "$DATASET" -o "$OUT/model.json"
+LIB_ARGS=()
+[ -n "$LIBERTY" ] && LIB_ARGS=(--liberty "$LIBERTY")
+"$HERE/power_specs.sh" "$OUT/specs" > "$OUT/designs.txt"
+while IFS='|' read -r name args; do
+  if [ -f "$RECORDS" ] && grep -q "^$name," "$RECORDS"; then continue; fi
+  echo "== $name" >&2
+  # shellcheck disable=SC2086
+  "$FSGEN" power "$OUT/specs/$name.yaml" $args --power-model "$OUT/model.json" --window 1 --golden \
+    "${LIB_ARGS[@]}" -o "$OUT/rtl" --record "$RECORDS" < /dev/null > "$OUT/$name.log"
+done < "$OUT/designs.txt"
+"$FSGEN" power-validate "$RECORDS" --dataset "$DATASET" --markdown "$OUT/validation.md" --png "$OUT/validation.png"
