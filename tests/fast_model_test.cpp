@@ -64,8 +64,9 @@ void expect_same_activity(const RunResult& cyc, const RunResult& fast) {
     EXPECT_EQ(b.busy_cycles, a.busy_cycles) << block;
     EXPECT_EQ(b.hits, a.hits) << block;
     EXPECT_EQ(b.misses, a.misses) << block;
-    if (std::string(block) == "dma" || std::string(block).find("cache") != std::string::npos)
+    if (std::string(block) == "dma" || std::string(block).find("cache") != std::string::npos) {
       EXPECT_EQ(b.operand_bytes, a.operand_bytes) << block;
+    }
   }
 }
 

@@ -29,6 +29,9 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   const CharacterizeSummary again = characterize(o, path);
   EXPECT_EQ(again.added, 0u);
   EXPECT_EQ(again.skipped, 16u);
+  o.max_elements = 4;  // only the 2x2 size
+  EXPECT_EQ(characterize(o, path).skipped, 8u);
+  o.max_elements = 0;
 
   const Dataset d = read_dataset(path);
   ASSERT_EQ(d.points.size(), 16u);
@@ -57,6 +60,11 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   save_power_model(m, dir + "/model.json");
   const PowerModel back = load_power_model(dir + "/model.json");
   EXPECT_DOUBLE_EQ(back.dynamic_fj("pe_array_os", {2, 4}, {0.2, 0.8, 0.1}), m.dynamic_fj("pe_array_os", {2, 4}, {0.2, 0.8, 0.1}));
+  // A trace's windows are predicted together (repeated rows once): the same values.
+  const std::vector<PrimitiveActivity> windows = {{0.2, 0.8, 0.1}, {0.0, 0.0, 0.1}, {0.2, 0.8, 0.1}, {0.4, 1.0, 0.0}};
+  const std::vector<double> batch = m.dynamic_fj("pe_array_os", {2, 4}, windows);
+  ASSERT_EQ(batch.size(), windows.size());
+  for (size_t i = 0; i < windows.size(); ++i) EXPECT_DOUBLE_EQ(batch[i], m.dynamic_fj("pe_array_os", {2, 4}, windows[i]));
   EXPECT_NE(test::error_of([&] { back.primitive("pe_array_dot"); }).find("no model for primitive 'pe_array_dot'"),
             std::string::npos);
 

@@ -18,6 +18,8 @@
 #include "models/kernel_regs.h"
 #include "models/platform.h"
 #include "power/characterize.h"
+#include "power/liberty.h"
+#include "power/memory_macro.h"
 #include "power/power_model.h"
 #include "power/techmap.h"
 #include "power/validation.h"
@@ -63,20 +65,41 @@ void print_graph(const Graph& g, std::ostream& out) {
   out << "\n";
 }
 
-// Maps the generated design onto a liberty library and reports area and timing.
-void print_synthesis(const Graph& g, const std::string& dir, const std::string& liberty_file, std::ostream& out) {
+// Maps the generated design onto a liberty library and reports area and timing; its
+// memory macros are black boxes with the macro model's area.
+void print_synthesis(const Graph& g, const std::string& dir, const std::string& liberty_file, const MacroOptions& mo,
+                     std::ostream& out) {
   const Liberty lib = prepare_liberty(liberty_file, dir);
+  const DesignMacros macros = design_macros(g, macro_technology(read_liberty_file(lib.path), mo.node_nm), mo);
   std::vector<std::string> files;
   for (const auto& f : verilog_files(g)) files.push_back((std::filesystem::path(dir) / f).string());
-  const SynthReport s = synth_to_liberty(files, "fsgen_top", {}, lib, dir);
+  std::vector<std::string> blackboxes;
+  if (!macros.module.empty()) blackboxes.push_back(macros.module);
+  const SynthReport s = synth_to_liberty(files, "fsgen_top", {}, lib, dir, blackboxes);
   const double period_ns = 1000.0 / g.spec.clock_mhz;
   const TimingReport t = critical_path(s, "fsgen_top", lib, "clk", period_ns);
-  out << "synthesis (yosys onto liberty " << lib.name << "): area " << std::fixed << std::setprecision(1) << s.area_um2
-      << " um^2, " << s.cells << " cells; netlist " << s.netlist << "\n"
-      << "timing (OpenSTA): critical path " << std::setprecision(3) << t.arrival_ns << " ns + setup " << t.setup_ns
+  double macro_area = 0;
+  for (const auto& m : macros.macros) macro_area += m.area_um2;
+  out << "synthesis (yosys onto liberty " << lib.name << "): logic area " << std::fixed << std::setprecision(1)
+      << s.area_um2 << " um^2, " << s.cells << " cells; netlist " << s.netlist << "\n";
+  for (const auto& m : macros.macros)
+    out << "  memory macro " << m.block << " (" << m.bytes << " B, " << m.word_bits << "-bit rows; SRAM macro model, "
+        << mo.node_nm << " nm): area " << m.area_um2 << " um^2, read " << std::setprecision(2) << m.read_pj
+        << " pJ, write " << m.write_pj << " pJ, leakage " << std::setprecision(4) << m.leakage_mw << " mW\n"
+        << std::setprecision(1);
+  if (!macros.macros.empty()) out << "  total area " << s.area_um2 + macro_area << " um^2 (logic + macros)\n";
+  out << "timing (OpenSTA): critical path " << std::setprecision(3) << t.arrival_ns << " ns + setup " << t.setup_ns
       << " ns: max clock " << std::setprecision(0) << t.max_clock_mhz() << " MHz; at the spec's " << g.spec.clock_mhz
       << " MHz the slack is " << std::setprecision(3) << t.slack_ns << " ns (" << (t.slack_ns >= 0 ? "met" : "VIOLATED")
-      << ")\n" << std::defaultfloat;
+      << ")" << (macros.macros.empty() ? "" : "; paths into and out of the macros are not timed") << "\n"
+      << std::defaultfloat;
+}
+
+void add_macro_options(CLI::App* cmd, MacroOptions& mo) {
+  cmd->add_option("--macro-threshold", mo.threshold_bytes, "buffers of at least this many bytes are SRAM macros")
+      ->capture_default_str();
+  cmd->add_option("--macro-node", mo.node_nm, "feature size (nm) of the SRAM macro model's area and energy")
+      ->check(CLI::PositiveNumber)->capture_default_str();
 }
 
 void print_model(const ModelConfig& m, std::ostream& out) {
@@ -283,6 +306,8 @@ int run(int argc, char** argv) {
   gen->add_flag("--synth", synth,
                 "also map the design onto a liberty library (yosys) and time it (OpenSTA): area, cells, max clock");
   gen->add_option("--liberty", liberty, "liberty file (.lib or .lib.gz) for --synth; default: the built-in fsgen45");
+  MacroOptions macro_opts;
+  add_macro_options(gen, macro_opts);
 
   auto* sim = app.add_subcommand("simulate", "run a kernel on the design's SystemC/TLM-2.0 platform");
   sim->add_option("spec", spec_path, "design spec (YAML)")->required();
@@ -380,7 +405,8 @@ int run(int argc, char** argv) {
   pow->add_option("--png", png_out, "draw the trace as a PNG (gnuplot)");
   bool golden = false;
   pow->add_flag("--golden", golden, "also compute the arrays' gate-level golden power on the same run (slow)");
-  pow->add_option("--liberty", liberty, "--golden: liberty file; default: the built-in fsgen45");
+  pow->add_option("--liberty", liberty, "the power model's liberty (memory macros, --golden); default: the built-in fsgen45");
+  add_macro_options(pow, macro_opts);
   pow->add_option("-o,--out", out_root, "--golden: RTL output root folder")->capture_default_str();
   std::string record_path, record_name;
   pow->add_option("--record", record_path, "--golden: append the blocks' validation records to this CSV");
@@ -466,7 +492,7 @@ int run(int argc, char** argv) {
       std::cout << "verilator --lint-only -Wall: " << (r.status == 0 ? "clean" : "FAILED") << "\n";
       if (r.status) std::cout << r.output, status = 1;
     }
-    if (synth) print_synthesis(g, dir, liberty, std::cout);
+    if (synth) print_synthesis(g, dir, liberty, macro_opts, std::cout);
     return status;
   }
   if (sim->parsed() && !msim.model.empty()) {
@@ -496,11 +522,15 @@ int run(int argc, char** argv) {
     const Graph g = elaborate(parse_spec_file(spec_path));
     const PowerModel pm = load_power_model(power_model);
     const Program prog = compile_chosen(g).program;
-    const PowerTrace t = estimate_power(g, prog, pm, window);
+    const std::string lib_name = liberty.empty() ? "fsgen45" : std::filesystem::path(liberty).stem().string();
+    const std::string work = (std::filesystem::path(out_root) / "golden_power" / lib_name).string();
+    std::filesystem::create_directories(work);
+    const Liberty lib = prepare_liberty(liberty, work);
+    pm.require_liberty(lib.name);
+    const DesignMacros macros = design_macros(g, macro_technology(read_liberty_file(lib.path), macro_opts.node_nm), macro_opts);
+    const PowerTrace t = estimate_power(g, prog, pm, window, macros);
     print_power(t, std::cout);
     if (golden) {
-      const std::string lib_name = liberty.empty() ? "fsgen45" : std::filesystem::path(liberty).stem().string();
-      const std::string work = (std::filesystem::path(out_root) / "golden_power" / lib_name).string();
       const auto comparison = compare_to_golden(t, golden_array_power(g, prog, liberty, out_root, work), pm);
       print_golden_comparison(comparison, std::cout);
       if (!record_path.empty())

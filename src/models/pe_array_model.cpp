@@ -94,10 +94,11 @@ class OsArrayModel : public PeArrayModel {
 // each lane and write one vector of the output tile per stream step.
 class DotArrayModel : public PeArrayModel {
  public:
-  DotArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, ToggleProbe& y, BlockActivity& act)
+  DotArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, ToggleProbe& y, BlockActivity& act,
+                BlockActivity& acc_act)
       : plan_(plan), weight_(plan.stationarity == Stationarity::kWeight), tm_(plan.spec.tile_m), tn_(plan.spec.tile_n),
         tk_(plan.spec.tile_k), lanes_(plan.y_lanes), s_rows_(plan.stationary_rows), stream_(plan.stream_cycles),
-        x_probe_(x), w_probe_(w), y_probe_(y), act_(act), s_(size_t(lanes_) * tk_, 0), x_(tk_),
+        x_probe_(x), w_probe_(w), y_probe_(y), act_(act), acc_act_(&acc_act), s_(size_t(lanes_) * tk_, 0), x_(tk_),
         w_(std::max(tn_, tk_)), y_(lanes_) {}
 
   uint64_t run_tile(uint64_t cycle0, TileView a, TileView b, bool reload, Accumulate mode, const uint32_t* alpha,
@@ -127,6 +128,7 @@ class DotArrayModel : public PeArrayModel {
 
   void read_row(uint32_t r, AccTile acc, uint32_t cols, int32_t* out) const override {
     std::memcpy(out, acc.data + size_t(r) * acc.row_stride, cols * sizeof(int32_t));
+    ++acc_act_->reads;
   }
 
  private:
@@ -153,6 +155,8 @@ class DotArrayModel : public PeArrayModel {
   // WS writes row kk of the tile, IS column kk; every write applies the mode, with the
   // rescale factor of the row it lands in.
   void accumulate(uint32_t kk, Accumulate mode, const uint32_t* alpha, AccTile tile) {
+    ++acc_act_->writes;
+    acc_act_->reads += mode != Accumulate::kClear;  // read-modify-write
     for (uint32_t p = 0; p < lanes_; ++p) {
       const uint32_t row = weight_ ? kk : p;
       int32_t& cell = tile.data[size_t(row) * tile.row_stride + (weight_ ? p : kk)];
@@ -167,6 +171,7 @@ class DotArrayModel : public PeArrayModel {
   ToggleProbe& w_probe_;
   ToggleProbe& y_probe_;
   BlockActivity& act_;
+  BlockActivity* acc_act_;  // the accumulator cache's (counted by const reads too)
   std::vector<int8_t> s_;
   std::vector<uint8_t> x_, w_;
   std::vector<int32_t> y_;
@@ -183,7 +188,9 @@ std::unique_ptr<PeArrayModel> make_pe_array_model(const ArrayPlan& plan, RunResu
   if (plan.stationarity == Stationarity::kOutput) return std::make_unique<OsArrayModel>(plan, *x, *w, act);
   ToggleProbe* y = result.find_probe(block, "y");
   FSGEN_ASSERT(y, "dot array y probe missing from the graph");
-  return std::make_unique<DotArrayModel>(plan, *x, *w, *y, act);
+  // array_a writes into acc_a, array_b into acc_b.
+  BlockActivity& acc = result.activity["acc_" + block.substr(block.rfind('_') + 1)];
+  return std::make_unique<DotArrayModel>(plan, *x, *w, *y, act, acc);
 }
 
 }  // namespace fsgen

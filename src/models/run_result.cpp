@@ -83,7 +83,7 @@ struct RunResultCodec {
   }
 
   void encode(const RunResult& r) {
-    str("fsgen-run-2");
+    str("fsgen-run-3");
     str(r.model);
     u64(r.cycles);
     f64(r.wall_seconds);
@@ -112,12 +112,14 @@ struct RunResultCodec {
       u64(a.zero_bytes);
       u64(a.hits);
       u64(a.misses);
+      u64(a.reads);
+      u64(a.writes);
     }
   }
 
   RunResult decode() {
     RunResult r;
-    if (get_str() != "fsgen-run-2") fail("run result", "not an fsgen run record");
+    if (get_str() != "fsgen-run-3") fail("run result", "not an fsgen run record");
     r.model = get_str();
     r.cycles = get_u64();
     r.wall_seconds = get_f64();
@@ -146,6 +148,8 @@ struct RunResultCodec {
       a.zero_bytes = get_u64();
       a.hits = get_u64();
       a.misses = get_u64();
+      a.reads = get_u64();
+      a.writes = get_u64();
       r.activity[name] = a;
     }
     return r;

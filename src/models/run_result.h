@@ -46,6 +46,8 @@ struct BlockActivity {
   uint64_t zero_bytes = 0;     // of which zero
   uint64_t hits = 0;           // caches: tile lookups served on chip
   uint64_t misses = 0;         // caches: tile lookups that went to off-chip memory
+  uint64_t reads = 0;          // accumulator caches: rows read (a partial-sum update reads, then writes)
+  uint64_t writes = 0;         // accumulator caches: rows written
 };
 
 struct RunResult {

@@ -138,6 +138,14 @@ const PrimitivePowerModel& PowerModel::primitive(const std::string& kind) const 
   return it->second;
 }
 
+void PowerModel::require_liberty(const std::string& liberty_name) const {
+  const auto it = provenance.find("liberty");
+  const std::string trained = it == provenance.end() ? "" : it->second.substr(0, it->second.find(" ("));
+  if (trained != liberty_name)
+    fail("--liberty", "the power model was characterised on liberty '" + trained + "', not '" + liberty_name +
+                          "': give the model's liberty, or a model of this one");
+}
+
 std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::vector<int>& h,
                                            const std::vector<PrimitiveActivity>& activity) const {
   const PrimitivePowerModel& m = primitive(kind);

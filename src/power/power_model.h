@@ -64,6 +64,8 @@ class PowerModel {
   std::map<std::string, PrimitivePowerModel> primitives;
 
   const PrimitivePowerModel& primitive(const std::string& kind) const;  // UserError when not trained
+  // UserError unless the model was characterised on the liberty named `liberty_name`.
+  void require_liberty(const std::string& liberty_name) const;
   // Dynamic energy of one instance per cycle, fJ, for each activity (one model call for
   // all: a trace's windows are predicted together).
   std::vector<double> dynamic_fj(const std::string& kind, const std::vector<int>& h,

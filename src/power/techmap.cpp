@@ -62,7 +62,7 @@ Liberty prepare_liberty(const std::string& file, const std::string& work_dir) {
 
 SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::string& top,
                              const std::map<std::string, int64_t>& params, const Liberty& lib,
-                             const std::string& out_dir) {
+                             const std::string& out_dir, const std::vector<std::string>& blackboxes) {
   const std::string yosys = require_tool("yosys");
   SynthReport r;
   r.netlist = (fs::path(out_dir) / (top + "_" + lib.name + ".v")).string();
@@ -76,6 +76,7 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   for (const auto& d : include_dirs) ys << " -I" << d;
   for (const auto& f : files) ys << " " << f;
   ys << "\n";
+  for (const auto& b : blackboxes) ys << "blackbox " << b << "\n";
   if (!params.empty()) {
     ys << "chparam";
     for (const auto& [name, value] : params) ys << " -set " << name << " " << value;

@@ -29,11 +29,12 @@ struct SynthReport {
 };
 
 // Synthesises `top` from `files` (with parameters `params` on the top), flattened, onto
-// `lib`, and writes the netlist to out_dir/<top>_<lib>.v. UserError with Yosys' last
-// lines if it fails.
+// `lib`, and writes the netlist to out_dir/<top>_<lib>.v. Modules in `blackboxes` stay
+// instances without contents (memory macros; their area is not in area_um2). UserError
+// with Yosys' last lines if it fails.
 SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::string& top,
                              const std::map<std::string, int64_t>& params, const Liberty& lib,
-                             const std::string& out_dir);
+                             const std::string& out_dir, const std::vector<std::string>& blackboxes = {});
 
 struct TimingReport {
   double arrival_ns = 0;  // data arrival time of the worst register-to-register/input path

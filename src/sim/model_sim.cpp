@@ -192,6 +192,8 @@ class ModelRun {
       s.zero_bytes += a.zero_bytes;
       s.hits += a.hits;
       s.misses += a.misses;
+      s.reads += a.reads;
+      s.writes += a.writes;
     }
   }
 

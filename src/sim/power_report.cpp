@@ -1,10 +1,12 @@
 #include "sim/power_report.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <sstream>
 
 #include "core/error.h"
 #include "core/statistics.h"
@@ -59,6 +61,38 @@ std::string variant_note(const std::string& block, const ArrayPlan& plan, const 
   return note;
 }
 
+std::string size_text(const std::vector<int>& h) {
+  std::string s;
+  for (size_t i = 0; i < h.size(); ++i) s += (i ? "x" : "") + std::to_string(h[i]);
+  return s;
+}
+
+// A memory macro's power per window: its accesses placed where its array is busy.
+BlockPower macro_power(const MemoryMacro& m, const BlockActivity& accesses, const std::vector<double>& array_busy,
+                       uint64_t cycles, uint64_t window, double clock_mhz) {
+  BlockPower bp;
+  bp.block = m.block, bp.kind = "sram_macro", bp.h = {int(m.bytes), int(m.word_bits)};
+  std::ostringstream d;
+  d << std::fixed << std::setprecision(2) << "SRAM macro model, " << m.bytes << " B of " << m.word_bits
+    << "-bit rows: read " << m.read_pj << " pJ, write " << m.write_pj << " pJ; " << accesses.reads << " reads, "
+    << accesses.writes << " writes";
+  bp.model = d.str();
+  bp.leakage_mw = m.leakage_mw;
+  const double energy_pj = double(accesses.reads) * m.read_pj + double(accesses.writes) * m.write_pj;
+  double busy_total = 0;
+  for (double b : array_busy) busy_total += b;
+  const uint64_t windows = (cycles + window - 1) / window;
+  bp.mw.assign(windows, bp.leakage_mw);
+  for (uint64_t w = 0; w < windows; ++w) {
+    const double len = double(std::min<uint64_t>(window, cycles - w * window));
+    const double share = busy_total > 0 ? (w < array_busy.size() ? array_busy[w] : 0.0) / busy_total : len / double(cycles);
+    bp.mw[w] += energy_pj * share / len * clock_mhz * 1e-3;  // pJ per cycle x cycles per us -> mW
+    bp.average_mw += bp.mw[w] * len / double(cycles);
+    bp.busy += (w < array_busy.size() ? array_busy[w] : 0.0) / double(cycles);
+  }
+  return bp;
+}
+
 }  // namespace
 
 double PowerTrace::total_average_mw() const {
@@ -67,7 +101,8 @@ double PowerTrace::total_average_mw() const {
   return s;
 }
 
-PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& model, uint64_t window) {
+PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& model, uint64_t window,
+                          const DesignMacros& macros) {
   if (window == 0) fail("--window", "expected at least one cycle");
   PowerTrace t;
   t.design = g.spec.name;
@@ -82,12 +117,22 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
   const uint64_t windows = (r.cycles + window - 1) / window;
   for (const auto& b : g.blocks) {
     const ArrayPlan* plan = plan_of(g, b.name);
+    const auto macro = std::find_if(macros.macros.begin(), macros.macros.end(), [&](const MemoryMacro& m) { return m.block == b.name; });
+    if (macro != macros.macros.end()) {
+      const std::string array = "array_" + b.name.substr(b.name.rfind('_') + 1);
+      const auto busy = fast.timeline.busy.find(array);
+      const BlockActivity acc = r.activity.count(b.name) ? r.activity.at(b.name) : BlockActivity{};
+      t.blocks.push_back(macro_power(*macro, acc, busy != fast.timeline.busy.end() ? busy->second : std::vector<double>{},
+                                     r.cycles, window, t.clock_mhz));
+      continue;
+    }
     if (!plan || !model.primitives.count(b.kind)) {
       t.not_modelled.push_back(b.name);
       continue;
     }
     BlockPower bp;
     bp.block = b.name, bp.kind = b.kind, bp.h = hyperparameters(*plan), bp.mw.assign(windows, 0.0);
+    bp.model = "XGBoost primitive " + b.kind + " " + size_text(bp.h);
     bp.leakage_mw = model.leakage_mw(b.kind, bp.h);
     bp.variant_note = variant_note(b.name, *plan, b.kind);
     const auto [toggles, bits] = input_toggles(g, r, b.name, windows, window);
@@ -177,14 +222,14 @@ void print_golden_comparison(const std::vector<GoldenComparison>& c, std::ostrea
 
 void print_power(const PowerTrace& t, std::ostream& out) {
   out << "power of " << t.kernel << " on design " << t.design << " (" << t.cycles << " cycles at " << t.clock_mhz
-      << " MHz)\n  model: fsgen hierarchical XGBoost primitive models; activity from the SystemC model's toggles and "
-         "the fast model's busy windows of "
+      << " MHz)\n  models: fsgen hierarchical XGBoost primitive models and the SRAM macro model; activity from the "
+         "SystemC model's toggles and accesses and the fast model's busy windows of "
       << t.window << " cycles\n" << std::fixed << std::setprecision(3);
   for (const auto& b : t.blocks) {
     out << "  " << std::left << std::setw(10) << b.block << std::right << std::setw(10) << b.average_mw << " mW  ("
-        << b.kind << " ";
-    for (size_t i = 0; i < b.h.size(); ++i) out << (i ? "x" : "") << b.h[i];
-    out << ", leakage " << b.leakage_mw << " mW; alpha " << b.alpha << ", busy " << b.busy << ", zeros " << b.zeros << ")\n";
+        << b.model << "; leakage " << b.leakage_mw << " mW";
+    if (b.kind != "sram_macro") out << "; alpha " << b.alpha << ", busy " << b.busy << ", zeros " << b.zeros;
+    out << ")\n";
     if (!b.variant_note.empty()) out << "             extrapolated to another variant: " << b.variant_note << "\n";
   }
   out << "  total     " << std::setw(10) << t.total_average_mw() << " mW over the modelled blocks\n";

@@ -13,6 +13,7 @@
 #include "compiler/program.h"
 #include "generator/graph.h"
 #include "power/golden.h"
+#include "power/memory_macro.h"
 #include "power/power_model.h"
 #include "power/validation.h"
 
@@ -21,6 +22,7 @@ namespace fsgen {
 struct BlockPower {
   std::string block, kind;
   std::vector<int> h;
+  std::string model;  // what gave its power, with its parameters
   std::vector<double> mw;  // per window
   double average_mw = 0, leakage_mw = 0;
   double alpha = 0, busy = 0, zeros = 0;  // the run's features: input toggle rate, busy share, zero-byte share
@@ -57,7 +59,10 @@ void print_golden_comparison(const std::vector<GoldenComparison>& c, std::ostrea
 std::vector<ValidationRecord> validation_records(const std::string& design, const PowerTrace& t,
                                                  const std::vector<GoldenComparison>& c);
 
-PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& model, uint64_t window);
+// `macros`: the design's memory macros (power/memory_macro.h), estimated from the SystemC
+// model's accesses (each placed in the windows where its array computes) and leakage.
+PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& model, uint64_t window,
+                          const DesignMacros& macros = {});
 
 void print_power(const PowerTrace& t, std::ostream& out);
 void write_power_csv(const PowerTrace& t, std::ostream& out);

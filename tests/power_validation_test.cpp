@@ -1,0 +1,106 @@
+// Validation records, the baselines and the scores of fsgen power-validate, on made-up
+// records and a made-up dataset whose energies follow known rules.
+#include "power/validation.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "power/baselines.h"
+#include "test_util.h"
+
+namespace fsgen {
+namespace {
+
+// Dynamic energy exactly 100 fJ per PE per cycle plus 400 more when busy, whatever the
+// toggles: the constant-energy-per-action baseline must recover it.
+Dataset rule_dataset() {
+  Dataset d;
+  for (std::vector<int> h : {std::vector<int>{2, 2}, std::vector<int>{4, 4}})
+    for (double enable : {0.0, 0.25, 0.5, 1.0}) {
+      CharPoint p;
+      p.kind = "pe_array_os", p.h = h, p.enable = enable, p.alpha = 0.1 * enable;
+      p.dynamic_fj = h[0] * h[1] * (100 + 400 * enable);
+      p.leakage_mw = 0.01 * h[0] * h[1], p.area_um2 = 900.0 * h[0] * h[1];
+      d.points.push_back(p);
+    }
+  return d;
+}
+
+ValidationRecord record(const std::string& design, double busy, double golden_mw, double predicted_mw) {
+  ValidationRecord r;
+  r.design = design, r.block = "array_a", r.kind = "pe_array_os", r.h = {4, 4};
+  r.cycles = 1000, r.window = 1, r.clock_mhz = 500;
+  r.alpha = 0.05 * busy, r.busy = busy, r.zeros = 0.1;
+  r.predicted_mw = predicted_mw, r.golden_mw = golden_mw;
+  r.predicted_leakage_mw = 0.16, r.golden_leakage_mw = 0.16;
+  r.predicted_area_um2 = 14400, r.golden_area_um2 = 14000;
+  r.trace_r = 0.9, r.trace_nrmse = 0.2;
+  return r;
+}
+
+TEST(PowerBaselines, CalibratedOnTheDataset) {
+  const Dataset d = rule_dataset();
+  const ActionEnergyBaseline action(d);
+  EXPECT_NEAR(action.dynamic_fj("pe_array_os", 16, 0.0), 1600, 1e-6);
+  EXPECT_NEAR(action.dynamic_fj("pe_array_os", 16, 0.5), 16 * 300, 1e-6);
+  const PerMacBaseline per_mac(d);
+  // Energy over MACs: sum of 100 + 400 e over sum of e, per PE (e = 0, .25, .5, 1).
+  const double per_pe = (4 * 100 + 400 * 1.75) / 1.75;
+  EXPECT_NEAR(per_mac.dynamic_fj("pe_array_os", 16, 0.5), 16 * 0.5 * per_pe, 1e-6);
+  EXPECT_EQ(per_mac.dynamic_fj("pe_array_os", 16, 0.0), 0.0);  // idle costs leakage only
+  EXPECT_NE(test::error_of([&] { action.dynamic_fj("pe_array_dot", 4, 1); }).find("no characterisation point of primitive 'pe_array_dot'"),
+            std::string::npos);
+}
+
+TEST(PowerValidation, RecordsRoundTripAndScore) {
+  const std::string dir = test::scratch_dir("power_validation");
+  const std::string path = dir + "/records.csv";
+  std::vector<ValidationRecord> recs;
+  for (int i = 0; i < 5; ++i) {
+    const double busy = 0.1 + 0.2 * i;
+    // golden follows the dataset's rule; fsgen's prediction is 10 % high on every design.
+    const double golden = 16 * (100 + 400 * busy) * 500e-6 + 0.16;
+    recs.push_back(record("d" + std::to_string(i), busy, golden, 1.1 * golden));
+  }
+  recs[4].variant = "RESCALE=1, characterised 0";
+  append_validation_records(path, {recs[0], recs[1]});
+  append_validation_records(path, {recs[2], recs[3], recs[4]});
+  const std::vector<ValidationRecord> back = read_validation_records(path);
+  ASSERT_EQ(back.size(), 5u);
+  EXPECT_EQ(back[4].variant, "RESCALE=1; characterised 0");  // commas kept out of the CSV
+  EXPECT_EQ(back[2].h, (std::vector<int>{4, 4}));
+  EXPECT_DOUBLE_EQ(back[3].busy, recs[3].busy);
+
+  const ValidationSummary s = summarise_validation(back, rule_dataset());
+  ASSERT_EQ(s.designs.size(), 5u);
+  ASSERT_EQ(s.methods.size(), 4u);  // fsgen, two baselines, the whole-design model
+  EXPECT_NEAR(s.methods[0].mape, 10.0, 1e-6);
+  EXPECT_NEAR(s.methods[0].pearson, 1.0, 1e-9);
+  EXPECT_NEAR(s.methods[1].mape, 0.0, 1e-6);  // the action baseline knows the rule exactly
+  EXPECT_GT(s.methods[2].mape, 1.0);          // energy per MAC misses the idle energy
+  EXPECT_EQ(s.headline[0].predicted_mw.size(), 4u);  // the extrapolated design is left out
+  EXPECT_NEAR(s.area_error_mean, 100.0 * 400 / 14000, 1e-6);
+  EXPECT_NEAR(s.trace_r_mean, 0.9, 1e-9);
+  std::ostringstream table;
+  print_validation(s, table);
+  EXPECT_NE(table.str().find("| d4 * |"), std::string::npos);
+  EXPECT_NE(table.str().find("constant energy per action"), std::string::npos);
+}
+
+TEST(PowerValidation, MalformedRecordsAreOneLineErrors) {
+  const std::string dir = test::scratch_dir("power_validation_errors");
+  std::ofstream(dir + "/a.csv") << "design,block\n";
+  EXPECT_NE(test::error_of([&] { read_validation_records(dir + "/a.csv"); }).find("a.csv:1: expected the header"),
+            std::string::npos);
+  append_validation_records(dir + "/b.csv", {record("d", 0.5, 1, 1)});
+  std::ofstream(dir + "/b.csv", std::ios::app) << "d2,array_a,pe_array_os,4;4,,10,1,500,x\n";
+  EXPECT_NE(test::error_of([&] { read_validation_records(dir + "/b.csv"); }).find("b.csv:3: expected 19 comma-separated fields"),
+            std::string::npos);
+  EXPECT_NE(test::error_of([&] { append_validation_records(dir + "/a.csv", {record("d", 0.5, 1, 1)}); })
+                .find("not a validation record file"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace fsgen
