@@ -2,6 +2,7 @@
 #include "power/power_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -55,6 +56,12 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
 
   const PowerModel m = train_power_model(d, 50);
   const PrimitivePowerModel& os = m.primitive("pe_array_os");
+  // The trees evaluated directly give XGBoost's own predictions.
+  for (const auto& p : d.points) {
+    const std::vector<float> row = {float(p.h[0]), float(p.h[1]), float(p.alpha), float(p.enable), float(p.zeros)};
+    const float xgb = os.booster->predict(row, row.size()).front();
+    EXPECT_NEAR(os.trees->predict(row.data()), xgb, 1e-4 * std::abs(xgb)) << p.key();
+  }
   EXPECT_EQ(os.quality.train_points + os.quality.test_points, 16u);
   EXPECT_GT(m.leakage_mw("pe_array_os", {4, 4}), m.leakage_mw("pe_array_os", {2, 2}));  // scales by elements
   save_power_model(m, dir + "/model.json");

@@ -3,6 +3,8 @@
 #include <xgboost/c_api.h>
 
 #include <array>
+#include <cstring>
+#include <unordered_map>
 #include <cmath>
 #include <map>
 #include <filesystem>
@@ -65,6 +67,40 @@ void Booster::from_json(const std::string& json) {
   check_xgb(XGBoosterLoadModelFromBuffer(handle_, json.data(), json.size()), "load");
 }
 
+TreeEnsemble::TreeEnsemble(const std::string& booster_json) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(booster_json);
+    const auto& learner = j.at("learner");
+    if (learner.at("objective").at("name") != "reg:squarederror") fail("power model", "expected a reg:squarederror booster");
+    base_score_ = std::stof(learner.at("learner_model_param").at("base_score").get<std::string>());
+    features_ = std::stoul(learner.at("learner_model_param").at("num_feature").get<std::string>());
+    for (const auto& t : learner.at("gradient_booster").at("model").at("trees")) {
+      const auto& left = t.at("left_children");
+      std::vector<Node> nodes(left.size());
+      for (size_t i = 0; i < nodes.size(); ++i)
+        nodes[i] = {left[i].get<int32_t>(), t.at("right_children")[i].get<int32_t>(), t.at("split_indices")[i].get<int32_t>(),
+                    t.at("split_conditions")[i].get<float>(), t.at("default_left")[i].get<int>() != 0};
+      trees_.push_back(std::move(nodes));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    fail("power model", std::string("unexpected XGBoost model layout: ") + e.what());
+  }
+}
+
+float TreeEnsemble::predict(const float* row) const {
+  float sum = 0;
+  for (const auto& nodes : trees_) {
+    int32_t i = 0;
+    while (nodes[size_t(i)].left >= 0) {
+      const Node& n = nodes[size_t(i)];
+      const float v = row[n.feature];
+      i = std::isnan(v) ? (n.default_left ? n.left : n.right) : v < n.value ? n.left : n.right;
+    }
+    sum += nodes[size_t(i)].value;
+  }
+  return sum + base_score_;
+}
+
 namespace {
 
 std::vector<float> features_of(const CharPoint& p) {
@@ -107,6 +143,7 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
   if (ytr.size() < 4) fail("dataset", kind + ": expected at least 4 training points, got " + std::to_string(ytr.size()));
   m.booster = std::make_unique<Booster>();
   m.booster->train(xtr, ytr, cols, rounds);
+  m.trees = std::make_unique<TreeEnsemble>(m.booster->to_json());
   std::vector<std::pair<double, double>> leak, area;
   for (const auto& [h, la] : by_size) {
     leak.push_back({def.elements(h), la.first});
@@ -154,7 +191,14 @@ std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::v
   if (activity.empty()) return {};
   // Short windows repeat a few activities (a one-cycle window is busy or not, with a whole
   // number of toggles): each distinct feature row is predicted once.
-  std::map<std::array<float, 3>, size_t> row_of;
+  struct RowHash {
+    size_t operator()(const std::array<float, 3>& f) const {
+      uint32_t b[3];
+      std::memcpy(b, f.data(), sizeof b);
+      return (size_t(b[0]) * 0x9E3779B97F4A7C15ull) ^ (size_t(b[1]) * 0xC2B2AE3D27D4EB4Full) ^ b[2];
+    }
+  };
+  std::unordered_map<std::array<float, 3>, size_t, RowHash> row_of;
   std::vector<size_t> row(activity.size());
   std::vector<float> x;
   for (size_t i = 0; i < activity.size(); ++i) {
@@ -163,10 +207,11 @@ std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::v
     if (added) x.insert(x.end(), h.begin(), h.end()), x.insert(x.end(), f.begin(), f.end());
     row[i] = it->second;
   }
-  const std::vector<float> per_element = m.booster->predict(x, cols);
+  std::vector<double> per_element(row_of.size());
+  for (size_t r = 0; r < per_element.size(); ++r) per_element[r] = m.trees->predict(x.data() + r * cols);
   const double elements = primitive_def(kind).elements(h);
   std::vector<double> out(activity.size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = std::max(0.0, double(per_element[row[i]])) * elements;
+  for (size_t i = 0; i < out.size(); ++i) out[i] = std::max(0.0, per_element[row[i]]) * elements;
   return out;
 }
 
@@ -233,6 +278,7 @@ PowerModel load_power_model(const std::string& path) {
       p.quality.pearson = e.at("quality").at("test_pearson_r");
       p.booster = std::make_unique<Booster>();
       p.booster->from_json(e.at("booster").dump());
+      p.trees = std::make_unique<TreeEnsemble>(e.at("booster").dump());
       m.primitives[kind] = std::move(p);
     }
   } catch (const nlohmann::json::exception& e) {

@@ -32,6 +32,25 @@ class Booster {
   void* handle_ = nullptr;
 };
 
+// A trained booster's trees evaluated directly from its JSON (XGBoost 1.7 layout): the
+// same predictions as Booster::predict without a DMatrix per call, which is what makes
+// per-window traces cheap.
+class TreeEnsemble {
+ public:
+  explicit TreeEnsemble(const std::string& booster_json);  // UserError on another layout
+  float predict(const float* row) const;
+
+ private:
+  struct Node {
+    int32_t left = -1, right = -1, feature = 0;
+    float value = 0;  // split condition, or the leaf's value
+    bool default_left = true;
+  };
+  std::vector<std::vector<Node>> trees_;
+  float base_score_ = 0;
+  size_t features_ = 0;
+};
+
 struct LinearFit {
   double a = 0, b = 0;  // value = a + b x elements
   double at(double elements) const { return a + b * elements; }
@@ -47,6 +66,7 @@ struct PrimitivePowerModel {
   std::string kind;
   std::vector<std::string> features;  // hyperparameters, then alpha, enable, zeros
   std::unique_ptr<Booster> booster;   // dynamic fJ per element per cycle
+  std::unique_ptr<TreeEnsemble> trees;  // the booster's trees, for prediction
   LinearFit leakage_mw, area_um2;
   ModelQuality quality;
 };
