@@ -114,6 +114,18 @@ TEST(FastModel, TimelineWindowsAddUpToTheTotals) {
     EXPECT_NEAR(sum, double(run.result.activity.at(block).busy_cycles), 1e-6) << block;
     EXPECT_LE(windows.size(), (run.result.cycles + 499) / 500) << block;
   }
+  // A weight-stationary array is enabled while it streams and while it loads its
+  // stationary operand: more cycles than busy, never more than the window.
+  for (const char* array : {"array_a", "array_b"}) {
+    const std::vector<double>& busy = run.timeline.busy.at(array);
+    const std::vector<double>& enabled = run.timeline.enabled.at(array);
+    double busy_sum = 0, enabled_sum = 0;
+    for (size_t w = 0; w < enabled.size(); ++w) {
+      EXPECT_LE(enabled[w], 500.0 + 1e-6) << array;
+      busy_sum += w < busy.size() ? busy[w] : 0.0, enabled_sum += enabled[w];
+    }
+    EXPECT_GT(enabled_sum, busy_sum) << array;
+  }
 }
 
 TEST(FastModel, ProgramWithoutStartIsAUserError) {

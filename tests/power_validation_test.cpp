@@ -31,7 +31,7 @@ ValidationRecord record(const std::string& design, double busy, double golden_mw
   ValidationRecord r;
   r.design = design, r.block = "array_a", r.kind = "pe_array_os", r.h = {4, 4};
   r.cycles = 1000, r.window = 1, r.clock_mhz = 500;
-  r.alpha = 0.05 * busy, r.busy = busy, r.zeros = 0.1;
+  r.alpha = 0.05 * busy, r.busy = busy, r.enable = busy, r.zeros = 0.1;
   r.predicted_mw = predicted_mw, r.golden_mw = golden_mw;
   r.predicted_leakage_mw = 0.16, r.golden_leakage_mw = 0.16;
   r.predicted_area_um2 = 14400, r.golden_area_um2 = 14000;
@@ -95,7 +95,7 @@ TEST(PowerValidation, MalformedRecordsAreOneLineErrors) {
             std::string::npos);
   append_validation_records(dir + "/b.csv", {record("d", 0.5, 1, 1)});
   std::ofstream(dir + "/b.csv", std::ios::app) << "d2,array_a,pe_array_os,4;4,,10,1,500,x\n";
-  EXPECT_NE(test::error_of([&] { read_validation_records(dir + "/b.csv"); }).find("b.csv:3: expected 19 comma-separated fields"),
+  EXPECT_NE(test::error_of([&] { read_validation_records(dir + "/b.csv"); }).find("b.csv:3: expected 20 comma-separated fields"),
             std::string::npos);
   EXPECT_NE(test::error_of([&] { append_validation_records(dir + "/a.csv", {record("d", 0.5, 1, 1)}); })
                 .find("not a validation record file"),

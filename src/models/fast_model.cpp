@@ -7,17 +7,28 @@
 
 namespace fsgen {
 
-void ActivityTimeline::add(const std::string& block, uint64_t start, uint64_t span, double busy_cycles) {
-  if (window == 0 || span == 0 || busy_cycles == 0) return;
-  std::vector<double>& w = busy[block];
+namespace {
+
+// `cycles` spread evenly over [start, start + span) into windows of `window` cycles.
+void spread(std::vector<double>& w, uint64_t window, uint64_t start, uint64_t span, double cycles) {
   const uint64_t end = start + span;
-  const double per_cycle = busy_cycles / double(span);
+  const double per_cycle = cycles / double(span);
   for (uint64_t t = start; t < end;) {
     const uint64_t idx = t / window, stop = std::min(end, (idx + 1) * window);
     if (w.size() <= idx) w.resize(idx + 1, 0.0);
     w[idx] += per_cycle * double(stop - t);
     t = stop;
   }
+}
+
+}  // namespace
+
+void ActivityTimeline::add(const std::string& block, uint64_t start, uint64_t span, double busy_cycles) {
+  if (window && span && busy_cycles) spread(busy[block], window, start, span, busy_cycles);
+}
+
+void ActivityTimeline::add_enabled(const std::string& block, uint64_t start, uint64_t span, double enabled_cycles) {
+  if (window && span && enabled_cycles) spread(enabled[block], window, start, span, enabled_cycles);
 }
 
 namespace {
@@ -60,16 +71,23 @@ class FastCore : private TileSequencer {
 
   void matmul_tile(bool reload, uint32_t, uint32_t) override {
     const uint64_t span = tile_cycles(plan_, reload);
-    phase("array_a", span, plan_.stream_cycles);
-    if (graph_.matmul_on_both) phase("array_b", span, graph_.array_b_matmul.stream_cycles);
+    array_phase("array_a", plan_, span, 1, reload);
+    if (graph_.matmul_on_both) array_phase("array_b", graph_.array_b_matmul, span, 1, false);
     now_ += span;
+  }
+
+  // A PE array computing `passes` tiles in `span` cycles: busy while streaming, enabled
+  // also while loading a stationary operand.
+  void array_phase(const std::string& block, const ArrayPlan& p, uint64_t span, uint32_t passes, bool reload) {
+    phase(block, span, uint64_t(passes) * p.stream_cycles);
+    timeline_.add_enabled(block, now_, span, double(passes) * (p.stream_cycles + (reload ? p.stationary_rows : 0)));
   }
 
   void store_tile(uint32_t, uint32_t) override { store_rows(plan_.spec.tile_m, tile_n_); }
 
   void scores(bool reload, uint32_t) override {
     const uint64_t span = tile_cycles(plan_, reload);
-    phase("array_a", span, plan_.stream_cycles);
+    array_phase("array_a", plan_, span, 1, reload);
     now_ += span;
   }
 
@@ -83,7 +101,7 @@ class FastCore : private TileSequencer {
 
   void update_o(bool, uint32_t) override {
     const FusedStageCycles c = fused_stage_cycles(plan_, graph_.array_b, mem_);
-    phase("array_b", c.o_update, uint64_t(c.o_passes) * graph_.array_b.stream_cycles);
+    array_phase("array_b", graph_.array_b, c.o_update, c.o_passes, true);
     now_ += c.o_update;
   }
 

@@ -23,9 +23,13 @@ namespace fsgen {
 struct ActivityTimeline {
   uint64_t window = 0;  // cycles per window; 0: no timeline is kept
   std::map<std::string, std::vector<double>> busy;
+  // PE arrays: cycles with an enable port high: the busy (streaming) cycles and those
+  // loading a stationary operand (the power model's enable feature).
+  std::map<std::string, std::vector<double>> enabled;
 
   // `busy_cycles` of `block`, spread evenly over cycles [start, start + span).
   void add(const std::string& block, uint64_t start, uint64_t span, double busy_cycles);
+  void add_enabled(const std::string& block, uint64_t start, uint64_t span, double enabled_cycles);
 };
 
 struct FastRun {

@@ -32,9 +32,9 @@ ActionEnergyBaseline::ActionEnergyBaseline(const Dataset& d) {
   }
 }
 
-double ActionEnergyBaseline::dynamic_fj(const std::string& kind, double elements, double busy) const {
+double ActionEnergyBaseline::dynamic_fj(const std::string& kind, double elements, double enable) const {
   const Energies& e = of_kind(by_kind_, kind, "constant-energy-per-action");
-  return elements * (e.idle_fj + e.active_extra_fj * busy);
+  return elements * (e.idle_fj + e.active_extra_fj * enable);
 }
 
 PerMacBaseline::PerMacBaseline(const Dataset& d) {
@@ -47,8 +47,8 @@ PerMacBaseline::PerMacBaseline(const Dataset& d) {
   for (const auto& [kind, em] : energy_macs) mac_fj_[kind] = em.second > 0 ? em.first / em.second : 0;
 }
 
-double PerMacBaseline::dynamic_fj(const std::string& kind, double elements, double busy) const {
-  return of_kind(mac_fj_, kind, "energy-per-MAC") * elements * busy;
+double PerMacBaseline::dynamic_fj(const std::string& kind, double elements, double enable) const {
+  return of_kind(mac_fj_, kind, "energy-per-MAC") * elements * enable;
 }
 
 }  // namespace fsgen

@@ -17,8 +17,9 @@ namespace fsgen {
 class ActionEnergyBaseline {
  public:
   explicit ActionEnergyBaseline(const Dataset& d);  // least squares per primitive
-  // fJ per cycle of an instance with `elements` PEs busy a `busy` share of its cycles.
-  double dynamic_fj(const std::string& kind, double elements, double busy) const;
+  // fJ per cycle of an instance with `elements` PEs enabled (computing or loading) an
+  // `enable` share of its cycles: the dataset's enable feature.
+  double dynamic_fj(const std::string& kind, double elements, double enable) const;
 
  private:
   struct Energies {
@@ -30,10 +31,10 @@ class ActionEnergyBaseline {
 class PerMacBaseline {
  public:
   explicit PerMacBaseline(const Dataset& d);
-  double dynamic_fj(const std::string& kind, double elements, double busy) const;
+  double dynamic_fj(const std::string& kind, double elements, double enable) const;
 
  private:
-  std::map<std::string, double> mac_fj_;  // per MAC (one busy PE cycle)
+  std::map<std::string, double> mac_fj_;  // per MAC (one enabled PE cycle)
 };
 
 }  // namespace fsgen

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -20,7 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kHeader =
-    "design,block,kind,h,variant,cycles,window,clock_mhz,alpha,busy,zeros,predicted_mw,golden_mw,"
+    "design,block,kind,h,variant,cycles,window,clock_mhz,alpha,busy,enable,zeros,predicted_mw,golden_mw,"
     "predicted_leakage_mw,golden_leakage_mw,predicted_area_um2,golden_area_um2,trace_r,trace_nrmse";
 
 std::string joined(const std::vector<int>& h) {
@@ -45,16 +46,16 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 ValidationRecord record_of(const std::string& line, const std::string& where) {
   const std::vector<std::string> f = split(line, ',');
-  if (f.size() != 19) fail(where, "expected 19 comma-separated fields (" + std::string(kHeader) + ")");
+  if (f.size() != 20) fail(where, "expected 20 comma-separated fields (" + std::string(kHeader) + ")");
   ValidationRecord r;
   try {
     r.design = f[0], r.block = f[1], r.kind = f[2], r.variant = f[4];
     for (const auto& v : split(f[3], ';')) r.h.push_back(std::stoi(v));
     r.cycles = std::stoull(f[5]), r.window = std::stoull(f[6]);
-    double* numbers[] = {&r.clock_mhz, &r.alpha, &r.busy, &r.zeros, &r.predicted_mw, &r.golden_mw,
+    double* numbers[] = {&r.clock_mhz, &r.alpha, &r.busy, &r.enable, &r.zeros, &r.predicted_mw, &r.golden_mw,
                          &r.predicted_leakage_mw, &r.golden_leakage_mw, &r.predicted_area_um2, &r.golden_area_um2,
                          &r.trace_r, &r.trace_nrmse};
-    for (size_t i = 0; i < 12; ++i) *numbers[i] = std::stod(f[7 + i]);
+    for (size_t i = 0; i < std::size(numbers); ++i) *numbers[i] = std::stod(f[7 + i]);
   } catch (const std::exception&) {
     fail(where, "expected numbers in the numeric fields of a validation record");
   }
@@ -87,13 +88,13 @@ std::vector<std::vector<const ValidationRecord*>> by_design(const std::vector<Va
 
 // The whole-design model's features: PEs, and the PE-weighted run features.
 std::vector<float> design_features(const std::vector<const ValidationRecord*>& blocks) {
-  double pes = 0, alpha = 0, busy = 0, zeros = 0, os = 0;
+  double pes = 0, alpha = 0, enable = 0, zeros = 0, os = 0;
   for (const auto* b : blocks) {
     const double e = primitive_def(b->kind).elements(b->h);
-    pes += e, alpha += e * b->alpha, busy += e * b->busy, zeros += e * b->zeros;
+    pes += e, alpha += e * b->alpha, enable += e * b->enable, zeros += e * b->zeros;
     os += b->kind == "pe_array_os" ? e : 0;
   }
-  return {float(pes), float(alpha / pes), float(busy / pes), float(zeros / pes), float(os / pes),
+  return {float(pes), float(alpha / pes), float(enable / pes), float(zeros / pes), float(os / pes),
           float(blocks.front()->clock_mhz)};
 }
 
@@ -130,7 +131,7 @@ void append_validation_records(const std::string& path, const std::vector<Valida
   out << std::setprecision(9);
   for (const auto& r : records)
     out << r.design << "," << r.block << "," << r.kind << "," << joined(r.h) << "," << csv_safe(r.variant) << ","
-        << r.cycles << "," << r.window << "," << r.clock_mhz << "," << r.alpha << "," << r.busy << "," << r.zeros << ","
+        << r.cycles << "," << r.window << "," << r.clock_mhz << "," << r.alpha << "," << r.busy << "," << r.enable << "," << r.zeros << ","
         << r.predicted_mw << "," << r.golden_mw << "," << r.predicted_leakage_mw << "," << r.golden_leakage_mw << ","
         << r.predicted_area_um2 << "," << r.golden_area_um2 << "," << r.trace_r << "," << r.trace_nrmse << "\n";
   if (!out) fail(path, "cannot append validation records");
@@ -162,8 +163,8 @@ ValidationSummary summarise_validation(const std::vector<ValidationRecord>& reco
       const double pes = primitive_def(b->kind).elements(b->h), to_mw = b->clock_mhz * 1e-6;
       golden += b->golden_mw;
       ours += b->predicted_mw;
-      act += action.dynamic_fj(b->kind, pes, b->busy) * to_mw + b->predicted_leakage_mw;
-      mac += per_mac.dynamic_fj(b->kind, pes, b->busy) * to_mw + b->predicted_leakage_mw;
+      act += action.dynamic_fj(b->kind, pes, b->enable) * to_mw + b->predicted_leakage_mw;
+      mac += per_mac.dynamic_fj(b->kind, pes, b->enable) * to_mw + b->predicted_leakage_mw;
       extrapolated = extrapolated || !b->variant.empty();
       const double area_error = 100.0 * std::abs(b->predicted_area_um2 - b->golden_area_um2) / b->golden_area_um2;
       s.area_error_mean += area_error / double(records.size());

@@ -19,7 +19,7 @@ struct ValidationRecord {
   std::string variant;  // "" when the block's RTL parameters are the characterised primitive's
   uint64_t cycles = 0, window = 0;
   double clock_mhz = 0;
-  double alpha = 0, busy = 0, zeros = 0;  // the run's features (BlockPower)
+  double alpha = 0, busy = 0, enable = 0, zeros = 0;  // the run's features (BlockPower)
   double predicted_mw = 0, golden_mw = 0, predicted_leakage_mw = 0, golden_leakage_mw = 0;
   double predicted_area_um2 = 0, golden_area_um2 = 0;
   double trace_r = 0, trace_nrmse = 0;  // per window of `window` cycles

@@ -49,6 +49,11 @@ std::pair<std::vector<double>, uint64_t> input_toggles(const Graph& g, const Run
   return {t, bits};
 }
 
+const std::vector<double>* find_or_null(const std::map<std::string, std::vector<double>>& m, const std::string& key) {
+  const auto it = m.find(key);
+  return it == m.end() ? nullptr : &it->second;
+}
+
 // How the block's RTL instance differs from the primitive's characterised parameters.
 std::string variant_note(const std::string& block, const ArrayPlan& plan, const std::string& kind) {
   const ArrayInstance inst = array_instance(plan, block == "array_b");
@@ -138,14 +143,17 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
     const auto [toggles, bits] = input_toggles(g, r, b.name, windows, window);
     const BlockActivity act = r.activity.count(b.name) ? r.activity.at(b.name) : BlockActivity{};
     bp.zeros = act.operand_bytes ? double(act.zero_bytes) / double(act.operand_bytes) : 0.0;
-    const auto busy_it = fast.timeline.busy.find(b.name);
+    const std::vector<double>* busy = find_or_null(fast.timeline.busy, b.name);
+    const std::vector<double>* enabled = find_or_null(fast.timeline.enabled, b.name);
     std::vector<PrimitiveActivity> activity(windows);
     for (uint64_t w = 0; w < windows; ++w) {
       const double len = double(std::min<uint64_t>(window, r.cycles - w * window));
-      const double busy = busy_it != fast.timeline.busy.end() && w < busy_it->second.size() ? busy_it->second[w] : 0.0;
-      activity[w] = {bits ? toggles[w] / (double(bits) * len) : 0.0, busy / len, bp.zeros};
+      const double busy_w = busy && w < busy->size() ? (*busy)[w] : 0.0;
+      const double enabled_w = enabled && w < enabled->size() ? (*enabled)[w] : busy_w;
+      activity[w] = {bits ? toggles[w] / (double(bits) * len) : 0.0, enabled_w / len, bp.zeros};
       bp.alpha += activity[w].alpha * len / double(r.cycles);
-      bp.busy += busy / double(r.cycles);
+      bp.busy += busy_w / double(r.cycles);
+      bp.enable += enabled_w / double(r.cycles);
     }
     const std::vector<double> fj = model.dynamic_fj(b.kind, bp.h, activity);
     for (uint64_t w = 0; w < windows; ++w) {
@@ -196,7 +204,7 @@ std::vector<ValidationRecord> validation_records(const std::string& design, cons
       ValidationRecord r;
       r.design = design, r.block = b.block, r.kind = b.kind, r.h = b.h, r.variant = b.variant_note;
       r.cycles = t.cycles, r.window = t.window, r.clock_mhz = t.clock_mhz;
-      r.alpha = b.alpha, r.busy = b.busy, r.zeros = b.zeros;
+      r.alpha = b.alpha, r.busy = b.busy, r.enable = b.enable, r.zeros = b.zeros;
       r.predicted_mw = g.predicted_mw, r.golden_mw = g.golden_mw;
       r.predicted_leakage_mw = b.leakage_mw, r.golden_leakage_mw = g.golden_leakage_mw;
       r.predicted_area_um2 = g.predicted_area_um2, r.golden_area_um2 = g.golden_area_um2;
@@ -228,7 +236,8 @@ void print_power(const PowerTrace& t, std::ostream& out) {
   for (const auto& b : t.blocks) {
     out << "  " << std::left << std::setw(10) << b.block << std::right << std::setw(10) << b.average_mw << " mW  ("
         << b.model << "; leakage " << b.leakage_mw << " mW";
-    if (b.kind != "sram_macro") out << "; alpha " << b.alpha << ", busy " << b.busy << ", zeros " << b.zeros;
+    if (b.kind != "sram_macro")
+      out << "; alpha " << b.alpha << ", busy " << b.busy << ", enabled " << b.enable << ", zeros " << b.zeros;
     out << ")\n";
     if (!b.variant_note.empty()) out << "             extrapolated to another variant: " << b.variant_note << "\n";
   }

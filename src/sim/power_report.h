@@ -25,7 +25,9 @@ struct BlockPower {
   std::string model;  // what gave its power, with its parameters
   std::vector<double> mw;  // per window
   double average_mw = 0, leakage_mw = 0;
-  double alpha = 0, busy = 0, zeros = 0;  // the run's features: input toggle rate, busy share, zero-byte share
+  // The run's features: input toggle rate, busy (streaming) share, enabled share (busy or
+  // loading a stationary operand), zero-byte share.
+  double alpha = 0, busy = 0, enable = 0, zeros = 0;
   // Empty when the block's RTL parameters are the characterised primitive's; otherwise
   // what differs (e.g. "RESCALE=1, characterised 0"): the estimate extrapolates.
   std::string variant_note;
