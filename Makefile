@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= 2
 FSGEN := $(BUILD)/fsgen
 
-.PHONY: deps build demo test validate bench clean
+.PHONY: deps build demo test validate validate-power bench clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -13,8 +13,9 @@ build: deps
 	@cmake --build $(BUILD) -j$(JOBS)
 
 # The main job on the built-in example design: validate, generate + lint, simulate and
-# cross-check a projection matmul and a fused GQA attention layer; then a whole Llama-2-7B
-# decode token on the LLM example design.
+# cross-check a projection matmul and a fused GQA attention layer; a whole Llama-2-7B
+# decode token on the LLM example design; then the power models trained on the shipped
+# characterisation dataset and a fused attention layer's power trace.
 demo: build
 	$(FSGEN) check examples/os_8x8.yaml
 	$(FSGEN) generate examples/os_8x8.yaml --lint
@@ -23,6 +24,9 @@ demo: build
 	$(FSGEN) simulate examples/os_8x8.yaml --kernel attention --tokens 32 --heads 4 --kv-heads 2
 	$(FSGEN) cosim examples/os_8x8.yaml --kernel attention --tokens 32 --heads 4 --kv-heads 2
 	$(FSGEN) simulate examples/llm_16x16.yaml --model Llama-2-7b --stage decode --context 512 --layers all
+	$(FSGEN) train data/power/fsgen45.csv -o rtl_out/power_model.json
+	$(FSGEN) power examples/ws_8x16.yaml --kernel attention --tokens 32 --heads 4 --kv-heads 2 \
+	  --power-model rtl_out/power_model.json --window 64 --csv rtl_out/power_trace.csv --png rtl_out/power_trace.png
 
 # Unit tests plus the CI slice of the Verilator cross-check.
 test: build
@@ -31,6 +35,10 @@ test: build
 # The full cross-check matrix (slow).
 validate: build
 	./validation/run_matrix.sh $(FSGEN)
+
+# Power models against gate-level golden power over the validation designs (slow; resumable).
+validate-power: build
+	./validation/power_validation.sh --fsgen $(FSGEN)
 
 bench: build
 	$(FSGEN) bench
