@@ -10,12 +10,13 @@ namespace fsgen {
 namespace {
 
 // `cycles` spread evenly over [start, start + span) into windows of `window` cycles.
-void spread(std::vector<double>& w, uint64_t window, uint64_t start, uint64_t span, double cycles) {
+void spread(std::vector<double>& w, uint64_t window, uint64_t expected, uint64_t start, uint64_t span, double cycles) {
+  if (w.empty() && expected) w.reserve(expected);
   const uint64_t end = start + span;
   const double per_cycle = cycles / double(span);
+  if (w.size() <= (end - 1) / window) w.resize((end - 1) / window + 1, 0.0);
   for (uint64_t t = start; t < end;) {
     const uint64_t idx = t / window, stop = std::min(end, (idx + 1) * window);
-    if (w.size() <= idx) w.resize(idx + 1, 0.0);
     w[idx] += per_cycle * double(stop - t);
     t = stop;
   }
@@ -24,11 +25,11 @@ void spread(std::vector<double>& w, uint64_t window, uint64_t start, uint64_t sp
 }  // namespace
 
 void ActivityTimeline::add(const std::string& block, uint64_t start, uint64_t span, double busy_cycles) {
-  if (window && span && busy_cycles) spread(busy[block], window, start, span, busy_cycles);
+  if (window && span && busy_cycles) spread(busy[block], window, expected_windows, start, span, busy_cycles);
 }
 
 void ActivityTimeline::add_enabled(const std::string& block, uint64_t start, uint64_t span, double enabled_cycles) {
-  if (window && span && enabled_cycles) spread(enabled[block], window, start, span, enabled_cycles);
+  if (window && span && enabled_cycles) spread(enabled[block], window, expected_windows, start, span, enabled_cycles);
 }
 
 namespace {
@@ -119,6 +120,10 @@ FastRun run_fast(const Graph& g, const KernelRegs& regs, uint64_t window) {
   FastRun run;
   run.result.model = "fast";
   run.timeline.window = window;
+  if (window) {  // short windows: size the timeline from a run without one (cheap next to filling it)
+    FastRun plain = run_fast(g, regs, 0);
+    run.timeline.expected_windows = (plain.result.cycles + window - 1) / window;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   FastCore core(g, run.result, run.timeline);
   run.result.cycles = core.run(regs);

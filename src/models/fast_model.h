@@ -22,6 +22,7 @@ namespace fsgen {
 // Busy cycles of each block in consecutive windows of `window` cycles from cycle 0.
 struct ActivityTimeline {
   uint64_t window = 0;  // cycles per window; 0: no timeline is kept
+  uint64_t expected_windows = 0;  // when known, each block's windows are allocated once
   std::map<std::string, std::vector<double>> busy;
   // PE arrays: cycles with an enable port high: the busy (streaming) cycles and those
   // loading a stationary operand (the power model's enable feature).
