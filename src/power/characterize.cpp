@@ -24,10 +24,12 @@ namespace fs = std::filesystem;
 const std::vector<PrimitiveDef>& primitive_catalog() {
   static const std::vector<PrimitiveDef> catalog = {
       {"pe_array_os", "fsgen_array_os", {"R", "C"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}},
-       {{"RESCALE", 0}, {"SYSTOLIC", 0}}, {"en"}, {"clr", "sc", "alpha", "rd_row"},
+       {{"RESCALE", 0}, {"SYSTOLIC", 0}}, {"en"}, {"clr", "sc", "alpha", "rd_row"}, {},
        [](const std::vector<int>& h) { return double(h[0]) * h[1]; }},
       {"pe_array_dot", "fsgen_array_dot", {"P", "K"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}},
-       {{"LOAD_COL", 1}}, {"v", "ld"}, {},
+       // The controller streams x (v) and loads the stationary operand (w, ld_idx; ld) in
+       // separate cycles.
+       {{"LOAD_COL", 1}}, {"v", "ld"}, {}, {{"x", "v"}, {"w", "ld"}, {"ld_idx", "ld"}},
        [](const std::vector<int>& h) { return double(h[0]) * h[1]; }},
   };
   return catalog;
@@ -114,7 +116,8 @@ std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, c
           {"verilator", tool_version("verilator", "--version")},
           {"cycles", std::to_string(o.cycles)},
           {"seed", std::to_string(o.seed)},
-          {"grid", o.small_grid ? "small" : "full"}};
+          {"grid", o.small_grid ? "small" : "full"},
+          {"stimulus", "2 (dot arrays: x with v, w and ld_idx with ld, one enable at a time)"}};
 }
 
 struct Stimulus {
@@ -153,6 +156,7 @@ class SizeRun {
     stim_.cycles = o.cycles;
     stim_.enables = def.enables;
     stim_.held_low = def.held_low;
+    stim_.enable_of = def.enable_of;
     binary_ = prepare_gate_simulation(synth_, netlist_, lib, stim_, dir_);
     for (const auto& [port, bits] : netlist_.ports)
       if (port != stim_.clock && port != stim_.reset_n && !netlist_.outputs.count(port) && !listed(def.enables, port) &&

@@ -27,6 +27,7 @@ struct PrimitiveDef {
   std::vector<std::vector<int>> sizes;  // the hyperparameter points characterised
   std::map<std::string, int64_t> fixed; // other module parameters
   std::vector<std::string> enables, held_low;
+  std::map<std::string, std::string> enable_of;  // data port -> the enable it changes with (gate_sim.h)
   // Processing elements at hyperparameters h: the unit the hierarchical model scales by.
   std::function<double(const std::vector<int>&)> elements;
 };

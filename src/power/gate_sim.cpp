@@ -79,17 +79,26 @@ std::string testbench(const GateNetlist& n, const PrimitiveStimulus& s) {
     << "  std::mt19937_64 rng(seed);\n  std::bernoulli_distribution flip(rate), zero(zeros), enable(enable_rate);\n"
     << "  uint64_t enabled = 0, zero_bytes = 0, data_bytes = 0;\n"
     << "  for (uint64_t c = 0; c < cycles; ++c) {\n    bool any = false;\n";
+  if (!s.enable_of.empty())  // one enable at a time, drawn uniformly in an enabled cycle
+    o << "    const int which = c >= 2 && enable(rng) ? int(std::uniform_int_distribution<int>(0, " << s.enables.size() - 1
+      << ")(rng)) : -1;\n";
   for (const auto& [port, bits] : n.ports) {
+    const auto e = std::find(s.enables.begin(), s.enables.end(), port);
     if (port == s.reset_n) o << "    top->" << port << " = c >= 2;\n";
-    else if (listed(s.enables, port)) o << "    top->" << port << " = c >= 2 && enable(rng);\n    any = any || top->" << port << ";\n";
+    else if (e != s.enables.end() && !s.enable_of.empty())
+      o << "    top->" << port << " = which == " << (e - s.enables.begin()) << ";\n    any = any || top->" << port << ";\n";
+    else if (e != s.enables.end()) o << "    top->" << port << " = c >= 2 && enable(rng);\n    any = any || top->" << port << ";\n";
     else if (listed(s.held_low, port) && bits.size() > 64)
       o << "    for (int w = 0; w < " << (bits.size() + 31) / 32 << "; ++w) top->" << port << "[w] = 0;\n";
     else if (listed(s.held_low, port)) o << "    top->" << port << " = 0;\n";
   }
   o << "    enabled += any;\n    if (any) {\n";
   for (const auto& [port, bits] : n.ports)
-    if (port != s.clock && port != s.reset_n && !n.outputs.count(port) && !listed(s.enables, port) && !listed(s.held_low, port))
-      o << drive_data_port(port, bits.size());
+    if (port != s.clock && port != s.reset_n && !n.outputs.count(port) && !listed(s.enables, port) && !listed(s.held_low, port)) {
+      const auto tied = s.enable_of.find(port);
+      if (tied == s.enable_of.end()) o << drive_data_port(port, bits.size());
+      else o << "    if (top->" << tied->second << ")\n" << drive_data_port(port, bits.size());
+    }
   o << "    }\n"
     << "    top->" << s.clock << " = 0;\n    top->eval();\n    vcd.dump(2 * c);\n"
     << "    top->" << s.clock << " = 1;\n    top->eval();\n    vcd.dump(2 * c + 1);\n  }\n"

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ namespace fsgen {
 // cycle with any enable high, every bit of every data port (the other inputs) flips with
 // probability toggle_rate and then every byte is forced to zero with probability
 // zero_fraction; data ports hold their value otherwise. Ports in held_low stay 0.
+// With enable_of (data port -> its enable), as a controller drives a dot array: a cycle
+// is enabled with probability enable_rate and then exactly one enable, drawn uniformly,
+// is high; a data port named there changes only in its enable's cycles.
 struct PrimitiveStimulus {
   uint64_t cycles = 1000;
   double toggle_rate = 0.2;
@@ -26,6 +30,7 @@ struct PrimitiveStimulus {
   std::string clock = "clk", reset_n = "rst_n";
   std::vector<std::string> enables = {"en"};
   std::vector<std::string> held_low;
+  std::map<std::string, std::string> enable_of;
 };
 
 struct GateActivity {
