@@ -17,7 +17,7 @@ using test::fsgen_cli;
 
 TEST(Cli, HelpOnEverySubcommand) {
   for (const char* sub : {"", "check", "generate", "compile", "simulate", "cosim", "bench", "numerics", "model", "infer",
-                          "characterize", "train", "power"}) {
+                          "characterize", "train", "power", "power-validate"}) {
     const CliRun r = fsgen_cli(std::string(sub) + " --help");
     EXPECT_EQ(r.status, 0) << sub;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << sub;
@@ -51,6 +51,21 @@ TEST(Cli, MissingFileAndImpossibleProblem) {
   const CliRun bad = fsgen_cli("simulate examples/os_8x8.yaml --m 12");
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.out.find("matmul m: dimension 12 is not a positive multiple of the tile 8"), std::string::npos) << bad.out;
+}
+
+TEST(Cli, PowerErrorsAreOneLine) {
+  const std::string dir = test::scratch_dir("cli_power");
+  const CliRun record = fsgen_cli("power examples/os_8x8.yaml --record " + dir + "/r.csv");
+  EXPECT_EQ(record.status, 1);
+  EXPECT_NE(record.out.find("--record: records need the golden power: add --golden"), std::string::npos) << record.out;
+  const CliRun model = fsgen_cli("train data/power/fsgen45.csv -o " + dir + "/m.json");
+  ASSERT_EQ(model.status, 0) << model.out;
+  const CliRun lib = fsgen_cli("power examples/os_8x8.yaml --power-model " + dir + "/m.json --liberty " + dir + "/none.lib");
+  EXPECT_EQ(lib.status, 1);
+  EXPECT_EQ(std::count(lib.out.begin(), lib.out.end(), '\n'), 1) << lib.out;
+  const CliRun records = fsgen_cli("power-validate " + dir + "/missing.csv --dataset data/power/fsgen45.csv");
+  EXPECT_EQ(records.status, 1);
+  EXPECT_NE(records.out.find("missing.csv: cannot open validation records"), std::string::npos) << records.out;
 }
 
 TEST(Cli, GenerateLeavesNoFilesOnError) {
