@@ -32,11 +32,15 @@ RECORDS=$OUT/records.csv
 LIB_ARGS=()
 [ -n "$LIBERTY" ] && LIB_ARGS=(--liberty "$LIBERTY")
 "$HERE/power_specs.sh" "$OUT/specs" > "$OUT/designs.txt"
+failed=0
 while IFS='|' read -r name args; do
   if [ -f "$RECORDS" ] && grep -q "^$name," "$RECORDS"; then continue; fi
   echo "== $name" >&2
   # shellcheck disable=SC2086
-  "$FSGEN" power "$OUT/specs/$name.yaml" $args --power-model "$OUT/model.json" --window 1 --golden \
-    "${LIB_ARGS[@]}" -o "$OUT/rtl" --record "$RECORDS" < /dev/null > "$OUT/$name.log"
+  if ! "$FSGEN" power "$OUT/specs/$name.yaml" $args --power-model "$OUT/model.json" --window 1 --golden \
+      "${LIB_ARGS[@]}" -o "$OUT/rtl" --record "$RECORDS" < /dev/null > "$OUT/$name.log" 2>&1; then
+    echo "FAILED: $name (see $OUT/$name.log)" >&2; failed=$((failed + 1))
+  fi
 done < "$OUT/designs.txt"
 "$FSGEN" power-validate "$RECORDS" --dataset "$DATASET" --markdown "$OUT/validation.md" --png "$OUT/validation.png"
+[ "$failed" -eq 0 ]

@@ -171,7 +171,8 @@ ValidationSummary summarise_validation(const std::vector<ValidationRecord>& reco
       s.area_error_max = std::max(s.area_error_max, area_error);
       s.trace_r_mean += b->trace_r / double(records.size());
       s.trace_nrmse_mean += b->trace_nrmse / double(records.size());
-      s.trace_r_min = s.blocks++ ? std::min(s.trace_r_min, b->trace_r) : b->trace_r;
+      s.trace_r_min = s.blocks == 0 ? b->trace_r : std::min(s.trace_r_min, b->trace_r);
+      ++s.blocks;
       s.trace_window = b->window;
     }
     s.golden_mw.push_back(golden), s.extrapolated.push_back(extrapolated);
