@@ -24,12 +24,12 @@ namespace fs = std::filesystem;
 const std::vector<PrimitiveDef>& primitive_catalog() {
   static const std::vector<PrimitiveDef> catalog = {
       {"pe_array_os", "fsgen_array_os", {"R", "C"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}},
-       {{"RESCALE", 0}, {"SYSTOLIC", 0}}, {"en"}, {"clr", "sc", "alpha", "rd_row"}, {},
+       {{"RESCALE", 0}, {"SYSTOLIC", 0}}, {"en"}, {"clr", "sc", "alpha", "rd_row"}, {}, {},
        [](const std::vector<int>& h) { return double(h[0]) * h[1]; }},
       {"pe_array_dot", "fsgen_array_dot", {"P", "K"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}},
-       // The controller streams x (v) and loads the stationary operand (w, ld_idx; ld) in
-       // separate cycles.
-       {{"LOAD_COL", 1}}, {"v", "ld"}, {}, {{"x", "v"}, {"w", "ld"}, {"ld_idx", "ld"}},
+       // The controller streams x (v) and loads the stationary operand (w into column
+       // ld_idx = 0, 1, ... K - 1; ld) in separate cycles.
+       {{"LOAD_COL", 1}}, {"v", "ld"}, {}, {{"x", "v"}, {"w", "ld"}, {"ld_idx", "ld"}}, {{"ld_idx", "K"}},
        [](const std::vector<int>& h) { return double(h[0]) * h[1]; }},
   };
   return catalog;
@@ -117,7 +117,7 @@ std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, c
           {"cycles", std::to_string(o.cycles)},
           {"seed", std::to_string(o.seed)},
           {"grid", o.small_grid ? "small" : "full"},
-          {"stimulus", "2 (dot arrays: x with v, w and ld_idx with ld, one enable at a time)"}};
+          {"stimulus", "3 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time)"}};
 }
 
 struct Stimulus {
@@ -157,10 +157,15 @@ class SizeRun {
     stim_.enables = def.enables;
     stim_.held_low = def.held_low;
     stim_.enable_of = def.enable_of;
+    for (const auto& [port, param] : def.counters) {
+      const auto at = std::find(def.params.begin(), def.params.end(), param);
+      FSGEN_ASSERT(at != def.params.end(), "a counter's modulus names a hyperparameter of its primitive");
+      stim_.counters[port] = uint32_t(h[size_t(at - def.params.begin())]);
+    }
     binary_ = prepare_gate_simulation(synth_, netlist_, lib, stim_, dir_);
     for (const auto& [port, bits] : netlist_.ports)
       if (port != stim_.clock && port != stim_.reset_n && !netlist_.outputs.count(port) && !listed(def.enables, port) &&
-          !listed(def.held_low, port))
+          !listed(def.held_low, port) && !def.counters.count(port))  // alpha: data ports, as the SystemC probes
         data_bits_.insert(data_bits_.end(), bits.begin(), bits.end());
   }
 

@@ -28,6 +28,7 @@ struct PrimitiveDef {
   std::map<std::string, int64_t> fixed; // other module parameters
   std::vector<std::string> enables, held_low;
   std::map<std::string, std::string> enable_of;  // data port -> the enable it changes with (gate_sim.h)
+  std::map<std::string, std::string> counters;   // index port -> the hyperparameter it counts modulo
   // Processing elements at hyperparameters h: the unit the hierarchical model scales by.
   std::function<double(const std::vector<int>&)> elements;
 };

@@ -96,8 +96,11 @@ std::string testbench(const GateNetlist& n, const PrimitiveStimulus& s) {
   for (const auto& [port, bits] : n.ports)
     if (port != s.clock && port != s.reset_n && !n.outputs.count(port) && !listed(s.enables, port) && !listed(s.held_low, port)) {
       const auto tied = s.enable_of.find(port);
-      if (tied == s.enable_of.end()) o << drive_data_port(port, bits.size());
-      else o << "    if (top->" << tied->second << ")\n" << drive_data_port(port, bits.size());
+      const auto counter = s.counters.find(port);
+      const std::string when = tied == s.enable_of.end() ? "" : "    if (top->" + tied->second + ")\n";
+      if (counter != s.counters.end())
+        o << when << "      top->" << port << " = (top->" << port << " + 1) % " << counter->second << ";\n";
+      else o << when << drive_data_port(port, bits.size());
     }
   o << "    }\n"
     << "    top->" << s.clock << " = 0;\n    top->eval();\n    vcd.dump(2 * c);\n"

@@ -20,7 +20,9 @@ namespace fsgen {
 // zero_fraction; data ports hold their value otherwise. Ports in held_low stay 0.
 // With enable_of (data port -> its enable), as a controller drives a dot array: a cycle
 // is enabled with probability enable_rate and then exactly one enable, drawn uniformly,
-// is high; a data port named there changes only in its enable's cycles.
+// is high; a data port named there changes only in its enable's cycles. A port in
+// counters (port -> modulus) is an index that counts 0, 1, ... modulus - 1, 0, ... in its
+// enable's cycles instead of taking random values (a dot array's load column).
 struct PrimitiveStimulus {
   uint64_t cycles = 1000;
   double toggle_rate = 0.2;
@@ -31,6 +33,7 @@ struct PrimitiveStimulus {
   std::vector<std::string> enables = {"en"};
   std::vector<std::string> held_low;
   std::map<std::string, std::string> enable_of;
+  std::map<std::string, uint32_t> counters;
 };
 
 struct GateActivity {
