@@ -407,7 +407,8 @@ int run(int argc, char** argv) {
   pow->add_flag("--golden", golden, "also compute the arrays' gate-level golden power on the same run (slow)");
   pow->add_option("--liberty", liberty, "the power model's liberty (memory macros, --golden); default: the built-in fsgen45");
   add_macro_options(pow, macro_opts);
-  pow->add_option("-o,--out", out_root, "--golden: RTL output root folder")->capture_default_str();
+  pow->add_option("-o,--out", out_root, "output root folder: the liberty copy, and the RTL and gate-level builds of --golden")
+      ->capture_default_str();
   std::string record_path, record_name;
   pow->add_option("--record", record_path, "--golden: append the blocks' validation records to this CSV");
   pow->add_option("--record-name", record_name, "--record: the design's name in the records (default: the spec's)");
