@@ -35,6 +35,19 @@ const std::vector<PrimitiveDef>& primitive_catalog() {
   return catalog;
 }
 
+std::string hyperparameter_text(const std::vector<int>& h, char separator) {
+  std::string s;
+  for (size_t i = 0; i < h.size(); ++i) s += (i ? std::string(1, separator) : "") + std::to_string(h[i]);
+  return s;
+}
+
+std::vector<int> parse_hyperparameters(const std::string& text) {
+  std::vector<int> h;
+  std::stringstream ss(text);
+  for (std::string v; std::getline(ss, v, ';');) h.push_back(std::stoi(v));
+  return h;
+}
+
 const PrimitiveDef& primitive_def(const std::string& kind) {
   for (const auto& d : primitive_catalog())
     if (d.kind == kind) return d;
@@ -56,22 +69,10 @@ namespace {
 constexpr double kClockMhz = 1000;  // the engine's clock for the labels (energy per cycle does not depend on it)
 const char* kColumns = "kind,h,toggle_rate,zero_fraction,enable_rate,seed,alpha,enable,zeros,dynamic_fj,leakage_mw,area_um2";
 
-std::string h_text(const std::vector<int>& h) {
-  std::string s;
-  for (int v : h) s += (s.empty() ? "" : ";") + std::to_string(v);
-  return s;
-}
-
-std::string size_name(const std::vector<int>& h) {  // 4x8: safe in a path and in make
-  std::string s;
-  for (int v : h) s += (s.empty() ? "" : "x") + std::to_string(v);
-  return s;
-}
-
 std::string row_of(const CharPoint& p) {
   std::ostringstream o;
   o.precision(9);
-  o << p.kind << "," << h_text(p.h) << "," << p.toggle_rate << "," << p.zero_fraction << "," << p.enable_rate << ","
+  o << p.kind << "," << hyperparameter_text(p.h) << "," << p.toggle_rate << "," << p.zero_fraction << "," << p.enable_rate << ","
     << p.seed << "," << p.alpha << "," << p.enable << "," << p.zeros << "," << p.dynamic_fj << "," << p.leakage_mw << ","
     << p.area_um2;
   return o.str();
@@ -85,8 +86,7 @@ CharPoint point_of(const std::string& line, const std::string& where) {
   CharPoint p;
   try {
     p.kind = f[0];
-    std::stringstream hs(f[1]);
-    for (std::string v; std::getline(hs, v, ';');) p.h.push_back(std::stoi(v));
+    p.h = parse_hyperparameters(f[1]);
     p.toggle_rate = std::stod(f[2]);
     p.zero_fraction = std::stod(f[3]);
     p.enable_rate = std::stod(f[4]);
@@ -141,7 +141,7 @@ std::vector<Stimulus> stimulus_grid(bool small) {
 class SizeRun {
  public:
   SizeRun(const PrimitiveDef& def, const std::vector<int>& h, const Liberty& lib, const CharacterizeOptions& o)
-      : def_(def), h_(h), o_(o), dir_((fs::path(o.work_dir) / (def.kind + "_" + size_name(h))).string()) {
+      : def_(def), h_(h), o_(o), dir_((fs::path(o.work_dir) / (def.kind + "_" + hyperparameter_text(h, 'x'))).string()) {
     fs::create_directories(dir_);
     std::vector<std::string> files;
     for (const auto& [name, text] : rtl_library()) {

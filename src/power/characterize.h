@@ -33,6 +33,9 @@ struct PrimitiveDef {
   std::function<double(const std::vector<int>&)> elements;
 };
 const std::vector<PrimitiveDef>& primitive_catalog();
+// Hyperparameters as text: "4;8" in datasets and records, "4x8" in names and reports.
+std::string hyperparameter_text(const std::vector<int>& h, char separator = ';');
+std::vector<int> parse_hyperparameters(const std::string& text);  // "4;8"; std::invalid_argument if not numbers
 const PrimitiveDef& primitive_def(const std::string& kind);  // UserError for an unknown kind
 
 struct CharPoint {

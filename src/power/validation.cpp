@@ -24,12 +24,6 @@ constexpr const char* kHeader =
     "design,block,kind,h,variant,cycles,window,clock_mhz,alpha,busy,enable,zeros,predicted_mw,golden_mw,"
     "predicted_leakage_mw,golden_leakage_mw,predicted_area_um2,golden_area_um2,trace_r,trace_nrmse";
 
-std::string joined(const std::vector<int>& h) {
-  std::string s;
-  for (size_t i = 0; i < h.size(); ++i) s += (i ? ";" : "") + std::to_string(h[i]);
-  return s;
-}
-
 std::string csv_safe(std::string s) {
   for (char& c : s)
     if (c == ',') c = ';';
@@ -50,7 +44,7 @@ ValidationRecord record_of(const std::string& line, const std::string& where) {
   ValidationRecord r;
   try {
     r.design = f[0], r.block = f[1], r.kind = f[2], r.variant = f[4];
-    for (const auto& v : split(f[3], ';')) r.h.push_back(std::stoi(v));
+    r.h = parse_hyperparameters(f[3]);
     r.cycles = std::stoull(f[5]), r.window = std::stoull(f[6]);
     double* numbers[] = {&r.clock_mhz, &r.alpha, &r.busy, &r.enable, &r.zeros, &r.predicted_mw, &r.golden_mw,
                          &r.predicted_leakage_mw, &r.golden_leakage_mw, &r.predicted_area_um2, &r.golden_area_um2,
@@ -130,7 +124,7 @@ void append_validation_records(const std::string& path, const std::vector<Valida
   if (fresh) out << kHeader << "\n";
   out << std::setprecision(9);
   for (const auto& r : records)
-    out << r.design << "," << r.block << "," << r.kind << "," << joined(r.h) << "," << csv_safe(r.variant) << ","
+    out << r.design << "," << r.block << "," << r.kind << "," << hyperparameter_text(r.h) << "," << csv_safe(r.variant) << ","
         << r.cycles << "," << r.window << "," << r.clock_mhz << "," << r.alpha << "," << r.busy << "," << r.enable << "," << r.zeros << ","
         << r.predicted_mw << "," << r.golden_mw << "," << r.predicted_leakage_mw << "," << r.golden_leakage_mw << ","
         << r.predicted_area_um2 << "," << r.golden_area_um2 << "," << r.trace_r << "," << r.trace_nrmse << "\n";

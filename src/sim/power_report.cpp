@@ -66,12 +66,6 @@ std::string variant_note(const std::string& block, const ArrayPlan& plan, const 
   return note;
 }
 
-std::string size_text(const std::vector<int>& h) {
-  std::string s;
-  for (size_t i = 0; i < h.size(); ++i) s += (i ? "x" : "") + std::to_string(h[i]);
-  return s;
-}
-
 // A memory macro's power per window: its accesses placed where its array is busy.
 BlockPower macro_power(const MemoryMacro& m, const BlockActivity& accesses, const std::vector<double>& array_busy,
                        uint64_t cycles, uint64_t window, double clock_mhz) {
@@ -137,7 +131,7 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
     }
     BlockPower bp;
     bp.block = b.name, bp.kind = b.kind, bp.h = hyperparameters(*plan), bp.mw.assign(windows, 0.0);
-    bp.model = "XGBoost primitive " + b.kind + " " + size_text(bp.h);
+    bp.model = "XGBoost primitive " + b.kind + " " + hyperparameter_text(bp.h, 'x');
     bp.leakage_mw = model.leakage_mw(b.kind, bp.h);
     bp.variant_note = variant_note(b.name, *plan, b.kind);
     const auto [toggles, bits] = input_toggles(g, r, b.name, windows, window);
