@@ -35,6 +35,43 @@ namespace {
 
 using namespace fsgen;
 
+void print_network(const ValueNetwork& n, std::ostream& out) {
+  const NetworkParams& p = n.params;
+  out << "\n    " << n.tensor << " network " << n.topology << ": c=" << p.c << " g=" << p.g << " m=" << p.m << " i=" << p.i
+      << " o=" << p.o << " s=" << p.s << ", " << p.lanes << (p.lanes == 1 ? " lane" : " lanes");
+}
+
+void print_sparse_plan(const SparsePlan& sp, std::ostream& out) {
+  const ArraySparsity& a = sp.a;
+  out << "\n  sparsity: design " << a.name() << "; array a tilings m=" << a.tiling[0].text() << " n=" << a.tiling[1].text()
+      << " k=" << a.tiling[2].text();
+  if (a.x_sparse) out << ", skips " << a.x_condition;
+  if (a.w_sparse) out << ", skips " << a.w_condition;
+  print_network(a.net_x, out);
+  print_network(a.net_w, out);
+  if (sp.group.present)
+    out << "\n    group network (block TopK, before the value networks): " << sp.group.params.i << " blocks of "
+        << sp.group.block << " keys offered, 1 used per cycle, top " << sp.group.topk;
+  for (const auto& t : sp.memory.compressed) out << "\n    DMA: " << t << " compressed (non-zero blocks plus metadata)";
+  if (!sp.memory.window_kind.empty())
+    out << "\n    DMA: key loop bounded by " << sp.memory.window_kind
+        << (sp.memory.window ? " window " + std::to_string(sp.memory.window) : std::string());
+}
+
+// The value networks' work in one run: the speed-up over streaming every k step (the
+// same design and schedule without skipping: the controller's phases run one after
+// another, so only the stream cycles differ), lane occupancy and what was skipped.
+void print_sparse_activity(const std::string& array, const SparseActivity& s, uint64_t cycles, std::ostream& out) {
+  const uint64_t dense_total = cycles - s.stream_cycles + s.dense_cycles;
+  out << "  " << array << " sparse   " << s.stream_cycles << " stream cycles for " << s.dense_cycles << " k steps in "
+      << s.windows << " windows; whole kernel " << cycles << " vs " << dense_total << " cycles without skipping (speed-up "
+      << std::setprecision(2) << double(dense_total) / double(cycles) << "x)\n"
+      << "  " << array << " lanes    " << std::setprecision(1)
+      << (s.lane_slots ? 100.0 * s.lane_issues / s.lane_slots : 0.0) << " % of lane slots issued (idle lanes: "
+      << s.lane_slots - s.lane_issues << " lane-cycles of network imbalance), " << s.skipped_steps
+      << " block steps skipped\n";
+}
+
 void print_graph(const Graph& g, std::ostream& out) {
   const ArrayPlan& p = g.array_a;
   out << "design " << g.spec.name << " (" << g.spec.source << ")\n"
@@ -60,6 +97,7 @@ void print_graph(const Graph& g, std::ostream& out) {
         << ", softmax " << c.softmax << ", V load " << c.v_load << ", O on array b " << c.o_update << " ("
         << c.o_passes << (c.o_passes == 1 ? " pass)" : " passes)");
   }
+  if (g.sparse.any()) print_sparse_plan(g.sparse, out);
   out << "\n  blocks:";
   for (const auto& b : g.blocks) out << " " << b.name << "(" << b.kind << ")";
   out << "\n";
@@ -577,13 +615,18 @@ int run(int argc, char** argv) {
       std::cout << "  " << std::left << std::setw(18) << (std::string(cache) + " hits") << act.hits << " of "
                 << act.hits + act.misses << " tile reads, " << act.operand_bytes << " B not fetched\n";
     }
-    const FastRun fast = run_fast(g, registers_at_start(prog));
+    for (const auto& [array, sa] : r.sparse) print_sparse_activity(array, sa, r.cycles, std::cout);
     std::cout << "  DMA busy          " << 100.0 * r.activity["dma"].busy_cycles / r.cycles << " % of cycles, "
-              << r.activity["dma"].operand_bytes << " B moved\n"
-              << "  fast model        " << fast.result.cycles << " cycles, " << std::showpos << std::setprecision(3)
-              << 100.0 * (double(fast.result.cycles) - double(r.cycles)) / double(r.cycles) << std::noshowpos
-              << " % from the cycle model" << std::setprecision(1) << "\n"
-              << "  output vs reference: " << (ok ? "bit-exact" : "MISMATCH") << "\n"
+              << r.activity["dma"].operand_bytes << " B moved\n";
+    if (g.sparse.any()) {
+      std::cout << "  fast model        not for sparse designs (tile times depend on the data)\n";
+    } else {
+      const FastRun fast = run_fast(g, registers_at_start(prog));
+      std::cout << "  fast model        " << fast.result.cycles << " cycles, " << std::showpos << std::setprecision(3)
+                << 100.0 * (double(fast.result.cycles) - double(r.cycles)) / double(r.cycles) << std::noshowpos
+                << " % from the cycle model" << std::setprecision(1) << "\n";
+    }
+    std::cout << "  output vs reference: " << (ok ? "bit-exact" : "MISMATCH") << "\n"
               << "  toggles per probed port:\n";
     for (const auto& p : r.probes)
       std::cout << "    " << std::left << std::setw(18) << (p.block() + "." + p.port()) << p.toggles() << "\n";

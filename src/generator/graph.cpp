@@ -196,6 +196,14 @@ Block array_block(const ArrayPlan& p, const std::string& name, const std::string
                   const std::string& what) {
   const bool os = p.stationarity == Stationarity::kOutput;
   const bool rescale = name == "array_b";
+  // A sparse array's operands come from its value networks, one value per row and lane.
+  const bool sparse = p.sparse.sparse();
+  const std::string x_desc = sparse ? "column of A per row and column lane, from the x value network"
+                             : os   ? "column of A, broadcast along PE rows"
+                                    : "streamed operand vector";
+  const std::string w_desc = sparse ? "row of B per column and row lane, from the w value network"
+                             : os   ? "row of B, broadcast down PE columns"
+                                    : "stationary operand load bus";
   Block b{name,
           os ? "pe_array_os" : "pe_array_dot",
           std::string(stationarity_name(p.stationarity)) + (p.spec.systolic ? " systolic" : "") + " INT8 PE array" + what,
@@ -207,10 +215,8 @@ Block array_block(const ArrayPlan& p, const std::string& name, const std::string
            {"rescale", rescale ? 1 : 0, "bool", "rows of the output tile can be rescaled by alpha (online softmax)"},
            {"systolic", p.spec.systolic ? 1 : 0, "bool", "operands move one PE per cycle (skewed feeds)"},
            {"stream_cycles", p.stream_cycles, "cycle", "cycles a tile's operands stream through the array"}},
-          {{"x", p.x_bytes * 8, false, os ? "column of A, broadcast along PE rows" : "streamed operand vector",
-            "u_ctrl." + ctrl_x},
-           {"w", p.w_bytes * 8, false, os ? "row of B, broadcast down PE columns" : "stationary operand load bus",
-            "u_ctrl." + ctrl_w}}};
+          {{"x", p.x_bytes * 8, false, x_desc, sparse ? "u_net_x.out_q" : "u_ctrl." + ctrl_x},
+           {"w", p.w_bytes * 8, false, w_desc, sparse ? "u_net_w.out_q" : "u_ctrl." + ctrl_w}}};
   if (!os) b.ports.push_back({"y", p.y_lanes * 32, true, "INT32 dot products, one per lane", "u_" + name + ".y"});
   return b;
 }
@@ -300,19 +306,77 @@ void add_attention_blocks(Graph& g) {
     g.edges.push_back(e);
 }
 
+// What the generator builds of a sparse plan: compute-value networks in front of a
+// broadcast output-stationary array a running matmul. Anything else is elaborated
+// (fsgen check shows it) and refused here, naming what it would need.
+void require_sparse_hardware(const Graph& g) {
+  const SparsePlan& sp = g.sparse;
+  if (!sp.any()) return;
+  const std::string design = "sparse design " + sp.a.name() + " (networks x " + sp.a.net_x.topology + ", w " +
+                             sp.a.net_w.topology + ")";
+  auto refuse = [&](const std::string& place, const std::string& what) {
+    fail(place, design + ": " + what + " is elaborated but not yet built in Verilog and SystemC");
+  };
+  for (const SparseMapping& sm : g.spec.sparsity) {
+    if (sm.kind != "compute_value") refuse(sm.place, sm.kind + " sparsity");
+    if (sm.tensor != "x" && sm.tensor != "w") refuse(sm.place, "compute_value sparsity on attention tensor " + sm.tensor);
+  }
+  const std::string where = sp.a.tiling[2].place;
+  if (g.array_a.stationarity != Stationarity::kOutput)
+    refuse(where, "a value network in front of a " + std::string(stationarity_name(g.array_a.stationarity)) + " array");
+  if (g.array_a.spec.systolic) refuse(where, "a value network feeding a systolic array");
+  if (g.attention) refuse(where, "a sparse array a in a core that also runs the fused attention kernel");
+}
+
+// Sparse lanes widen the array's operand buses: one x value per row and column lane,
+// one w value per column and row lane.
+void add_value_networks(ArrayPlan& p, const ArraySparsity& s) {
+  p.sparse = s;
+  if (!s.sparse()) return;
+  p.x_bytes = p.spec.tile_m * s.lanes_n();
+  p.w_bytes = p.spec.tile_n * s.lanes_m();
+}
+
+Block network_block(const std::string& name, const ValueNetwork& net, uint32_t rows) {
+  const NetworkParams& n = net.params;
+  return {name,
+          "sparse_net",
+          "value network " + net.topology + " for operand " + net.tensor + ": " + std::to_string(n.lanes) +
+              " lane(s) per row, each picking one of " + std::to_string(n.i) + " window values",
+          {{"rows", rows, "element", "operand rows along its own iterator"},
+           {"c", n.c, "", "copies"},
+           {"g", n.g, "", "crossbar groups"},
+           {"m", n.m, "PE", "PEs each output drives"},
+           {"i", n.i, "element", "window values offered per lane and cycle"},
+           {"o", n.o, "element", "values used per lane and cycle"},
+           {"s", n.s, "", "2: systolic forwarding"},
+           {"lanes", n.lanes, "lane", "schedule lanes along the partner iterator"}},
+          {}};
+}
+
+void add_network_blocks(Graph& g) {
+  const ArrayPlan& p = g.array_a;
+  g.blocks.push_back(network_block("net_x", p.sparse.net_x, p.spec.tile_m));
+  g.blocks.push_back(network_block("net_w", p.sparse.net_w, p.spec.tile_n));
+  for (Edge& e : g.edges)
+    if (e.from_block == "ctrl" && e.to_block == "array_a") e.from_block = e.to_port == "x" ? "net_x" : "net_w";
+  g.edges.push_back({"ctrl", "x_window", "net_x", "win"});
+  g.edges.push_back({"ctrl", "w_window", "net_w", "win"});
+}
+
 }  // namespace
 
 Graph elaborate(const DesignSpec& spec) {
-  for (const auto& sm : spec.sparsity)
-    fail(sm.place, "sparse mapping kind '" + sm.kind +
-                       "' is valid, but this generator does not build sparse networks yet: expected an empty sparsity list");
   Graph g;
   g.spec = spec;
   g.memory.latency_cycles = spec.memory.latency_cycles;
   g.memory.beat_bytes = spec.beat_bytes();
+  g.sparse = plan_sparsity(spec);
   g.array_a = plan_array(spec.array_a, spec.cache_bytes, "acc_a");
   g.attention = spec.attention_kernel;
   if (g.attention) plan_fused_array_b(g);
+  require_sparse_hardware(g);
+  add_value_networks(g.array_a, g.sparse.a);
 
   g.blocks.push_back(csr_block());
   g.blocks.push_back({"ctrl", "ctrl", "tile sequencer: loop nest, reuse, operand buffers", {}, {}});
@@ -324,6 +388,7 @@ Graph elaborate(const DesignSpec& spec) {
              {"dma", "rd", "ctrl", "buffers"},    {"ctrl", "x", "array_a", "x"},
              {"ctrl", "w", "array_a", "w"},       {"ctrl", "acc_row", "requant", "in"},
              {"requant", "out", "dma", "wdata"}};
+  if (g.array_a.sparse.sparse()) add_network_blocks(g);
   if (g.array_a.acc_slots > 0) {
     g.edges.push_back({"array_a", "y", "acc_a", "wr"});
     g.edges.push_back({"acc_a", "rd", "ctrl", "acc_row"});

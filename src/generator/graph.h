@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/memory_timing.h"
+#include "generator/sparsity.h"
 #include "generator/spec.h"
 
 namespace fsgen {
@@ -61,6 +62,7 @@ struct ArrayPlan {
   uint32_t tail_cycles;      // pipeline cycles after the last stream step
   uint32_t x_bytes, w_bytes; // widths of the two operand buses into the array
   uint32_t y_lanes;          // INT32 lanes out of a dot array (0 for output-stationary)
+  ArraySparsity sparse;      // value networks in front of the array (dense: none)
 };
 
 // Cycles of one tile's compute phase on an array: the stationary operand's load when
@@ -91,6 +93,7 @@ struct Graph {
   bool matmul_on_both = false;
   ArrayPlan array_b_matmul;
   uint32_t matmul_tile_n() const { return array_a.spec.tile_n + (matmul_on_both ? array_b.spec.tile_n : 0); }
+  SparsePlan sparse;       // Algorithm 1's networks and the memory-sparsity changes
   std::vector<Block> blocks;
   std::vector<Edge> edges;
 

@@ -22,6 +22,26 @@ const char* iter_name(Iter it) {
   return "?";
 }
 
+std::string SparseTiling::text() const {
+  return std::to_string(t) + ":" + std::to_string(tt) + ":" + std::to_string(s) + ":" + std::to_string(ss);
+}
+
+SparseTiling parse_sparse_tiling(const std::string& text, const std::string& place) {
+  static const std::regex form("([0-9]{1,4}):([0-9]{1,4}):([0-9]{1,4}):([0-9]{1,4})");
+  std::smatch mt;
+  if (!std::regex_match(text, mt, form))
+    fail(place, "expected a sparse tiling T:TT:S:SS of four positive integers, got '" + text + "'");
+  SparseTiling st;
+  st.t = static_cast<uint32_t>(std::stoul(mt[1]));
+  st.tt = static_cast<uint32_t>(std::stoul(mt[2]));
+  st.s = static_cast<uint32_t>(std::stoul(mt[3]));
+  st.ss = static_cast<uint32_t>(std::stoul(mt[4]));
+  if (!st.t || !st.tt || !st.s || !st.ss) fail(place, "sparse tiling '" + text + "': every level must be positive");
+  st.given = true;
+  st.place = place;
+  return st;
+}
+
 std::string attention_unsupported_reason(const ArraySpec& a, const ArraySpec& b) {
   if (a.tile_m % b.tile_m != 0 || a.tile_n % b.tile_k != 0 || a.tile_k % b.tile_n != 0)
     return "needs arrays.b.tiling {m, n, k} dividing arrays.a.tiling {m, k, n} (queries, head dim, keys)";
@@ -102,6 +122,13 @@ ArraySpec parse_array(YamlMap& arrays, const std::string& key, bool* auto_tiling
     tiling.finish();
   }
   spec.systolic = a.get_choice("movement", {"broadcast", "systolic"}, "broadcast") == "systolic";
+  if (a.has("sparse_tiling")) {
+    YamlMap st = a.get_map("sparse_tiling");
+    for (Iter it : {Iter::kM, Iter::kN, Iter::kK})
+      if (st.has(iter_name(it)))
+        spec.sparse_tiling[static_cast<int>(it)] = parse_sparse_tiling(st.get_string(iter_name(it)), st.place(iter_name(it)));
+    st.finish();
+  }
   a.finish();
   return spec;
 }
@@ -118,6 +145,13 @@ std::vector<SparseMapping> parse_sparsity(YamlMap& top) {
     sm.kind = m.get_choice("kind", kSparseKinds, "");
     sm.tensor = m.get_choice("tensor", kSparseTensors, "");
     sm.condition = m.get_string("condition");
+    if (m.has("array")) sm.array = m.get_choice("array", {"a", "b"}, "");
+    if (sm.kind == "compute_group") {
+      sm.block = static_cast<uint32_t>(m.get_int("block", 1, kMaxTile));
+      sm.topk = static_cast<uint32_t>(m.get_int("topk", 1, 1 << 16));
+    }
+    if (sm.kind == "memory_group" && sm.condition != "causal")
+      sm.window = static_cast<uint32_t>(m.get_int("window", 1, 1 << 20));
     sm.place = m.place();
     m.finish();
     out.push_back(sm);

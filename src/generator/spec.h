@@ -28,6 +28,18 @@ enum class Activation { kGelu, kSilu };
 enum class Stationarity { kOutput, kWeight, kInput };
 const char* stationarity_name(Stationarity s);
 
+// Sparse tiling of one iterator, T:TT:S:SS (paper section 4.2; src/generator/sparsity.h
+// says what each level builds). `given`: written in the spec, else dense (derived).
+struct SparseTiling {
+  uint32_t t = 0, tt = 0, s = 0, ss = 0;
+  bool given = false;
+  std::string place;  // where it was written, for errors
+  std::string text() const;
+};
+
+// "T:TT:S:SS" of four positive integers, or a UserError at `place`.
+SparseTiling parse_sparse_tiling(const std::string& text, const std::string& place);
+
 struct ArraySpec {
   std::array<Iter, 3> loop_order{Iter::kM, Iter::kN, Iter::kK};  // outermost first
   uint32_t tile_m = 8;
@@ -36,6 +48,7 @@ struct ArraySpec {
   // Operand movement in an output-stationary array: broadcast along rows / columns, or
   // systolic (one PE per cycle, skewed feeds, R + C - 2 extra cycles per tile).
   bool systolic = false;
+  std::array<SparseTiling, 3> sparse_tiling;  // m, n, k (`sparse_tiling`)
   uint32_t tile(Iter it) const { return it == Iter::kM ? tile_m : it == Iter::kN ? tile_n : tile_k; }
   Stationarity stationarity() const;
   // The PE grid: the two iterators other than the innermost one, in (m, n, k) order.
@@ -53,12 +66,17 @@ struct MemorySpec {
   uint32_t buffer_limit_bytes = 16384;  // largest on-chip buffer per tensor, bytes
 };
 
-// A sparse mapping (paper section 3.2). Parsed and checked here; the generator
-// builds sparse networks only once that support exists (see elaborate()).
+// A sparse mapping (paper section 3.2): a condition Phi on a tensor, bound to an
+// array's dataflow (compute) or to the DMA (memory). plan_sparsity() checks the
+// bindings (src/generator/sparsity.h).
 struct SparseMapping {
   std::string kind;       // compute_value | compute_group | memory_value | memory_group
-  std::string tensor;     // the tensor the mapping is bound to
-  std::string condition;  // e.g. "x==0", "w==0", "2:4", "topk", "window"
+  std::string tensor;     // x, w (matmul operands), q, k, v, p (attention tensors)
+  std::string condition;  // "x==0", "w==0", "N:M", "topk", "window", "causal", "sliding"
+  std::string array;      // a | b: the array a compute mapping binds to ("" = by tensor)
+  uint32_t block = 0;     // compute_group: keys pooled per block
+  uint32_t topk = 0;      // compute_group: key blocks kept per query block
+  uint32_t window = 0;    // memory_group window / sliding: keys each query attends
   std::string place;      // where it was declared, for later errors
 };
 

@@ -1,5 +1,7 @@
 #include "models/fast_model.h"
 
+#include "core/error.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -37,7 +39,11 @@ namespace {
 class FastCore : private TileSequencer {
  public:
   FastCore(const Graph& g, RunResult& r, ActivityTimeline& timeline)
-      : TileSequencer(g, r.activity), result_(r), timeline_(timeline), mem_(g.memory) {}
+      : TileSequencer(g, r.activity), result_(r), timeline_(timeline), mem_(g.memory) {
+    if (g.sparse.any())
+      fail("design " + g.spec.name, "the fast model times tiles without their data, and a sparse design's tile "
+                                    "times depend on it: expected the cycle model (--mode cycle)");
+  }
 
   uint64_t run(const KernelRegs& regs) {
     now_ = 0;

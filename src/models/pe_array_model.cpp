@@ -6,6 +6,7 @@
 #include "core/attention_numerics.h"
 #include "core/error.h"
 #include "core/numerics.h"
+#include "models/sparse_array_model.h"
 
 namespace fsgen {
 
@@ -185,6 +186,7 @@ std::unique_ptr<PeArrayModel> make_pe_array_model(const ArrayPlan& plan, RunResu
   ToggleProbe* w = result.find_probe(block, "w");
   FSGEN_ASSERT(x && w, "array probes missing from the graph");
   BlockActivity& act = result.activity[block];
+  if (plan.sparse.sparse()) return make_sparse_os_array_model(plan, *x, *w, act, result.sparse[block]);
   if (plan.stationarity == Stationarity::kOutput) return std::make_unique<OsArrayModel>(plan, *x, *w, act);
   ToggleProbe* y = result.find_probe(block, "y");
   FSGEN_ASSERT(y, "dot array y probe missing from the graph");

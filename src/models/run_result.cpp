@@ -83,7 +83,7 @@ struct RunResultCodec {
   }
 
   void encode(const RunResult& r) {
-    str("fsgen-run-3");
+    str("fsgen-run-4");
     str(r.model);
     u64(r.cycles);
     f64(r.wall_seconds);
@@ -115,11 +115,16 @@ struct RunResultCodec {
       u64(a.reads);
       u64(a.writes);
     }
+    u64(r.sparse.size());
+    for (const auto& [name, s] : r.sparse) {
+      str(name);
+      for (uint64_t v : {s.windows, s.stream_cycles, s.dense_cycles, s.lane_slots, s.lane_issues, s.skipped_steps}) u64(v);
+    }
   }
 
   RunResult decode() {
     RunResult r;
-    if (get_str() != "fsgen-run-3") fail("run result", "not an fsgen run record");
+    if (get_str() != "fsgen-run-4") fail("run result", "not an fsgen run record");
     r.model = get_str();
     r.cycles = get_u64();
     r.wall_seconds = get_f64();
@@ -151,6 +156,11 @@ struct RunResultCodec {
       a.reads = get_u64();
       a.writes = get_u64();
       r.activity[name] = a;
+    }
+    for (uint64_t n = get_u64(), i = 0; i < n; ++i) {
+      SparseActivity& s = r.sparse[get_str()];
+      for (uint64_t* v : {&s.windows, &s.stream_cycles, &s.dense_cycles, &s.lane_slots, &s.lane_issues, &s.skipped_steps})
+        *v = get_u64();
     }
     return r;
   }

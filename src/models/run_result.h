@@ -50,12 +50,24 @@ struct BlockActivity {
   uint64_t writes = 0;         // accumulator caches: rows written
 };
 
+// What a sparse array's value networks did (SystemC platform only; the RTL has no
+// counters for these). A lane slot is one block of the PE grid in one stream cycle.
+struct SparseActivity {
+  uint64_t windows = 0;        // k windows streamed
+  uint64_t stream_cycles = 0;  // cycles the sparse streams took, cycles
+  uint64_t dense_cycles = 0;   // cycles the same tiles stream without skipping, cycles
+  uint64_t lane_slots = 0;     // blocks x stream cycles, lane-cycles
+  uint64_t lane_issues = 0;    // lane slots that issued a k step, lane-cycles
+  uint64_t skipped_steps = 0;  // block k steps skipped because an operand was zero, steps
+};
+
 struct RunResult {
   std::string model;  // "systemc" or "verilator"
   uint64_t cycles = 0;
   std::map<std::string, std::vector<uint8_t>> outputs;
   std::vector<ToggleProbe> probes;
   std::map<std::string, BlockActivity> activity;
+  std::map<std::string, SparseActivity> sparse;  // per sparse array (SystemC only: the RTL has no such counters)
   double wall_seconds = 0;
 
   ToggleProbe* find_probe(const std::string& block, const std::string& port);

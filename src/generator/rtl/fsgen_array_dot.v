@@ -25,11 +25,16 @@ module fsgen_array_dot #(
       wire [K*16-1:0] prods;
       for (r = 0; r < K; r = r + 1) begin : pe
         reg  [7:0]         s;
+        wire [7:0]         ld_val;  // only the bus bytes this load direction reads
         wire signed [15:0] prod = $signed(s) * $signed(x[r*8 +: 8]);
+        if (LOAD_COL) begin : by_col
+          assign ld_val = w[p*8 +: 8];
+        end else begin : by_row
+          assign ld_val = w[r*8 +: 8];
+        end
         always @(posedge clk) begin
           if (!rst_n) s <= 8'd0;
-          else if (ld && (LOAD_COL ? (ld_idx == r) : (ld_idx == p)))
-            s <= LOAD_COL ? w[p*8 +: 8] : w[r*8 +: 8];
+          else if (ld && (LOAD_COL ? (ld_idx == r) : (ld_idx == p))) s <= ld_val;
         end
         assign prods[r*16 +: 16] = prod;
       end

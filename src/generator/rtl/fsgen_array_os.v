@@ -9,11 +9,17 @@
 //     registers, so PE(i,j) sees them i + j cycles after they enter (the feeder skews
 //     row i by i cycles and column j by j cycles). clr and sc travel with x, so each PE
 //     clears or rescales when its first operand pair arrives. Fan-out is one PE.
+// Lanes (value networks of a sparse array, SYSTOLIC = 0): with LN column lanes, x carries
+// LN values per row and PE(i,j) reads row i's value of lane j / (C / LN); with LM row
+// lanes, w carries LM values per column and PE(i,j) reads lane i / (R / LM). One lane
+// each is the plain broadcast array.
 module fsgen_array_os #(
     parameter R = 8,
     parameter C = 8,
     parameter RESCALE = 0,  // 1: sc rescales each row's accumulators by alpha (online softmax)
-    parameter SYSTOLIC = 0
+    parameter SYSTOLIC = 0,
+    parameter LM = 1,       // row lanes on w
+    parameter LN = 1        // column lanes on x
 ) (
     input  wire            clk,
     input  wire            rst_n,
@@ -23,8 +29,8 @@ module fsgen_array_os #(
     input  wire            sc,
     input  wire [R*32-1:0] alpha,
     /* verilator lint_on UNUSEDSIGNAL */
-    input  wire [R*8-1:0]  x,
-    input  wire [C*8-1:0]  w,
+    input  wire [R*LN*8-1:0] x,
+    input  wire [C*LM*8-1:0] w,
     input  wire [7:0]      rd_row,
     output wire [C*32-1:0] rd_data
 );
@@ -79,8 +85,8 @@ module fsgen_array_os #(
     for (i = 0; i < R; i = i + 1) begin : row
       for (j = 0; j < C; j = j + 1) begin : pe
         reg  [31:0]        acc;
-        wire [7:0]         xv = SYSTOLIC ? pe_x[i][j] : x[i*8 +: 8];
-        wire [7:0]         wv = SYSTOLIC ? pe_w[i][j] : w[j*8 +: 8];
+        wire [7:0]         xv = SYSTOLIC ? pe_x[i][j] : x[(i*LN + j/(C/LN))*8 +: 8];
+        wire [7:0]         wv = SYSTOLIC ? pe_w[i][j] : w[(j*LM + i/(R/LM))*8 +: 8];
         wire               cl = SYSTOLIC ? pe_clr[i][j] : clr;
         /* verilator lint_off UNUSEDSIGNAL */  // read only with RESCALE = 1
         wire               sv = SYSTOLIC ? pe_sc[i][j] : sc;

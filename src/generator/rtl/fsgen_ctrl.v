@@ -17,6 +17,13 @@
 // from the same column of A each step, and a stored row carries both. A systolic
 // output-stationary array (SYS_A / SYS_B) is fed skewed operands: lane g of x and w
 // enters g cycles late, so a tile streams R + C - 2 cycles longer.
+// With SPARSE = 1 (output-stationary array a, matmul) the stream skips zero operands
+// (compute-value sparsity): the k tile is cut into windows of SK steps; the PE grid into
+// LM x LN blocks (row lanes x column lanes). A block needs step t of the window when
+// its x rows (XSP = 1) and its w columns (WSP = 1) hold a non-zero at that step; each
+// cycle every block issues its lowest needed step (sp_sel, sp_has) and the value
+// networks (fsgen_sparse_net.v) route the window (xwin, wwin) to the array's lanes. A
+// window lasts as many cycles as its busiest block needs, at least one.
 module fsgen_ctrl #(
     parameter TM = 8,
     parameter TN = 8,
@@ -35,6 +42,13 @@ module fsgen_ctrl #(
     parameter DUAL = 0,                                // 1: matmul on both arrays (a and b output-stationary)
     parameter SYS_A = 0,                               // 1: output-stationary array a is systolic
     parameter SYS_B = 0,                               // 1: output-stationary array b is systolic
+    parameter SPARSE = 0,                              // 1: value networks skip zero operand steps
+    parameter SK = 1,                                  // window: k steps offered per cycle (S of k)
+    parameter LM = 1,                                  // row lanes (x sparse: TT_m / T_m)
+    parameter LN = 1,                                  // column lanes (w sparse: TT_n / T_n)
+    parameter XSP = 0,                                 // 1: skip steps whose x rows are zero
+    parameter WSP = 0,                                 // 1: skip steps whose w columns are zero
+    parameter SELW = (SK > 1) ? $clog2(SK) : 1,        // bits of a window step select
     parameter BM = TM,                                 // array b tiling (queries, head dims, keys): a dot
     parameter BN = TK,                                 //   array b smaller than the O tile runs one pass
     parameter BK = TN,                                 //   per sub-tile
@@ -104,6 +118,12 @@ module fsgen_ctrl #(
     output reg             ld_q,
     output reg  [7:0]      idx_q,
     input  wire [YL*32-1:0] y,
+    // value networks (SPARSE = 1): the window of operands and each block's step
+    output wire [TM*SK*8-1:0] xwin,
+    output wire [TN*SK*8-1:0] wwin,
+    output wire [LM*LN*SELW-1:0] sp_sel,
+    output wire [LM*LN-1:0] sp_has,
+    output wire            sp_step,
     // accumulation (PE accumulators or accumulator cache)
     output wire            acw,
     output wire            acw_first,
@@ -315,6 +335,67 @@ module fsgen_ctrl #(
       assign wb_mm = {TK*8{1'b0}};
     end
   endgenerate
+
+  // ---- compute-value sparsity (SPARSE = 1): window, per-block needs and selects ----
+  localparam integer RPL = TM / LM, CPL = TN / LN;  // rows per row lane, columns per column lane
+  localparam integer SK_LAST_I = TK - SK;
+  localparam [7:0]   SK8 = SK[7:0], KB_LAST = SK_LAST_I[7:0];
+  reg  [7:0]          kb;                 // first k step of the current window
+  reg  [LM*LN*SK-1:0] sp_done;            // window steps each block has issued
+  reg  [LM*SK-1:0]    xnz;                // row lane a has a non-zero x at window step t
+  reg  [LN*SK-1:0]    wnz;                // column lane b has a non-zero w at window step t
+  wire [LM*LN*SK-1:0] sp_need;
+  wire [LM*LN*SK-1:0] sp_left;            // still needed after this cycle's issue
+  wire                sp_win_last = ~|sp_left;
+  integer za, zb, zt, zr;
+  always @* begin
+    xnz = {LM*SK{1'b1}};
+    wnz = {LN*SK{1'b1}};
+    if (XSP != 0) begin
+      xnz = {LM*SK{1'b0}};
+      for (za = 0; za < LM; za = za + 1)
+        for (zt = 0; zt < SK; zt = zt + 1)
+          for (zr = 0; zr < RPL; zr = zr + 1)
+            if (buf_a[(za*RPL + zr)*TK + {24'd0, kb} + zt] != 8'd0) xnz[za*SK + zt] = 1'b1;
+    end
+    if (WSP != 0) begin
+      wnz = {LN*SK{1'b0}};
+      for (zb = 0; zb < LN; zb = zb + 1)
+        for (zt = 0; zt < SK; zt = zt + 1)
+          for (zr = 0; zr < CPL; zr = zr + 1)
+            if (buf_b[({24'd0, kb} + zt)*NB + zb*CPL + zr] != 8'd0) wnz[zb*SK + zt] = 1'b1;
+    end
+  end
+  genvar ga, gb, gt;
+  generate
+    for (ga = 0; ga < LM; ga = ga + 1) begin : sp_row
+      for (gb = 0; gb < LN; gb = gb + 1) begin : sp_col
+        localparam integer BLK = ga*LN + gb;
+        wire [SK-1:0] need = xnz[ga*SK +: SK] & wnz[gb*SK +: SK] & ~sp_done[BLK*SK +: SK];
+        // Lowest needed step: isolate the lowest set bit, then encode it.
+        wire [SK-1:0] low = need & (~need + {{(SK-1){1'b0}}, 1'b1});
+        reg  [SELW-1:0] enc;
+        integer e;
+        always @* begin
+          enc = {SELW{1'b0}};
+          for (e = 0; e < SK; e = e + 1) if (low[e]) enc = e[SELW-1:0];
+        end
+        assign sp_need[BLK*SK +: SK] = need;
+        assign sp_left[BLK*SK +: SK] = need & ~low;
+        assign sp_sel[BLK*SELW +: SELW] = enc;
+        assign sp_has[BLK] = |need;
+      end
+    end
+    for (gt = 0; gt < SK; gt = gt + 1) begin : sp_win
+      for (ga = 0; ga < TM; ga = ga + 1) begin : xw
+        assign xwin[(ga*SK + gt)*8 +: 8] = buf_a[ga*TK + {24'd0, kb} + gt];
+      end
+      for (gb = 0; gb < TN; gb = gb + 1) begin : ww
+        assign wwin[(gb*SK + gt)*8 +: 8] = buf_b[({24'd0, kb} + gt)*NB + gb];
+      end
+    end
+  endgenerate
+  assign sp_step = (SPARSE != 0) && (state == S_COMP);
 
   // ---- fused attention: registers, buffers and the online-softmax unit ----
   reg         at_mode;                   // the running kernel is attention
@@ -614,6 +695,7 @@ module fsgen_ctrl #(
       la_m <= 16'd0; la_k <= 16'd0; lb_k <= 16'd0; lb_n <= 16'd0;
       first <= 1'b0; need_a <= 1'b0; need_b <= 1'b0; row <= 8'd0; kk <= 8'd0; tail <= 2'd0;
       x_q <= {XB*8{1'b0}}; w_q <= {WB*8{1'b0}}; v_q <= 1'b0; clr_q <= 1'b0; ld_q <= 1'b0;
+      kb <= 8'd0; sp_done <= {LM*LN*SK{1'b0}};
       idx_q <= 8'd0; yv_q <= 1'b0; acw_idx <= 8'd0;
       acc_row_q <= {NB*32{1'b0}}; out_row_q <= {NB*8{1'b0}};
       at_mode <= 1'b0; at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0; at_j0 <= 16'd0;
@@ -858,8 +940,10 @@ module fsgen_ctrl #(
           else kk <= kk + 8'd1;
         end
         S_COMP: begin
-          x_q <= x_next;
-          if (ST == 0) w_q <= w_next;
+          if (SPARSE == 0) begin
+            x_q <= x_next;
+            if (ST == 0) w_q <= w_next;
+          end
           v_q <= 1'b1;
           ld_q <= 1'b0;
           clr_q <= (kt == 16'd0) && (kk == 8'd0);
@@ -873,7 +957,14 @@ module fsgen_ctrl #(
             vb_q <= 1'b1;
             clrb_q <= (kt == 16'd0) && (kk == 8'd0);
           end
-          if (kk == STREAM_LAST) begin kk <= 8'd0; state <= S_TAIL; end
+          if (SPARSE != 0) begin  // kk counts the tile's cycles; the window advances when every block is done
+            kk <= kk + 8'd1;
+            sp_done <= sp_win_last ? {LM*LN*SK{1'b0}} : sp_done | (sp_need & ~sp_left);
+            if (sp_win_last) begin
+              kb <= (kb == KB_LAST) ? 8'd0 : kb + SK8;
+              if (kb == KB_LAST) begin kk <= 8'd0; state <= S_TAIL; end
+            end
+          end else if (kk == STREAM_LAST) begin kk <= 8'd0; state <= S_TAIL; end
           else kk <= kk + 8'd1;
         end
         S_TAIL: begin
