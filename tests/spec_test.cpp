@@ -136,16 +136,19 @@ TEST(SpecErrors, BadChoiceListsTheChoices) {
   EXPECT_NE(e.find("expected one of {mha, gqa}, got 'mqa'"), std::string::npos) << e;
 }
 
-TEST(Sparsity, MappingsAreParsedAndCheckedButNotYetBuilt) {
+TEST(SpecSparsity, MappingsAreParsedWithTheirPlaces) {
   const std::string ok = base_spec() + "sparsity:\n  - {kind: compute_value, tensor: w, condition: \"w==0\"}\n";
   const DesignSpec s = parse_spec_text(ok, "s.yaml");
   ASSERT_EQ(s.sparsity.size(), 1u);
   EXPECT_EQ(s.sparsity[0].kind, "compute_value");
+  // Without a value network (S above TT on k) the mapping cannot bind: the error points at it.
   const std::string e = error_of([&] { elaborate(s); });
   EXPECT_NE(e.find("s.yaml:16:5"), std::string::npos) << e;
-  EXPECT_NE(e.find("does not build sparse networks yet"), std::string::npos) << e;
+  EXPECT_NE(e.find("needs a value network"), std::string::npos) << e;
   const std::string bad = spec_error(base_spec() + "sparsity:\n  - {kind: magic, tensor: w, condition: x}\n");
   EXPECT_NE(bad.find("field 'sparsity[0].kind'"), std::string::npos) << bad;
+  const std::string tiling = spec_error(base_spec() + "sparsity:\n  - {kind: memory_group, tensor: k, condition: window}\n");
+  EXPECT_NE(tiling.find("field 'sparsity[0].window'"), std::string::npos) << tiling;
 }
 
 }  // namespace

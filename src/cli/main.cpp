@@ -158,26 +158,31 @@ void print_model(const ModelConfig& m, std::ostream& out) {
       << m.kv_cache_elements_per_token() << " B)\n";
 }
 
-MatmulProblem problem_from(unsigned m, unsigned n, unsigned k, unsigned long long seed, const SyntheticValues& values) {
-  MatmulProblem p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.seed = seed;
-  p.values = values;
-  return p;
-}
-
 // The synthetic operands' options; the distribution's name is resolved after parsing.
 struct ValueOptions {
   std::string distribution = "uniform";
   SyntheticValues values;
+  std::string zeros_in = "ab";  // matmul: operands that get --zeros and --pattern
+  std::string pattern;          // matmul: N:M structured sparsity along k
   SyntheticValues resolved() const {
     SyntheticValues v = values;
     v.distribution = distribution_named(distribution, "--values");
     return v;
   }
 };
+
+MatmulProblem problem_from(unsigned m, unsigned n, unsigned k, unsigned long long seed, const ValueOptions& values) {
+  MatmulProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.seed = seed;
+  p.values = values.resolved();
+  p.zeros_in_a = values.zeros_in.find('a') != std::string::npos;
+  p.zeros_in_b = values.zeros_in.find('b') != std::string::npos;
+  if (!values.pattern.empty()) p.pattern = pattern_named(values.pattern, "--pattern");
+  return p;
+}
 
 void add_value_options(CLI::App* cmd, ValueOptions& o) {
   cmd->add_option("--zeros", o.values.zero_fraction, "fraction of operand values that are zero")
@@ -197,6 +202,10 @@ void add_problem_options(CLI::App* cmd, unsigned& m, unsigned& n, unsigned& k, u
   cmd->add_option("--k", k, "reduction length")->capture_default_str();
   cmd->add_option("--seed", seed, "random operand seed")->capture_default_str();
   add_value_options(cmd, values);
+  cmd->add_option("--zeros-in", values.zeros_in, "matmul: operands that get --zeros and --pattern: a, b or ab")
+      ->check(CLI::IsMember({"a", "b", "ab"}))
+      ->capture_default_str();
+  cmd->add_option("--pattern", values.pattern, "matmul: structured sparsity N:M along k (magnitude pruning), e.g. 2:4");
 }
 
 struct FfnOptions {
@@ -549,7 +558,7 @@ int run(int argc, char** argv) {
       c.program = std::move(f.program);
       c.expected = std::move(f.expected);
     } else {
-      const MatmulProblem prob = problem_from(m, n, k, seed, values);
+      const MatmulProblem prob = problem_from(m, n, k, seed, value_opts);
       c.program = compile_matmul(g, prob);
       c.expected = matmul_expected(c.program, prob);
       c.macs = double(m) * n * k;
@@ -636,7 +645,7 @@ int run(int argc, char** argv) {
   }
   if (comp->parsed()) {
     const Graph g = elaborate(parse_spec_file(spec_path));
-    const Program prog = compile_matmul(g, problem_from(m, n, k, seed, values));
+    const Program prog = compile_matmul(g, problem_from(m, n, k, seed, value_opts));
     save_program(prog, program_out);
     std::cout << "wrote " << program_out << ": " << prog.kernel << " for design " << g.spec.name << ", "
               << prog.writes.size() << " register writes, " << prog.inputs.size() << " input regions\n";
@@ -646,7 +655,7 @@ int run(int argc, char** argv) {
     const Graph g = elaborate(parse_spec_file(spec_path));
     const CosimReport rep = kernel == "attention" ? cosim_attention(g, attention_from(attn, seed, values), out_root)
                             : kernel == "ffn"     ? cosim_ffn(g, ffn_from(ffn, attn.tokens, seed, values, !attn.no_residual), out_root)
-                                                  : cosim_matmul(g, problem_from(m, n, k, seed, values), out_root);
+                                                  : cosim_matmul(g, problem_from(m, n, k, seed, value_opts), out_root);
     print_cosim(rep, std::cout);
     return rep.pass() ? 0 : 1;
   }

@@ -67,8 +67,12 @@ Program build(const Graph& g, const MatmulProblem& p, const std::vector<int8_t>*
 
 Program compile_matmul(const Graph& g, const MatmulProblem& p, Materialise what) {
   if (what == Materialise::kLayoutOnly) return build(g, p, nullptr, nullptr);
-  const auto a = random_int8(size_t(p.m) * p.k, p.seed, p.values);
-  const auto b = random_int8(size_t(p.k) * p.n, p.seed + 1, p.values);
+  SyntheticValues dense = p.values;
+  dense.zero_fraction = 0;
+  auto a = random_int8(size_t(p.m) * p.k, p.seed, p.zeros_in_a ? p.values : dense);
+  auto b = random_int8(size_t(p.k) * p.n, p.seed + 1, p.zeros_in_b ? p.values : dense);
+  if (p.pattern.active() && p.zeros_in_a) prune_structured(a, p.m, p.k, true, p.pattern);
+  if (p.pattern.active() && p.zeros_in_b) prune_structured(b, p.k, p.n, false, p.pattern);
   return build(g, p, &a, &b);
 }
 

@@ -16,6 +16,9 @@ struct MatmulProblem {
   uint8_t req_shift = 6;
   uint64_t seed = 1;
   SyntheticValues values;  // how the synthetic operands are drawn
+  bool zeros_in_a = true;  // values.zero_fraction and pattern apply to A
+  bool zeros_in_b = true;  // ... and to B
+  StructuredPattern pattern;  // N:M along k, after the draw
 };
 
 

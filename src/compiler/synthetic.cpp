@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "core/error.h"
@@ -25,6 +26,30 @@ std::vector<int8_t> random_int8(size_t count, uint64_t seed, const SyntheticValu
     }
   }
   return v;
+}
+
+StructuredPattern pattern_named(const std::string& text, const std::string& place) {
+  unsigned n = 0, m = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%u:%u%c", &n, &m, &tail) != 2 || n == 0 || n >= m || m > 64)
+    fail(place, "expected a structured pattern N:M with 0 < N < M <= 64 (for example 2:4), got '" + text + "'");
+  return {n, m};
+}
+
+void prune_structured(std::vector<int8_t>& v, uint32_t rows, uint32_t cols, bool along_rows, StructuredPattern p) {
+  const uint32_t lines = along_rows ? rows : cols, extent = along_rows ? cols : rows;
+  if (extent % p.m != 0)
+    fail("structured pattern " + std::to_string(p.n) + ":" + std::to_string(p.m),
+         "the reduction length " + std::to_string(extent) + " is not a multiple of M");
+  std::vector<size_t> group(p.m);
+  for (uint32_t l = 0; l < lines; ++l)
+    for (uint32_t g0 = 0; g0 < extent; g0 += p.m) {
+      for (uint32_t e = 0; e < p.m; ++e)
+        group[e] = along_rows ? size_t(l) * cols + g0 + e : size_t(g0 + e) * cols + l;
+      std::stable_sort(group.begin(), group.end(),
+                       [&](size_t x, size_t y) { return std::abs(int(v[x])) > std::abs(int(v[y])); });
+      for (uint32_t e = p.n; e < p.m; ++e) v[group[e]] = 0;
+    }
 }
 
 SyntheticValues::Distribution distribution_named(const std::string& name, const std::string& place) {

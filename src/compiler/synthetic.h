@@ -18,6 +18,19 @@ struct SyntheticValues {
 
 std::vector<int8_t> random_int8(size_t count, uint64_t seed, const SyntheticValues& values);
 
+// Structured sparsity N:M along the reduction dimension: at most N non-zeros in every M
+// consecutive values (magnitude pruning keeps the N largest, the earlier on a tie).
+struct StructuredPattern {
+  uint32_t n = 0, m = 0;
+  bool active() const { return m > 0; }
+};
+StructuredPattern pattern_named(const std::string& text, const std::string& place);  // "2:4"
+
+// Prunes a rows x cols row-major matrix to the pattern, in groups along each row
+// (along_rows: consecutive columns) or down each column. rows or cols (the grouped
+// extent) must be a multiple of M.
+void prune_structured(std::vector<int8_t>& v, uint32_t rows, uint32_t cols, bool along_rows, StructuredPattern p);
+
 // "uniform" or "normal" (UserError naming `place` otherwise).
 SyntheticValues::Distribution distribution_named(const std::string& name, const std::string& place);
 

@@ -1,0 +1,231 @@
+// Sparse tilings, Algorithm 1 and the network topologies (src/generator/sparsity.h),
+// the sparse array's SystemC model, and the Verilator cross-check of its RTL.
+#include "generator/sparsity.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include "compiler/matmul.h"
+#include "generator/graph.h"
+#include "models/platform.h"
+#include "sim/cosim.h"
+#include "test_util.h"
+
+namespace fsgen {
+namespace {
+
+struct SparseDesign {
+  std::string loop_order = "output_stationary";
+  std::string movement = "broadcast";
+  uint32_t m = 8, n = 8, k = 16;
+  std::string tilings;   // body of sparse_tiling, e.g. {n: "1:8:8:8", k: "1:1:4:4"}
+  std::string mappings;  // YAML list items, one per line
+  std::string kernels = "[matmul]";
+};
+
+std::string spec_text(const SparseDesign& d) {
+  std::ostringstream o;
+  o << "name: sparse\nclock_mhz: 1000\npe_budget: 1024\n"
+    << "memory: {bandwidth_gbps: 8, latency_cycles: 4, buffer_limit_bytes: 65536}\n"
+    << "arrays:\n  a:\n    loop_order: " << d.loop_order << "\n    movement: " << d.movement
+    << "\n    tiling: {m: " << d.m << ", n: " << d.n << ", k: " << d.k << "}\n";
+  if (!d.tilings.empty()) o << "    sparse_tiling: " << d.tilings << "\n";
+  o << "  b:\n    loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 8}\n"
+    << "caches: {acc_a: " << d.m * d.n * 4 << "}\n"
+    << "kernels: " << d.kernels << "\n";
+  if (!d.mappings.empty()) o << "sparsity:\n" << d.mappings;
+  return o.str();
+}
+
+SparsePlan plan_of(const SparseDesign& d) { return plan_sparsity(parse_spec_text(spec_text(d), "sparse.yaml")); }
+
+const std::string kSkipW = "  - {kind: compute_value, tensor: w, condition: \"w==0\"}\n";
+const std::string kSkipX = "  - {kind: compute_value, tensor: x, condition: \"x==0\"}\n";
+
+SparseDesign os_w(const std::string& tilings, const std::string& movement = "broadcast") {
+  SparseDesign d;
+  d.movement = movement;
+  d.tilings = tilings;
+  d.mappings = kSkipW;
+  return d;
+}
+
+// Weight-stationary 8-lane x 8-MAC array skipping both operands; T_k = 4 of TT_k = 8
+// gives copies (c = 2).
+SparseDesign ws_both(const std::string& n_tiling) {
+  SparseDesign d;
+  d.loop_order = "weight_stationary";
+  d.k = 8;
+  d.tilings = "{n: \"" + n_tiling + "\", k: \"4:8:16:16\"}";
+  d.mappings = kSkipX + kSkipW;
+  return d;
+}
+
+TEST(Sparsity, EveryTopologyOfThePaperIsReachable) {
+  SparseDesign dense_ws;
+  dense_ws.loop_order = "weight_stationary";
+  SparseDesign systolic;
+  systolic.movement = "systolic";
+  const std::vector<std::pair<std::string, std::string>> reached = {
+      {"1a", plan_of(dense_ws).a.net_w.topology},  // stationary loads, one PE row each
+      {"1b", plan_of(os_w("{n: \"1:8:8:8\", k: \"1:1:4:4\"}")).a.net_x.topology},
+      {"1c", plan_of(os_w("{m: \"4:8:8:8\", n: \"1:8:8:8\", k: \"1:1:4:4\"}")).a.net_x.topology},
+      {"1d", plan_of(ws_both("1:8:8:8")).a.net_x.topology},
+      {"1e", plan_of(ws_both("1:8:8:8")).a.net_w.topology},
+      {"2a", plan_of(SparseDesign{}).a.net_x.topology},
+      {"2b", plan_of(os_w("{k: \"1:1:4:4\"}")).a.net_x.topology},
+      {"2c", plan_of(os_w("{m: \"4:8:8:8\", k: \"1:1:4:4\"}")).a.net_x.topology},
+      {"2e", plan_of(os_w("{n: \"2:8:8:8\", k: \"1:1:4:4\"}")).a.net_x.topology},
+      {"3a", plan_of(systolic).a.net_x.topology},
+      {"3b", plan_of(os_w("{k: \"1:1:4:4\"}", "systolic")).a.net_x.topology},
+      {"3c", plan_of(os_w("{m: \"4:8:8:8\", k: \"1:1:4:4\"}", "systolic")).a.net_x.topology},
+      {"3d", plan_of(os_w("{n: \"1:8:8:8\", k: \"1:1:4:4\"}", "systolic")).a.net_x.topology},
+      {"3e", plan_of(os_w("{m: \"4:8:8:8\", n: \"1:8:8:8\", k: \"1:1:4:4\"}", "systolic")).a.net_x.topology}};
+  std::vector<std::string> cells;
+  for (const auto& [want, got] : reached) {
+    EXPECT_EQ(got, want);
+    cells.push_back(got);
+  }
+  EXPECT_EQ(cells, all_topologies());
+}
+
+TEST(Sparsity, AlgorithmOneDerivesNetworkParameters) {
+  // Columns in lanes of 2 under w==0: x values go to 4 lanes, each multicast to 2 PEs;
+  // the w network is grouped like the lanes.
+  const ArraySparsity s = plan_of(os_w("{n: \"2:8:8:8\", k: \"1:1:4:4\"}")).a;
+  const NetworkParams& x = s.net_x.params;
+  EXPECT_EQ(x.lanes, 4u);
+  EXPECT_EQ(x.m, 2u);
+  EXPECT_EQ(x.i, 4u);
+  EXPECT_EQ(x.o, 1u);
+  EXPECT_EQ(x.c, 1u);
+  EXPECT_EQ(s.net_w.params.g, 4u);
+  EXPECT_EQ(s.net_w.params.m, 8u);
+  EXPECT_EQ(s.lanes_n(), 4u);
+  EXPECT_EQ(s.lanes_m(), 1u);
+  EXPECT_EQ(s.name(), "4G_2e2c");
+}
+
+TEST(Sparsity, DesignNameFollowsThePaper) {
+  SparseDesign d = os_w("{m: \"4:8:8:8\", k: \"1:1:4:4\"}");
+  EXPECT_EQ(plan_of(d).a.name(), "2G_2c2b");
+  d.mappings = kSkipX + kSkipW;
+  d.tilings = "{m: \"1:8:8:8\", n: \"1:8:8:8\", k: \"1:1:2:2\"}";
+  EXPECT_EQ(plan_of(d).a.name(), "8G_1c1c");
+}
+
+TEST(Sparsity, TilingStringsAreChecked) {
+  EXPECT_EQ(parse_sparse_tiling("2:8:16:32", "here").text(), "2:8:16:32");
+  EXPECT_NE(test::error_of([] { parse_sparse_tiling("2:8:16", "here"); }).find("T:TT:S:SS"), std::string::npos);
+  EXPECT_NE(test::error_of([] { parse_sparse_tiling("0:8:8:8", "here"); }).find("positive"), std::string::npos);
+}
+
+TEST(Sparsity, InvalidCombinationsSayWhy) {
+  auto error = [](const SparseDesign& d) { return test::error_of([&] { plan_of(d); }); };
+  SparseDesign d = ws_both("1:8:8:8");
+  d.mappings = kSkipX;  // x is then broadcast to all 8 lanes while copied twice
+  EXPECT_NE(error(d).find("copy c=2 and multicast m=8 both above one"), std::string::npos) << error(d);
+  d = ws_both("1:8:8:8");
+  d.tilings = "{k: \"8:8:12:12\"}";
+  EXPECT_NE(error(d).find("S not a multiple of TT"), std::string::npos) << error(d);
+  d = os_w("{n: \"1:4:4:4\", k: \"1:1:4:4\"}");
+  EXPECT_NE(error(d).find("TT must be the array's extent along n per cycle, 8 PEs"), std::string::npos) << error(d);
+  d = os_w("{n: \"3:8:8:8\", k: \"1:1:4:4\"}");
+  EXPECT_NE(error(d).find("T must divide TT"), std::string::npos) << error(d);
+  d = os_w("");
+  EXPECT_NE(error(d).find("needs a value network"), std::string::npos) << error(d);
+  d = os_w("{k: \"1:1:4:4\"}");
+  d.mappings = "";
+  EXPECT_NE(error(d).find("no compute_value mapping binds to array a"), std::string::npos) << error(d);
+  d = os_w("{k: \"1:1:4:4\"}");
+  d.mappings = "  - {kind: compute_value, tensor: q, condition: \"q==0\"}\n";
+  EXPECT_NE(error(d).find("attention kernel, which this design does not build"), std::string::npos) << error(d);
+  d.mappings = "  - {kind: compute_value, tensor: w, condition: \"x==0\"}\n";
+  EXPECT_NE(error(d).find("expected w==0 or an N:M pattern"), std::string::npos) << error(d);
+  d.mappings = "  - {kind: compute_value, tensor: w, condition: \"2:8\"}\n";
+  EXPECT_NE(error(d).find("must be a multiple of M=8"), std::string::npos) << error(d);
+  d.mappings = kSkipW + kSkipW;
+  EXPECT_NE(error(d).find("second compute_value mapping"), std::string::npos) << error(d);
+  d = os_w("{k: \"1:1:3:3\"}");
+  EXPECT_NE(error(d).find("must divide the k tile 16"), std::string::npos) << error(d);
+}
+
+TEST(Sparsity, UnbuiltHardwareIsRefusedByName) {
+  const std::string text = spec_text(os_w("{k: \"1:1:4:4\"}", "systolic"));
+  const std::string e = test::error_of([&] { elaborate(parse_spec_text(text, "sparse.yaml")); });
+  EXPECT_NE(e.find("sparse design 1G_3b3b"), std::string::npos) << e;
+  EXPECT_NE(e.find("systolic array is elaborated but not yet built"), std::string::npos) << e;
+}
+
+Graph graph_of(const SparseDesign& d) { return elaborate(parse_spec_text(spec_text(d), "sparse.yaml")); }
+
+MatmulProblem sparse_problem(double zeros, bool in_a, bool in_b, uint64_t seed) {
+  MatmulProblem p;
+  p.m = 16;
+  p.n = 16;
+  p.k = 32;
+  p.values.zero_fraction = zeros;
+  p.zeros_in_a = in_a;
+  p.zeros_in_b = in_b;
+  p.seed = seed;
+  p.req_mult = 3;
+  p.req_shift = 8;
+  return p;
+}
+
+// 2:4 weights with every column its own lane: each window of 4 k steps takes 2 cycles.
+TEST(Sparsity, StructuredWeightsHalveTheStream) {
+  const Graph g = graph_of(os_w("{n: \"1:8:8:8\", k: \"1:1:4:4\"}"));
+  MatmulProblem p = sparse_problem(0.0, false, true, 3);
+  p.pattern = {2, 4};
+  const Program prog = compile_matmul(g, p);
+  const RunResult r = run_on_systemc(g, prog);
+  EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
+  const SparseActivity& s = r.sparse.at("array_a");
+  EXPECT_EQ(s.dense_cycles, 2u * 2 * 32);  // 2 x 2 output tiles, 32 k steps each
+  EXPECT_EQ(s.stream_cycles, s.dense_cycles / 2);
+  EXPECT_EQ(s.lane_issues, s.lane_slots);  // perfectly balanced lanes
+}
+
+// One lane for all columns (2b): a step is skipped only when a whole row of w is zero,
+// so random zeros barely help while per-column lanes (1b) do.
+TEST(Sparsity, MulticastLanesSkipLessThanUnicast) {
+  const MatmulProblem p = sparse_problem(0.5, false, true, 5);
+  auto stream = [&](const std::string& tilings) {
+    const Graph g = graph_of(os_w(tilings));
+    const Program prog = compile_matmul(g, p);
+    const RunResult r = run_on_systemc(g, prog);
+    EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
+    return r.sparse.at("array_a").stream_cycles;
+  };
+  const uint64_t multicast = stream("{k: \"1:1:4:4\"}");
+  const uint64_t unicast = stream("{n: \"1:8:8:8\", k: \"1:1:4:4\"}");
+  EXPECT_LT(unicast, multicast);
+  EXPECT_LE(multicast, 2u * 2 * 32);
+}
+
+std::string rtl_root() { return (std::filesystem::temp_directory_path() / "fsgen_test_rtl").string(); }
+
+void expect_cross_check(const SparseDesign& d, const MatmulProblem& p) {
+  if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
+  const Graph g = graph_of(d);
+  const CosimReport rep = cosim_matmul(g, p, rtl_root());
+  std::ostringstream table;
+  print_cosim(rep, table);
+  EXPECT_TRUE(rep.pass()) << table.str();
+  EXPECT_GE(rep.checks.size(), 6u) << table.str();
+}
+
+// The CI slice of the sparse cross-check (the full matrix: make validate).
+TEST(SparsityCosim, UnicastWeightSkipping) {
+  expect_cross_check(os_w("{n: \"1:8:8:8\", k: \"1:1:4:4\"}"), sparse_problem(0.5, false, true, 7));
+}
+
+TEST(SparsityCosim, BothOperandsInGroupedLanes) {
+  SparseDesign d = os_w("{m: \"4:8:8:8\", n: \"2:8:8:8\", k: \"1:1:8:8\"}");
+  d.mappings = kSkipX + kSkipW;
+  expect_cross_check(d, sparse_problem(0.9, true, true, 11));
+}
+
+}  // namespace
+}  // namespace fsgen
