@@ -35,6 +35,7 @@ test: build
 # The full cross-check matrix (slow).
 validate: build
 	./validation/run_matrix.sh $(FSGEN)
+	./validation/run_matrix.sh $(FSGEN) validation/sparse_specs.sh validation/sparse_cases.txt
 
 # Power models against gate-level golden power over the validation designs (slow; resumable).
 validate-power: build

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# The full Verilator cross-check matrix (make validate): every case of matrix_cases.txt on
-# every design of matrix_specs.sh, each compared output for output, cycle for cycle and
-# toggle for toggle. Prints one pass/fail table per case and a summary; exits non-zero
-# on any failure.
+# The full Verilator cross-check matrix (make validate): every case of a cases file on
+# every design its specs script writes, each compared output for output, cycle for cycle
+# and toggle for toggle. Prints one pass/fail table per case and a summary; exits
+# non-zero on any failure.
+#   run_matrix.sh [fsgen] [specs script] [cases file]
+# Defaults: the dense matrix (matrix_specs.sh, matrix_cases.txt); the sparse one is
+# sparse_specs.sh with sparse_cases.txt.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 FSGEN=${1:-build/fsgen}
+SPECS_SCRIPT=${2:-$HERE/matrix_specs.sh}
+CASES=${3:-$HERE/matrix_cases.txt}
 OUT=${FSGEN_RTL_OUT:-rtl_out/validate}
 SPECS=$(mktemp -d)
 trap 'rm -rf "$SPECS"' EXIT
-DESIGNS=$("$HERE/matrix_specs.sh" "$SPECS") || exit 1
+DESIGNS=$("$SPECS_SCRIPT" "$SPECS") || exit 1
 
 pass=0; fail=0
 for d in $DESIGNS; do
@@ -21,7 +26,7 @@ for d in $DESIGNS; do
     else
       fail=$((fail + 1)); echo "FAILED: $d $args"
     fi
-  done < "$HERE/matrix_cases.txt"
+  done < "$CASES"
 done
 echo "cross-check matrix: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

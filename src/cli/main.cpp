@@ -29,6 +29,7 @@
 #include "sim/model_sim.h"
 #include "sim/power_report.h"
 #include "sim/numerics_report.h"
+#include "sim/sparsity_study.h"
 #include "sim/tools.h"
 
 namespace {
@@ -43,12 +44,15 @@ void print_network(const ValueNetwork& n, std::ostream& out) {
 
 void print_sparse_plan(const SparsePlan& sp, std::ostream& out) {
   const ArraySparsity& a = sp.a;
-  out << "\n  sparsity: design " << a.name() << "; array a tilings m=" << a.tiling[0].text() << " n=" << a.tiling[1].text()
-      << " k=" << a.tiling[2].text();
-  if (a.x_sparse) out << ", skips " << a.x_condition;
-  if (a.w_sparse) out << ", skips " << a.w_condition;
-  print_network(a.net_x, out);
-  print_network(a.net_w, out);
+  out << "\n  sparsity:";
+  if (a.sparse()) {
+    out << " design " << a.name() << "; array a tilings m=" << a.tiling[0].text() << " n=" << a.tiling[1].text()
+        << " k=" << a.tiling[2].text();
+    if (a.x_sparse) out << ", skips x (" << a.x_condition << ")";
+    if (a.w_sparse) out << ", skips w (" << a.w_condition << ")";
+    print_network(a.net_x, out);
+    print_network(a.net_w, out);
+  }
   if (sp.group.present)
     out << "\n    group network (block TopK, before the value networks): " << sp.group.params.i << " blocks of "
         << sp.group.block << " keys offered, 1 used per cycle, top " << sp.group.topk;
@@ -394,6 +398,20 @@ int run(int argc, char** argv) {
   bench->add_option("--sizes", sizes, "PE array edge lengths")->capture_default_str();
   bench->add_option("-o,--out", out_root, "RTL output root folder")->capture_default_str();
 
+  auto* study = app.add_subcommand("sparsity-study",
+                                   "8x8 array over the sparse network combinations: cycles, speed-up, lanes, area, max clock");
+  SparsityStudyOptions study_opts;
+  std::string study_markdown;
+  study->add_option("--batch", study_opts.batch, "rows of A (tokens)")->check(CLI::Range(8u, 4096u))->capture_default_str();
+  study->add_option("--n", study_opts.n, "columns of B (multiple of 8)")->capture_default_str();
+  study->add_option("--k", study_opts.k, "reduction length (multiple of 16)")->capture_default_str();
+  study->add_option("--zeros", study_opts.zeros, "random zeros in both operands")->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  study->add_option("--seed", study_opts.seed, "operand seed")->capture_default_str();
+  study->add_flag("--synth", study_opts.synth, "also synthesise each design (Yosys area, OpenSTA max clock)");
+  study->add_option("--liberty", study_opts.liberty, "liberty for --synth; default: the built-in fsgen45");
+  study->add_option("-o,--out", study_opts.work_dir, "folder for the designs' RTL and netlists")->capture_default_str();
+  study->add_option("--markdown", study_markdown, "also write the table to this file");
+
   auto* numerics = app.add_subcommand("numerics", "error of the fixed-point attention pipeline against FP32");
   std::string model_path = "../shared/models/stories260K.bin";
   numerics->add_option("--model", model_path, "llama2.c checkpoint for real attention inputs")->capture_default_str();
@@ -624,11 +642,15 @@ int run(int argc, char** argv) {
       std::cout << "  " << std::left << std::setw(18) << (std::string(cache) + " hits") << act.hits << " of "
                 << act.hits + act.misses << " tile reads, " << act.operand_bytes << " B not fetched\n";
     }
-    for (const auto& [array, sa] : r.sparse) print_sparse_activity(array, sa, r.cycles, std::cout);
+    for (const auto& [block, sa] : r.sparse)
+      if (block == "dma")
+        std::cout << "  window            " << sa.skipped_bytes << " B of keys and values outside the sliding window not fetched\n";
+      else
+        print_sparse_activity(block, sa, r.cycles, std::cout);
     std::cout << "  DMA busy          " << 100.0 * r.activity["dma"].busy_cycles / r.cycles << " % of cycles, "
               << r.activity["dma"].operand_bytes << " B moved\n";
-    if (g.sparse.any()) {
-      std::cout << "  fast model        not for sparse designs (tile times depend on the data)\n";
+    if (g.sparse.timing_depends_on_data()) {
+      std::cout << "  fast model        not for value-sparse designs (tile times depend on the data)\n";
     } else {
       const FastRun fast = run_fast(g, registers_at_start(prog));
       std::cout << "  fast model        " << fast.result.cycles << " cycles, " << std::showpos << std::setprecision(3)
@@ -667,6 +689,15 @@ int run(int argc, char** argv) {
   }
   if (bench->parsed()) {
     print_bench(run_bench(sizes, out_root, std::cerr), std::cout);
+    return 0;
+  }
+  if (study->parsed()) {
+    if (study_opts.batch % 8 || study_opts.n % 8 || study_opts.k % 16)
+      fail("sparsity-study", "expected --batch and --n multiples of 8 and --k a multiple of 16 (the 8x8x16 tile)");
+    const SparsityStudy s = run_sparsity_study(study_opts, [](const std::string& m) { std::cerr << "  " << m << "\n"; });
+    print_sparsity_study(s, std::cout);
+    if (!study_markdown.empty())
+      write_file_atomically(study_markdown, [&](std::ostream& o) { print_sparsity_study(s, o); });
     return 0;
   }
   return 0;

@@ -57,6 +57,7 @@ CompiledAttention build(const Graph& g, const AttentionProblem& p, const Attenti
   ap.d = d;
   ap.tile_kv = g.spec.array_a.tile_n;
   ap.causal = p.causal;
+  ap.window = g.sliding_window();
   ap.q_pos0 = lkv - lq;
   // Synthetic operands are INT8 codes of values x / 64: logits = S / (64 * 64 * sqrt(d)).
   num::choose_score_scaling(p.score_scale > 0 ? p.score_scale : 1.0 / (64.0 * 64.0 * std::sqrt(double(d))), ap.score_mult,

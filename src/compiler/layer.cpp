@@ -51,9 +51,15 @@ class LayerLowering {
       fail(where_, "head_dim " + std::to_string(m_.head_dim) + " exceeds arrays.a.tiling.k " +
                        std::to_string(g_.spec.array_a.tile_k) +
                        ": the fused attention kernel reduces S = Q K^T over one k tile; use tiling.k >= head_dim");
-    if (m_.sliding_window && w_.stage == Stage::kPrefill && w_.tokens > m_.sliding_window)
+    const uint32_t masked = g_.sliding_window();
+    if (masked && masked != m_.sliding_window)
+      fail(where_, "the design masks a sliding window of " + std::to_string(masked) + " keys, the model attends " +
+                       (m_.sliding_window ? "a window of " + std::to_string(m_.sliding_window) : std::string("every key")));
+    if (m_.sliding_window && !masked && w_.stage == Stage::kPrefill && w_.tokens > m_.sliding_window)
       fail(where_, "a prefill of " + std::to_string(w_.tokens) + " tokens exceeds the sliding window of " +
-                       std::to_string(m_.sliding_window) + ", which the attention kernel does not mask");
+                       std::to_string(m_.sliding_window) +
+                       ", which this design does not mask: add sparsity {kind: memory_group, tensor: k, condition: "
+                       "sliding, window: " + std::to_string(m_.sliding_window) + "}");
     if (uint64_t(w_.context) + w_.tokens + g_.spec.array_a.tile_m + g_.spec.array_a.tile_n >= 65536)
       fail(where_, "context plus tokens must stay below 65536 (16-bit sequence registers)");
   }

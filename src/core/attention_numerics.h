@@ -43,14 +43,26 @@ struct AttentionParams {
   uint32_t lq = 0, lkv = 0, d = 0;  // query rows, key rows, head dim
   uint32_t tile_kv = 8;             // keys per online-softmax step (array a's n tile)
   bool causal = true;
+  uint32_t window = 0;              // causal only: query at position q sees keys (q - window, q]; 0 = all
   uint32_t q_pos0 = 0;              // position of query row 0 among the keys (decode: lkv - lq)
   uint16_t score_mult = 1;
   uint8_t score_shift = 0;
 };
 
-// Query row i may see key j: it exists and, with the causal mask, is not in the future.
+// The query at position qpos may see key j: it exists and, with the causal mask, is not in
+// the future nor, with a sliding window (memory-group sparsity), window or more behind.
+inline bool key_visible(uint32_t j, uint32_t lkv, bool causal, uint32_t window, uint32_t qpos) {
+  return j < lkv && (!causal || (j <= qpos && (window == 0 || j + window > qpos)));
+}
 inline bool visible(const AttentionParams& p, uint32_t i, uint32_t j) {
-  return j < p.lkv && (!p.causal || j <= p.q_pos0 + i);
+  return key_visible(j, p.lkv, p.causal, p.window, p.q_pos0 + i);
+}
+
+// The first key of the first key tile (of `tile` keys) that the query at position qpos
+// can see: the key loop of its query tile starts there (the DMA skips the keys before).
+inline uint32_t first_key_tile(bool causal, uint32_t window, uint32_t qpos, uint32_t tile) {
+  if (!causal || window == 0 || qpos + 1 <= window) return 0;
+  return (qpos + 1 - window) / tile * tile;
 }
 
 // One head: q [lq x d], k and v [lkv x d], residual [lq x d] or empty; returns [lq x d].

@@ -94,6 +94,8 @@ struct Graph {
   ArrayPlan array_b_matmul;
   uint32_t matmul_tile_n() const { return array_a.spec.tile_n + (matmul_on_both ? array_b.spec.tile_n : 0); }
   SparsePlan sparse;       // Algorithm 1's networks and the memory-sparsity changes
+  // Keys a causal query attends with a sliding window (memory-group sparsity), 0 = all.
+  uint32_t sliding_window() const { return sparse.memory.window_kind == "sliding" ? sparse.memory.window : 0; }
   std::vector<Block> blocks;
   std::vector<Edge> edges;
 

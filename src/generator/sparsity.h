@@ -93,6 +93,8 @@ struct SparsePlan {
   ArraySparsity a, b;
   GroupNetwork group;
   MemorySparsity memory;
+  // Tile times depend on the operands' values (value networks skip zeros).
+  bool timing_depends_on_data() const { return a.sparse() || b.sparse(); }
   bool any() const { return a.sparse() || b.sparse() || group.present || !memory.compressed.empty() ||
                             !memory.window_kind.empty(); }
 };

@@ -328,6 +328,7 @@ std::string emit_top(const Graph& g) {
     << stb << "), .KC(" << g.k_cache_tiles << "), .VC(" << g.v_cache_tiles << "), .DUAL("
     << (g.matmul_on_both ? 1 : 0) << "), .SYS_A(" << (p.spec.systolic ? 1 : 0) << "), .SYS_B("
     << (g.attention && g.array_b.spec.systolic ? 1 : 0) << ")";
+  if (g.sliding_window()) o << ", .WIN(" << g.sliding_window() << ")";
   if (sp.sparse())
     o << ", .SPARSE(1), .SK(" << sp.window() << "), .LM(" << sp.lanes_m() << "), .LN(" << sp.lanes_n() << "), .XSP("
       << (sp.x_sparse ? 1 : 0) << "), .WSP(" << (sp.w_sparse ? 1 : 0) << ")";

@@ -36,7 +36,7 @@ void FusedCore::softmax(uint32_t q0, uint32_t j0, bool first_kv) {
     for (uint32_t j = 0; j < tkv; ++j) {
       z[j] = num::score_to_log2(s_row_[j], regs_.score_mult, regs_.score_shift);
       const uint32_t jg = j0 + j;
-      vis[j] = jg < regs_.len_kv && (!regs_.causal || jg <= qpos);
+      vis[j] = num::key_visible(jg, regs_.len_kv, regs_.causal, graph_.sliding_window(), qpos);
       if (vis[j] && z[j] > tmax) tmax = z[j];
     }
     const int32_t m_new = first_kv ? tmax : std::max(m_run_[i], tmax);

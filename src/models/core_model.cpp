@@ -97,7 +97,7 @@ void Dma::burst(const Command& c) {
 
 // ---------------------------------------------------------------- fused core
 FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, CycleClock& clock, RunResult& result)
-    : sc_module(name), TileSequencer(g, result.activity), dma_(dma), clock_(clock), result_(result) {
+    : sc_module(name), TileSequencer(g, result.activity, result.sparse), dma_(dma), clock_(clock), result_(result) {
   const ArraySpec& a = plan_.spec;
   buf_a_.assign(size_t(a.tile_m) * a.tile_k, 0);
   buf_b_.assign(std::max<size_t>(size_t(1 + g.k_cache_tiles + g.v_cache_tiles) * a.tile_n, tile_n_) * a.tile_k, 0);

@@ -39,8 +39,8 @@ namespace {
 class FastCore : private TileSequencer {
  public:
   FastCore(const Graph& g, RunResult& r, ActivityTimeline& timeline)
-      : TileSequencer(g, r.activity), result_(r), timeline_(timeline), mem_(g.memory) {
-    if (g.sparse.any())
+      : TileSequencer(g, r.activity, r.sparse), result_(r), timeline_(timeline), mem_(g.memory) {
+    if (g.sparse.timing_depends_on_data())
       fail("design " + g.spec.name, "the fast model times tiles without their data, and a sparse design's tile "
                                     "times depend on it: expected the cycle model (--mode cycle)");
   }

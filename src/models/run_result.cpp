@@ -118,7 +118,9 @@ struct RunResultCodec {
     u64(r.sparse.size());
     for (const auto& [name, s] : r.sparse) {
       str(name);
-      for (uint64_t v : {s.windows, s.stream_cycles, s.dense_cycles, s.lane_slots, s.lane_issues, s.skipped_steps}) u64(v);
+      for (uint64_t v : {s.windows, s.stream_cycles, s.dense_cycles, s.lane_slots, s.lane_issues, s.skipped_steps,
+                         s.skipped_bytes})
+        u64(v);
     }
   }
 
@@ -159,7 +161,8 @@ struct RunResultCodec {
     }
     for (uint64_t n = get_u64(), i = 0; i < n; ++i) {
       SparseActivity& s = r.sparse[get_str()];
-      for (uint64_t* v : {&s.windows, &s.stream_cycles, &s.dense_cycles, &s.lane_slots, &s.lane_issues, &s.skipped_steps})
+      for (uint64_t* v : {&s.windows, &s.stream_cycles, &s.dense_cycles, &s.lane_slots, &s.lane_issues, &s.skipped_steps,
+                          &s.skipped_bytes})
         *v = get_u64();
     }
     return r;

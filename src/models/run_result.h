@@ -50,8 +50,9 @@ struct BlockActivity {
   uint64_t writes = 0;         // accumulator caches: rows written
 };
 
-// What a sparse array's value networks did (SystemC platform only; the RTL has no
-// counters for these). A lane slot is one block of the PE grid in one stream cycle.
+// What sparsity saved, per sparse array (its value networks) and for the DMA (window
+// bounds); SystemC platform only, the RTL has no counters for these. A lane slot is one
+// block of the PE grid in one stream cycle.
 struct SparseActivity {
   uint64_t windows = 0;        // k windows streamed
   uint64_t stream_cycles = 0;  // cycles the sparse streams took, cycles
@@ -59,6 +60,7 @@ struct SparseActivity {
   uint64_t lane_slots = 0;     // blocks x stream cycles, lane-cycles
   uint64_t lane_issues = 0;    // lane slots that issued a k step, lane-cycles
   uint64_t skipped_steps = 0;  // block k steps skipped because an operand was zero, steps
+  uint64_t skipped_bytes = 0;  // DMA: K and V bytes a sliding window kept from being fetched, bytes
 };
 
 struct RunResult {

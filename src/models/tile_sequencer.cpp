@@ -2,12 +2,14 @@
 
 #include <algorithm>
 
+#include "core/attention_numerics.h"
 #include "core/regmap.h"
 
 namespace fsgen {
 
-TileSequencer::TileSequencer(const Graph& g, std::map<std::string, BlockActivity>& activity)
-    : graph_(g), plan_(g.array_a), tile_n_(g.matmul_tile_n()), activity_(activity) {
+TileSequencer::TileSequencer(const Graph& g, std::map<std::string, BlockActivity>& activity,
+                             std::map<std::string, SparseActivity>& sparse)
+    : graph_(g), plan_(g.array_a), tile_n_(g.matmul_tile_n()), activity_(activity), sparse_(sparse) {
   k_cache_ = {"k_cache", 1, g.k_cache_tiles, 0, {}};
   v_cache_ = {"v_cache", 1 + g.k_cache_tiles, g.v_cache_tiles, 0, {}};
 }
@@ -89,8 +91,11 @@ void TileSequencer::query_tile(uint32_t h, uint32_t hk, uint32_t q0) {
   advance(1);  // A_QT
   load_rows(regs_.addr_a + h * regs_.head_stride_q + q0 * d, d, rows, d, {BufferSlot::kA});
   const uint32_t last_q = regs_.q_pos0 + q0 + rows - 1;
+  // A sliding window (attention only) starts the key loop at the first query's window.
+  const uint32_t start = ffn() ? 0 : num::first_key_tile(regs_.causal, graph_.sliding_window(), regs_.q_pos0 + q0, tkv);
+  if (start > 0) sparse_["dma"].skipped_bytes += 2ull * start * d;  // the K and V rows before the window
   bool first_kv = true;
-  for (uint32_t j0 = 0;; j0 += tkv) {
+  for (uint32_t j0 = start;; j0 += tkv) {
     const uint32_t kv_rows = std::min<uint32_t>(tkv, regs_.len_kv - j0);
     const uint32_t kv_base = hk * regs_.head_stride_kv + j0 * d;
     advance(1);  // A_KT

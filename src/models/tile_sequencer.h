@@ -38,7 +38,8 @@ struct TileCache {
 
 class TileSequencer {
  public:
-  TileSequencer(const Graph& g, std::map<std::string, BlockActivity>& activity);
+  TileSequencer(const Graph& g, std::map<std::string, BlockActivity>& activity,
+                std::map<std::string, SparseActivity>& sparse);
   virtual ~TileSequencer() = default;
 
  protected:
@@ -78,6 +79,7 @@ class TileSequencer {
   uint32_t fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t hk, uint32_t jt, uint32_t rows);
 
   std::map<std::string, BlockActivity>& activity_;
+  std::map<std::string, SparseActivity>& sparse_;
   TileCache k_cache_, v_cache_;
 };
 

@@ -21,23 +21,41 @@ struct BenchDesign {
   std::string array;       // the arrays' YAML fields besides the tiling
   std::string extra;       // further top-level fields
   bool attention;
+  std::string sparse_lanes;  // sparse matmul cores: T of n (per-column lanes: "1") and the skipped tensors
+  std::string skips;
 };
 
 std::string bench_spec(unsigned size, const BenchDesign& d) {
   const std::string t = std::to_string(size);
   const std::string tiling = "tiling: {m: " + t + ", n: " + t + ", k: " + t + "}";
+  std::string sparse_a, sparsity;
+  if (!d.skips.empty()) {
+    const std::string half = std::to_string(size / 2);
+    const std::string tn = d.sparse_lanes == "1" ? "1" : half;
+    sparse_a = ", sparse_tiling: {m: \"" + half + ":" + t + ":" + t + ":" + t + "\", n: \"" + tn + ":" + t + ":" + t + ":" + t +
+               "\", k: \"1:1:4:4\"}";
+    sparsity = "sparsity:\n";
+    for (char c : d.skips)
+      sparsity += std::string("  - {kind: compute_value, tensor: ") + c + ", condition: \"" + c + "==0\"}\n";
+  }
   return "name: bench_" + d.tag + "_" + t + "x" + t +
          "\nclock_mhz: 1000\npe_budget: 4096\nmemory: {bandwidth_gbps: 8, latency_cycles: 20, buffer_limit_bytes: 65536}\n"
-         "arrays:\n  a: {" + d.array + ", " + tiling + "}\n  b: {" + d.array + ", " + tiling + "}\n" + d.extra +
-         "kernels: " + (d.attention ? "[matmul, attention]" : "[matmul]") + "\n";
+         "arrays:\n  a: {" + d.array + ", " + tiling + sparse_a + "}\n  b: {" + d.array + ", " + tiling + "}\n" + d.extra +
+         "kernels: " + (d.attention ? "[matmul, attention]" : "[matmul]") + "\n" + sparsity;
 }
 
-const BenchDesign kMatmulCore{"os", "loop_order: output_stationary", "", false};
+const BenchDesign kMatmulCore{"os", "loop_order: output_stationary", "", false, "", ""};
+// Sparse matmul cores: zero weights skipped per column (x network 1b), and both operands
+// skipped in 2 x 2 lane blocks (2e networks), on the same matmul with half its values zero.
+const BenchDesign kSparseCores[] = {
+    {"sp_w", "loop_order: output_stationary", "", false, "1", "w"},
+    {"sp_xw", "loop_order: output_stationary", "", false, "half", "xw"},
+};
 const BenchDesign kAttentionCores[] = {
-    {"attn", "loop_order: output_stationary", "", true},
-    {"attn_ws", "loop_order: weight_stationary", "caches: {acc_a: 65536, acc_b: 65536}\n", true},
-    {"attn_is", "loop_order: input_stationary", "caches: {acc_a: 65536, acc_b: 65536}\n", true},
-    {"attn_sys", "loop_order: output_stationary, movement: systolic", "", true},
+    {"attn", "loop_order: output_stationary", "", true, "", ""},
+    {"attn_ws", "loop_order: weight_stationary", "caches: {acc_a: 65536, acc_b: 65536}\n", true, "", ""},
+    {"attn_is", "loop_order: input_stationary", "caches: {acc_a: 65536, acc_b: 65536}\n", true, "", ""},
+    {"attn_sys", "loop_order: output_stationary, movement: systolic", "", true, "", ""},
 };
 
 BenchRow measure(const Graph& g, const Program& prog, const std::string& rtl_root, std::ostream& log) {
@@ -60,6 +78,16 @@ std::vector<BenchRow> run_bench(const std::vector<unsigned>& sizes, const std::s
     prob.seed = 7;
     rows.push_back(measure(g, compile_matmul(g, prob), rtl_root, log));
   }
+  for (const BenchDesign& d : kSparseCores)
+    for (unsigned size : sizes) {
+      if (size > 16) continue;  // the sparse scheduler's window logic grows with the array; 8x8 and 16x16 here
+      const Graph g = elaborate(parse_spec_text(bench_spec(size, d), "bench:" + d.tag + std::to_string(size)));
+      MatmulProblem prob;
+      prob.m = prob.n = prob.k = size * 16;
+      prob.seed = 7;
+      prob.values.zero_fraction = 0.5;
+      rows.push_back(measure(g, compile_matmul(g, prob), rtl_root, log));
+    }
   for (const BenchDesign& d : kAttentionCores)
     for (unsigned size : sizes) {
       if (size > 16) continue;  // the fused datapath at 32 x 32 takes long to Verilate; matmul covers that size

@@ -42,6 +42,7 @@ module fsgen_ctrl #(
     parameter DUAL = 0,                                // 1: matmul on both arrays (a and b output-stationary)
     parameter SYS_A = 0,                               // 1: output-stationary array a is systolic
     parameter SYS_B = 0,                               // 1: output-stationary array b is systolic
+    parameter WIN = 0,                                 // sliding window (ATTN = 1, causal): keys a query attends; 0 = all
     parameter SPARSE = 0,                              // 1: value networks skip zero operand steps
     parameter SK = 1,                                  // window: k steps offered per cycle (S of k)
     parameter LM = 1,                                  // row lanes (x sparse: TT_m / T_m)
@@ -453,6 +454,14 @@ module fsgen_ctrl #(
   // Another key tile exists for this query tile: it starts inside the keys and, with the
   // causal mask, at or before the last valid query's position.
   wire [15:0] at_next_j0 = at_j0 + TN;
+  // Sliding window (memory-group sparsity): a query tile's key loop starts at the tile
+  // holding its first query's oldest visible key; the keys before are never loaded.
+  localparam [16:0] WIN17 = WIN[16:0];
+  localparam [15:0] TN16 = TN[15:0];
+  wire [15:0] at_qf = q_pos0 + at_q0;  // position of the tile's first query
+  wire        at_win_cut = (WIN != 0) && attn_flags[0] && !at_ffn && ({1'b0, at_qf} + 17'd1 > WIN17);
+  wire [16:0] at_win_key = {1'b0, at_qf} + 17'd1 - WIN17;
+  wire [15:0] at_jt0 = at_win_cut ? at_win_key[15:0] / TN16 : 16'd0;
   wire        at_more_kv = (at_next_j0 < len_kv) && (!attn_flags[0] || at_next_j0 <= at_last_q);
 
   `include "fsgen_exp2.vh"
@@ -549,7 +558,8 @@ module fsgen_ctrl #(
           sm_zp = sm_zp >>> score_shift;
           sm_z[j] = sm_zp[31:0];
           sm_jg = at_j0 + j[15:0];
-          sm_vis[j] = (sm_jg < len_kv) && (!attn_flags[0] || sm_jg <= sm_qpos);
+          sm_vis[j] = (sm_jg < len_kv) &&
+                      (!attn_flags[0] || (sm_jg <= sm_qpos && (WIN == 0 || {1'b0, sm_jg} + WIN17 > {1'b0, sm_qpos})));
           if (sm_vis[j] && $signed(sm_z[j]) > $signed(sm_tmax)) sm_tmax = sm_z[j];
         end
         sm_mnew = at_first_kv ? sm_tmax
@@ -736,8 +746,8 @@ module fsgen_ctrl #(
         // ---- fused attention ----
         A_QT: begin
           at_rows <= (at_rows_left < TM) ? at_rows_left[7:0] : TM[7:0];
-          at_j0 <= 16'd0;
-          at_jt <= 16'd0;
+          at_j0 <= at_jt0 * TN16;
+          at_jt <= at_jt0;
           at_first_kv <= 1'b1;
           at_ld_addr <= at_q_head + {16'd0, at_q0} * TK;
           at_ld_rows <= (at_rows_left < TM) ? at_rows_left[7:0] : TM[7:0];

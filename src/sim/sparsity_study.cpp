@@ -1,0 +1,134 @@
+#include "sim/sparsity_study.h"
+
+#include <filesystem>
+#include <iomanip>
+
+#include "compiler/matmul.h"
+#include "core/error.h"
+#include "generator/graph.h"
+#include "generator/verilog_emitter.h"
+#include "models/platform.h"
+#include "power/techmap.h"
+
+namespace fsgen {
+
+namespace {
+
+// One point of the study: which operands skip, and the sub-tiles T of m and n that set
+// the lanes and groups (window S_k = 4 of a 16-step k tile).
+struct StudyPoint {
+  std::string skips;  // "", "x", "w", "xw"
+  uint32_t t_m, t_n, s_k;
+};
+
+// Dense, then both operands over the lane/group choices, then each operand alone.
+const StudyPoint kPoints[] = {
+    {"", 8, 8, 1},   {"xw", 8, 8, 4}, {"xw", 8, 4, 4}, {"xw", 4, 4, 4}, {"xw", 8, 1, 4}, {"xw", 4, 1, 4},
+    {"xw", 1, 1, 4}, {"xw", 8, 1, 8}, {"w", 8, 8, 4},  {"w", 8, 1, 4},  {"x", 1, 8, 4},
+};
+
+std::string study_spec(const StudyPoint& p, uint32_t index) {
+  std::ostringstream o;
+  o << "name: study_" << index << "\nclock_mhz: 1000\npe_budget: 256\n"
+    << "memory: {bandwidth_gbps: 64, latency_cycles: 4, buffer_limit_bytes: 65536}\n"
+    << "arrays:\n  a:\n    loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 16}\n";
+  if (!p.skips.empty())
+    o << "    sparse_tiling: {m: \"" << p.t_m << ":8:8:8\", n: \"" << p.t_n << ":8:8:8\", k: \"1:1:" << p.s_k << ":"
+      << p.s_k << "\"}\n";
+  o << "  b:\n    loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 8}\nkernels: [matmul]\n";
+  if (!p.skips.empty()) o << "sparsity:\n";
+  for (char t : p.skips)
+    o << "  - {kind: compute_value, tensor: " << t << ", condition: \"" << t << "==0\"}\n";
+  return o.str();
+}
+
+RunResult run_matmul(const Graph& g, const SparsityStudyOptions& o, bool structured) {
+  MatmulProblem p;
+  p.m = o.batch;
+  p.n = o.n;
+  p.k = o.k;
+  p.seed = o.seed;
+  p.values.zero_fraction = structured ? 0.0 : o.zeros;
+  if (structured) p.pattern = {2, 4};
+  const Program prog = compile_matmul(g, p);
+  RunResult r = run_on_systemc(g, prog);
+  if (r.outputs.at("C") != matmul_expected(prog, p))
+    fail("sparsity study", "design " + g.spec.name + " computed a wrong matmul (a bug: please report it)");
+  return r;
+}
+
+void synthesise(const Graph& g, const SparsityStudyOptions& o, SparsityStudyRow& row, std::string& lib_name) {
+  const std::string dir = write_design(g, (std::filesystem::path(o.work_dir) / g.spec.name).string());
+  const Liberty lib = prepare_liberty(o.liberty, o.work_dir);
+  lib_name = lib.name;
+  std::vector<std::string> files;
+  for (const auto& f : verilog_files(g)) files.push_back((std::filesystem::path(dir) / f).string());
+  const SynthReport s = synth_to_liberty(files, "fsgen_top", {}, lib, dir);
+  const TimingReport t = critical_path(s, "fsgen_top", lib, "clk", 1000.0 / g.spec.clock_mhz);
+  row.synthesised = true;
+  row.area_um2 = s.area_um2;
+  row.cells = s.cells;
+  row.max_clock_mhz = t.max_clock_mhz();
+}
+
+}  // namespace
+
+SparsityStudy run_sparsity_study(const SparsityStudyOptions& o, const std::function<void(const std::string&)>& progress) {
+  SparsityStudy study;
+  study.options = o;
+  uint32_t index = 0;
+  for (const StudyPoint& p : kPoints) {
+    const Graph g = elaborate(parse_spec_text(study_spec(p, index), "sparsity-study"));
+    SparsityStudyRow row;
+    const ArraySparsity& s = g.array_a.sparse;
+    row.design = p.skips.empty() ? "dense" : s.name();
+    row.skips = p.skips.empty() ? "-" : p.skips == "xw" ? "x, w" : p.skips;
+    row.tilings = s.tiling[0].text() + " " + s.tiling[1].text() + " " + s.tiling[2].text();
+    row.net_x = s.net_x.topology;
+    row.net_w = s.net_w.topology;
+    progress(row.design + " (" + row.skips + "): SystemC runs");
+    const RunResult r = run_matmul(g, o, false);
+    row.cycles = r.cycles;
+    row.cycles_24 = run_matmul(g, o, true).cycles;
+    if (r.sparse.count("array_a")) {
+      const SparseActivity& sa = r.sparse.at("array_a");
+      row.stream_cycles = sa.stream_cycles;
+      row.dense_stream = sa.dense_cycles;
+      row.lane_occupancy = sa.lane_slots ? double(sa.lane_issues) / double(sa.lane_slots) : 0.0;
+    } else {
+      row.stream_cycles = row.dense_stream = r.activity.at("array_a").busy_cycles;
+      row.lane_occupancy = 1.0;
+    }
+    if (o.synth) {
+      progress(row.design + ": Yosys and OpenSTA");
+      synthesise(g, o, row, study.liberty_name);
+    }
+    study.rows.push_back(row);
+    ++index;
+  }
+  return study;
+}
+
+void print_sparsity_study(const SparsityStudy& s, std::ostream& out) {
+  const SparsityStudyOptions& o = s.options;
+  const SparsityStudyRow& dense = s.rows.front();
+  out << "Sparse networks of an 8x8 output-stationary array (fsgen SystemC platform"
+      << (o.synth ? "; area: Yosys onto " + s.liberty_name + "; max clock: OpenSTA" : "") << ")\n"
+      << "matmul " << o.batch << " x " << o.n << " x " << o.k << ", 64 B/cycle memory; random: " << o.zeros * 100
+      << " % zeros in both operands (seed " << o.seed << "); 2:4: both operands pruned to 2:4 along k\n\n"
+      << "| design | skips | tilings m n k | x net | w net | cycles random | speed-up | array stream | lanes busy | "
+         "cycles 2:4 | speed-up 2:4 |"
+      << (o.synth ? " area um^2 | cells | max MHz |" : "") << "\n"
+      << "|---|---|---|---|---|---|---|---|---|---|---|" << (o.synth ? "---|---|---|" : "") << "\n";
+  for (const auto& r : s.rows) {
+    out << "| " << r.design << " | " << r.skips << " | " << r.tilings << " | " << r.net_x << " | " << r.net_w << " | "
+        << r.cycles << " | " << std::fixed << std::setprecision(2) << double(dense.cycles) / double(r.cycles) << "x | "
+        << r.stream_cycles << " / " << r.dense_stream << " | " << std::setprecision(0) << 100.0 * r.lane_occupancy
+        << " % | " << r.cycles_24 << " | " << std::setprecision(2) << double(dense.cycles_24) / double(r.cycles_24) << "x |";
+    if (o.synth)
+      out << " " << std::setprecision(0) << r.area_um2 << " | " << r.cells << " | " << r.max_clock_mhz << " |";
+    out << "\n" << std::defaultfloat;
+  }
+}
+
+}  // namespace fsgen

@@ -1,0 +1,49 @@
+// The sparse network study (paper section 7.5): one 8x8 output-stationary array with
+// Q = {(x==0), (w==0)} built over the network combinations Algorithm 1 reaches, each run
+// on the same matmuls on the SystemC platform and, with synthesis, mapped by Yosys onto
+// a liberty library and timed by OpenSTA. `fsgen sparsity-study` prints the table.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace fsgen {
+
+struct SparsityStudyOptions {
+  uint32_t batch = 8;          // rows of A (tokens): 8 is one array tile, low batch
+  uint32_t n = 64, k = 128;    // columns of B and the reduction
+  double zeros = 0.5;          // random zeros in both operands
+  uint64_t seed = 1;
+  bool synth = false;          // also Yosys area and OpenSTA max clock
+  std::string liberty;         // "" = the built-in fsgen45
+  std::string work_dir = "rtl_out/sparsity_study";
+};
+
+struct SparsityStudyRow {
+  std::string design;          // the paper-style name, e.g. 8G_1b2c
+  std::string skips;           // x, w or x,w
+  std::string tilings;         // m, n, k sparse tilings
+  std::string net_x, net_w;    // topologies
+  uint64_t cycles = 0;         // whole kernel, random zeros
+  uint64_t stream_cycles = 0;  // of which the array streamed
+  uint64_t dense_stream = 0;   // the same tiles without skipping
+  uint64_t cycles_24 = 0;      // whole kernel, 2:4 structured operands
+  double lane_occupancy = 0;   // lane slots that issued, fraction
+  bool synthesised = false;
+  double area_um2 = 0;         // Yosys stat -liberty, whole core
+  uint64_t cells = 0;
+  double max_clock_mhz = 0;    // OpenSTA
+};
+
+struct SparsityStudy {
+  SparsityStudyOptions options;
+  std::string liberty_name;
+  std::vector<SparsityStudyRow> rows;  // the dense design first
+};
+
+SparsityStudy run_sparsity_study(const SparsityStudyOptions& o, const std::function<void(const std::string&)>& progress);
+void print_sparsity_study(const SparsityStudy& s, std::ostream& out);  // Markdown
+
+}  // namespace fsgen
