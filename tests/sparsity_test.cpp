@@ -8,6 +8,7 @@
 #include "compiler/attention.h"
 #include "compiler/matmul.h"
 #include "core/attention_numerics.h"
+#include "core/compression.h"
 #include "generator/graph.h"
 #include "models/platform.h"
 #include "sim/cosim.h"
@@ -233,6 +234,72 @@ TEST(SparsityCosim, BothOperandsInGroupedLanes) {
   expect_cross_check(d, sparse_problem(0.9, true, true, 11));
 }
 
+AttentionProblem windowed_prefill(uint32_t tokens) {
+  AttentionProblem p;
+  p.q_heads = 2;
+  p.kv_heads = 1;
+  p.tokens = tokens;
+  p.seed = 3;
+  return p;
+}
+
+// The section 7.5 arrays: S = Q K^T on an 8x8 array a skipping zero queries and keys.
+TEST(SparsityCosim, AttentionScoresSkipZeroQueriesAndKeys) {
+  if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
+  const Graph g = elaborate(parse_spec_file("examples/sparse_attn_8x8.yaml"));
+  EXPECT_FALSE(g.matmul_on_both);  // the sparse array a runs matmuls alone
+  AttentionProblem p = windowed_prefill(24);
+  p.values.zero_fraction = 0.5;
+  const CosimReport rep = cosim_attention(g, p, rtl_root());
+  std::ostringstream table;
+  print_cosim(rep, table);
+  EXPECT_TRUE(rep.pass()) << table.str();
+}
+
+// Memory-value sparsity: tile rows of a compressed operand that are all zeros are not fetched.
+TEST(Compression, RowMetadataMarksNonZeroRowsTileByTile) {
+  // 4 x 4 matrix, 2 x 2 tiles: rows 1 and 2 zero in the left tiles, row 3 zero on the right.
+  const std::vector<int8_t> m = {1, 0, 5, 6,  //
+                                 0, 0, 7, 0,  //
+                                 0, 0, 8, 8,  //
+                                 0, 3, 0, 0};
+  EXPECT_EQ(metadata_record_bytes(2, 4), 4u);
+  EXPECT_EQ(metadata_record_bytes(17, 2), 4u);
+  const std::vector<int8_t> meta = row_metadata(m, 4, 4, 2, 2, 1);
+  EXPECT_EQ(meta, (std::vector<int8_t>{0b01, 0b11, 0b10, 0b01}));
+}
+
+SparseDesign compressed(const std::string& tensors) {
+  SparseDesign d;
+  for (char t : tensors)
+    d.mappings += std::string("  - {kind: memory_value, tensor: ") + t + ", condition: \"" + t + "==0\"}\n";
+  return d;
+}
+
+TEST(Compression, ZeroRowsAreNotFetched) {
+  const Graph g = graph_of(compressed("w"));
+  MatmulProblem p = sparse_problem(0.0, false, true, 9);
+  std::vector<int8_t> a(size_t(p.m) * p.k, 3), b(size_t(p.k) * p.n, 0);
+  for (uint32_t r = 0; r < p.k; r += 4)  // one B row in four is non-zero
+    for (uint32_t c = 0; c < p.n; ++c) b[size_t(r) * p.n + c] = int8_t(c + 1);
+  const Program prog = compile_matmul(g, p, a, b);
+  const RunResult r = run_on_systemc(g, prog);
+  EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
+  const SparseActivity& s = r.sparse.at("dma");
+  // 2 x 2 output tiles over 2 k tiles of 16 rows x 8 columns; B is reloaded for every tile.
+  EXPECT_EQ(s.zero_row_bytes, 2u * 2 * 2 * 12 * 8);
+  EXPECT_GT(s.metadata_bytes, 0u);
+  const Graph dense = graph_of(SparseDesign{});
+  const RunResult rd = run_on_systemc(dense, compile_matmul(dense, p, a, b));
+  EXPECT_LT(r.cycles, rd.cycles);
+  EXPECT_LT(r.activity.at("dma").operand_bytes, rd.activity.at("dma").operand_bytes);
+}
+
+TEST(SparsityCosim, CompressedOperandsSkipZeroRows) {
+  MatmulProblem p = sparse_problem(0.9, true, true, 13);
+  expect_cross_check(compressed("xw"), p);
+}
+
 // Memory-group sparsity: a sliding window of W keys (Mistral).
 TEST(SlidingWindow, KeyLoopStartsAtTheFirstQuerysWindow) {
   EXPECT_EQ(num::first_key_tile(true, 24, 23, 8), 0u);   // sees keys 0..23
@@ -244,14 +311,6 @@ TEST(SlidingWindow, KeyLoopStartsAtTheFirstQuerysWindow) {
   EXPECT_FALSE(num::key_visible(41, 64, true, 24, 40));
 }
 
-AttentionProblem windowed_prefill(uint32_t tokens) {
-  AttentionProblem p;
-  p.q_heads = 2;
-  p.kv_heads = 1;
-  p.tokens = tokens;
-  p.seed = 3;
-  return p;
-}
 
 TEST(SlidingWindow, SkipsKeyTilesOutsideTheWindow) {
   const Graph g = elaborate(parse_spec_file("examples/sliding_attn.yaml"));

@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # The sparse designs of the cross-check matrix: writes one spec per design into the folder
-# given as $1 and prints their names. Output-stationary matmul cores whose value networks
-# cover every topology built in Verilog and SystemC (1b, 1c, 2b, 2c, 2e on x and w),
-# skipping x, w or both, with windows of 2 to 8 k steps, 8x8 and 4x16 arrays.
+# given as $1 and prints their names. Fused cores (matmul, attention, FFN) whose
+# output-stationary array a has value networks covering every topology built in Verilog
+# and SystemC (1b, 1c, 2b, 2c, 2e on x and w), skipping x (q in attention), w (k) or
+# both, with windows of 2 to 8 k steps, 8x8 and 4x16 arrays; one with a sliding window, one
+# with compressed operands (COMPRESS: the tensors whose zero rows the DMA skips).
 # Used by run_matrix.sh (make validate) with sparse_cases.txt.
 set -euo pipefail
 SPECS=${1:?usage: sparse_specs.sh <folder>}
 mkdir -p "$SPECS"
 
-spec() {  # name m n k "sparse_tiling" "tensors to skip (x w xw)" [condition of w]
+spec() {  # name m n k "sparse_tiling" "tensors to skip (x w xw)" [condition of w] [sliding window]
   local maps=""
   case "$6" in *x*) maps+="  - {kind: compute_value, tensor: x, condition: \"x==0\"}"$'\n' ;; esac
   case "$6" in *w*) maps+="  - {kind: compute_value, tensor: w, condition: \"${7:-w==0}\"}"$'\n' ;; esac
+  [ -n "${8:-}" ] && maps+="  - {kind: memory_group, tensor: k, condition: sliding, window: $8}"$'\n'
+  for t in ${COMPRESS:-}; do maps+="  - {kind: memory_value, tensor: $t, condition: \"$t==0\"}"$'\n'; done
   cat > "$SPECS/$1.yaml" <<YAML
 name: $1
 clock_mhz: 1000
@@ -19,8 +23,8 @@ pe_budget: 2048
 memory: {bandwidth_gbps: 8, latency_cycles: 6, buffer_limit_bytes: 16384}
 arrays:
   a: {loop_order: output_stationary, tiling: {m: $2, n: $3, k: $4}, sparse_tiling: $5}
-  b: {loop_order: output_stationary, tiling: {m: $2, n: 8, k: 8}}
-kernels: [matmul]
+  b: {loop_order: output_stationary, tiling: {m: $2, n: $4, k: $3}}
+kernels: [matmul, attention]
 sparsity:
 $maps
 YAML
@@ -35,3 +39,5 @@ spec sp_x_2c 8 8 16 '{m: "2:8:8:8", k: "1:1:4:4"}' x          # x 2c, w 2e
 spec sp_xw_1c 8 8 16 '{m: "1:8:8:8", n: "1:8:8:8", k: "1:1:4:4"}' xw  # x 1c, w 1c
 spec sp_xw_2e 4 16 32 '{m: "2:4:4:4", n: "4:16:16:16", k: "1:1:8:8"}' xw  # x 2e, w 2e
 spec sp_w24_1b 8 8 16 '{n: "1:8:8:8", k: "1:1:4:4"}' w "2:4"  # structured weights
+spec sp_xw_win 8 8 16 '{n: "2:8:8:8", k: "1:1:4:4"}' xw "w==0" 20  # and a sliding window of 20 keys
+COMPRESS="x w" spec sp_w_cmp 8 8 16 '{n: "1:8:8:8", k: "1:1:4:4"}' w     # and compressed operands

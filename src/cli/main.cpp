@@ -56,7 +56,7 @@ void print_sparse_plan(const SparsePlan& sp, std::ostream& out) {
   if (sp.group.present)
     out << "\n    group network (block TopK, before the value networks): " << sp.group.params.i << " blocks of "
         << sp.group.block << " keys offered, 1 used per cycle, top " << sp.group.topk;
-  for (const auto& t : sp.memory.compressed) out << "\n    DMA: " << t << " compressed (non-zero blocks plus metadata)";
+  for (const auto& t : sp.memory.compressed) out << "\n    DMA: " << t << " compressed (all-zero tile rows skipped; row metadata)";
   if (!sp.memory.window_kind.empty())
     out << "\n    DMA: key loop bounded by " << sp.memory.window_kind
         << (sp.memory.window ? " window " + std::to_string(sp.memory.window) : std::string());
@@ -644,7 +644,9 @@ int run(int argc, char** argv) {
     }
     for (const auto& [block, sa] : r.sparse)
       if (block == "dma")
-        std::cout << "  window            " << sa.skipped_bytes << " B of keys and values outside the sliding window not fetched\n";
+        std::cout << "  DMA skipped       " << sa.window_bytes << " B of keys and values behind the sliding window, "
+                  << sa.zero_row_bytes << " B of compressed all-zero rows (" << sa.metadata_bytes
+                  << " B of row metadata fetched)\n";
       else
         print_sparse_activity(block, sa, r.cycles, std::cout);
     std::cout << "  DMA busy          " << 100.0 * r.activity["dma"].busy_cycles / r.cycles << " % of cycles, "

@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "core/compression.h"
 #include "core/error.h"
 #include "core/numerics.h"
 #include "core/regmap.h"
@@ -58,8 +59,18 @@ Program build(const Graph& g, const MatmulProblem& p, const std::vector<int8_t>*
                  {reg::kStrideB, p.n},
                  {reg::kStrideC, p.n},
                  {reg::kReqMult, p.req_mult},
-                 {reg::kReqShift, p.req_shift},
-                 {reg::kCtrl, 1}};
+                 {reg::kReqShift, p.req_shift}};
+  // Compressed operands (memory-value sparsity): their row metadata, tile by tile.
+  const uint32_t beat = g.memory.beat_bytes;
+  auto metadata = [&](const char* name, const std::vector<int8_t>* m, uint32_t rows, uint32_t cols, uint32_t tr,
+                      uint32_t tc, reg::Offset r) {
+    const std::vector<int8_t> meta = m ? row_metadata(*m, rows, cols, tr, tc, beat) : std::vector<int8_t>{};
+    const uint64_t bytes = uint64_t(rows / tr) * (cols / tc) * metadata_record_bytes(tr, beat);
+    prog.writes.push_back({r, m ? prog.add_input(name, meta) : prog.reserve_input(name, bytes)});
+  };
+  if (g.sparse.memory.compresses("x")) metadata("A_meta", a, p.m, p.k, plan.spec.tile_m, plan.spec.tile_k, reg::kAddrMetaA);
+  if (g.sparse.memory.compresses("w")) metadata("B_meta", b, p.k, p.n, plan.spec.tile_k, g.matmul_tile_n(), reg::kAddrMetaB);
+  prog.writes.push_back({reg::kCtrl, 1});
   return prog;
 }
 

@@ -248,6 +248,7 @@ void plan_fused_array_b(Graph& g) {
   // Both arrays stream in the same cycles: equal phases when systolic (a.n = b.n).
   const ArraySpec &a = g.array_a.spec, &b = g.array_b.spec;
   if (a.systolic != b.systolic || (a.systolic && a.tile_n != b.tile_n)) return;
+  if (g.sparse.a.sparse()) return;  // a sparse array a streams as many cycles as its data needs: matmul runs on it alone
   g.matmul_on_both = true;
   ArraySpec mm = g.array_b.spec;
   mm.tile_k = g.array_a.spec.tile_k;  // streams A's k steps alongside array a
@@ -306,29 +307,32 @@ void add_attention_blocks(Graph& g) {
     g.edges.push_back(e);
 }
 
-// What the generator builds of a sparse plan: compute-value networks in front of a
-// broadcast output-stationary array a running matmul. Anything else is elaborated
-// (fsgen check shows it) and refused here, naming what it would need.
+// What the generator builds of a sparse plan (docs/SPARSITY.md): value networks in front
+// of a broadcast output-stationary array a, causal and sliding windows in the fused
+// attention kernel, compressed matmul operands. Anything else is elaborated (fsgen check
+// shows it) and refused here, naming what it would need.
 void require_sparse_hardware(const Graph& g) {
   const SparsePlan& sp = g.sparse;
   if (!sp.any()) return;
-  const std::string design = "sparse design " + sp.a.name() + " (networks x " + sp.a.net_x.topology + ", w " +
-                             sp.a.net_w.topology + ")";
+  const std::string design = sp.a.sparse() ? "sparse design " + sp.a.name() + " (networks x " + sp.a.net_x.topology +
+                                                 ", w " + sp.a.net_w.topology + ")"
+                                           : "design " + g.spec.name;
   auto refuse = [&](const std::string& place, const std::string& what) {
     fail(place, design + ": " + what + " is elaborated but not yet built in Verilog and SystemC");
   };
   for (const SparseMapping& sm : g.spec.sparsity) {
     // Causal attention's key loop already stops at the last query; a sliding window starts it later.
     if (sm.kind == "memory_group" && (sm.condition == "causal" || sm.condition == "sliding")) continue;
+    // Compressed matmul operands: the DMA skips their all-zero tile rows.
+    if (sm.kind == "memory_value" && (sm.tensor == "x" || sm.tensor == "w")) continue;
     if (sm.kind != "compute_value") refuse(sm.place, sm.kind + " sparsity (" + sm.condition + ")");
-    if (sm.tensor != "x" && sm.tensor != "w") refuse(sm.place, "compute_value sparsity on attention tensor " + sm.tensor);
+    if (sm.tensor == "p" || sm.tensor == "v") refuse(sm.place, "compute_value sparsity on array b's operand " + sm.tensor);
   }
   if (!sp.a.sparse() && !sp.b.sparse()) return;
   const std::string where = sp.a.tiling[2].place;
   if (g.array_a.stationarity != Stationarity::kOutput)
     refuse(where, "a value network in front of a " + std::string(stationarity_name(g.array_a.stationarity)) + " array");
   if (g.array_a.spec.systolic) refuse(where, "a value network feeding a systolic array");
-  if (g.attention) refuse(where, "a sparse array a in a core that also runs the fused attention kernel");
 }
 
 // Sparse lanes widen the array's operand buses: one x value per row and column lane,

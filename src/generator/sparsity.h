@@ -87,14 +87,19 @@ struct MemorySparsity {
   std::vector<std::string> compressed;  // tensors fetched as non-zero blocks plus metadata
   std::string window_kind;              // "" | window | causal | sliding
   uint32_t window = 0;                  // keys each query attends (window, sliding)
+  bool compresses(const std::string& tensor) const {
+    for (const auto& t : compressed)
+      if (t == tensor) return true;
+    return false;
+  }
 };
 
 struct SparsePlan {
   ArraySparsity a, b;
   GroupNetwork group;
   MemorySparsity memory;
-  // Tile times depend on the operands' values (value networks skip zeros).
-  bool timing_depends_on_data() const { return a.sparse() || b.sparse(); }
+  // Tile times depend on the operands' values (value networks skip zeros, the DMA zero rows).
+  bool timing_depends_on_data() const { return a.sparse() || b.sparse() || !memory.compressed.empty(); }
   bool any() const { return a.sparse() || b.sparse() || group.present || !memory.compressed.empty() ||
                             !memory.window_kind.empty(); }
 };

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/compression.h"
 #include "core/error.h"
 #include "core/attention_numerics.h"
 #include "core/regmap.h"
@@ -329,6 +330,9 @@ std::string emit_top(const Graph& g) {
     << (g.matmul_on_both ? 1 : 0) << "), .SYS_A(" << (p.spec.systolic ? 1 : 0) << "), .SYS_B("
     << (g.attention && g.array_b.spec.systolic ? 1 : 0) << ")";
   if (g.sliding_window()) o << ", .WIN(" << g.sliding_window() << ")";
+  const MemorySparsity& ms = g.sparse.memory;
+  if (ms.compresses("x")) o << ", .CMP_A(1), .MA_BEATS(" << metadata_record_bytes(a.tile_m, g.memory.beat_bytes) / g.memory.beat_bytes << ")";
+  if (ms.compresses("w")) o << ", .CMP_B(1), .MB_BEATS(" << metadata_record_bytes(a.tile_k, g.memory.beat_bytes) / g.memory.beat_bytes << ")";
   if (sp.sparse())
     o << ", .SPARSE(1), .SK(" << sp.window() << "), .LM(" << sp.lanes_m() << "), .LN(" << sp.lanes_n() << "), .XSP("
       << (sp.x_sparse ? 1 : 0) << "), .WSP(" << (sp.w_sparse ? 1 : 0) << ")";

@@ -185,6 +185,28 @@ void FusedCore::load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_
   }
 }
 
+void FusedCore::load_compressed_rows(uint32_t meta_addr, uint32_t meta_bytes, uint32_t addr, uint32_t stride,
+                                     uint32_t rows, uint32_t row_bytes, BufferSlot dst) {
+  const uint32_t beat = graph_.memory.beat_bytes;
+  std::vector<uint8_t> meta(meta_bytes);
+  advance(1);  // MD_ISSUE
+  sync();
+  dma_.read(meta_addr, meta_bytes / beat, meta.data());
+  uint8_t* buf = buffer(dst);
+  for (uint32_t r = 0; r < rows; ++r) {
+    if (meta[r / 8] >> (r % 8) & 1) {
+      advance(1);  // ISSUE
+      sync();
+      dma_.read(addr + r * stride, row_bytes / beat, buf + size_t(r) * row_bytes);
+    } else {
+      std::memset(buf + size_t(r) * row_bytes, 0, row_bytes);
+      advance(2);  // ISSUE clears the row, WAIT moves on
+      result_.sparse["dma"].zero_row_bytes += row_bytes;
+    }
+  }
+  result_.sparse["dma"].metadata_bytes += meta_bytes;
+}
+
 void FusedCore::store_tile(uint32_t mt, uint32_t nt) {
   const ArraySpec& a = plan_.spec;
   const uint32_t beat = graph_.memory.beat_bytes;

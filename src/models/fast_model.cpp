@@ -69,6 +69,10 @@ class FastCore : private TileSequencer {
     now_ += span;
   }
 
+  void load_compressed_rows(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, BufferSlot) override {
+    FSGEN_ASSERT(false, "the fast model refuses compressed designs (its constructor)");
+  }
+
   void store_rows(uint32_t rows, uint32_t row_bytes) {
     const uint32_t beats = row_bytes / mem_.beat_bytes;
     const uint64_t span = rows * mem_.row_store_cycles(beats);

@@ -43,6 +43,8 @@ void write_register(KernelRegs& regs, uint32_t offset, uint32_t v) {
     case reg::kScoreShift: regs.score_shift = shift(v); break;
     case reg::kHeadStrideQ: regs.head_stride_q = v; break;
     case reg::kHeadStrideKv: regs.head_stride_kv = v; break;
+    case reg::kAddrMetaA: regs.addr_meta_a = v; break;
+    case reg::kAddrMetaB: regs.addr_meta_b = v; break;
     default: break;
   }
 }

@@ -27,6 +27,8 @@ struct KernelRegs {
   uint32_t addr_lut = 0, addr_w3 = 0;
   uint16_t gate_mult = 0, hid_mult = 0;
   uint8_t gate_shift = 0, hid_shift = 0;
+  // compressed matmul operands
+  uint32_t addr_meta_a = 0, addr_meta_b = 0;
 };
 
 // One AXI4-Lite write to a configuration register, kept at the register's width.

@@ -60,7 +60,9 @@ struct SparseActivity {
   uint64_t lane_slots = 0;     // blocks x stream cycles, lane-cycles
   uint64_t lane_issues = 0;    // lane slots that issued a k step, lane-cycles
   uint64_t skipped_steps = 0;  // block k steps skipped because an operand was zero, steps
-  uint64_t skipped_bytes = 0;  // DMA: K and V bytes a sliding window kept from being fetched, bytes
+  uint64_t window_bytes = 0;    // DMA: K and V bytes a sliding window kept from being fetched, bytes
+  uint64_t zero_row_bytes = 0;  // DMA: bytes of compressed all-zero tile rows not fetched, bytes
+  uint64_t metadata_bytes = 0;  // DMA: compression metadata fetched, bytes
 };
 
 struct RunResult {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/attention_numerics.h"
+#include "core/compression.h"
 #include "core/regmap.h"
 
 namespace fsgen {
@@ -45,14 +46,26 @@ void TileSequencer::matmul_schedule() {
         first = false;
         advance(1);  // TILE
         if (need_a) {
-          load_rows(regs_.addr_a + mt * a.tile_m * regs_.stride_a + kt * a.tile_k, regs_.stride_a, a.tile_m, a.tile_k,
-                    {BufferSlot::kA});
+          const uint32_t addr = regs_.addr_a + mt * a.tile_m * regs_.stride_a + kt * a.tile_k;
+          if (graph_.sparse.memory.compresses("x")) {
+            const uint32_t rec = metadata_record_bytes(a.tile_m, graph_.memory.beat_bytes);
+            load_compressed_rows(regs_.addr_meta_a + (mt * regs_.tiles_k + kt) * rec, rec, addr, regs_.stride_a, a.tile_m,
+                                 a.tile_k, {BufferSlot::kA});
+          } else {
+            load_rows(addr, regs_.stride_a, a.tile_m, a.tile_k, {BufferSlot::kA});
+          }
           la_m = mt;
           la_k = kt;
         }
         if (need_b) {
-          load_rows(regs_.addr_b + kt * a.tile_k * regs_.stride_b + nt * tile_n_, regs_.stride_b, a.tile_k, tile_n_,
-                    {BufferSlot::kB});
+          const uint32_t addr = regs_.addr_b + kt * a.tile_k * regs_.stride_b + nt * tile_n_;
+          if (graph_.sparse.memory.compresses("w")) {
+            const uint32_t rec = metadata_record_bytes(a.tile_k, graph_.memory.beat_bytes);
+            load_compressed_rows(regs_.addr_meta_b + (kt * regs_.tiles_n + nt) * rec, rec, addr, regs_.stride_b, a.tile_k,
+                                 tile_n_, {BufferSlot::kB});
+          } else {
+            load_rows(addr, regs_.stride_b, a.tile_k, tile_n_, {BufferSlot::kB});
+          }
           lb_k = kt;
           lb_n = nt;
         }
@@ -93,7 +106,7 @@ void TileSequencer::query_tile(uint32_t h, uint32_t hk, uint32_t q0) {
   const uint32_t last_q = regs_.q_pos0 + q0 + rows - 1;
   // A sliding window (attention only) starts the key loop at the first query's window.
   const uint32_t start = ffn() ? 0 : num::first_key_tile(regs_.causal, graph_.sliding_window(), regs_.q_pos0 + q0, tkv);
-  if (start > 0) sparse_["dma"].skipped_bytes += 2ull * start * d;  // the K and V rows before the window
+  if (start > 0) sparse_["dma"].window_bytes += 2ull * start * d;  // the K and V rows before the window
   bool first_kv = true;
   for (uint32_t j0 = start;; j0 += tkv) {
     const uint32_t kv_rows = std::min<uint32_t>(tkv, regs_.len_kv - j0);

@@ -52,6 +52,11 @@ class TileSequencer {
   // One read burst per row (ISSUE, then the DMA): `rows` rows of `row_bytes` bytes,
   // `stride` bytes apart in memory from `addr`, packed into `dst`.
   virtual void load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst) = 0;
+  // A compressed operand tile (memory-value sparsity, src/core/compression.h): its
+  // metadata record (ISSUE, one burst of meta_bytes), then each row: a marked row as in
+  // load_rows, an all-zero row cleared in the buffer in ISSUE + WAIT without the DMA.
+  virtual void load_compressed_rows(uint32_t meta_addr, uint32_t meta_bytes, uint32_t addr, uint32_t stride,
+                                    uint32_t rows, uint32_t row_bytes, BufferSlot dst) = 0;
   // Matmul: one tile's compute on array a (and b, with matmul on both arrays) into
   // accumulator slot `acc_slot`; then, after the last k tile, its store.
   virtual void matmul_tile(bool reload_stationary, uint32_t kt, uint32_t acc_slot) = 0;

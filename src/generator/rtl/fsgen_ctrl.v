@@ -24,6 +24,10 @@
 // cycle every block issues its lowest needed step (sp_sel, sp_has) and the value
 // networks (fsgen_sparse_net.v) route the window (xwin, wwin) to the array's lanes. A
 // window lasts as many cycles as its busiest block needs, at least one.
+// With CMP_A / CMP_B = 1 (memory-value sparsity, matmul) operand A / B is compressed: before
+// a tile the controller reads the tile's metadata record (MA_BEATS / MB_BEATS beats, one bit
+// per tile row, src/compiler/compression.h) and then fetches only the rows marked non-zero;
+// a skipped row is cleared in the buffer in its ISSUE cycle and costs ISSUE + WAIT.
 module fsgen_ctrl #(
     parameter TM = 8,
     parameter TN = 8,
@@ -43,6 +47,10 @@ module fsgen_ctrl #(
     parameter SYS_A = 0,                               // 1: output-stationary array a is systolic
     parameter SYS_B = 0,                               // 1: output-stationary array b is systolic
     parameter WIN = 0,                                 // sliding window (ATTN = 1, causal): keys a query attends; 0 = all
+    parameter CMP_A = 0,                               // 1: A is compressed (zero rows skipped)
+    parameter CMP_B = 0,                               // 1: B is compressed
+    parameter MA_BEATS = 1,                            // beats of one A tile's metadata record
+    parameter MB_BEATS = 1,                            // beats of one B tile's metadata record
     parameter SPARSE = 0,                              // 1: value networks skip zero operand steps
     parameter SK = 1,                                  // window: k steps offered per cycle (S of k)
     parameter LM = 1,                                  // row lanes (x sparse: TT_m / T_m)
@@ -96,6 +104,8 @@ module fsgen_ctrl #(
     input  wire [4:0]      gate_shift,
     input  wire [15:0]     hid_mult,
     input  wire [4:0]      hid_shift,
+    input  wire [31:0]     addr_meta_a,   // read only with CMP_A = 1
+    input  wire [31:0]     addr_meta_b,   // read only with CMP_B = 1
     /* verilator lint_on UNUSEDSIGNAL */
     output wire            busy,
     output wire            done_pulse,
@@ -153,7 +163,9 @@ module fsgen_ctrl #(
   localparam [5:0] S_IDLE = 6'd0, S_TILE = 6'd1, S_LDA_ISSUE = 6'd2, S_LDA_WAIT = 6'd3,
                    S_LDB_ISSUE = 6'd4, S_LDB_WAIT = 6'd5, S_LDS = 6'd6, S_COMP = 6'd7, S_TAIL = 6'd8,
                    S_ST_READ = 6'd9, S_ST_REQ = 6'd10, S_ST_ISSUE = 6'd11, S_ST_WAIT = 6'd12,
-                   S_NEXT = 6'd13, S_DONE = 6'd14;
+                   S_NEXT = 6'd13, S_DONE = 6'd14,
+                   S_MDA_ISSUE = 6'd36, S_MDA_WAIT = 6'd37,  // metadata records of compressed A / B
+                   S_MDB_ISSUE = 6'd38, S_MDB_WAIT = 6'd39;
   // Fused attention states (ATTN = 1): TM = query rows, TN = key rows, TK = head dim.
   localparam [5:0] A_QT = 6'd16, A_LD_ISSUE = 6'd17, A_LD_WAIT = 6'd18, A_KT = 6'd19, A_S = 6'd20,
                    A_S_TAIL = 6'd21, A_SM = 6'd22, A_VLD = 6'd23, A_O = 6'd24, A_O_TAIL = 6'd25,
@@ -219,17 +231,34 @@ module fsgen_ctrl #(
   wire [15:0] slot_n = N_LIVE ? nt : 16'd0;
   wire [15:0] slot_full = slot_m * slot_w + slot_n;
 
+  // ---- compressed operands (CMP_A, CMP_B): the current tile's metadata record ----
+  localparam integer MD_BEATS = (MA_BEATS > MB_BEATS) ? MA_BEATS : MB_BEATS;
+  reg  [MD_BEATS*W*8-1:0] meta_q;       // bit r: tile row r is non-zero
+  reg                     row_skip_q;   // the row just passed was skipped (WAIT moves on without the DMA)
+  /* verilator lint_off WIDTH */
+  wire skip_a_row = (CMP_A != 0) && !meta_q[row];
+  wire skip_b_row = (CMP_B != 0) && !meta_q[row];
+  /* verilator lint_on WIDTH */
+  wire [7:0]  md_beat = ({24'd0, rd_beat} < MD_BEATS) ? rd_beat : 8'd0;
+  wire [5:0]  lda_first = (CMP_A != 0) ? S_MDA_ISSUE : S_LDA_ISSUE;  // where loading A / B starts
+  wire [5:0]  ldb_first = (CMP_B != 0) ? S_MDB_ISSUE : S_LDB_ISSUE;
+  wire [31:0] meta_a_addr = addr_meta_a + ({16'd0, mt} * tiles_k + {16'd0, kt}) * (MA_BEATS * W);
+  wire [31:0] meta_b_addr = addr_meta_b + ({16'd0, kt} * tiles_n + {16'd0, nt}) * (MB_BEATS * W);
+
   assign busy = (state != S_IDLE);
   assign done_pulse = (state == S_DONE);
-  assign cmd_valid = (state == S_LDA_ISSUE) || (state == S_LDB_ISSUE) || (state == S_ST_ISSUE) ||
-                     (state == A_LD_ISSUE) || (state == A_FIN_ISSUE);
+  assign cmd_valid = (state == S_LDA_ISSUE && !skip_a_row) || (state == S_LDB_ISSUE && !skip_b_row) ||
+                     (state == S_ST_ISSUE) || (state == A_LD_ISSUE) || (state == A_FIN_ISSUE) ||
+                     (state == S_MDA_ISSUE) || (state == S_MDB_ISSUE);
   assign cmd_write = (state == S_ST_ISSUE) || (state == A_FIN_ISSUE);
-  assign cmd_beats = (state == S_LDA_ISSUE || state == A_LD_ISSUE || state == A_FIN_ISSUE) ? BEATS_A[7:0]
+  assign cmd_beats = (state == S_MDA_ISSUE) ? MA_BEATS[7:0] : (state == S_MDB_ISSUE) ? MB_BEATS[7:0] :
+                     (state == S_LDA_ISSUE || state == A_LD_ISSUE || state == A_FIN_ISSUE) ? BEATS_A[7:0]
                                                                                          : BEATS_B[7:0];
   wire [31:0] a_row_addr = addr_a + ({16'd0, mt} * TM + {24'd0, row}) * stride_a + {16'd0, kt} * TK;
   wire [31:0] b_row_addr = addr_b + ({16'd0, kt} * TK + {24'd0, row}) * stride_b + {16'd0, nt} * NB;
   wire [31:0] c_row_addr = addr_c + ({16'd0, mt} * TM + {24'd0, row}) * stride_c + {16'd0, nt} * NB;
   assign cmd_addr = (state == S_LDA_ISSUE) ? a_row_addr : (state == S_LDB_ISSUE) ? b_row_addr :
+                    (state == S_MDA_ISSUE) ? meta_a_addr : (state == S_MDB_ISSUE) ? meta_b_addr :
                     (state == A_LD_ISSUE) ? at_ld_addr + {24'd0, row} * TK :
                     (state == A_FIN_ISSUE) ? at_o_addr + {24'd0, row} * TK : c_row_addr;
   wire need_a_now = first || (mt != la_m) || (kt != la_k);
@@ -337,67 +366,6 @@ module fsgen_ctrl #(
     end
   endgenerate
 
-  // ---- compute-value sparsity (SPARSE = 1): window, per-block needs and selects ----
-  localparam integer RPL = TM / LM, CPL = TN / LN;  // rows per row lane, columns per column lane
-  localparam integer SK_LAST_I = TK - SK;
-  localparam [7:0]   SK8 = SK[7:0], KB_LAST = SK_LAST_I[7:0];
-  reg  [7:0]          kb;                 // first k step of the current window
-  reg  [LM*LN*SK-1:0] sp_done;            // window steps each block has issued
-  reg  [LM*SK-1:0]    xnz;                // row lane a has a non-zero x at window step t
-  reg  [LN*SK-1:0]    wnz;                // column lane b has a non-zero w at window step t
-  wire [LM*LN*SK-1:0] sp_need;
-  wire [LM*LN*SK-1:0] sp_left;            // still needed after this cycle's issue
-  wire                sp_win_last = ~|sp_left;
-  integer za, zb, zt, zr;
-  always @* begin
-    xnz = {LM*SK{1'b1}};
-    wnz = {LN*SK{1'b1}};
-    if (XSP != 0) begin
-      xnz = {LM*SK{1'b0}};
-      for (za = 0; za < LM; za = za + 1)
-        for (zt = 0; zt < SK; zt = zt + 1)
-          for (zr = 0; zr < RPL; zr = zr + 1)
-            if (buf_a[(za*RPL + zr)*TK + {24'd0, kb} + zt] != 8'd0) xnz[za*SK + zt] = 1'b1;
-    end
-    if (WSP != 0) begin
-      wnz = {LN*SK{1'b0}};
-      for (zb = 0; zb < LN; zb = zb + 1)
-        for (zt = 0; zt < SK; zt = zt + 1)
-          for (zr = 0; zr < CPL; zr = zr + 1)
-            if (buf_b[({24'd0, kb} + zt)*NB + zb*CPL + zr] != 8'd0) wnz[zb*SK + zt] = 1'b1;
-    end
-  end
-  genvar ga, gb, gt;
-  generate
-    for (ga = 0; ga < LM; ga = ga + 1) begin : sp_row
-      for (gb = 0; gb < LN; gb = gb + 1) begin : sp_col
-        localparam integer BLK = ga*LN + gb;
-        wire [SK-1:0] need = xnz[ga*SK +: SK] & wnz[gb*SK +: SK] & ~sp_done[BLK*SK +: SK];
-        // Lowest needed step: isolate the lowest set bit, then encode it.
-        wire [SK-1:0] low = need & (~need + {{(SK-1){1'b0}}, 1'b1});
-        reg  [SELW-1:0] enc;
-        integer e;
-        always @* begin
-          enc = {SELW{1'b0}};
-          for (e = 0; e < SK; e = e + 1) if (low[e]) enc = e[SELW-1:0];
-        end
-        assign sp_need[BLK*SK +: SK] = need;
-        assign sp_left[BLK*SK +: SK] = need & ~low;
-        assign sp_sel[BLK*SELW +: SELW] = enc;
-        assign sp_has[BLK] = |need;
-      end
-    end
-    for (gt = 0; gt < SK; gt = gt + 1) begin : sp_win
-      for (ga = 0; ga < TM; ga = ga + 1) begin : xw
-        assign xwin[(ga*SK + gt)*8 +: 8] = buf_a[ga*TK + {24'd0, kb} + gt];
-      end
-      for (gb = 0; gb < TN; gb = gb + 1) begin : ww
-        assign wwin[(gb*SK + gt)*8 +: 8] = buf_b[({24'd0, kb} + gt)*NB + gb];
-      end
-    end
-  endgenerate
-  assign sp_step = (SPARSE != 0) && (state == S_COMP);
-
   // ---- fused attention: registers, buffers and the online-softmax unit ----
   reg         at_mode;                   // the running kernel is attention
   reg  [15:0] at_h, at_hk, at_g;         // query head, its KV head, position in the group
@@ -460,8 +428,8 @@ module fsgen_ctrl #(
   localparam [15:0] TN16 = TN[15:0];
   wire [15:0] at_qf = q_pos0 + at_q0;  // position of the tile's first query
   wire        at_win_cut = (WIN != 0) && attn_flags[0] && !at_ffn && ({1'b0, at_qf} + 17'd1 > WIN17);
-  wire [16:0] at_win_key = {1'b0, at_qf} + 17'd1 - WIN17;
-  wire [15:0] at_jt0 = at_win_cut ? at_win_key[15:0] / TN16 : 16'd0;
+  wire [15:0] at_win_key = at_qf + 16'd1 - WIN17[15:0];  // the oldest visible key, when at_win_cut
+  wire [15:0] at_jt0 = at_win_cut ? at_win_key / TN16 : 16'd0;
   wire        at_more_kv = (at_next_j0 < len_kv) && (!attn_flags[0] || at_next_j0 <= at_last_q);
 
   `include "fsgen_exp2.vh"
@@ -592,6 +560,80 @@ module fsgen_ctrl #(
   endgenerate
   /* verilator lint_on WIDTH */
 
+  // ---- compute-value sparsity (SPARSE = 1): window, per-block needs and selects ----
+  localparam integer RPL = TM / LM, CPL = TN / LN;  // rows per row lane, columns per column lane
+  localparam integer SK_LAST_I = TK - SK;
+  localparam [7:0]   SK8 = SK[7:0], KB_LAST = SK_LAST_I[7:0];
+  reg  [7:0]          kb;                 // first k step of the current window
+  reg  [LM*LN*SK-1:0] sp_done;            // window steps each block has issued
+  reg  [LM*SK-1:0]    xnz;                // row lane a has a non-zero x at window step t
+  reg  [LN*SK-1:0]    wnz;                // column lane b has a non-zero w at window step t
+  wire [LM*LN*SK-1:0] sp_need;
+  wire [LM*LN*SK-1:0] sp_left;            // still needed after this cycle's issue
+  wire                sp_win_last = ~|sp_left;
+  // Window step t of column j: B[kb + t][j] of the matmul tile, or, in the fused kernels,
+  // K[j][kb + t] of the key tile in buf_b slot b_slot (B = K^T).
+  function [7:0] b_at;
+    input integer t;
+    input integer j;
+    begin
+      b_at = at_mode ? buf_b[bb + j*TK + {24'd0, kb} + t] : buf_b[({24'd0, kb} + t)*NB + j];
+    end
+  endfunction
+  integer za, zb, zt, zr;
+  always @* begin
+    xnz = {LM*SK{1'b1}};
+    wnz = {LN*SK{1'b1}};
+    if (XSP != 0) begin
+      xnz = {LM*SK{1'b0}};
+      for (za = 0; za < LM; za = za + 1)
+        for (zt = 0; zt < SK; zt = zt + 1)
+          for (zr = 0; zr < RPL; zr = zr + 1)
+            if (buf_a[(za*RPL + zr)*TK + {24'd0, kb} + zt] != 8'd0) xnz[za*SK + zt] = 1'b1;
+    end
+    if (WSP != 0) begin
+      wnz = {LN*SK{1'b0}};
+      for (zb = 0; zb < LN; zb = zb + 1)
+        for (zt = 0; zt < SK; zt = zt + 1)
+          for (zr = 0; zr < CPL; zr = zr + 1)
+            if (b_at(zt, zb*CPL + zr) != 8'd0) wnz[zb*SK + zt] = 1'b1;
+    end
+  end
+  genvar ga, gb, gt;
+  generate
+    for (ga = 0; ga < LM; ga = ga + 1) begin : sp_row
+      for (gb = 0; gb < LN; gb = gb + 1) begin : sp_col
+        localparam integer BLK = ga*LN + gb;
+        wire [SK-1:0] need = xnz[ga*SK +: SK] & wnz[gb*SK +: SK] & ~sp_done[BLK*SK +: SK];
+        // Lowest needed step: isolate the lowest set bit, then encode it.
+        wire [SK-1:0] low = need & (~need + {{(SK-1){1'b0}}, 1'b1});
+        reg  [SELW-1:0] enc;
+        integer e;
+        always @* begin
+          enc = {SELW{1'b0}};
+          for (e = 0; e < SK; e = e + 1) if (low[e]) enc = e[SELW-1:0];
+        end
+        assign sp_need[BLK*SK +: SK] = need;
+        assign sp_left[BLK*SK +: SK] = need & ~low;
+        assign sp_sel[BLK*SELW +: SELW] = enc;
+        assign sp_has[BLK] = |need;
+      end
+    end
+    for (gt = 0; gt < SK; gt = gt + 1) begin : sp_win
+      for (ga = 0; ga < TM; ga = ga + 1) begin : xw
+        assign xwin[(ga*SK + gt)*8 +: 8] = buf_a[ga*TK + {24'd0, kb} + gt];
+      end
+      for (gb = 0; gb < TN; gb = gb + 1) begin : ww
+        assign wwin[(gb*SK + gt)*8 +: 8] = b_at(gt, gb);
+      end
+    end
+  endgenerate
+  assign sp_step = (SPARSE != 0) && (state == S_COMP || state == A_S);
+  // After this cycle: the blocks' issued steps, the next window, the end of the tile's stream.
+  wire [LM*LN*SK-1:0] sp_done_next = sp_win_last ? {LM*LN*SK{1'b0}} : sp_done | (sp_need & ~sp_left);
+  wire [7:0]          kb_next = (kb == KB_LAST) ? 8'd0 : kb + SK8;
+  wire                sp_stream_end = sp_win_last && (kb == KB_LAST);
+
   // Operands of the fused kernels. Array a: S = Q K^T with Q rows in buf_a and K rows
   // in buf_b, so B = K^T; x_at / w_at are the x_next / w_next of that view. Array b:
   // O = P V with P in p_buf and V rows in buf_b; xb_next streams, wb_next is broadcast
@@ -684,6 +726,10 @@ module fsgen_ctrl #(
       for (b = 0; b < W; b = b + 1) buf_a[row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (rd_valid && state == S_LDB_WAIT)
       for (b = 0; b < W; b = b + 1) buf_b[row*NB + rd_beat*W + b] <= rd_data[b*8 +: 8];
+    if (state == S_LDA_ISSUE && skip_a_row)
+      for (b = 0; b < TK; b = b + 1) buf_a[row*TK + b] <= 8'd0;
+    if (state == S_LDB_ISSUE && skip_b_row)
+      for (b = 0; b < NB; b = b + 1) buf_b[row*NB + b] <= 8'd0;
     if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd1)
       for (b = 0; b < W; b = b + 1) buf_b[bb + row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd2)
@@ -705,7 +751,7 @@ module fsgen_ctrl #(
       la_m <= 16'd0; la_k <= 16'd0; lb_k <= 16'd0; lb_n <= 16'd0;
       first <= 1'b0; need_a <= 1'b0; need_b <= 1'b0; row <= 8'd0; kk <= 8'd0; tail <= 2'd0;
       x_q <= {XB*8{1'b0}}; w_q <= {WB*8{1'b0}}; v_q <= 1'b0; clr_q <= 1'b0; ld_q <= 1'b0;
-      kb <= 8'd0; sp_done <= {LM*LN*SK{1'b0}};
+      kb <= 8'd0; sp_done <= {LM*LN*SK{1'b0}}; meta_q <= {MD_BEATS*W*8{1'b0}}; row_skip_q <= 1'b0;
       idx_q <= 8'd0; yv_q <= 1'b0; acw_idx <= 8'd0;
       acc_row_q <= {NB*32{1'b0}}; out_row_q <= {NB*8{1'b0}};
       at_mode <= 1'b0; at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0; at_j0 <= 16'd0;
@@ -719,6 +765,7 @@ module fsgen_ctrl #(
       alpha_q <= {TM*32{1'b0}};
     end else begin
       if (state != S_IDLE) cycles <= cycles + 32'd1;
+      if (rd_valid && (state == S_MDA_WAIT || state == S_MDB_WAIT)) meta_q[md_beat*W*8 +: W*8] <= rd_data;
       yv_q <= v_q && (ST != 0);
       acw_idx <= idx_q;
       acwb <= vb_q && (STB != 0);
@@ -786,14 +833,21 @@ module fsgen_ctrl #(
           else kk <= kk + 8'd1;
         end
         A_S: begin
-          x_q <= x_at;
-          if (ST == 0) w_q <= w_at;
+          if (SPARSE == 0) begin
+            x_q <= x_at;
+            if (ST == 0) w_q <= w_at;
+          end
           v_q <= 1'b1;
           ld_q <= 1'b0;
           clr_q <= (kk == 8'd0);
           idx_q <= kk;
           tail <= 2'd0;
-          if (kk == STREAM_LAST) begin kk <= 8'd0; state <= A_S_TAIL; end
+          if (SPARSE != 0) begin  // as in S_COMP: windows of the head dim
+            kk <= sp_stream_end ? 8'd0 : kk + 8'd1;
+            sp_done <= sp_done_next;
+            if (sp_win_last) kb <= kb_next;
+            if (sp_stream_end) state <= A_S_TAIL;
+          end else if (kk == STREAM_LAST) begin kk <= 8'd0; state <= A_S_TAIL; end
           else kk <= kk + 8'd1;
         end
         A_S_TAIL: begin
@@ -917,22 +971,26 @@ module fsgen_ctrl #(
           first <= 1'b0;
           row <= 8'd0;
           kk <= 8'd0;
-          state <= need_a_now ? S_LDA_ISSUE : need_b_now ? S_LDB_ISSUE : S_COMP;
+          state <= need_a_now ? lda_first : need_b_now ? ldb_first : S_COMP;
         end
-        S_LDA_ISSUE: state <= S_LDA_WAIT;
-        S_LDA_WAIT: if (cmd_done) begin
+        S_MDA_ISSUE: state <= S_MDA_WAIT;
+        S_MDA_WAIT: if (cmd_done) state <= S_LDA_ISSUE;
+        S_MDB_ISSUE: state <= S_MDB_WAIT;
+        S_MDB_WAIT: if (cmd_done) state <= S_LDB_ISSUE;
+        S_LDA_ISSUE: begin row_skip_q <= skip_a_row; state <= S_LDA_WAIT; end
+        S_LDA_WAIT: if (cmd_done || row_skip_q) begin
           la_m <= mt; la_k <= kt;
           if (row == TM_LAST) begin
             row <= 8'd0;
             // A was reloaded: an input-stationary array reloads its PEs.
-            state <= need_b ? S_LDB_ISSUE : (ST == 2) ? S_LDS : S_COMP;
+            state <= need_b ? ldb_first : (ST == 2) ? S_LDS : S_COMP;
           end else begin
             row <= row + 8'd1;
             state <= S_LDA_ISSUE;
           end
         end
-        S_LDB_ISSUE: state <= S_LDB_WAIT;
-        S_LDB_WAIT: if (cmd_done) begin
+        S_LDB_ISSUE: begin row_skip_q <= skip_b_row; state <= S_LDB_WAIT; end
+        S_LDB_WAIT: if (cmd_done || row_skip_q) begin
           lb_k <= kt; lb_n <= nt;
           if (row == TK_LAST) begin
             row <= 8'd0;
@@ -968,12 +1026,10 @@ module fsgen_ctrl #(
             clrb_q <= (kt == 16'd0) && (kk == 8'd0);
           end
           if (SPARSE != 0) begin  // kk counts the tile's cycles; the window advances when every block is done
-            kk <= kk + 8'd1;
-            sp_done <= sp_win_last ? {LM*LN*SK{1'b0}} : sp_done | (sp_need & ~sp_left);
-            if (sp_win_last) begin
-              kb <= (kb == KB_LAST) ? 8'd0 : kb + SK8;
-              if (kb == KB_LAST) begin kk <= 8'd0; state <= S_TAIL; end
-            end
+            kk <= sp_stream_end ? 8'd0 : kk + 8'd1;
+            sp_done <= sp_done_next;
+            if (sp_win_last) kb <= kb_next;
+            if (sp_stream_end) state <= S_TAIL;
           end else if (kk == STREAM_LAST) begin kk <= 8'd0; state <= S_TAIL; end
           else kk <= kk + 8'd1;
         end
