@@ -76,6 +76,24 @@ TEST(Emitter, EveryArrayKindIsLintCleanUnderVerilatorWall) {
   }
 }
 
+// Value networks (matmul-only and fused cores), sliding windows and compressed operands.
+TEST(Emitter, SparseDesignsAreLintClean) {
+  if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
+  const std::string root = test::scratch_dir("lint_sparse");
+  for (const char* example : {"sparse_os_8x8", "sparse_attn_8x8", "sliding_attn"}) {
+    const std::string dir = write_design(elaborate(parse_spec_file(std::string("examples/") + example + ".yaml")),
+                                         root + "/" + example);
+    const CommandResult r = lint_verilog(dir);
+    EXPECT_EQ(r.status, 0) << example << ":\n" << r.output;
+  }
+  const std::string compressed = read_text_file("examples/sparse_os_8x8.yaml") +
+                                 "  - {kind: memory_value, tensor: x, condition: \"x==0\"}\n"
+                                 "  - {kind: memory_value, tensor: w, condition: \"w==0\"}\n";
+  const std::string dir = write_design(elaborate(parse_spec_text(compressed, "compressed.yaml")), root + "/compressed");
+  const CommandResult r = lint_verilog(dir);
+  EXPECT_EQ(r.status, 0) << "compressed:\n" << r.output;
+}
+
 TEST(Emitter, YosysSynthesisesTheSmallestDesigns) {
   if (!test::have_tool("yosys")) GTEST_SKIP() << "yosys not installed (scripts/install-deps.sh)";
   const std::string root = test::scratch_dir("synth");

@@ -405,11 +405,42 @@ Graph elaborate(const DesignSpec& spec) {
 }
 
 ArrayInstance array_instance(const ArrayPlan& p, bool is_array_b) {
-  if (p.stationarity == Stationarity::kOutput)
-    return {"fsgen_array_os",
-            {{"R", p.spec.tile_m}, {"C", p.spec.tile_n}, {"RESCALE", is_array_b ? 1 : 0}, {"SYSTOLIC", p.spec.systolic ? 1 : 0}}};
+  if (p.stationarity == Stationarity::kOutput) {
+    ArrayInstance inst{"fsgen_array_os",
+                       {{"R", p.spec.tile_m}, {"C", p.spec.tile_n}, {"RESCALE", is_array_b ? 1 : 0},
+                        {"SYSTOLIC", p.spec.systolic ? 1 : 0}}};
+    if (p.sparse.sparse()) {  // lane buses from the value networks
+      inst.params["LM"] = p.sparse.lanes_m();
+      inst.params["LN"] = p.sparse.lanes_n();
+    }
+    return inst;
+  }
   return {"fsgen_array_dot",
           {{"P", p.y_lanes}, {"K", p.spec.tile_k}, {"LOAD_COL", p.stationarity == Stationarity::kWeight ? 1 : 0}}};
+}
+
+uint32_t select_bits(uint32_t window) {
+  uint32_t bits = 1;
+  while ((1u << bits) < window) ++bits;
+  return bits;
+}
+
+ArrayInstance value_network_instance(const ArrayPlan& p, bool x) {
+  const ArraySparsity& sp = p.sparse;
+  const NetworkParams& n = (x ? sp.net_x : sp.net_w).params;
+  return {"fsgen_sparse_net",
+          {{"ROWS", x ? p.spec.tile_m : p.spec.tile_n},
+           {"SK", sp.window()},
+           {"LANES", x ? sp.lanes_n() : sp.lanes_m()},
+           {"OWN_LANES", x ? sp.lanes_m() : sp.lanes_n()},
+           {"OWN_MAJOR", x ? 1 : 0},
+           {"GROUPS", n.g},
+           {"SELW", select_bits(sp.window())},
+           {"C", n.c},
+           {"M", n.m},
+           {"I", n.i},
+           {"O", n.o},
+           {"S", n.s}}};
 }
 
 }  // namespace fsgen

@@ -79,6 +79,10 @@ struct ArrayInstance {
   std::map<std::string, int64_t> params;
 };
 ArrayInstance array_instance(const ArrayPlan& p, bool is_array_b);
+// The value network of a sparse array's operand x (or w), fsgen_sparse_net.v, and the bits
+// of its window selects.
+ArrayInstance value_network_instance(const ArrayPlan& p, bool x);
+uint32_t select_bits(uint32_t window);
 
 struct Graph {
   DesignSpec spec;

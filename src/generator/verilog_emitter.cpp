@@ -222,32 +222,24 @@ std::string emit_array_b(const Graph& g) {
   return o.str();
 }
 
-uint32_t sel_bits(uint32_t window) {
-  uint32_t bits = 1;
-  while ((1u << bits) < window) ++bits;
-  return bits;
-}
-
 // The x and w value networks of a sparse array a, between the controller's window and
 // the array's lane buses (fsgen_sparse_net.v).
 std::string emit_value_networks(const ArrayPlan& p) {
-  const ArraySparsity& sp = p.sparse;
-  const uint32_t sk = sp.window(), lm = sp.lanes_m(), ln = sp.lanes_n();
   std::ostringstream o;
-  auto net = [&](const char* name, const ValueNetwork& n, uint32_t rows, uint32_t own_lanes, uint32_t lanes,
-                 bool own_major, const char* win, const char* out) {
-    const NetworkParams& q = n.params;
-    o << "  // " << n.tensor << " value network " << n.topology << "\n"
-      << "  fsgen_sparse_net #(.ROWS(" << rows << "), .SK(" << sk << "), .LANES(" << lanes << "), .OWN_LANES("
-      << own_lanes << "), .OWN_MAJOR(" << (own_major ? 1 : 0) << "), .GROUPS(" << q.g << "), .SELW(" << sel_bits(sk)
-      << "), .C(" << q.c << "), .M(" << q.m << "), .I(" << q.i << "), .O(" << q.o << "), .S(" << q.s << ")) " << name
-      << " (\n      .clk(clk), .rst_n(rst_n), .step(sp_step), .win(" << win
-      << "), .sel(sp_sel), .has(sp_has), .out_q(" << out << "));\n";
-  };
-  o << "  wire [" << p.spec.tile_m * ln * 8 - 1 << ":0] x_lanes;\n"
-    << "  wire [" << p.spec.tile_n * lm * 8 - 1 << ":0] w_lanes;\n";
-  net("u_net_x", sp.net_x, p.spec.tile_m, lm, ln, true, "xwin", "x_lanes");
-  net("u_net_w", sp.net_w, p.spec.tile_n, ln, lm, false, "wwin", "w_lanes");
+  o << "  wire [" << p.spec.tile_m * p.sparse.lanes_n() * 8 - 1 << ":0] x_lanes;\n"
+    << "  wire [" << p.spec.tile_n * p.sparse.lanes_m() * 8 - 1 << ":0] w_lanes;\n";
+  for (const bool x : {true, false}) {
+    const ArrayInstance inst = value_network_instance(p, x);
+    o << "  // " << (x ? "x" : "w") << " value network " << (x ? p.sparse.net_x : p.sparse.net_w).topology << "\n  "
+      << inst.module << " #(";
+    const char* sep = "";
+    for (const auto& [name, value] : inst.params) {
+      o << sep << "." << name << "(" << value << ")";
+      sep = ", ";
+    }
+    o << ") u_net_" << (x ? "x" : "w") << " (\n      .clk(clk), .rst_n(rst_n), .step(sp_step), .win("
+      << (x ? "xwin" : "wwin") << "), .sel(sp_sel), .has(sp_has), .out_q(" << (x ? "x_lanes" : "w_lanes") << "));\n";
+  }
   return o.str();
 }
 
@@ -286,7 +278,7 @@ std::string emit_top(const Graph& g) {
     << "  wire [" << (sp.sparse() ? a.tile_n : p.w_bytes) * 8 - 1 << ":0] w_q;\n"
     << "  wire [" << a.tile_m * sk * 8 - 1 << ":0] xwin;\n"
     << "  wire [" << a.tile_n * sk * 8 - 1 << ":0] wwin;\n"
-    << "  wire [" << blocks * sel_bits(sk) - 1 << ":0] sp_sel;\n"
+    << "  wire [" << blocks * select_bits(sk) - 1 << ":0] sp_sel;\n"
     << "  wire [" << blocks - 1 << ":0] sp_has;\n"
     << "  wire        sp_step;\n"
     << "  wire [" << yl * 32 - 1 << ":0] y, acw_data;\n"
