@@ -4,7 +4,8 @@
 # output-stationary array a has value networks covering every topology built in Verilog
 # and SystemC (1b, 1c, 2b, 2c, 2e on x and w), skipping x (q in attention), w (k) or
 # both, with windows of 2 to 8 k steps, 8x8 and 4x16 arrays; one with a sliding window, one
-# with compressed operands (COMPRESS: the tensors whose zero rows the DMA skips).
+# with compressed operands (COMPRESS: the tensors whose zero rows the DMA skips); CACHES adds
+# K and V tile caches.
 # Used by run_matrix.sh (make validate) with sparse_cases.txt.
 set -euo pipefail
 SPECS=${1:?usage: sparse_specs.sh <folder>}
@@ -15,6 +16,8 @@ spec() {  # name m n k "sparse_tiling" "tensors to skip (x w xw)" [condition of 
   case "$6" in *x*) maps+="  - {kind: compute_value, tensor: x, condition: \"x==0\"}"$'\n' ;; esac
   case "$6" in *w*) maps+="  - {kind: compute_value, tensor: w, condition: \"${7:-w==0}\"}"$'\n' ;; esac
   [ -n "${8:-}" ] && maps+="  - {kind: memory_group, tensor: k, condition: sliding, window: $8}"$'\n'
+  local caches=""
+  [ -n "${CACHES:-}" ] && caches="caches: {$CACHES}"
   for t in ${COMPRESS:-}; do maps+="  - {kind: memory_value, tensor: $t, condition: \"$t==0\"}"$'\n'; done
   cat > "$SPECS/$1.yaml" <<YAML
 name: $1
@@ -24,6 +27,7 @@ memory: {bandwidth_gbps: 8, latency_cycles: 6, buffer_limit_bytes: 16384}
 arrays:
   a: {loop_order: output_stationary, tiling: {m: $2, n: $3, k: $4}, sparse_tiling: $5}
   b: {loop_order: output_stationary, tiling: {m: $2, n: $4, k: $3}}
+$caches
 kernels: [matmul, attention]
 sparsity:
 $maps
@@ -39,5 +43,5 @@ spec sp_x_2c 8 8 16 '{m: "2:8:8:8", k: "1:1:4:4"}' x          # x 2c, w 2e
 spec sp_xw_1c 8 8 16 '{m: "1:8:8:8", n: "1:8:8:8", k: "1:1:4:4"}' xw  # x 1c, w 1c
 spec sp_xw_2e 4 16 32 '{m: "2:4:4:4", n: "4:16:16:16", k: "1:1:8:8"}' xw  # x 2e, w 2e
 spec sp_w24_1b 8 8 16 '{n: "1:8:8:8", k: "1:1:4:4"}' w "2:4"  # structured weights
-spec sp_xw_win 8 8 16 '{n: "2:8:8:8", k: "1:1:4:4"}' xw "w==0" 20  # and a sliding window of 20 keys
+CACHES="k: 512, v: 256" spec sp_xw_win 8 8 16 '{n: "2:8:8:8", k: "1:1:4:4"}' xw "w==0" 20  # sliding window of 20 keys, K/V caches
 COMPRESS="x w" spec sp_w_cmp 8 8 16 '{n: "1:8:8:8", k: "1:1:4:4"}' w     # and compressed operands

@@ -34,7 +34,8 @@ struct SparsityStudyRow {
   bool synthesised = false;
   double area_um2 = 0;         // Yosys stat -liberty, whole core
   uint64_t cells = 0;
-  double max_clock_mhz = 0;    // OpenSTA
+  double array_mhz = 0;        // OpenSTA max clock of the PE array
+  double network_mhz = 0;      // ... of the slower value network (0: none)
 };
 
 struct SparsityStudy {
