@@ -44,7 +44,7 @@ enum Offset : uint32_t {
   kGateShift = 0x78,
   kHidMult = 0x7C,   // requantisation of act(U) * G
   kHidShift = 0x80,
-  // Memory-value sparsity (compressed matmul operands, src/compiler/compression.h): per
+  // Memory-value sparsity (compressed matmul operands, src/core/compression.h): per
   // operand tile a record of row bits; a zero bit means the row is all zeros and not fetched.
   kAddrMetaA = 0x84,  // byte address of A's row metadata
   kAddrMetaB = 0x88,  // byte address of B's row metadata

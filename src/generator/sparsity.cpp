@@ -11,8 +11,6 @@ namespace {
 
 const int kM = static_cast<int>(Iter::kM), kN = static_cast<int>(Iter::kN), kK = static_cast<int>(Iter::kK);
 
-bool row_multicast_mixed(const NetworkParams& p) { return p.lanes > 1; }
-
 }  // namespace
 
 std::string network_topology(const NetworkParams& p, std::string* why) {
@@ -24,7 +22,7 @@ std::string network_topology(const NetworkParams& p, std::string* why) {
   const char row = p.s > 1 ? '3' : p.m > 1 ? '2' : '1';
   char col;
   if (p.i == p.o) col = 'a';
-  else if (row == '2') col = row_multicast_mixed(p) ? 'e' : p.g > 1 ? 'c' : 'b';
+  else if (row == '2') col = p.lanes > 1 ? 'e' : p.g > 1 ? 'c' : 'b';  // mixed: several lanes, each multicast
   else col = p.c > 1 ? (p.g > 1 ? 'e' : 'd') : p.g > 1 ? 'c' : 'b';
   return std::string(1, row) + col;
 }

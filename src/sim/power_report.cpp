@@ -103,6 +103,10 @@ double PowerTrace::total_average_mw() const {
 PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& model, uint64_t window,
                           const DesignMacros& macros) {
   if (window == 0) fail("--window", "expected at least one cycle");
+  if (g.sparse.timing_depends_on_data())
+    fail("design " + g.spec.name, "power estimation takes its per-window busy timeline from the fast model, which "
+                                  "cannot time value-sparse or compressed designs (their tiles take data-dependent "
+                                  "cycles): not supported yet");
   PowerTrace t;
   t.design = g.spec.name;
   t.kernel = p.kernel;

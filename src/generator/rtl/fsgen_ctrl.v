@@ -17,16 +17,17 @@
 // from the same column of A each step, and a stored row carries both. A systolic
 // output-stationary array (SYS_A / SYS_B) is fed skewed operands: lane g of x and w
 // enters g cycles late, so a tile streams R + C - 2 cycles longer.
-// With SPARSE = 1 (output-stationary array a, matmul) the stream skips zero operands
-// (compute-value sparsity): the k tile is cut into windows of SK steps; the PE grid into
-// LM x LN blocks (row lanes x column lanes). A block needs step t of the window when
+// With SPARSE = 1 (output-stationary array a: matmul tiles, the fused kernels' score tiles)
+// the stream skips zero operands (compute-value sparsity): the k tile (the head dim of a
+// score tile) is cut into windows of SK steps, the PE grid into LM x LN blocks (row lanes
+// x column lanes). A block needs step t of the window when
 // its x rows (XSP = 1) and its w columns (WSP = 1) hold a non-zero at that step; each
 // cycle every block issues its lowest needed step (sp_sel, sp_has) and the value
 // networks (fsgen_sparse_net.v) route the window (xwin, wwin) to the array's lanes. A
 // window lasts as many cycles as its busiest block needs, at least one.
 // With CMP_A / CMP_B = 1 (memory-value sparsity, matmul) operand A / B is compressed: before
 // a tile the controller reads the tile's metadata record (MA_BEATS / MB_BEATS beats, one bit
-// per tile row, src/compiler/compression.h) and then fetches only the rows marked non-zero;
+// per tile row, src/core/compression.h) and then fetches only the rows marked non-zero;
 // a skipped row is cleared in the buffer in its ISSUE cycle and costs ISSUE + WAIT.
 module fsgen_ctrl #(
     parameter TM = 8,
