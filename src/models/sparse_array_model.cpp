@@ -20,7 +20,7 @@ class SparseOsArrayModel : public PeArrayModel {
         lm_(plan.sparse.lanes_m()), ln_(plan.sparse.lanes_n()), rpl_(tm_ / lm_), cpl_(tn_ / ln_),
         x_sparse_(plan.sparse.x_sparse), w_sparse_(plan.sparse.w_sparse), x_probe_(x), w_probe_(w), act_(act),
         stats_(stats), acc_(size_t(tm_) * tn_, 0), need_(size_t(lm_) * ln_), sel_(need_.size()),
-        x_(size_t(tm_) * ln_), w_(size_t(tn_) * lm_) {
+        x_(size_t(tm_) * ln_), w_(size_t(tn_) * lm_), w_by_lane_(size_t(lm_) * tn_), x_nz_(lm_), w_nz_(ln_) {
     FSGEN_ASSERT(sk_ >= 1 && sk_ <= 64 && tk_ % sk_ == 0, "window checked by plan_sparsity");
   }
 
@@ -51,14 +51,22 @@ class SparseOsArrayModel : public PeArrayModel {
   // Block (row lane, column lane) needs window step t when its x rows and its w columns
   // are non-zero there (only the sparse operands are tested).
   void window_needs(TileView a, TileView b, uint32_t kb) {
+    for (uint32_t la = 0; la < lm_; ++la) x_nz_[la] = lane_steps(sk_, [&](uint32_t t) { return rows_nonzero(a, la, kb + t); });
+    for (uint32_t lb = 0; lb < ln_; ++lb) w_nz_[lb] = lane_steps(sk_, [&](uint32_t t) { return cols_nonzero(b, lb, kb + t); });
     for (uint32_t la = 0; la < lm_; ++la)
       for (uint32_t lb = 0; lb < ln_; ++lb) {
-        uint64_t need = 0;
-        for (uint32_t t = 0; t < sk_; ++t)
-          if (rows_nonzero(a, la, kb + t) && cols_nonzero(b, lb, kb + t)) need |= uint64_t{1} << t;
+        const uint64_t need = x_nz_[la] & w_nz_[lb];
         need_[la * ln_ + lb] = need;
         stats_.skipped_steps += sk_ - __builtin_popcountll(need);
       }
+  }
+  // Bit t set where `nonzero(t)` holds, for the window's steps.
+  template <typename F>
+  static uint64_t lane_steps(uint32_t steps, F nonzero) {
+    uint64_t bits = 0;
+    for (uint32_t t = 0; t < steps; ++t)
+      if (nonzero(t)) bits |= uint64_t{1} << t;
+    return bits;
   }
   bool rows_nonzero(TileView a, uint32_t lane, uint32_t k) const {
     if (!x_sparse_) return true;
@@ -97,12 +105,24 @@ class SparseOsArrayModel : public PeArrayModel {
     w_probe_.update(c + 1, w_.data());
     act_.operand_bytes += x_.size() + w_.size();
     act_.zero_bytes += std::count(x_.begin(), x_.end(), uint8_t{0}) + std::count(w_.begin(), w_.end(), uint8_t{0});
+    accumulate(mode);
+  }
+
+  // PE(i, j) adds x of (row i, column lane j / cpl) times w of (column j, row lane i / rpl):
+  // w regrouped by row lane so each column lane's run of PEs reads contiguous operands.
+  void accumulate(Accumulate mode) {
+    for (uint32_t la = 0; la < lm_; ++la)
+      for (uint32_t j = 0; j < tn_; ++j) w_by_lane_[size_t(la) * tn_ + j] = static_cast<int8_t>(w_[size_t(j) * lm_ + la]);
     for (uint32_t i = 0; i < tm_; ++i) {
       int32_t* row = acc_.data() + size_t(i) * tn_;
-      for (uint32_t j = 0; j < tn_; ++j) {
-        const int32_t prod = static_cast<int8_t>(x_[size_t(i) * ln_ + j / cpl_]) *
-                             static_cast<int8_t>(w_[size_t(j) * lm_ + i / rpl_]);
-        row[j] = num::wrap_add(mode == Accumulate::kClear ? 0 : row[j], prod);
+      const int8_t* w = w_by_lane_.data() + size_t(i / rpl_) * tn_;
+      for (uint32_t lb = 0; lb < ln_; ++lb) {
+        const int32_t xi = static_cast<int8_t>(x_[size_t(i) * ln_ + lb]);
+        const uint32_t j0 = lb * cpl_, j1 = j0 + cpl_;
+        if (mode == Accumulate::kClear)
+          for (uint32_t j = j0; j < j1; ++j) row[j] = xi * w[j];
+        else
+          for (uint32_t j = j0; j < j1; ++j) row[j] = num::wrap_add(row[j], xi * w[j]);
       }
     }
   }
@@ -118,6 +138,8 @@ class SparseOsArrayModel : public PeArrayModel {
   std::vector<uint64_t> need_;  // per block: window steps still to issue
   std::vector<int> sel_;        // per block: this cycle's step, -1 for none
   std::vector<uint8_t> x_, w_;  // lane buses
+  std::vector<int8_t> w_by_lane_;        // w_ regrouped: [row lane][column]
+  std::vector<uint64_t> x_nz_, w_nz_;    // per row / column lane: window steps with a non-zero
 };
 
 }  // namespace
