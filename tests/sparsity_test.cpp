@@ -153,6 +153,9 @@ TEST(Sparsity, InvalidCombinationsSayWhy) {
   EXPECT_NE(error(d).find("must be a multiple of M=8"), std::string::npos) << error(d);
   d.mappings = kSkipW + kSkipW;
   EXPECT_NE(error(d).find("second compute_value mapping"), std::string::npos) << error(d);
+  d = os_w("{k: \"1:1:128:128\"}");
+  d.k = 128;
+  EXPECT_NE(error(d).find("at most 64"), std::string::npos) << error(d);
   d = os_w("{k: \"1:1:3:3\"}");
   EXPECT_NE(error(d).find("must divide the k tile 16"), std::string::npos) << error(d);
 }

@@ -67,6 +67,8 @@ SparseTiling complete_tiling(const ArraySpec& a, Iter it, const std::string& arr
   if (it != Iter::kK && st.s != tt)
     fail(st.place, what + ": a value network skips along the reduced iterator k only: expected S = TT on " +
                        iter_name(it));
+  if (it == Iter::kK && st.s / st.tt > 64)
+    fail(st.place, what + ": a value network offers at most 64 physical tiles per cycle (S / TT <= 64)");
   if (it == Iter::kK && a.stationarity() == Stationarity::kOutput && a.tile_k % st.s != 0)
     fail(st.place, what + ": the window S=" + std::to_string(st.s) + " must divide the k tile " +
                        std::to_string(a.tile_k));
