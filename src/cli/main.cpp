@@ -544,7 +544,19 @@ int run(int argc, char** argv) {
   }
 
   if (check->parsed()) {
-    print_graph(elaborate(parse_spec_file(spec_path)), std::cout);
+    const DesignSpec spec = parse_spec_file(spec_path);
+    const SparsePlan sparse = plan_sparsity(spec);
+    try {
+      print_graph(elaborate(spec), std::cout);
+    } catch (const UserError&) {
+      // A plan whose hardware is not built yet is still shown before the reason.
+      if (sparse.any()) {
+        std::cout << "design " << spec.name << " (" << spec.source << "): not buildable yet";
+        print_sparse_plan(sparse, std::cout);
+        std::cout << "\n";
+      }
+      throw;
+    }
     return 0;
   }
   if (gen->parsed()) {
