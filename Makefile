@@ -13,9 +13,10 @@ build: deps
 	@cmake --build $(BUILD) -j$(JOBS)
 
 # The main job on the built-in example design: validate, generate + lint, simulate and
-# cross-check a projection matmul and a fused GQA attention layer; a whole Llama-2-7B
-# decode token on the LLM example design; then the power models trained on the shipped
-# characterisation dataset and a fused attention layer's power trace.
+# cross-check a projection matmul and a fused GQA attention layer; a sparse attention core
+# (value networks skipping zero queries and keys) simulated and cross-checked; a whole
+# Llama-2-7B decode token on the LLM example design; then the power models trained on the
+# shipped characterisation dataset and a fused attention layer's power trace.
 demo: build
 	$(FSGEN) check examples/os_8x8.yaml
 	$(FSGEN) generate examples/os_8x8.yaml --lint
@@ -23,6 +24,8 @@ demo: build
 	$(FSGEN) cosim examples/os_8x8.yaml --m 32 --n 32 --k 32
 	$(FSGEN) simulate examples/os_8x8.yaml --kernel attention --tokens 32 --heads 4 --kv-heads 2
 	$(FSGEN) cosim examples/os_8x8.yaml --kernel attention --tokens 32 --heads 4 --kv-heads 2
+	$(FSGEN) simulate examples/sparse_attn_8x8.yaml --kernel attention --tokens 32 --zeros 0.5
+	$(FSGEN) cosim examples/sparse_attn_8x8.yaml --kernel attention --tokens 32 --zeros 0.5
 	$(FSGEN) simulate examples/llm_16x16.yaml --model Llama-2-7b --stage decode --context 512 --layers all
 	$(FSGEN) train data/power/fsgen45.csv -o rtl_out/power_model.json
 	$(FSGEN) power examples/ws_8x16.yaml --kernel attention --tokens 32 --heads 4 --kv-heads 2 \
