@@ -1,9 +1,9 @@
 #include "models/fast_model.h"
 
-#include "core/error.h"
-
 #include <algorithm>
 #include <chrono>
+
+#include "core/error.h"
 
 #include "models/tile_sequencer.h"
 

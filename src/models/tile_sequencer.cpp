@@ -46,26 +46,16 @@ void TileSequencer::matmul_schedule() {
         first = false;
         advance(1);  // TILE
         if (need_a) {
-          const uint32_t addr = regs_.addr_a + mt * a.tile_m * regs_.stride_a + kt * a.tile_k;
-          if (graph_.sparse.memory.compresses("x")) {
-            const uint32_t rec = metadata_record_bytes(a.tile_m, graph_.memory.beat_bytes);
-            load_compressed_rows(regs_.addr_meta_a + (mt * regs_.tiles_k + kt) * rec, rec, addr, regs_.stride_a, a.tile_m,
-                                 a.tile_k, {BufferSlot::kA});
-          } else {
-            load_rows(addr, regs_.stride_a, a.tile_m, a.tile_k, {BufferSlot::kA});
-          }
+          load_operand_tile("x", regs_.addr_meta_a, mt * regs_.tiles_k + kt,
+                            regs_.addr_a + mt * a.tile_m * regs_.stride_a + kt * a.tile_k, regs_.stride_a, a.tile_m,
+                            a.tile_k, {BufferSlot::kA});
           la_m = mt;
           la_k = kt;
         }
         if (need_b) {
-          const uint32_t addr = regs_.addr_b + kt * a.tile_k * regs_.stride_b + nt * tile_n_;
-          if (graph_.sparse.memory.compresses("w")) {
-            const uint32_t rec = metadata_record_bytes(a.tile_k, graph_.memory.beat_bytes);
-            load_compressed_rows(regs_.addr_meta_b + (kt * regs_.tiles_n + nt) * rec, rec, addr, regs_.stride_b, a.tile_k,
-                                 tile_n_, {BufferSlot::kB});
-          } else {
-            load_rows(addr, regs_.stride_b, a.tile_k, tile_n_, {BufferSlot::kB});
-          }
+          load_operand_tile("w", regs_.addr_meta_b, kt * regs_.tiles_n + nt,
+                            regs_.addr_b + kt * a.tile_k * regs_.stride_b + nt * tile_n_, regs_.stride_b, a.tile_k,
+                            tile_n_, {BufferSlot::kB});
           lb_k = kt;
           lb_n = nt;
         }
@@ -76,6 +66,13 @@ void TileSequencer::matmul_schedule() {
         advance(1);  // NEXT
       }
   advance(1);  // DONE
+}
+
+void TileSequencer::load_operand_tile(const char* tensor, uint32_t meta_base, uint32_t record, uint32_t addr,
+                                      uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst) {
+  if (!graph_.sparse.memory.compresses(tensor)) return load_rows(addr, stride, rows, row_bytes, dst);
+  const uint32_t rec = metadata_record_bytes(rows, graph_.memory.beat_bytes);
+  load_compressed_rows(meta_base + record * rec, rec, addr, stride, rows, row_bytes, dst);
 }
 
 void TileSequencer::fused_schedule() {

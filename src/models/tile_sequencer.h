@@ -77,6 +77,10 @@ class TileSequencer {
 
  private:
   void matmul_schedule();
+  // One matmul operand tile (`tensor` x or w): whole, or, when compressed, by its metadata
+  // record number `record` of the table at meta_base (src/core/compression.h).
+  void load_operand_tile(const char* tensor, uint32_t meta_base, uint32_t record, uint32_t addr, uint32_t stride,
+                         uint32_t rows, uint32_t row_bytes, BufferSlot dst);
   void fused_schedule();
   void query_tile(uint32_t h, uint32_t hk, uint32_t q0);
   // A_KT / A_VLD: the buf_b slot that holds key tile jt of KV head hk, loading its rows

@@ -21,8 +21,8 @@ struct BenchDesign {
   std::string array;       // the arrays' YAML fields besides the tiling
   std::string extra;       // further top-level fields
   bool attention;
-  std::string sparse_lanes;  // sparse matmul cores: T of n (per-column lanes: "1") and the skipped tensors
-  std::string skips;
+  std::string skips;       // sparse matmul cores: the skipped tensors ("" = dense)
+  bool column_lanes;       // ... every column its own lane (else 2 x 2 lane blocks)
 };
 
 std::string bench_spec(unsigned size, const BenchDesign& d) {
@@ -31,7 +31,7 @@ std::string bench_spec(unsigned size, const BenchDesign& d) {
   std::string sparse_a, sparsity;
   if (!d.skips.empty()) {
     const std::string half = std::to_string(size / 2);
-    const std::string tn = d.sparse_lanes == "1" ? "1" : half;
+    const std::string tn = d.column_lanes ? "1" : half;
     sparse_a = ", sparse_tiling: {m: \"" + half + ":" + t + ":" + t + ":" + t + "\", n: \"" + tn + ":" + t + ":" + t + ":" + t +
                "\", k: \"1:1:4:4\"}";
     sparsity = "sparsity:\n";
@@ -44,18 +44,18 @@ std::string bench_spec(unsigned size, const BenchDesign& d) {
          "kernels: " + (d.attention ? "[matmul, attention]" : "[matmul]") + "\n" + sparsity;
 }
 
-const BenchDesign kMatmulCore{"os", "loop_order: output_stationary", "", false, "", ""};
+const BenchDesign kMatmulCore{"os", "loop_order: output_stationary", "", false, "", false};
 // Sparse matmul cores: zero weights skipped per column (x network 1b), and both operands
 // skipped in 2 x 2 lane blocks (2e networks), on the same matmul with half its values zero.
 const BenchDesign kSparseCores[] = {
-    {"sp_w", "loop_order: output_stationary", "", false, "1", "w"},
-    {"sp_xw", "loop_order: output_stationary", "", false, "half", "xw"},
+    {"sp_w", "loop_order: output_stationary", "", false, "w", true},
+    {"sp_xw", "loop_order: output_stationary", "", false, "xw", false},
 };
 const BenchDesign kAttentionCores[] = {
-    {"attn", "loop_order: output_stationary", "", true, "", ""},
-    {"attn_ws", "loop_order: weight_stationary", "caches: {acc_a: 65536, acc_b: 65536}\n", true, "", ""},
-    {"attn_is", "loop_order: input_stationary", "caches: {acc_a: 65536, acc_b: 65536}\n", true, "", ""},
-    {"attn_sys", "loop_order: output_stationary, movement: systolic", "", true, "", ""},
+    {"attn", "loop_order: output_stationary", "", true, "", false},
+    {"attn_ws", "loop_order: weight_stationary", "caches: {acc_a: 65536, acc_b: 65536}\n", true, "", false},
+    {"attn_is", "loop_order: input_stationary", "caches: {acc_a: 65536, acc_b: 65536}\n", true, "", false},
+    {"attn_sys", "loop_order: output_stationary, movement: systolic", "", true, "", false},
 };
 
 BenchRow measure(const Graph& g, const Program& prog, const std::string& rtl_root, std::ostream& log) {
