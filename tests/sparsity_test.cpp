@@ -161,10 +161,10 @@ TEST(Sparsity, InvalidCombinationsSayWhy) {
 }
 
 TEST(Sparsity, UnbuiltHardwareIsRefusedByName) {
-  const std::string text = spec_text(os_w("{k: \"1:1:4:4\"}", "systolic"));
+  const std::string text = spec_text(ws_both("1:8:8:8"));
   const std::string e = test::error_of([&] { elaborate(parse_spec_text(text, "sparse.yaml")); });
-  EXPECT_NE(e.find("sparse design 1G_3b3b"), std::string::npos) << e;
-  EXPECT_NE(e.find("systolic array is elaborated but not yet built"), std::string::npos) << e;
+  EXPECT_NE(e.find("sparse design 8G_1d1e"), std::string::npos) << e;
+  EXPECT_NE(e.find("weight_stationary array is elaborated but not yet built"), std::string::npos) << e;
 }
 
 Graph graph_of(const SparseDesign& d) { return elaborate(parse_spec_text(spec_text(d), "sparse.yaml")); }
@@ -214,6 +214,27 @@ TEST(Sparsity, MulticastLanesSkipLessThanUnicast) {
   EXPECT_LE(multicast, 2u * 2 * 32);
 }
 
+// A systolic array takes the same picks through skew registers: the same windows and
+// sums, and every tile's stream m + n - 2 cycles longer (the drain).
+TEST(Sparsity, SystolicStreamIsTheBroadcastStreamPlusItsDrain) {
+  const std::string tilings = "{m: \"4:8:8:8\", n: \"1:8:8:8\", k: \"1:1:4:4\"}";
+  SparseDesign broadcast = os_w(tilings), systolic = os_w(tilings, "systolic");
+  broadcast.mappings = systolic.mappings = kSkipX + kSkipW;
+  const MatmulProblem p = sparse_problem(0.5, true, true, 17);
+  const Graph gb = graph_of(broadcast), gs = graph_of(systolic);
+  EXPECT_EQ(gs.sparse.a.name(), "8G_3e3e");
+  const Program pb = compile_matmul(gb, p), ps = compile_matmul(gs, p);
+  const RunResult rb = run_on_systemc(gb, pb), rs = run_on_systemc(gs, ps);
+  EXPECT_EQ(rs.outputs.at("C"), matmul_expected(ps, p));
+  const SparseActivity &sb = rb.sparse.at("array_a"), &ss = rs.sparse.at("array_a");
+  const uint64_t tiles = 2 * 2 * 2, drain = 8 + 8 - 2;  // 2 x 2 output tiles, 2 k tiles each
+  EXPECT_EQ(ss.windows, sb.windows);
+  EXPECT_EQ(ss.lane_issues, sb.lane_issues);
+  EXPECT_EQ(ss.stream_cycles, sb.stream_cycles + tiles * drain);
+  EXPECT_EQ(ss.dense_cycles, sb.dense_cycles + tiles * drain);
+  EXPECT_EQ(rs.cycles, rb.cycles + tiles * drain);
+}
+
 std::string rtl_root() { return (std::filesystem::temp_directory_path() / "fsgen_test_rtl").string(); }
 
 void expect_cross_check(const SparseDesign& d, const MatmulProblem& p) {
@@ -235,6 +256,14 @@ TEST(SparsityCosim, BothOperandsInGroupedLanes) {
   SparseDesign d = os_w("{m: \"4:8:8:8\", n: \"2:8:8:8\", k: \"1:1:8:8\"}");
   d.mappings = kSkipX + kSkipW;
   expect_cross_check(d, sparse_problem(0.9, true, true, 11));
+}
+
+// Systolic networks (row 3 of the paper's table): x 3e, w 3e, skew registers in front of the grid.
+TEST(SparsityCosim, SystolicMixedNetworks) {
+  SparseDesign d = os_w("{m: \"4:8:8:8\", n: \"2:8:8:8\", k: \"1:1:8:8\"}", "systolic");
+  d.mappings = kSkipX + kSkipW;
+  EXPECT_EQ(plan_of(d).a.name(), "4G_3e3e");
+  expect_cross_check(d, sparse_problem(0.5, true, true, 19));
 }
 
 AttentionProblem windowed_prefill(uint32_t tokens) {

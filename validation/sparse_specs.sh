@@ -2,9 +2,10 @@
 # The sparse designs of the cross-check matrix: writes one spec per design into the folder
 # given as $1 and prints their names. Fused cores (matmul, attention, FFN) whose
 # output-stationary array a has value networks covering every topology built in Verilog
-# and SystemC (1b, 1c, 2b, 2c, 2e on x and w), skipping x (q in attention), w (k) or
-# both, with windows of 2 to 8 k steps, 8x8 and 4x16 arrays; one with a sliding window, one
-# with compressed operands (COMPRESS: the tensors whose zero rows the DMA skips); CACHES adds
+# and SystemC (1b, 1c, 2b, 2c, 2e on broadcast arrays, 3b, 3c, 3d, 3e on systolic ones
+# (MOVEMENT=systolic), on x and w), skipping x (q in attention), w (k) or both, with
+# windows of 2 to 8 k steps, 8x8 and 4x16 arrays; one with a sliding window, one with
+# compressed operands (COMPRESS: the tensors whose zero rows the DMA skips); CACHES adds
 # K and V tile caches.
 # Used by run_matrix.sh (make validate) with sparse_cases.txt.
 set -euo pipefail
@@ -25,7 +26,7 @@ clock_mhz: 1000
 pe_budget: 2048
 memory: {bandwidth_gbps: 8, latency_cycles: 6, buffer_limit_bytes: 16384}
 arrays:
-  a: {loop_order: output_stationary, tiling: {m: $2, n: $3, k: $4}, sparse_tiling: $5}
+  a: {loop_order: output_stationary, movement: ${MOVEMENT:-broadcast}, tiling: {m: $2, n: $3, k: $4}, sparse_tiling: $5}
   b: {loop_order: output_stationary, tiling: {m: $2, n: $4, k: $3}}
 $caches
 kernels: [matmul, attention]
@@ -45,3 +46,8 @@ spec sp_xw_2e 4 16 32 '{m: "2:4:4:4", n: "4:16:16:16", k: "1:1:8:8"}' xw  # x 2e
 spec sp_w24_1b 8 8 16 '{n: "1:8:8:8", k: "1:1:4:4"}' w "2:4"  # structured weights
 CACHES="k: 512, v: 256" spec sp_xw_win 8 8 16 '{n: "2:8:8:8", k: "1:1:4:4"}' xw "w==0" 20  # sliding window of 20 keys, K/V caches
 COMPRESS="x w" spec sp_w_cmp 8 8 16 '{n: "1:8:8:8", k: "1:1:4:4"}' w     # and compressed operands
+MOVEMENT=systolic spec sys_w_3b 8 8 16 '{k: "1:1:4:4"}' w                    # x 3b, w 3b
+MOVEMENT=systolic spec sys_x_3c 8 8 16 '{n: "4:8:8:8", k: "1:1:4:4"}' x      # x 3b, w 3c
+MOVEMENT=systolic spec sys_w_3d 8 8 16 '{n: "1:8:8:8", k: "1:1:4:4"}' w      # x 3d, w 3c
+MOVEMENT=systolic spec sys_xw_3e 8 8 16 '{m: "4:8:8:8", n: "2:8:8:8", k: "1:1:8:8"}' xw  # x 3e, w 3e
+MOVEMENT=systolic spec sys_xw_3e_416 4 16 32 '{m: "2:4:4:4", n: "4:16:16:16", k: "1:1:8:8"}' xw  # x 3e, w 3e

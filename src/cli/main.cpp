@@ -67,7 +67,7 @@ void print_sparse_plan(const SparsePlan& sp, std::ostream& out) {
 // another, so only the stream cycles differ), lane occupancy and what was skipped.
 void print_sparse_activity(const std::string& array, const SparseActivity& s, uint64_t cycles, std::ostream& out) {
   const uint64_t dense_total = cycles - s.stream_cycles + s.dense_cycles;
-  out << "  " << array << " sparse   " << s.stream_cycles << " stream cycles for " << s.dense_cycles << " k steps in "
+  out << "  " << array << " sparse   " << s.stream_cycles << " stream cycles against " << s.dense_cycles << " without skipping, "
       << s.windows << " windows; whole kernel " << cycles << " vs " << dense_total << " cycles without skipping (speed-up "
       << std::setprecision(2) << double(dense_total) / double(cycles) << "x)\n"
       << "  " << array << " lanes    " << std::setprecision(1)

@@ -308,7 +308,7 @@ void add_attention_blocks(Graph& g) {
 }
 
 // What the generator builds of a sparse plan (docs/SPARSITY.md): value networks in front
-// of a broadcast output-stationary array a, causal and sliding windows in the fused
+// of an output-stationary array a (broadcast or systolic), causal and sliding windows in the fused
 // attention kernel, compressed matmul operands. Anything else is elaborated (fsgen check
 // shows it) and refused here, naming what it would need.
 void require_sparse_hardware(const Graph& g) {
@@ -332,7 +332,6 @@ void require_sparse_hardware(const Graph& g) {
   const std::string where = sp.a.tiling[2].place;
   if (g.array_a.stationarity != Stationarity::kOutput)
     refuse(where, "a value network in front of a " + std::string(stationarity_name(g.array_a.stationarity)) + " array");
-  if (g.array_a.spec.systolic) refuse(where, "a value network feeding a systolic array");
 }
 
 // Sparse lanes widen the array's operand buses: one x value per row and column lane,
@@ -441,6 +440,11 @@ ArrayInstance value_network_instance(const ArrayPlan& p, bool x) {
            {"I", n.i},
            {"O", n.o},
            {"S", n.s}}};
+}
+
+ArrayInstance skew_instance(const ArrayPlan& p, bool x) {
+  const ArraySparsity& sp = p.sparse;
+  return {"fsgen_skew", {{"N", x ? p.spec.tile_m : p.spec.tile_n}, {"B", x ? sp.lanes_n() : sp.lanes_m()}}};
 }
 
 }  // namespace fsgen

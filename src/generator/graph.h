@@ -83,6 +83,9 @@ ArrayInstance array_instance(const ArrayPlan& p, bool is_array_b);
 // of its window selects.
 ArrayInstance value_network_instance(const ArrayPlan& p, bool x);
 uint32_t select_bits(uint32_t window);
+// The skew registers (fsgen_skew.v) between a systolic sparse array and its x (or w)
+// value network: one group per PE row (column), as wide as its lanes.
+ArrayInstance skew_instance(const ArrayPlan& p, bool x);
 
 struct Graph {
   DesignSpec spec;

@@ -175,6 +175,7 @@ std::vector<std::string> verilog_files(const Graph& g) {
   if (uses(Stationarity::kOutput, false)) files.push_back("fsgen_array_dot.v");
   if (uses(Stationarity::kOutput, false)) files.push_back("fsgen_acc_cache.v");  // every dot array has one
   if (g.array_a.sparse.sparse()) files.push_back("fsgen_sparse_net.v");
+  if (g.array_a.sparse.sparse() && g.array_a.spec.systolic) files.push_back("fsgen_skew.v");
   files.push_back("fsgen_top.v");
   return files;
 }
@@ -222,8 +223,22 @@ std::string emit_array_b(const Graph& g) {
   return o.str();
 }
 
+// A systolic sparse array takes its lane buses through skew registers (fsgen_skew.v):
+// row i's lanes of x and column j's lanes of w enter i and j cycles late.
+std::string emit_systolic_feeders(const ArrayPlan& p) {
+  std::ostringstream o;
+  for (const bool x : {true, false}) {
+    const ArrayInstance inst = skew_instance(p, x);
+    const std::string operand = x ? "x" : "w";
+    o << "  wire [" << inst.params.at("N") * inst.params.at("B") * 8 - 1 << ":0] " << operand << "_skewed;\n  "
+      << inst.module << " #(.N(" << inst.params.at("N") << "), .B(" << inst.params.at("B") << ")) u_skew_" << operand
+      << " (.clk(clk), .rst_n(rst_n), .in(" << operand << "_lanes), .out(" << operand << "_skewed));\n";
+  }
+  return o.str();
+}
+
 // The x and w value networks of a sparse array a, between the controller's window and
-// the array's lane buses (fsgen_sparse_net.v).
+// the array's lane buses (fsgen_sparse_net.v); a systolic array's feeders after them.
 std::string emit_value_networks(const ArrayPlan& p) {
   std::ostringstream o;
   o << "  wire [" << p.spec.tile_m * p.sparse.lanes_n() * 8 - 1 << ":0] x_lanes;\n"
@@ -240,7 +255,15 @@ std::string emit_value_networks(const ArrayPlan& p) {
     o << ") u_net_" << (x ? "x" : "w") << " (\n      .clk(clk), .rst_n(rst_n), .step(sp_step), .win("
       << (x ? "xwin" : "wwin") << "), .sel(sp_sel), .has(sp_has), .out_q(" << (x ? "x_lanes" : "w_lanes") << "));\n";
   }
+  if (p.spec.systolic) o << emit_systolic_feeders(p);
   return o.str();
+}
+
+// The bus that feeds operand `x` or `w` of array a: the controller's register, a value
+// network's lanes or, on a systolic sparse array, those lanes skewed.
+std::string array_operand(const ArraySparsity& sp, const ArraySpec& a, const std::string& operand) {
+  if (!sp.sparse()) return operand + "_q";
+  return operand + (a.systolic ? "_skewed" : "_lanes");
 }
 
 std::string emit_top(const Graph& g) {
@@ -353,7 +376,7 @@ std::string emit_top(const Graph& g) {
       << "), .LM(" << (sp.sparse() ? sp.lanes_m() : 1) << "), .LN(" << (sp.sparse() ? sp.lanes_n() : 1)
       << ")) u_array_a (\n"
       << "      .clk(clk), .rst_n(rst_n), .en(v_q), .clr(clr_q), .sc(1'b0), .alpha(" << a.tile_m * 32
-      << "'d0), .x(" << (sp.sparse() ? "x_lanes" : "x_q") << "), .w(" << (sp.sparse() ? "w_lanes" : "w_q") << "),\n"
+      << "'d0), .x(" << array_operand(sp, a, "x") << "), .w(" << array_operand(sp, a, "w") << "),\n"
       << "      .rd_row(rd_row), .rd_data(acc_rd_data));\n"
       << "  assign y = {" << yl * 32 << "{1'b0}};\n";
   } else {

@@ -1,6 +1,8 @@
 // Cycle model of a sparse output-stationary array: the controller's window scheduler
 // (fsgen_ctrl.v, SPARSE = 1), the x and w value networks (fsgen_sparse_net.v) and the
 // lane-wired PE grid (fsgen_array_os.v with LM, LN), computed a stream cycle at a time.
+// A systolic grid computes the same sums from skewed lanes (fsgen_skew.v); its stream
+// drains for m + n - 2 cycles after the last window, the networks putting out zeros.
 #include "models/sparse_array_model.h"
 
 #include <algorithm>
@@ -18,6 +20,7 @@ class SparseOsArrayModel : public PeArrayModel {
   SparseOsArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, BlockActivity& act, SparseActivity& stats)
       : plan_(plan), tm_(plan.spec.tile_m), tn_(plan.spec.tile_n), tk_(plan.spec.tile_k), sk_(plan.sparse.window()),
         lm_(plan.sparse.lanes_m()), ln_(plan.sparse.lanes_n()), rpl_(tm_ / lm_), cpl_(tn_ / ln_),
+        drain_(plan.spec.systolic ? tm_ + tn_ - 2 : 0),
         x_sparse_(plan.sparse.x_sparse), w_sparse_(plan.sparse.w_sparse), x_probe_(x), w_probe_(w), act_(act),
         stats_(stats), acc_(size_t(tm_) * tn_, 0), need_(size_t(lm_) * ln_), sel_(need_.size()),
         x_(size_t(tm_) * ln_), w_(size_t(tn_) * lm_), w_by_lane_(size_t(lm_) * tn_), x_nz_(lm_), w_nz_(ln_) {
@@ -35,10 +38,12 @@ class SparseOsArrayModel : public PeArrayModel {
         ++c;
       } while (std::any_of(need_.begin(), need_.end(), [](uint64_t n) { return n != 0; }));
     }
+    if (drain_) drain(c);
+    c += drain_;
     const uint64_t stream = c - cycle0;
     act_.busy_cycles += stream;
     stats_.stream_cycles += stream;
-    stats_.dense_cycles += tk_;
+    stats_.dense_cycles += tk_ + drain_;
     return stream + plan_.tail_cycles;
   }
 
@@ -108,6 +113,14 @@ class SparseOsArrayModel : public PeArrayModel {
     accumulate(mode);
   }
 
+  // The first drain cycle registers zeros on the lane buses; they stay until the next stream.
+  void drain(uint64_t c) {
+    std::fill(x_.begin(), x_.end(), uint8_t{0});
+    std::fill(w_.begin(), w_.end(), uint8_t{0});
+    x_probe_.update(c + 1, x_.data());
+    w_probe_.update(c + 1, w_.data());
+  }
+
   // PE(i, j) adds x of (row i, column lane j / cpl) times w of (column j, row lane i / rpl):
   // w regrouped by row lane so each column lane's run of PEs reads contiguous operands.
   void accumulate(Accumulate mode) {
@@ -129,6 +142,7 @@ class SparseOsArrayModel : public PeArrayModel {
 
   const ArrayPlan& plan_;
   const uint32_t tm_, tn_, tk_, sk_, lm_, ln_, rpl_, cpl_;
+  const uint32_t drain_;  // systolic: cycles after the last window until the last pick has crossed the grid
   const bool x_sparse_, w_sparse_;
   ToggleProbe& x_probe_;
   ToggleProbe& w_probe_;
@@ -146,8 +160,8 @@ class SparseOsArrayModel : public PeArrayModel {
 
 std::unique_ptr<PeArrayModel> make_sparse_os_array_model(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w,
                                                          BlockActivity& act, SparseActivity& stats) {
-  FSGEN_ASSERT(plan.stationarity == Stationarity::kOutput && !plan.spec.systolic,
-               "sparse hardware is built for broadcast output-stationary arrays (require_sparse_hardware)");
+  FSGEN_ASSERT(plan.stationarity == Stationarity::kOutput,
+               "sparse hardware is built for output-stationary arrays (require_sparse_hardware)");
   return std::make_unique<SparseOsArrayModel>(plan, x, w, act, stats);
 }
 

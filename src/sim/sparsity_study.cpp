@@ -15,24 +15,29 @@ namespace fsgen {
 
 namespace {
 
-// One point of the study: which operands skip, and the sub-tiles T of m and n that set
-// the lanes and groups (window S_k = 4 of a 16-step k tile).
+// One point of the study: which operands skip, the sub-tiles T of m and n that set the
+// lanes and groups (window S_k of a 16-step k tile), and whether operands move systolically.
 struct StudyPoint {
   std::string skips;  // "", "x", "w", "xw"
   uint32_t t_m, t_n, s_k;
+  bool systolic = false;
 };
 
-// Dense, then both operands over the lane/group choices, then each operand alone.
+// Dense, then both operands over the lane/group choices, then each operand alone; then
+// the systolic array (row 3 of the paper's table) dense and over a few of the same choices.
 const StudyPoint kPoints[] = {
-    {"", 8, 8, 1},   {"xw", 8, 8, 4}, {"xw", 8, 4, 4}, {"xw", 4, 4, 4}, {"xw", 8, 1, 4}, {"xw", 4, 1, 4},
-    {"xw", 1, 1, 4}, {"xw", 8, 1, 8}, {"w", 8, 8, 4},  {"w", 8, 1, 4},  {"x", 1, 8, 4},
+    {"", 8, 8, 1},         {"xw", 8, 8, 4},       {"xw", 8, 4, 4},       {"xw", 4, 4, 4},
+    {"xw", 8, 1, 4},       {"xw", 4, 1, 4},       {"xw", 1, 1, 4},       {"xw", 8, 1, 8},
+    {"w", 8, 8, 4},        {"w", 8, 1, 4},        {"x", 1, 8, 4},        {"", 8, 8, 1, true},
+    {"xw", 8, 8, 4, true}, {"xw", 8, 1, 4, true}, {"xw", 1, 1, 4, true}, {"w", 8, 1, 4, true},
 };
 
 std::string study_spec(const StudyPoint& p, uint32_t index) {
   std::ostringstream o;
   o << "name: study_" << index << "\nclock_mhz: 1000\npe_budget: 256\n"
     << "memory: {bandwidth_gbps: 8, latency_cycles: 4, buffer_limit_bytes: 65536}\n"
-    << "arrays:\n  a:\n    loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 16}\n";
+    << "arrays:\n  a:\n    loop_order: output_stationary\n    movement: " << (p.systolic ? "systolic" : "broadcast")
+    << "\n    tiling: {m: 8, n: 8, k: 16}\n";
   if (!p.skips.empty())
     o << "    sparse_tiling: {m: \"" << p.t_m << ":8:8:8\", n: \"" << p.t_n << ":8:8:8\", k: \"1:1:" << p.s_k << ":"
       << p.s_k << "\"}\n";
@@ -58,8 +63,9 @@ RunResult run_matmul(const Graph& g, const SparsityStudyOptions& o, bool structu
   return r;
 }
 
-// The sparse datapath, module by module: the PE array with its lane buses and the two
-// value networks (the controller's window scheduler is not included). Area adds up; max
+// The sparse datapath, module by module: the PE array with its lane buses, the two value
+// networks and a systolic array's skew registers (the controller's window scheduler is
+// not included). Area adds up; max
 // clocks are per module (inputs constrained to the clock), the array's and the slower
 // network's, since the flow does not buffer high-fanout nets: the array's enable and clear,
 // which reach every accumulator, set its clock alike in every design, while a network's
@@ -72,6 +78,10 @@ void synthesise(const Graph& g, const SparsityStudyOptions& o, SparsityStudyRow&
   if (g.array_a.sparse.sparse()) {
     parts.push_back(value_network_instance(g.array_a, true));
     parts.push_back(value_network_instance(g.array_a, false));
+    if (g.array_a.spec.systolic) {
+      parts.push_back(skew_instance(g.array_a, true));
+      parts.push_back(skew_instance(g.array_a, false));
+    }
   }
   row.synthesised = true;
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -84,7 +94,8 @@ void synthesise(const Graph& g, const SparsityStudyOptions& o, SparsityStudyRow&
     row.area_um2 += s.area_um2;
     row.cells += s.cells;
     if (i == 0) row.array_mhz = t.max_clock_mhz();
-    else row.network_mhz = row.network_mhz > 0 ? std::min(row.network_mhz, t.max_clock_mhz()) : t.max_clock_mhz();
+    else if (part.module == "fsgen_sparse_net")
+      row.network_mhz = row.network_mhz > 0 ? std::min(row.network_mhz, t.max_clock_mhz()) : t.max_clock_mhz();
   }
 }
 
@@ -98,7 +109,7 @@ SparsityStudy run_sparsity_study(const SparsityStudyOptions& o, const std::funct
     const Graph g = elaborate(parse_spec_text(study_spec(p, index), "sparsity-study"));
     SparsityStudyRow row;
     const ArraySparsity& s = g.array_a.sparse;
-    row.design = p.skips.empty() ? "dense" : s.name();
+    row.design = p.skips.empty() ? (p.systolic ? "dense systolic" : "dense") : s.name();
     row.skips = p.skips.empty() ? "-" : p.skips == "xw" ? "x, w" : p.skips;
     row.tilings = s.tiling[0].text() + " " + s.tiling[1].text() + " " + s.tiling[2].text();
     row.net_x = s.net_x.topology;

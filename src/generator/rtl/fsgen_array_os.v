@@ -9,10 +9,11 @@
 //     registers, so PE(i,j) sees them i + j cycles after they enter (the feeder skews
 //     row i by i cycles and column j by j cycles). clr and sc travel with x, so each PE
 //     clears or rescales when its first operand pair arrives. Fan-out is one PE.
-// Lanes (value networks of a sparse array, SYSTOLIC = 0): with LN column lanes, x carries
-// LN values per row and PE(i,j) reads row i's value of lane j / (C / LN); with LM row
-// lanes, w carries LM values per column and PE(i,j) reads lane i / (R / LM). One lane
-// each is the plain broadcast array.
+// Lanes (value networks of a sparse array): with LN column lanes, x carries LN values per
+// row and PE(i,j) reads row i's value of lane j / (C / LN); with LM row lanes, w carries
+// LM values per column and PE(i,j) reads lane i / (R / LM). One lane each is the plain
+// array. A systolic array forwards all of a row's (column's) lanes PE to PE: the lanes
+// are the copies of the paper's systolic networks.
 module fsgen_array_os #(
     parameter R = 8,
     parameter C = 8,
@@ -41,8 +42,8 @@ module fsgen_array_os #(
   // array's PEs read the ports directly, so these stay unused there).
   /* verilator lint_off UNUSEDSIGNAL */
   /* verilator lint_off UNDRIVEN */
-  wire [7:0] pe_x [0:R-1][0:C-1];
-  wire [7:0] pe_w [0:R-1][0:C-1];
+  wire [LN*8-1:0] pe_x [0:R-1][0:C-1];
+  wire [LM*8-1:0] pe_w [0:R-1][0:C-1];
   wire       pe_clr [0:R-1][0:C-1];
   wire       pe_sc [0:R-1][0:C-1];
   /* verilator lint_on UNDRIVEN */
@@ -52,8 +53,8 @@ module fsgen_array_os #(
     if (SYSTOLIC) begin : sys
       // Operand and token registers: PE(i,j) passes x, clr and sc right and w down; the
       // tokens enter row i at column 0 one cycle after row i - 1.
-      reg [7:0] x_r [0:R-1][0:C-1];
-      reg [7:0] w_r [0:R-1][0:C-1];
+      reg [LN*8-1:0] x_r [0:R-1][0:C-1];
+      reg [LM*8-1:0] w_r [0:R-1][0:C-1];
       reg       clr_r [0:R-1][0:C-1];
       reg       sc_r [0:R-1][0:C-1];
       reg       clr_down [0:R-1];
@@ -68,12 +69,12 @@ module fsgen_array_os #(
           end
         end
         for (j = 0; j < C; j = j + 1) begin : col
-          assign pe_x[i][j] = (j == 0) ? x[i*8 +: 8] : x_r[i][(j == 0) ? 0 : j-1];
-          assign pe_w[i][j] = (i == 0) ? w[j*8 +: 8] : w_r[(i == 0) ? 0 : i-1][j];
+          assign pe_x[i][j] = (j == 0) ? x[i*LN*8 +: LN*8] : x_r[i][(j == 0) ? 0 : j-1];
+          assign pe_w[i][j] = (i == 0) ? w[j*LM*8 +: LM*8] : w_r[(i == 0) ? 0 : i-1][j];
           assign pe_clr[i][j] = (j == 0) ? clr_down[i] : clr_r[i][(j == 0) ? 0 : j-1];
           assign pe_sc[i][j] = (j == 0) ? sc_down[i] : sc_r[i][(j == 0) ? 0 : j-1];
           always @(posedge clk) begin
-            if (!rst_n) begin x_r[i][j] <= 8'd0; w_r[i][j] <= 8'd0; clr_r[i][j] <= 1'b0; sc_r[i][j] <= 1'b0; end
+            if (!rst_n) begin x_r[i][j] <= {LN*8{1'b0}}; w_r[i][j] <= {LM*8{1'b0}}; clr_r[i][j] <= 1'b0; sc_r[i][j] <= 1'b0; end
             else begin
               x_r[i][j] <= pe_x[i][j]; w_r[i][j] <= pe_w[i][j];
               clr_r[i][j] <= pe_clr[i][j]; sc_r[i][j] <= pe_sc[i][j];
@@ -85,8 +86,8 @@ module fsgen_array_os #(
     for (i = 0; i < R; i = i + 1) begin : row
       for (j = 0; j < C; j = j + 1) begin : pe
         reg  [31:0]        acc;
-        wire [7:0]         xv = SYSTOLIC ? pe_x[i][j] : x[(i*LN + j/(C/LN))*8 +: 8];
-        wire [7:0]         wv = SYSTOLIC ? pe_w[i][j] : w[(j*LM + i/(R/LM))*8 +: 8];
+        wire [7:0]         xv = SYSTOLIC ? pe_x[i][j][(j/(C/LN))*8 +: 8] : x[(i*LN + j/(C/LN))*8 +: 8];
+        wire [7:0]         wv = SYSTOLIC ? pe_w[i][j][(i/(R/LM))*8 +: 8] : w[(j*LM + i/(R/LM))*8 +: 8];
         wire               cl = SYSTOLIC ? pe_clr[i][j] : clr;
         /* verilator lint_off UNUSEDSIGNAL */  // read only with RESCALE = 1
         wire               sv = SYSTOLIC ? pe_sc[i][j] : sc;

@@ -24,7 +24,9 @@
 // its x rows (XSP = 1) and its w columns (WSP = 1) hold a non-zero at that step; each
 // cycle every block issues its lowest needed step (sp_sel, sp_has) and the value
 // networks (fsgen_sparse_net.v) route the window (xwin, wwin) to the array's lanes. A
-// window lasts as many cycles as its busiest block needs, at least one.
+// window lasts as many cycles as its busiest block needs, at least one. A systolic array
+// a takes the lanes through skew registers (fsgen_skew.v): after the last window the
+// stream drains for TM + TN - 2 cycles, the networks issuing nothing (zeros).
 // With CMP_A / CMP_B = 1 (memory-value sparsity, matmul) operand A / B is compressed: before
 // a tile the controller reads the tile's metadata record (MA_BEATS / MB_BEATS beats, one bit
 // per tile row, src/core/compression.h) and then fetches only the rows marked non-zero;
@@ -566,6 +568,7 @@ module fsgen_ctrl #(
   localparam integer SK_LAST_I = TK - SK;
   localparam [7:0]   SK8 = SK[7:0], KB_LAST = SK_LAST_I[7:0];
   reg  [7:0]          kb;                 // first k step of the current window
+  reg                 sp_drain;           // the windows are done; the systolic feeders drain
   reg  [LM*LN*SK-1:0] sp_done;            // window steps each block has issued
   reg  [LM*SK-1:0]    xnz;                // row lane a has a non-zero x at window step t
   reg  [LN*SK-1:0]    wnz;                // column lane b has a non-zero w at window step t
@@ -617,7 +620,7 @@ module fsgen_ctrl #(
         assign sp_need[BLK*SK +: SK] = need;
         assign sp_left[BLK*SK +: SK] = need & ~low;
         assign sp_sel[BLK*SELW +: SELW] = enc;
-        assign sp_has[BLK] = |need;
+        assign sp_has[BLK] = |need & ~sp_drain;
       end
     end
     for (gt = 0; gt < SK; gt = gt + 1) begin : sp_win
@@ -634,6 +637,25 @@ module fsgen_ctrl #(
   wire [LM*LN*SK-1:0] sp_done_next = sp_win_last ? {LM*LN*SK{1'b0}} : sp_done | (sp_need & ~sp_left);
   wire [7:0]          kb_next = (kb == KB_LAST) ? 8'd0 : kb + SK8;
   wire                sp_stream_end = sp_win_last && (kb == KB_LAST);
+  // A systolic array's drain after the windows (DRAIN cycles), then the tile's tail.
+  localparam integer DRAIN = (SYS_A != 0) ? TM + TN - 2 : 0;
+  localparam integer DRAIN_LAST_I = (DRAIN > 0) ? DRAIN - 1 : 0;
+  localparam [7:0]   DRAIN_LAST = DRAIN_LAST_I[7:0];
+  reg  [7:0]          drain_n;
+  wire                sp_tile_end = sp_drain ? (drain_n == DRAIN_LAST) : (sp_stream_end && DRAIN == 0);
+  // The window scheduler advances on every stream cycle (sp_step) outside the drain.
+  always @(posedge clk) begin
+    if (!rst_n) begin
+      kb <= 8'd0; sp_done <= {LM*LN*SK{1'b0}}; sp_drain <= 1'b0; drain_n <= 8'd0;
+    end else if (sp_step && sp_drain) begin
+      drain_n <= drain_n + 8'd1;
+      if (drain_n == DRAIN_LAST) sp_drain <= 1'b0;
+    end else if (sp_step) begin
+      sp_done <= sp_done_next;
+      if (sp_win_last) kb <= kb_next;
+      if (sp_stream_end && DRAIN != 0) begin sp_drain <= 1'b1; drain_n <= 8'd0; end
+    end
+  end
 
   // Operands of the fused kernels. Array a: S = Q K^T with Q rows in buf_a and K rows
   // in buf_b, so B = K^T; x_at / w_at are the x_next / w_next of that view. Array b:
@@ -752,7 +774,7 @@ module fsgen_ctrl #(
       la_m <= 16'd0; la_k <= 16'd0; lb_k <= 16'd0; lb_n <= 16'd0;
       first <= 1'b0; need_a <= 1'b0; need_b <= 1'b0; row <= 8'd0; kk <= 8'd0; tail <= 2'd0;
       x_q <= {XB*8{1'b0}}; w_q <= {WB*8{1'b0}}; v_q <= 1'b0; clr_q <= 1'b0; ld_q <= 1'b0;
-      kb <= 8'd0; sp_done <= {LM*LN*SK{1'b0}}; meta_q <= {MD_BEATS*W*8{1'b0}}; row_skip_q <= 1'b0;
+      meta_q <= {MD_BEATS*W*8{1'b0}}; row_skip_q <= 1'b0;
       idx_q <= 8'd0; yv_q <= 1'b0; acw_idx <= 8'd0;
       acc_row_q <= {NB*32{1'b0}}; out_row_q <= {NB*8{1'b0}};
       at_mode <= 1'b0; at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0; at_j0 <= 16'd0;
@@ -844,10 +866,8 @@ module fsgen_ctrl #(
           idx_q <= kk;
           tail <= 2'd0;
           if (SPARSE != 0) begin  // as in S_COMP: windows of the head dim
-            kk <= sp_stream_end ? 8'd0 : kk + 8'd1;
-            sp_done <= sp_done_next;
-            if (sp_win_last) kb <= kb_next;
-            if (sp_stream_end) state <= A_S_TAIL;
+            kk <= sp_tile_end ? 8'd0 : kk + 8'd1;
+            if (sp_tile_end) state <= A_S_TAIL;
           end else if (kk == STREAM_LAST) begin kk <= 8'd0; state <= A_S_TAIL; end
           else kk <= kk + 8'd1;
         end
@@ -1027,10 +1047,8 @@ module fsgen_ctrl #(
             clrb_q <= (kt == 16'd0) && (kk == 8'd0);
           end
           if (SPARSE != 0) begin  // kk counts the tile's cycles; the window advances when every block is done
-            kk <= sp_stream_end ? 8'd0 : kk + 8'd1;
-            sp_done <= sp_done_next;
-            if (sp_win_last) kb <= kb_next;
-            if (sp_stream_end) state <= S_TAIL;
+            kk <= sp_tile_end ? 8'd0 : kk + 8'd1;
+            if (sp_tile_end) state <= S_TAIL;
           end else if (kk == STREAM_LAST) begin kk <= 8'd0; state <= S_TAIL; end
           else kk <= kk + 8'd1;
         end
