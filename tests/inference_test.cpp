@@ -59,6 +59,52 @@ TEST(Inference, RandomCheckpointMatchesItsFp32Reference) {
   EXPECT_GT(r.cycles, 0u);
 }
 
+TEST(Inference, PruningKeepsTheLargestWeightsOfEveryGroupAlongK) {
+  const std::string dir = test::scratch_dir("infer_prune");
+  Llama2cModel m(write_random_checkpoint(dir));
+  const Llama2cModel dense = m;
+  m.prune_linear_weights({2, 4});
+  const uint32_t d = 32, h = 64;  // w1 is [h x d]: groups of 4 along each row's d inputs
+  for (uint32_t r = 0; r < h; ++r)
+    for (uint32_t g = 0; g < d; g += 4) {
+      int kept = 0;
+      float smallest_kept = 1e9f, largest_cut = 0.0f;
+      for (uint32_t e = 0; e < 4; ++e) {
+        const float w = m.w1(1)[r * d + g + e], orig = dense.w1(1)[r * d + g + e];
+        if (w == 0.0f) {
+          largest_cut = std::max(largest_cut, std::abs(orig));
+          continue;
+        }
+        ++kept;
+        smallest_kept = std::min(smallest_kept, std::abs(w));
+        EXPECT_EQ(w, orig);
+      }
+      EXPECT_EQ(kept, 2);
+      EXPECT_GE(smallest_kept, largest_cut);
+    }
+  EXPECT_EQ(m.token_embedding()[5], dense.token_embedding()[5]);  // only the linear layers
+  EXPECT_NE(test::error_of([&] { m.prune_linear_weights({3, 5}); }).find("input dimension 32 of wq is not a multiple of M"),
+            std::string::npos);
+}
+
+// 2:4 weights on a design whose every PE column skips zero weights on its own: the
+// linear layers' streams take half their k steps; every launch still equals the reference.
+TEST(Inference, PrunedWeightsHalveTheValueNetworksStream) {
+  const std::string dir = test::scratch_dir("infer_pruned");
+  const Llama2cModel m(write_random_checkpoint(dir));
+  InferenceOptions o;
+  o.prompt = 8;
+  o.generate = 1;
+  o.layers = 1;
+  o.prune = {2, 4};
+  const InferenceReport r = run_inference(graph_of("examples/sparse_attn_8x8.yaml"), m, o);
+  EXPECT_EQ(r.mismatches, 0u);
+  const SparseActivity& s = r.sparse.at("array_a");
+  EXPECT_LT(double(s.stream_cycles), 0.6 * double(s.dense_cycles));
+  EXPECT_GT(double(s.stream_cycles), 0.45 * double(s.dense_cycles));  // attention's q and k are not pruned
+  EXPECT_LE(r.pruned_agree, r.positions);
+}
+
 // Thresholds: one layer keeps the residual stream within cosine 0.99 of FP32 and
 // predicts the same next token at 90 % of positions; the whole 5-layer model stays
 // above cosine 0.85 at every layer (0.9 on average) and agrees on half the tokens or

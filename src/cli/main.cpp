@@ -66,14 +66,28 @@ void print_sparse_plan(const SparsePlan& sp, std::ostream& out) {
 // same design and schedule without skipping: the controller's phases run one after
 // another, so only the stream cycles differ), lane occupancy and what was skipped.
 void print_sparse_activity(const std::string& array, const SparseActivity& s, uint64_t cycles, std::ostream& out) {
+  const std::ios_base::fmtflags flags = out.flags();
+  const std::streamsize precision = out.precision();
   const uint64_t dense_total = cycles - s.stream_cycles + s.dense_cycles;
   out << "  " << array << " sparse   " << s.stream_cycles << " stream cycles against " << s.dense_cycles << " without skipping, "
       << s.windows << " windows; whole kernel " << cycles << " vs " << dense_total << " cycles without skipping (speed-up "
-      << std::setprecision(2) << double(dense_total) / double(cycles) << "x)\n"
+      << std::fixed << std::setprecision(2) << double(dense_total) / double(cycles) << "x)\n"
       << "  " << array << " lanes    " << std::setprecision(1)
       << (s.lane_slots ? 100.0 * s.lane_issues / s.lane_slots : 0.0) << " % of lane slots issued (idle lanes: "
       << s.lane_slots - s.lane_issues << " lane-cycles of network imbalance), " << s.skipped_steps
       << " block steps skipped\n";
+  out.flags(flags);
+  out.precision(precision);
+}
+
+// What the value networks of each sparse array and the DMA skipped in a run of `cycles`.
+void print_sparsity(const std::map<std::string, SparseActivity>& sparse, uint64_t cycles, std::ostream& out) {
+  for (const auto& [block, sa] : sparse)
+    if (block == "dma")
+      out << "  DMA skipped       " << sa.window_bytes << " B of keys and values behind the sliding window, "
+          << sa.zero_row_bytes << " B of compressed all-zero rows (" << sa.metadata_bytes << " B of row metadata fetched)\n";
+    else
+      print_sparse_activity(block, sa, cycles, out);
 }
 
 void print_graph(const Graph& g, std::ostream& out) {
@@ -432,6 +446,8 @@ int run(int argc, char** argv) {
   infer->add_option("--layers", inf.layers, "layers to run (0: all)")->capture_default_str();
   infer->add_flag("--rtl", rtl_replay, "also replay layer 0 of the prefill on the Verilated RTL");
   infer->add_option("-o,--out", out_root, "RTL output root folder (--rtl)")->capture_default_str();
+  std::string prune;
+  infer->add_option("--prune", prune, "magnitude-prune the linear weights N:M along k (a sparse workload), e.g. 2:4");
 
   auto* charz = app.add_subcommand("characterize",
                                    "gate-level power of the graph's primitives over sizes and activities, into a dataset");
@@ -530,9 +546,11 @@ int run(int argc, char** argv) {
     const Graph g = elaborate(parse_spec_file(spec_path));
     const Llama2cModel model(checkpoint);
     if (rtl_replay) inf.rtl_root = out_root;
+    if (!prune.empty()) inf.prune = pattern_named(prune, "--prune");
     InferenceReport r = run_inference(g, model, inf);
     r.model = std::filesystem::path(checkpoint).filename().string();
     print_inference(r, std::cout);
+    print_sparsity(r.sparse, r.cycles, std::cout);
     bool rtl_ok = true;
     for (const auto& rep : r.rtl) rtl_ok = rtl_ok && rep.pass();
     return r.mismatches == 0 && rtl_ok ? 0 : 1;
@@ -654,13 +672,7 @@ int run(int argc, char** argv) {
       std::cout << "  " << std::left << std::setw(18) << (std::string(cache) + " hits") << act.hits << " of "
                 << act.hits + act.misses << " tile reads, " << act.operand_bytes << " B not fetched\n";
     }
-    for (const auto& [block, sa] : r.sparse)
-      if (block == "dma")
-        std::cout << "  DMA skipped       " << sa.window_bytes << " B of keys and values behind the sliding window, "
-                  << sa.zero_row_bytes << " B of compressed all-zero rows (" << sa.metadata_bytes
-                  << " B of row metadata fetched)\n";
-      else
-        print_sparse_activity(block, sa, r.cycles, std::cout);
+    print_sparsity(r.sparse, r.cycles, std::cout);
     std::cout << "  DMA busy          " << 100.0 * r.activity["dma"].busy_cycles / r.cycles << " % of cycles, "
               << r.activity["dma"].operand_bytes << " B moved\n";
     if (g.sparse.timing_depends_on_data()) {

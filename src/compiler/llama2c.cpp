@@ -50,4 +50,22 @@ Llama2cModel::Llama2cModel(const std::string& path) {
   if (!in.read(reinterpret_cast<char*>(data_.data()), std::streamsize(floats * 4))) fail(path, "read error");
 }
 
+void Llama2cModel::prune_linear_weights(StructuredPattern p) {
+  const uint32_t d = uint32_t(cfg_.dim), hd = uint32_t(cfg_.hidden_dim), kv = uint32_t(cfg_.kv_dim());
+  struct Matrix {
+    const char* name;
+    size_t offset;
+    uint32_t out, in;
+  };
+  for (int l = 0; l < cfg_.n_layers; ++l)
+    for (const Matrix& m : {Matrix{"wq", off_.wq, d, d}, Matrix{"wk", off_.wk, kv, d}, Matrix{"wv", off_.wv, kv, d},
+                            Matrix{"wo", off_.wo, d, d}, Matrix{"w1", off_.w1, hd, d}, Matrix{"w2", off_.w2, d, hd},
+                            Matrix{"w3", off_.w3, hd, d}}) {
+      if (m.in % p.m != 0)
+        fail(std::string("--prune ") + std::to_string(p.n) + ":" + std::to_string(p.m),
+             std::string("the input dimension ") + std::to_string(m.in) + " of " + m.name + " is not a multiple of M");
+      prune_structured(data_.data() + m.offset + size_t(l) * m.out * m.in, m.out, m.in, true, p);
+    }
+}
+
 }  // namespace fsgen

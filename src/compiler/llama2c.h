@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "compiler/synthetic.h"
+
 namespace fsgen {
 
 struct Llama2cConfig {
@@ -33,6 +35,10 @@ class Llama2cModel {
   const float* rms_final() const { return at(off_.rms_final); }
   // The output classifier [vocab x dim]: the token embedding when shared.
   const float* classifier() const { return cfg_.shared_classifier ? token_embedding() : at(off_.end); }
+
+  // Magnitude-prunes every layer's linear weights (wq, wk, wv, wo, w1, w2, w3) to the N:M
+  // pattern along their input dimension: the reduction k of the kernels that run them.
+  void prune_linear_weights(StructuredPattern p);
 
  private:
   struct Offsets {

@@ -82,8 +82,8 @@ Program compile_matmul(const Graph& g, const MatmulProblem& p, Materialise what)
   dense.zero_fraction = 0;
   auto a = random_int8(size_t(p.m) * p.k, p.seed, p.zeros_in_a ? p.values : dense);
   auto b = random_int8(size_t(p.k) * p.n, p.seed + 1, p.zeros_in_b ? p.values : dense);
-  if (p.pattern.active() && p.zeros_in_a) prune_structured(a, p.m, p.k, true, p.pattern);
-  if (p.pattern.active() && p.zeros_in_b) prune_structured(b, p.k, p.n, false, p.pattern);
+  if (p.pattern.active() && p.zeros_in_a) prune_structured(a.data(), p.m, p.k, true, p.pattern);
+  if (p.pattern.active() && p.zeros_in_b) prune_structured(b.data(), p.k, p.n, false, p.pattern);
   return build(g, p, &a, &b);
 }
 

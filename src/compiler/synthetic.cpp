@@ -36,7 +36,8 @@ StructuredPattern pattern_named(const std::string& text, const std::string& plac
   return {n, m};
 }
 
-void prune_structured(std::vector<int8_t>& v, uint32_t rows, uint32_t cols, bool along_rows, StructuredPattern p) {
+template <typename T>
+void prune_structured(T* v, uint32_t rows, uint32_t cols, bool along_rows, StructuredPattern p) {
   const uint32_t lines = along_rows ? rows : cols, extent = along_rows ? cols : rows;
   if (extent % p.m != 0)
     fail("structured pattern " + std::to_string(p.n) + ":" + std::to_string(p.m),
@@ -47,10 +48,12 @@ void prune_structured(std::vector<int8_t>& v, uint32_t rows, uint32_t cols, bool
       for (uint32_t e = 0; e < p.m; ++e)
         group[e] = along_rows ? size_t(l) * cols + g0 + e : size_t(g0 + e) * cols + l;
       std::stable_sort(group.begin(), group.end(),
-                       [&](size_t x, size_t y) { return std::abs(int(v[x])) > std::abs(int(v[y])); });
+                       [&](size_t x, size_t y) { return std::abs(double(v[x])) > std::abs(double(v[y])); });
       for (uint32_t e = p.n; e < p.m; ++e) v[group[e]] = 0;
     }
 }
+template void prune_structured<int8_t>(int8_t*, uint32_t, uint32_t, bool, StructuredPattern);
+template void prune_structured<float>(float*, uint32_t, uint32_t, bool, StructuredPattern);
 
 SyntheticValues::Distribution distribution_named(const std::string& name, const std::string& place) {
   if (name == "uniform") return SyntheticValues::Distribution::kUniform;

@@ -26,10 +26,12 @@ struct StructuredPattern {
 };
 StructuredPattern pattern_named(const std::string& text, const std::string& place);  // "2:4"
 
-// Prunes a rows x cols row-major matrix to the pattern, in groups along each row
-// (along_rows: consecutive columns) or down each column. rows or cols (the grouped
-// extent) must be a multiple of M.
-void prune_structured(std::vector<int8_t>& v, uint32_t rows, uint32_t cols, bool along_rows, StructuredPattern p);
+// Magnitude pruning of a rows x cols row-major matrix to the pattern: in every group of M
+// along each row (along_rows: consecutive columns) or down each column, all but the N
+// largest magnitudes become 0. rows or cols (the grouped extent) must be a multiple of M.
+// For INT8 operands and FP32 weights (int8_t, float).
+template <typename T>
+void prune_structured(T* v, uint32_t rows, uint32_t cols, bool along_rows, StructuredPattern p);
 
 // "uniform" or "normal" (UserError naming `place` otherwise).
 SyntheticValues::Distribution distribution_named(const std::string& name, const std::string& place);

@@ -91,6 +91,7 @@ std::vector<uint8_t> CoreBackend::run(const std::string& kernel, int layer, cons
   const RunResult r = run_on_systemc(g_, p, opts);
   cycles_ += r.cycles;
   kernel_cycles_[kernel] += r.cycles;
+  for (const auto& [block, a] : r.sparse) sparse_[block] += a;
   ++launches_;
   const std::vector<uint8_t>& out = r.outputs.at(p.outputs.front().name);
   if (out != expected) ++mismatches_;

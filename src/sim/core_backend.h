@@ -12,6 +12,7 @@
 #include "compiler/program.h"
 #include "compiler/quantize.h"
 #include "generator/graph.h"
+#include "models/run_result.h"
 
 namespace fsgen {
 
@@ -39,6 +40,8 @@ class CoreBackend : public DecoderBackend {
   uint64_t launches() const { return launches_; }
   uint64_t mismatches() const { return mismatches_; }  // launches whose output differs from the reference
   const std::map<std::string, uint64_t>& cycles_by_kernel() const { return kernel_cycles_; }
+  // What the value networks and the DMA skipped, summed over the launches.
+  const std::map<std::string, SparseActivity>& sparse() const { return sparse_; }
 
  private:
   // A packed weight quantised for one launch.
@@ -70,6 +73,7 @@ class CoreBackend : public DecoderBackend {
   std::vector<Launch> kept_;
   uint64_t cycles_ = 0, launches_ = 0, mismatches_ = 0;
   std::map<std::string, uint64_t> kernel_cycles_;
+  std::map<std::string, SparseActivity> sparse_;
 };
 
 }  // namespace fsgen

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iomanip>
+#include <optional>
 
 #include "compiler/decoder_forward.h"
 #include "core/error.h"
@@ -64,10 +65,15 @@ InferenceReport run_inference(const Graph& g, const Llama2cModel& m, const Infer
   r.prompt = o.prompt;
   r.generate = o.generate;
   r.layers = layers;
+  r.prune = o.prune;
+  // The evaluated text is the dense model's; the core and its reference run `model`.
   const std::vector<int> tokens = greedy_tokens(m, {kBos}, length, layers);
-  Fp32Backend ref_backend(m);
-  CoreBackend core(g, m, calibrate(m, length, layers));
-  DecoderForward ref(m, ref_backend, layers), acc(m, core, layers);
+  std::optional<Llama2cModel> pruned;
+  if (o.prune.active()) pruned.emplace(m).prune_linear_weights(o.prune);
+  const Llama2cModel& model = pruned ? *pruned : m;
+  Fp32Backend ref_backend(model), dense_backend(m);
+  CoreBackend core(g, model, calibrate(model, length, layers));
+  DecoderForward ref(model, ref_backend, layers), acc(model, core, layers), dense(m, dense_backend, layers);
   if (!o.rtl_root.empty()) core.keep_layer(0);
   r.cosine_min.assign(layers, 1.0);
   r.cosine_mean.assign(layers, 0.0);
@@ -76,14 +82,18 @@ InferenceReport run_inference(const Graph& g, const Llama2cModel& m, const Infer
     const uint32_t t = pos == 0 ? o.prompt : 1;
     const std::vector<int> in(tokens.begin() + pos, tokens.begin() + pos + t);
     const std::vector<float> lr = ref.step(in), la = acc.step(in);
+    const std::vector<float> ld = o.prune.active() ? dense.step(in) : lr;
     core.stop_keeping();
     for (uint32_t l = 0; l < layers; ++l) {
       const double cs = cosine_similarity(ref.layer_output(int(l)), acc.layer_output(int(l)));
       r.cosine_min[l] = std::min(r.cosine_min[l], cs);
       r.cosine_mean[l] += cs;
     }
-    for (uint32_t row = 0; row < t; ++row, ++r.positions)
-      r.agree += argmax_token(lr, uint32_t(c.vocab_size), row) == argmax_token(la, uint32_t(c.vocab_size), row);
+    for (uint32_t row = 0; row < t; ++row, ++r.positions) {
+      const int next = argmax_token(lr, uint32_t(c.vocab_size), row);
+      r.agree += next == argmax_token(la, uint32_t(c.vocab_size), row);
+      r.pruned_agree += next == argmax_token(ld, uint32_t(c.vocab_size), row);
+    }
     pos += t;
   }
   for (auto& v : r.cosine_mean) v /= steps;
@@ -91,6 +101,7 @@ InferenceReport run_inference(const Graph& g, const Llama2cModel& m, const Infer
   r.launches = core.launches();
   r.mismatches = core.mismatches();
   r.kernel_cycles = core.cycles_by_kernel();
+  r.sparse = core.sparse();
   if (!o.rtl_root.empty()) replay_on_rtl(g, core, o.rtl_root, r);
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
@@ -105,7 +116,12 @@ void print_inference(const InferenceReport& r, std::ostream& out) {
   for (size_t l = 0; l < r.cosine_min.size(); ++l)
     out << "    layer " << l << "  " << r.cosine_min[l] << " / " << r.cosine_mean[l] << "\n";
   out << "  next-token agreement  " << r.agree << " of " << r.positions << " positions ("
-      << std::setprecision(1) << 100.0 * r.agreement() << " %)\n"
+      << std::setprecision(1) << 100.0 * r.agreement() << " %)\n";
+  if (r.prune.active())
+    out << "  weights pruned " << r.prune.n << ":" << r.prune.m << " by magnitude along k (both models above); the pruned FP32 "
+        << "model's next token equals the dense FP32 model's at " << r.pruned_agree << " of " << r.positions
+        << " positions\n";
+  out
       << "  kernel launches       " << r.launches << ", outputs equal to the C++ reference of the numerics: "
       << r.launches - r.mismatches << " of " << r.launches << "\n"
       << "  accelerator cycles    " << r.cycles << " (";

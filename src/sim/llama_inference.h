@@ -6,7 +6,9 @@
 // same tokens (teacher forcing). Calibration: the FP32 model's ranges on four other
 // sequences (the greedy continuations of BOS, 100 / 200 / 300 / 400), so no evaluated
 // tensor calibrates its own scale. The prompt runs as one prefill step, each further token as a decode
-// step against the KV cache.
+// step against the KV cache. With --prune N:M the core and its FP32 reference run the
+// magnitude-pruned model (a sparse workload for value networks); a third, dense FP32 model
+// tells what pruning costs in next-token agreement.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "compiler/llama2c.h"
+#include "compiler/synthetic.h"
 #include "generator/graph.h"
 #include "sim/cosim.h"
 
@@ -25,6 +28,7 @@ struct InferenceOptions {
   uint32_t generate = 4;   // decode steps after it
   uint32_t layers = 0;     // layers to run (0: all)
   std::string rtl_root;    // non-empty: replay layer 0 of the prefill on the Verilated RTL
+  StructuredPattern prune; // active: the linear weights magnitude-pruned N:M along k
 };
 
 struct InferenceReport {
@@ -34,6 +38,9 @@ struct InferenceReport {
   uint32_t agree = 0, positions = 0;            // next-token (argmax) agreement with FP32
   uint64_t cycles = 0, launches = 0, mismatches = 0;
   std::map<std::string, uint64_t> kernel_cycles;
+  uint32_t pruned_agree = 0;                    // --prune: pruned FP32 next tokens equal to the dense FP32 model's
+  StructuredPattern prune;
+  std::map<std::string, SparseActivity> sparse;  // per sparse array / the DMA, summed over launches
   std::vector<CosimReport> rtl;  // layer 0 of the prefill, launch by launch
   double wall_seconds = 0;
   double agreement() const { return positions ? double(agree) / positions : 0.0; }
