@@ -25,6 +25,7 @@ struct SparseDesign {
   std::string tilings;   // body of sparse_tiling, e.g. {n: "1:8:8:8", k: "1:1:4:4"}
   std::string mappings;  // YAML list items, one per line
   std::string kernels = "[matmul]";
+  uint32_t acc_tiles = 1;  // m x n INT32 tiles of the accumulator cache (dot arrays)
 };
 
 std::string spec_text(const SparseDesign& d) {
@@ -35,7 +36,7 @@ std::string spec_text(const SparseDesign& d) {
     << "\n    tiling: {m: " << d.m << ", n: " << d.n << ", k: " << d.k << "}\n";
   if (!d.tilings.empty()) o << "    sparse_tiling: " << d.tilings << "\n";
   o << "  b:\n    loop_order: output_stationary\n    tiling: {m: 8, n: 8, k: 8}\n"
-    << "caches: {acc_a: " << d.m * d.n * 4 << "}\n"
+    << "caches: {acc_a: " << d.m * d.n * 4 * d.acc_tiles << "}\n"
     << "kernels: " << d.kernels << "\n";
   if (!d.mappings.empty()) o << "sparsity:\n" << d.mappings;
   // A name of its own per design: cross-checks running side by side keep their RTL apart.
@@ -57,14 +58,23 @@ SparseDesign os_w(const std::string& tilings, const std::string& movement = "bro
   return d;
 }
 
-// Weight-stationary 8-lane x 8-MAC array skipping both operands; T_k = 4 of TT_k = 8
-// gives copies (c = 2).
+// Weight-stationary array of 8 lanes holding a k tile of 16 in 8 MACs each (TT_k = 8),
+// skipping both operands; T_k = 4 of TT_k = 8 gives copies (c = 2).
 SparseDesign ws_both(const std::string& n_tiling) {
   SparseDesign d;
   d.loop_order = "weight_stationary";
-  d.k = 8;
+  d.k = 16;
   d.tilings = "{n: \"" + n_tiling + "\", k: \"4:8:16:16\"}";
   d.mappings = kSkipX + kSkipW;
+  return d;
+}
+
+// The compressed weight-stationary array that is built: only w sparse, an N:M condition.
+SparseDesign ws_w(const std::string& k_tiling, const std::string& condition) {
+  SparseDesign d = ws_both("1:8:8:8");
+  d.tilings = "{n: \"1:8:8:8\", k: \"" + k_tiling + "\"}";
+  d.mappings = "  - {kind: compute_value, tensor: w, condition: \"" + condition + "\"}\n";
+  d.acc_tiles = 4;
   return d;
 }
 
@@ -132,9 +142,12 @@ TEST(Sparsity, InvalidCombinationsSayWhy) {
   SparseDesign d = ws_both("1:8:8:8");
   d.mappings = kSkipX;  // x is then broadcast to all 8 lanes while copied twice
   EXPECT_NE(error(d).find("copy c=2 and multicast m=8 both above one"), std::string::npos) << error(d);
-  d = ws_both("1:8:8:8");
-  d.tilings = "{k: \"8:8:12:12\"}";
+  d = os_w("{n: \"1:8:12:12\", k: \"1:1:4:4\"}");
   EXPECT_NE(error(d).find("S not a multiple of TT"), std::string::npos) << error(d);
+  d = ws_w("4:8:8:8", "2:4");
+  EXPECT_NE(error(d).find("on a dot array S is the k tile each lane holds: expected S = 16"), std::string::npos) << error(d);
+  d = ws_w("6:6:16:16", "2:4");
+  EXPECT_NE(error(d).find("TT (MACs per lane) must divide the k tile 16"), std::string::npos) << error(d);
   d = os_w("{n: \"1:4:4:4\", k: \"1:1:4:4\"}");
   EXPECT_NE(error(d).find("TT must be the array's extent along n per cycle, 8 PEs"), std::string::npos) << error(d);
   d = os_w("{n: \"3:8:8:8\", k: \"1:1:4:4\"}");
@@ -160,14 +173,32 @@ TEST(Sparsity, InvalidCombinationsSayWhy) {
   EXPECT_NE(error(d).find("must divide the k tile 16"), std::string::npos) << error(d);
 }
 
+Graph graph_of(const SparseDesign& d) { return elaborate(parse_spec_text(spec_text(d), "sparse.yaml")); }
+
 TEST(Sparsity, UnbuiltHardwareIsRefusedByName) {
-  const std::string text = spec_text(ws_both("1:8:8:8"));
-  const std::string e = test::error_of([&] { elaborate(parse_spec_text(text, "sparse.yaml")); });
+  auto error = [](const SparseDesign& d) { return test::error_of([&] { graph_of(d); }); };
+  const std::string e = error(ws_both("1:8:8:8"));
   EXPECT_NE(e.find("sparse design 8G_1d1e"), std::string::npos) << e;
-  EXPECT_NE(e.find("weight_stationary array is elaborated but not yet built"), std::string::npos) << e;
+  EXPECT_NE(e.find("skipping zero x (the streamed operand) on a dot array is elaborated but not yet built"),
+            std::string::npos) << e;
+  SparseDesign topk;
+  topk.kernels = "[matmul, attention]";
+  topk.k = 8;  // array b is 8 x 8 x 8
+  topk.mappings = "  - {kind: compute_group, tensor: k, condition: topk, block: 4, topk: 1}\n";
+  EXPECT_NE(error(topk).find("compute_group sparsity (topk) is elaborated but not yet built"), std::string::npos)
+      << error(topk);
 }
 
-Graph graph_of(const SparseDesign& d) { return elaborate(parse_spec_text(spec_text(d), "sparse.yaml")); }
+// A compressed lane keeps T_k of every S_k / c weights: the w condition must promise no more.
+TEST(Sparsity, CompressedLanesNeedAFittingPattern) {
+  auto error = [](const SparseDesign& d) { return test::error_of([&] { graph_of(d); }); };
+  EXPECT_NE(error(ws_w("2:8:16:16", "w==0")).find("hold 2 of every 4 k rows of w; expected an N:M pattern"),
+            std::string::npos) << error(ws_w("2:8:16:16", "w==0"));
+  EXPECT_NE(error(ws_w("2:8:16:16", "3:4")).find("at most 2 non-zeros in 4"), std::string::npos);
+  EXPECT_NE(error(ws_w("8:8:16:16", "2:3")).find("S_k=16 must be a multiple of M=3"), std::string::npos)
+      << error(ws_w("8:8:16:16", "2:3"));
+  EXPECT_EQ(graph_of(ws_w("8:8:16:16", "1:2")).sparse.a.name(), "8G_1b1c");
+}
 
 MatmulProblem sparse_problem(double zeros, bool in_a, bool in_b, uint64_t seed) {
   MatmulProblem p;
@@ -212,6 +243,29 @@ TEST(Sparsity, MulticastLanesSkipLessThanUnicast) {
   const uint64_t unicast = stream("{n: \"1:8:8:8\", k: \"1:1:4:4\"}");
   EXPECT_LT(unicast, multicast);
   EXPECT_LE(multicast, 2u * 2 * 32);
+}
+
+// 2:4 weights in lanes of 8 MACs for a k tile of 16: the cycles of the dense array with
+// 16 MACs per lane, half its PEs, every slot holding a non-zero weight.
+TEST(Sparsity, CompressedLanesHoldTheKTileInHalfTheMacs) {
+  const Graph g = graph_of(ws_w("2:8:16:16", "2:4"));
+  SparseDesign dense_ws = ws_w("2:8:16:16", "2:4");
+  dense_ws.tilings = dense_ws.mappings = "";
+  const Graph dense = graph_of(dense_ws);
+  EXPECT_EQ(g.sparse.a.name(), "8G_1d1e");
+  EXPECT_EQ(g.array_a.spec.pe_count() * 2, dense.array_a.spec.pe_count());
+  EXPECT_FALSE(g.sparse.timing_depends_on_data());
+  MatmulProblem p = sparse_problem(0.0, false, true, 23);
+  p.pattern = {2, 4};
+  const Program prog = compile_matmul(g, p);
+  const RunResult r = run_on_systemc(g, prog), rd = run_on_systemc(dense, compile_matmul(dense, p));
+  EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
+  EXPECT_EQ(r.cycles, rd.cycles);
+  const SparseActivity& s = r.sparse.at("array_a");
+  EXPECT_EQ(s.dense_cycles, 2 * s.stream_cycles);
+  EXPECT_EQ(s.lane_issues, s.lane_slots);
+  p.pattern = {};  // dense weights do not fit
+  EXPECT_NE(test::error_of([&] { compile_matmul(g, p); }).find("the lanes of design"), std::string::npos);
 }
 
 // A systolic array takes the same picks through skew registers: the same windows and
@@ -264,6 +318,13 @@ TEST(SparsityCosim, SystolicMixedNetworks) {
   d.mappings = kSkipX + kSkipW;
   EXPECT_EQ(plan_of(d).a.name(), "4G_3e3e");
   expect_cross_check(d, sparse_problem(0.5, true, true, 19));
+}
+
+// Compressed weight-stationary lanes (x network 1d, w network 1e) on 2:4 weights.
+TEST(SparsityCosim, CompressedWeightStationaryLanes) {
+  MatmulProblem p = sparse_problem(0.5, false, true, 29);
+  p.pattern = {2, 4};
+  expect_cross_check(ws_w("2:8:16:16", "2:4"), p);
 }
 
 AttentionProblem windowed_prefill(uint32_t tokens) {

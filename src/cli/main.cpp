@@ -52,6 +52,9 @@ void print_sparse_plan(const SparsePlan& sp, std::ostream& out) {
     if (a.w_sparse) out << ", skips w (" << a.w_condition << ")";
     print_network(a.net_x, out);
     print_network(a.net_w, out);
+    if (a.holds_compressed())
+      out << "\n    lanes hold the k tile of " << a.tiling[2].s << " compressed in " << a.slots() << " MACs (" << a.slot_groups()
+          << " group(s) of " << a.slots() / a.slot_groups() << " for " << a.tiling[2].s / a.slot_groups() << " k rows each)";
   }
   if (sp.group.present)
     out << "\n    group network (block TopK, before the value networks): " << sp.group.params.i << " blocks of "
@@ -80,10 +83,25 @@ void print_sparse_activity(const std::string& array, const SparseActivity& s, ui
   out.precision(precision);
 }
 
+// A compressed dot array's lanes: what their MACs held and what a dense array of as many
+// MACs per lane would have streamed for the same k tiles.
+void print_compressed_lanes(const std::string& array, const SparseActivity& s, std::ostream& out) {
+  const std::ios_base::fmtflags flags = out.flags();
+  out << "  " << array << " compressed  " << s.stream_cycles << " stream cycles; a dense array of the same MACs per lane "
+      << "would stream " << s.dense_cycles << " (" << std::fixed << std::setprecision(2)
+      << double(s.dense_cycles) / double(std::max<uint64_t>(s.stream_cycles, 1)) << "x) over " << s.windows
+      << " stationary loads\n  " << array << " lanes    " << std::setprecision(1)
+      << (s.lane_slots ? 100.0 * s.lane_issues / s.lane_slots : 0.0) << " % of MAC slot-cycles held a non-zero weight, "
+      << s.skipped_steps << " MACs on zero weights not spent\n";
+  out.flags(flags);
+}
+
 // What the value networks of each sparse array and the DMA skipped in a run of `cycles`.
-void print_sparsity(const std::map<std::string, SparseActivity>& sparse, uint64_t cycles, std::ostream& out) {
+void print_sparsity(const Graph& g, const std::map<std::string, SparseActivity>& sparse, uint64_t cycles, std::ostream& out) {
   for (const auto& [block, sa] : sparse)
-    if (block == "dma")
+    if (block == "array_a" && g.array_a.sparse.holds_compressed())
+      print_compressed_lanes(block, sa, out);
+    else if (block == "dma")
       out << "  DMA skipped       " << sa.window_bytes << " B of keys and values behind the sliding window, "
           << sa.zero_row_bytes << " B of compressed all-zero rows (" << sa.metadata_bytes << " B of row metadata fetched)\n";
     else
@@ -550,7 +568,7 @@ int run(int argc, char** argv) {
     InferenceReport r = run_inference(g, model, inf);
     r.model = std::filesystem::path(checkpoint).filename().string();
     print_inference(r, std::cout);
-    print_sparsity(r.sparse, r.cycles, std::cout);
+    print_sparsity(g, r.sparse, r.cycles, std::cout);
     bool rtl_ok = true;
     for (const auto& rep : r.rtl) rtl_ok = rtl_ok && rep.pass();
     return r.mismatches == 0 && rtl_ok ? 0 : 1;
@@ -672,7 +690,7 @@ int run(int argc, char** argv) {
       std::cout << "  " << std::left << std::setw(18) << (std::string(cache) + " hits") << act.hits << " of "
                 << act.hits + act.misses << " tile reads, " << act.operand_bytes << " B not fetched\n";
     }
-    print_sparsity(r.sparse, r.cycles, std::cout);
+    print_sparsity(g, r.sparse, r.cycles, std::cout);
     std::cout << "  DMA busy          " << 100.0 * r.activity["dma"].busy_cycles / r.cycles << " % of cycles, "
               << r.activity["dma"].operand_bytes << " B moved\n";
     if (g.sparse.timing_depends_on_data()) {

@@ -1,5 +1,6 @@
 #include "generator/graph.h"
 
+#include <cstdio>
 #include <tuple>
 
 #include "core/error.h"
@@ -197,7 +198,7 @@ Block array_block(const ArrayPlan& p, const std::string& name, const std::string
   const bool os = p.stationarity == Stationarity::kOutput;
   const bool rescale = name == "array_b";
   // A sparse array's operands come from its value networks, one value per row and lane.
-  const bool sparse = p.sparse.sparse();
+  const bool sparse = p.sparse.skips_steps();
   const std::string x_desc = sparse ? "column of A per row and column lane, from the x value network"
                              : os   ? "column of A, broadcast along PE rows"
                                     : "streamed operand vector";
@@ -307,9 +308,25 @@ void add_attention_blocks(Graph& g) {
     g.edges.push_back(e);
 }
 
+// A compressed weight-stationary array stores T_k of every S_k / c weights of a lane, so
+// its w condition must promise no more: an N:M pattern with M dividing S_k / c and
+// N (S_k / c) / M <= T_k.
+void require_fitting_pattern(const ArraySparsity& a, const std::string& where) {
+  const uint32_t rows = a.tiling[2].s / a.slot_groups(), slots = a.tiling[2].t;
+  unsigned n = 0, m = 0;
+  char tail = 0;
+  const bool nm = std::sscanf(a.w_condition.c_str(), "%u:%u%c", &n, &m, &tail) == 2;
+  if (!nm || rows % m != 0 || n * (rows / m) > slots)
+    fail(where, "condition '" + a.w_condition + "' of w: the lanes of this dot array hold " + std::to_string(slots) +
+                    " of every " + std::to_string(rows) + " k rows of w; expected an N:M pattern with M dividing " +
+                    std::to_string(rows) + " and at most " + std::to_string(slots) + " non-zeros in " +
+                    std::to_string(rows) + " (for example " + std::to_string(slots) + ":" + std::to_string(rows) + ")");
+}
+
 // What the generator builds of a sparse plan (docs/SPARSITY.md): value networks in front
-// of an output-stationary array a (broadcast or systolic), causal and sliding windows in the fused
-// attention kernel, compressed matmul operands. Anything else is elaborated (fsgen check
+// of an output-stationary array a (broadcast or systolic), compressed N:M weights held by a
+// weight-stationary array a (matmul), causal and sliding windows in the fused attention
+// kernel, compressed matmul operands. Anything else is elaborated (fsgen check
 // shows it) and refused here, naming what it would need.
 void require_sparse_hardware(const Graph& g) {
   const SparsePlan& sp = g.sparse;
@@ -330,15 +347,19 @@ void require_sparse_hardware(const Graph& g) {
   }
   if (!sp.a.sparse() && !sp.b.sparse()) return;
   const std::string where = sp.a.tiling[2].place;
-  if (g.array_a.stationarity != Stationarity::kOutput)
+  if (g.array_a.stationarity == Stationarity::kOutput) return;
+  if (g.array_a.stationarity != Stationarity::kWeight)
     refuse(where, "a value network in front of a " + std::string(stationarity_name(g.array_a.stationarity)) + " array");
+  if (sp.a.x_sparse) refuse(where, "skipping zero x (the streamed operand) on a dot array");
+  if (g.attention) refuse(where, "the fused attention kernel on a compressed dot array a");
+  require_fitting_pattern(sp.a, where);
 }
 
 // Sparse lanes widen the array's operand buses: one x value per row and column lane,
 // one w value per column and row lane.
 void add_value_networks(ArrayPlan& p, const ArraySparsity& s) {
   p.sparse = s;
-  if (!s.sparse()) return;
+  if (!s.skips_steps()) return;
   p.x_bytes = p.spec.tile_m * s.lanes_n();
   p.w_bytes = p.spec.tile_n * s.lanes_m();
 }
@@ -394,7 +415,7 @@ Graph elaborate(const DesignSpec& spec) {
              {"dma", "rd", "ctrl", "buffers"},    {"ctrl", "x", "array_a", "x"},
              {"ctrl", "w", "array_a", "w"},       {"ctrl", "acc_row", "requant", "in"},
              {"requant", "out", "dma", "wdata"}};
-  if (g.array_a.sparse.sparse()) add_network_blocks(g);
+  if (g.array_a.sparse.skips_steps()) add_network_blocks(g);
   if (g.array_a.acc_slots > 0) {
     g.edges.push_back({"array_a", "y", "acc_a", "wr"});
     g.edges.push_back({"acc_a", "rd", "ctrl", "acc_row"});
@@ -408,14 +429,19 @@ ArrayInstance array_instance(const ArrayPlan& p, bool is_array_b) {
     ArrayInstance inst{"fsgen_array_os",
                        {{"R", p.spec.tile_m}, {"C", p.spec.tile_n}, {"RESCALE", is_array_b ? 1 : 0},
                         {"SYSTOLIC", p.spec.systolic ? 1 : 0}}};
-    if (p.sparse.sparse()) {  // lane buses from the value networks
+    if (p.sparse.skips_steps()) {  // lane buses from the value networks
       inst.params["LM"] = p.sparse.lanes_m();
       inst.params["LN"] = p.sparse.lanes_n();
     }
     return inst;
   }
-  return {"fsgen_array_dot",
-          {{"P", p.y_lanes}, {"K", p.spec.tile_k}, {"LOAD_COL", p.stationarity == Stationarity::kWeight ? 1 : 0}}};
+  ArrayInstance inst{"fsgen_array_dot",
+                     {{"P", p.y_lanes}, {"K", p.spec.tile_k}, {"LOAD_COL", p.stationarity == Stationarity::kWeight ? 1 : 0}}};
+  if (p.sparse.holds_compressed()) {  // lanes of fewer MACs holding the non-zero weights
+    inst.params["SLOTS"] = p.sparse.slots();
+    inst.params["CG"] = p.sparse.slot_groups();
+  }
+  return inst;
 }
 
 uint32_t select_bits(uint32_t window) {

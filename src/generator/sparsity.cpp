@@ -58,13 +58,19 @@ SparseTiling complete_tiling(const ArraySpec& a, Iter it, const std::string& arr
     return st;
   }
   const std::string what = "sparse tiling " + st.text();
-  if (st.tt != tt)
+  // A dot array's lanes hold the k tile (S_k = the tile) in TT_k MACs each: compressed.
+  const bool dot_k = it == Iter::kK && a.stationarity() != Stationarity::kOutput;
+  if (dot_k && st.s != tt)
+    fail(st.place, what + ": on a dot array S is the k tile each lane holds: expected S = " + std::to_string(tt));
+  if (dot_k && tt % st.tt != 0)
+    fail(st.place, what + ": TT (MACs per lane) must divide the k tile " + std::to_string(tt));
+  if (!dot_k && st.tt != tt)
     fail(st.place, what + ": TT must be the array's extent along " + iter_name(it) + " per cycle, " +
                        std::to_string(tt) + (tt == 1 ? " (the iterator runs in time)" : " PEs"));
-  if (tt % st.t != 0) fail(st.place, what + ": T must divide TT (physical sub-tiles of the array)");
-  if (st.s % tt != 0) fail(st.place, what + ": S not a multiple of TT (the value network offers whole physical tiles)");
+  if (st.tt % st.t != 0) fail(st.place, what + ": T must divide TT (physical sub-tiles of the array)");
+  if (st.s % st.tt != 0) fail(st.place, what + ": S not a multiple of TT (the value network offers whole physical tiles)");
   if (st.ss % st.s != 0) fail(st.place, what + ": SS not a multiple of S (group tiles hold whole virtual tiles)");
-  if (it != Iter::kK && st.s != tt)
+  if (it != Iter::kK && st.s != st.tt)
     fail(st.place, what + ": a value network skips along the reduced iterator k only: expected S = TT on " +
                        iter_name(it));
   if (it == Iter::kK && st.s / st.tt > 64)
@@ -143,6 +149,7 @@ ArraySparsity plan_array_sparsity(const DesignSpec& spec, const std::string& key
                                   const std::vector<std::pair<const SparseMapping*, bool>>& mappings) {
   const ArraySpec& a = key == "a" ? spec.array_a : spec.array_b;
   ArraySparsity as;
+  as.dot = a.stationarity() != Stationarity::kOutput;
   for (Iter it : {Iter::kM, Iter::kN, Iter::kK}) as.tiling[static_cast<int>(it)] = complete_tiling(a, it, key);
   const SparseTiling& k = as.tiling[kK];
   for (const auto& [sm, operand_a] : mappings) {

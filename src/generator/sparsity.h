@@ -63,7 +63,16 @@ struct ArraySparsity {
   bool x_sparse = false, w_sparse = false;
   std::string x_condition, w_condition;  // "x==0", "w==0" or "N:M"
   ValueNetwork net_x, net_w;
+  bool dot = false;  // a dot array (weight- or input-stationary): its lanes hold the k tile compressed
   bool sparse() const { return x_sparse || w_sparse; }
+  // A sparse dot array's lanes: TT_k MACs (slots) in c = TT_k / T_k groups of T_k, group q
+  // holding the non-zeros of k tile rows [q S_k / c, (q + 1) S_k / c).
+  uint32_t slots() const { return tiling[2].tt; }
+  uint32_t slot_groups() const { return tiling[2].tt / tiling[2].t; }
+  // Tile times depend on the operands: a sparse output-stationary array skips zero steps
+  // (a dot array streams the same cycles whatever its lanes hold).
+  bool skips_steps() const { return sparse() && !dot; }
+  bool holds_compressed() const { return sparse() && dot; }
   uint32_t window() const { return tiling[2].s; }  // k values offered per cycle (S_k)
   // Schedule lanes along m (rows) and n (columns) of an output-stationary array.
   uint32_t lanes_m() const { return net_w.params.lanes; }
@@ -99,7 +108,7 @@ struct SparsePlan {
   GroupNetwork group;
   MemorySparsity memory;
   // Tile times depend on the operands' values (value networks skip zeros, the DMA zero rows).
-  bool timing_depends_on_data() const { return a.sparse() || b.sparse() || !memory.compressed.empty(); }
+  bool timing_depends_on_data() const { return a.skips_steps() || b.skips_steps() || !memory.compressed.empty(); }
   bool any() const { return a.sparse() || b.sparse() || group.present || !memory.compressed.empty() ||
                             !memory.window_kind.empty(); }
 };

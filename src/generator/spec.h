@@ -55,6 +55,7 @@ struct ArraySpec {
   uint32_t pe_rows() const;
   uint32_t pe_cols() const;
   uint32_t pe_count() const { return pe_rows() * pe_cols(); }
+  uint32_t macs_per_lane() const;  // dot arrays: TT_k of the sparse tiling, else the k tile
   // Partial sums must stay on chip for every output tile whose iterators run inside k.
   bool m_inside_k() const;
   bool n_inside_k() const;

@@ -29,10 +29,15 @@ Stationarity ArraySpec::stationarity() const {
 
 uint32_t ArraySpec::pe_rows() const {
   // OS: m x n, WS: k x n (a row of k feeds the reduction of each n), IS: m x k.
-  return stationarity() == Stationarity::kWeight ? tile_k : tile_m;
+  return stationarity() == Stationarity::kWeight ? macs_per_lane() : tile_m;
 }
 uint32_t ArraySpec::pe_cols() const {
-  return stationarity() == Stationarity::kInput ? tile_k : tile_n;
+  return stationarity() == Stationarity::kInput ? macs_per_lane() : tile_n;
+}
+uint32_t ArraySpec::macs_per_lane() const {
+  // A dot array whose sparse tiling gives TT_k below the k tile holds the tile compressed.
+  const SparseTiling& k = sparse_tiling[static_cast<int>(Iter::kK)];
+  return k.given ? k.tt : tile_k;
 }
 
 namespace {

@@ -95,12 +95,14 @@ class OsArrayModel : public PeArrayModel {
 // each lane and write one vector of the output tile per stream step.
 class DotArrayModel : public PeArrayModel {
  public:
+  // compressed: the lanes' activity when they hold the non-zero weights only
+  // (fsgen_array_dot.v with SLOTS < K); null for a dense array.
   DotArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, ToggleProbe& y, BlockActivity& act,
-                BlockActivity& acc_act)
+                BlockActivity& acc_act, SparseActivity* compressed)
       : plan_(plan), weight_(plan.stationarity == Stationarity::kWeight), tm_(plan.spec.tile_m), tn_(plan.spec.tile_n),
         tk_(plan.spec.tile_k), lanes_(plan.y_lanes), s_rows_(plan.stationary_rows), stream_(plan.stream_cycles),
-        x_probe_(x), w_probe_(w), y_probe_(y), act_(act), acc_act_(&acc_act), s_(size_t(lanes_) * tk_, 0), x_(tk_),
-        w_(std::max(tn_, tk_)), y_(lanes_) {}
+        x_probe_(x), w_probe_(w), y_probe_(y), act_(act), acc_act_(&acc_act), compressed_(compressed),
+        s_(size_t(lanes_) * tk_, 0), x_(tk_), w_(std::max(tn_, tk_)), y_(lanes_) {}
 
   uint64_t run_tile(uint64_t cycle0, TileView a, TileView b, bool reload, Accumulate mode, const uint32_t* alpha,
                     AccTile acc) override {
@@ -124,6 +126,7 @@ class DotArrayModel : public PeArrayModel {
       accumulate(kk, mode, alpha, acc);
     }
     act_.busy_cycles += stream_;
+    if (compressed_) record_compressed(reload);
     return tile_cycles(plan_, reload);
   }
 
@@ -146,6 +149,29 @@ class DotArrayModel : public PeArrayModel {
       else
         for (uint32_t k = 0; k < tk_; ++k) s_[size_t(r) * tk_ + k] = static_cast<int8_t>(w_[k]);
     }
+  }
+
+  // Compressed lanes compute the same sums from their non-zero weights; what they save is
+  // MACs: a dense array of as many MACs per lane would stream the k tile K / SLOTS times.
+  // A loaded tile's non-zeros per slot group must fit (the compiler refuses others).
+  void record_compressed(bool reload) {
+    const uint32_t slots = plan_.sparse.slots(), groups = plan_.sparse.slot_groups(), rows = tk_ / groups;
+    if (reload) {
+      nonzeros_ = 0;
+      for (uint32_t p = 0; p < lanes_; ++p)
+        for (uint32_t g = 0; g < groups; ++g) {
+          const int8_t* s = s_.data() + size_t(p) * tk_ + g * rows;
+          const uint32_t n = uint32_t(rows - std::count(s, s + rows, int8_t{0}));
+          FSGEN_ASSERT(n <= slots / groups, "weights overflow a lane's slot group (checked by the compiler)");
+          nonzeros_ += n;
+        }
+      ++compressed_->windows;
+    }
+    compressed_->stream_cycles += stream_;
+    compressed_->dense_cycles += uint64_t(stream_) * (tk_ / slots);
+    compressed_->lane_slots += uint64_t(lanes_) * slots * stream_;
+    compressed_->lane_issues += nonzeros_ * stream_;
+    compressed_->skipped_steps += (uint64_t(lanes_) * tk_ - nonzeros_) * stream_;
   }
 
   // WS streams row kk of A, IS column kk of B.
@@ -173,6 +199,8 @@ class DotArrayModel : public PeArrayModel {
   ToggleProbe& y_probe_;
   BlockActivity& act_;
   BlockActivity* acc_act_;  // the accumulator cache's (counted by const reads too)
+  SparseActivity* compressed_;
+  uint64_t nonzeros_ = 0;   // weights the lanes hold (compressed)
   std::vector<int8_t> s_;
   std::vector<uint8_t> x_, w_;
   std::vector<int32_t> y_;
@@ -186,13 +214,14 @@ std::unique_ptr<PeArrayModel> make_pe_array_model(const ArrayPlan& plan, RunResu
   ToggleProbe* w = result.find_probe(block, "w");
   FSGEN_ASSERT(x && w, "array probes missing from the graph");
   BlockActivity& act = result.activity[block];
-  if (plan.sparse.sparse()) return make_sparse_os_array_model(plan, *x, *w, act, result.sparse[block]);
+  if (plan.sparse.skips_steps()) return make_sparse_os_array_model(plan, *x, *w, act, result.sparse[block]);
   if (plan.stationarity == Stationarity::kOutput) return std::make_unique<OsArrayModel>(plan, *x, *w, act);
   ToggleProbe* y = result.find_probe(block, "y");
   FSGEN_ASSERT(y, "dot array y probe missing from the graph");
   // array_a writes into acc_a, array_b into acc_b.
   BlockActivity& acc = result.activity["acc_" + block.substr(block.rfind('_') + 1)];
-  return std::make_unique<DotArrayModel>(plan, *x, *w, *y, act, acc);
+  SparseActivity* compressed = plan.sparse.holds_compressed() ? &result.sparse[block] : nullptr;
+  return std::make_unique<DotArrayModel>(plan, *x, *w, *y, act, acc, compressed);
 }
 
 }  // namespace fsgen

@@ -57,12 +57,18 @@ const std::vector<double>* find_or_null(const std::map<std::string, std::vector<
 // How the block's RTL instance differs from the primitive's characterised parameters.
 std::string variant_note(const std::string& block, const ArrayPlan& plan, const std::string& kind) {
   const ArrayInstance inst = array_instance(plan, block == "array_b");
+  const PrimitiveDef& def = primitive_def(kind);
   std::string note;
-  for (const auto& [param, value] : primitive_def(kind).fixed) {
+  auto add = [&](const std::string& text) { note += (note.empty() ? "" : ", ") + text; };
+  for (const auto& [param, value] : def.fixed) {
     const auto it = inst.params.find(param);
     if (it != inst.params.end() && it->second != value)
-      note += (note.empty() ? "" : ", ") + param + "=" + std::to_string(it->second) + ", characterised " + std::to_string(value);
+      add(param + "=" + std::to_string(it->second) + ", characterised " + std::to_string(value));
   }
+  // Parameters the characterisation never varied (sparse lanes, compressed slots).
+  for (const auto& [param, value] : inst.params)
+    if (!def.fixed.count(param) && std::find(def.params.begin(), def.params.end(), param) == def.params.end())
+      add(param + "=" + std::to_string(value) + ", not characterised");
   return note;
 }
 

@@ -75,7 +75,7 @@ void synthesise(const Graph& g, const SparsityStudyOptions& o, SparsityStudyRow&
   const Liberty lib = prepare_liberty(o.liberty, o.work_dir);
   lib_name = lib.name;
   std::vector<ArrayInstance> parts = {array_instance(g.array_a, false)};
-  if (g.array_a.sparse.sparse()) {
+  if (g.array_a.sparse.skips_steps()) {
     parts.push_back(value_network_instance(g.array_a, true));
     parts.push_back(value_network_instance(g.array_a, false));
     if (g.array_a.spec.systolic) {
