@@ -27,15 +27,16 @@ TEST(Cli, HelpOnEverySubcommand) {
 // A sparse plan whose hardware is not built yet: check prints the networks, then the reason.
 TEST(Cli, CheckShowsAnUnbuiltSparsePlan) {
   const std::string dir = test::scratch_dir("cli_sparse");
-  std::ifstream in("examples/sparse_os_8x8.yaml");
+  std::ifstream in("examples/sparse_attn_8x8.yaml");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  text.replace(text.find("    tiling: {m: 8, n: 8, k: 16}\n"), 0, "    movement: systolic\n");
-  std::ofstream(dir + "/sys.yaml") << text;
-  const CliRun r = fsgen_cli("check " + dir + "/sys.yaml");
+  text += "  - {kind: compute_group, tensor: k, condition: topk, block: 4, topk: 1}\n";
+  std::ofstream(dir + "/topk.yaml") << text;
+  const CliRun r = fsgen_cli("check " + dir + "/topk.yaml");
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.out.find("x network 3d: c=8 g=1 m=1 i=4 o=1 s=2, 8 lanes"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("a value network feeding a systolic array is elaborated but not yet built"), std::string::npos)
+  EXPECT_NE(r.out.find("x network 1b: c=1 g=1 m=1 i=4 o=1 s=1, 8 lanes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("group network (block TopK, before the value networks): 2 blocks of 4 keys"), std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("compute_group sparsity (topk) is elaborated but not yet built"), std::string::npos) << r.out;
   const CliRun ok = fsgen_cli("check examples/sparse_os_8x8.yaml");
   EXPECT_EQ(ok.status, 0);
   EXPECT_NE(ok.out.find("design 8G_1b2c"), std::string::npos) << ok.out;

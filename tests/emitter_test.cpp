@@ -33,7 +33,7 @@ TEST(Emitter, WritesEveryFileAtomically) {
   for (const char* f : {"fsgen_regs.vh", "probes.h", "graph.json"}) EXPECT_TRUE(fs::exists(fs::path(dir) / f)) << f;
   EXPECT_FALSE(fs::exists(root + "/d.tmp"));
   const std::string top = emit_top(g);
-  EXPECT_NE(top.find("fsgen_array_dot #(.P(4), .K(4), .LOAD_COL(1))"), std::string::npos);
+  EXPECT_NE(top.find("fsgen_array_dot #(.K(4), .LOAD_COL(1), .P(4))"), std::string::npos);
   EXPECT_NE(top.find("fsgen_acc_cache"), std::string::npos);
 }
 
