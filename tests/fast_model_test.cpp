@@ -128,6 +128,33 @@ TEST(FastModel, TimelineWindowsAddUpToTheTotals) {
   }
 }
 
+// The cycle model's own spans of every PE array give the fast model's windows: the power
+// timeline of data-dependent designs is the same quantity, taken from the run itself.
+TEST(FastModel, CycleModelSpansGiveTheSameTimeline) {
+  const Graph g = graph_of(kCachedWs);
+  AttentionProblem ap;
+  ap.q_heads = 2;
+  ap.tokens = 40;
+  const Program prog = compile_attention(g, ap).program;
+  const RunResult cycle = run_on_systemc(g, prog);
+  const FastRun fast = run_fast(g, registers_at_start(prog), 500);
+  ASSERT_EQ(fast.result.cycles, cycle.cycles);
+  const ActivityTimeline spans = ActivityTimeline::from_spans(cycle, 500, (cycle.cycles + 499) / 500);
+  using Windows = std::map<std::string, std::vector<double>> ActivityTimeline::*;
+  for (const char* array : {"array_a", "array_b"})
+    for (const Windows which : {&ActivityTimeline::busy, &ActivityTimeline::enabled}) {
+      const std::vector<double>& a = (spans.*which).at(array);
+      const std::vector<double>& b = (fast.timeline.*which).at(array);
+      double sum_a = 0, sum_b = 0, worst = 0;
+      for (size_t w = 0; w < std::max(a.size(), b.size()); ++w) {
+        const double x = w < a.size() ? a[w] : 0.0, y = w < b.size() ? b[w] : 0.0;
+        sum_a += x, sum_b += y, worst = std::max(worst, std::abs(x - y));
+      }
+      EXPECT_NEAR(sum_a, sum_b, 1e-6) << array;
+      EXPECT_LE(worst, 0.05 * 500) << array;  // phases the fast model spreads over their span
+    }
+}
+
 TEST(FastModel, ProgramWithoutStartIsAUserError) {
   Program p;
   p.kernel = "empty";

@@ -106,6 +106,22 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
     EXPECT_GT(std::filesystem::file_size(dir + "/t.png"), 1000u);
   }
 
+  // A value-sparse core (tile times depend on the data): the busy windows come from the
+  // cycle model's own spans; the value networks are not characterised primitives.
+  std::string sparse_spec = test::tiny_matmul_core_spec();
+  sparse_spec.replace(sparse_spec.find("k: 8}}"), 6, "k: 8}, sparse_tiling: {n: \"1:4:4:4\", k: \"1:1:4:4\"}}");
+  sparse_spec += "sparsity:\n  - {kind: compute_value, tensor: w, condition: \"w==0\"}\n";
+  const Graph gs = elaborate(parse_spec_text(sparse_spec, "tiny_sparse.yaml"));
+  mp.values.zero_fraction = 0.5;
+  const PowerTrace ts = estimate_power(gs, compile_matmul(gs, mp), m, 64);
+  EXPECT_TRUE(ts.timeline_from_cycle_model);
+  ASSERT_EQ(ts.blocks.size(), 1u);
+  EXPECT_GT(ts.blocks.front().busy, 0.0);
+  EXPECT_NE(ts.blocks.front().variant_note.find("LN=4, not characterised"), std::string::npos)
+      << ts.blocks.front().variant_note;
+  EXPECT_NE(std::find(ts.not_modelled.begin(), ts.not_modelled.end(), "net_x"), ts.not_modelled.end());
+  EXPECT_FALSE(t.timeline_from_cycle_model);
+
   o.cycles = 300;  // another setting: the dataset refuses to mix
   EXPECT_NE(test::error_of([&] { characterize(o, path); }).find("provenance 'cycles'"), std::string::npos);
 }

@@ -34,6 +34,17 @@ void ActivityTimeline::add_enabled(const std::string& block, uint64_t start, uin
   if (window && span && enabled_cycles) spread(enabled[block], window, expected_windows, start, span, enabled_cycles);
 }
 
+ActivityTimeline ActivityTimeline::from_spans(const RunResult& r, uint64_t window, uint64_t windows) {
+  ActivityTimeline t;
+  t.window = window;
+  t.expected_windows = windows;
+  for (const auto& [block, spans] : r.timelines) {
+    for (const CycleSpan& s : spans.busy) t.add(block, s.start, s.cycles, double(s.cycles));
+    for (const CycleSpan& s : spans.enabled) t.add_enabled(block, s.start, s.cycles, double(s.cycles));
+  }
+  return t;
+}
+
 namespace {
 
 class FastCore : private TileSequencer {

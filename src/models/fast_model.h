@@ -31,6 +31,9 @@ struct ActivityTimeline {
   // `busy_cycles` of `block`, spread evenly over cycles [start, start + span).
   void add(const std::string& block, uint64_t start, uint64_t span, double busy_cycles);
   void add_enabled(const std::string& block, uint64_t start, uint64_t span, double enabled_cycles);
+
+  // The same windows from a cycle-model run's spans of every PE array (RunResult::timelines).
+  static ActivityTimeline from_spans(const RunResult& r, uint64_t window, uint64_t windows);
 };
 
 struct FastRun {

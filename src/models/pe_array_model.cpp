@@ -26,10 +26,10 @@ int32_t base_of(int32_t old, Accumulate mode, uint32_t alpha) {
 
 class OsArrayModel : public PeArrayModel {
  public:
-  OsArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, BlockActivity& act)
+  OsArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, BlockActivity& act, ArrayTimeline& timeline)
       : plan_(plan), tm_(plan.spec.tile_m), tn_(plan.spec.tile_n), tk_(plan.spec.tile_k), systolic_(plan.spec.systolic),
-        stream_(plan.stream_cycles), x_probe_(x), w_probe_(w), act_(act), acc_(size_t(tm_) * tn_, 0), x_(tm_),
-        w_(tn_) {}
+        stream_(plan.stream_cycles), x_probe_(x), w_probe_(w), act_(act), timeline_(timeline), acc_(size_t(tm_) * tn_, 0),
+        x_(tm_), w_(tn_) {}
 
   // Step kk: column kk of A along PE rows, row kk of B down PE columns; the first step
   // applies the accumulate mode (clr / sc in the RTL). A systolic array computes the
@@ -59,6 +59,8 @@ class OsArrayModel : public PeArrayModel {
       }
     }
     act_.busy_cycles += stream_;
+    timeline_.busy.push_back({cycle0, stream_});
+    timeline_.enabled.push_back({cycle0, stream_});
     return tile_cycles(plan_, false);
   }
 
@@ -86,6 +88,7 @@ class OsArrayModel : public PeArrayModel {
   ToggleProbe& x_probe_;
   ToggleProbe& w_probe_;
   BlockActivity& act_;
+  ArrayTimeline& timeline_;
   std::vector<int32_t> acc_;
   std::vector<uint8_t> x_, w_;
 };
@@ -98,10 +101,10 @@ class DotArrayModel : public PeArrayModel {
   // compressed: the lanes' activity when they hold the non-zero weights only
   // (fsgen_array_dot.v with SLOTS < K); null for a dense array.
   DotArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, ToggleProbe& y, BlockActivity& act,
-                BlockActivity& acc_act, SparseActivity* compressed)
+                BlockActivity& acc_act, ArrayTimeline& timeline, SparseActivity* compressed)
       : plan_(plan), weight_(plan.stationarity == Stationarity::kWeight), tm_(plan.spec.tile_m), tn_(plan.spec.tile_n),
         tk_(plan.spec.tile_k), lanes_(plan.y_lanes), s_rows_(plan.stationary_rows), stream_(plan.stream_cycles),
-        x_probe_(x), w_probe_(w), y_probe_(y), act_(act), acc_act_(&acc_act), compressed_(compressed),
+        x_probe_(x), w_probe_(w), y_probe_(y), act_(act), acc_act_(&acc_act), timeline_(timeline), compressed_(compressed),
         s_(size_t(lanes_) * tk_, 0), x_(tk_), w_(std::max(tn_, tk_)), y_(lanes_) {}
 
   uint64_t run_tile(uint64_t cycle0, TileView a, TileView b, bool reload, Accumulate mode, const uint32_t* alpha,
@@ -109,8 +112,11 @@ class DotArrayModel : public PeArrayModel {
     uint64_t c = cycle0;
     if (reload) {
       load_stationary(c, a, b);
+      timeline_.enabled.push_back({c, s_rows_});
       c += s_rows_;
     }
+    timeline_.busy.push_back({c, stream_});
+    timeline_.enabled.push_back({c, stream_});
     for (uint32_t kk = 0; kk < stream_; ++kk) {
       gather_x(kk, a, b);
       x_probe_.update(c + kk + 1, x_.data());
@@ -199,6 +205,7 @@ class DotArrayModel : public PeArrayModel {
   ToggleProbe& y_probe_;
   BlockActivity& act_;
   BlockActivity* acc_act_;  // the accumulator cache's (counted by const reads too)
+  ArrayTimeline& timeline_;
   SparseActivity* compressed_;
   uint64_t nonzeros_ = 0;   // weights the lanes hold (compressed)
   std::vector<int8_t> s_;
@@ -214,14 +221,16 @@ std::unique_ptr<PeArrayModel> make_pe_array_model(const ArrayPlan& plan, RunResu
   ToggleProbe* w = result.find_probe(block, "w");
   FSGEN_ASSERT(x && w, "array probes missing from the graph");
   BlockActivity& act = result.activity[block];
-  if (plan.sparse.skips_steps()) return make_sparse_os_array_model(plan, *x, *w, act, result.sparse[block]);
-  if (plan.stationarity == Stationarity::kOutput) return std::make_unique<OsArrayModel>(plan, *x, *w, act);
+  ArrayTimeline& timeline = result.timelines[block];
+  if (plan.sparse.skips_steps())
+    return make_sparse_os_array_model(plan, *x, *w, act, timeline, result.sparse[block]);
+  if (plan.stationarity == Stationarity::kOutput) return std::make_unique<OsArrayModel>(plan, *x, *w, act, timeline);
   ToggleProbe* y = result.find_probe(block, "y");
   FSGEN_ASSERT(y, "dot array y probe missing from the graph");
   // array_a writes into acc_a, array_b into acc_b.
   BlockActivity& acc = result.activity["acc_" + block.substr(block.rfind('_') + 1)];
   SparseActivity* compressed = plan.sparse.holds_compressed() ? &result.sparse[block] : nullptr;
-  return std::make_unique<DotArrayModel>(plan, *x, *w, *y, act, acc, compressed);
+  return std::make_unique<DotArrayModel>(plan, *x, *w, *y, act, acc, timeline, compressed);
 }
 
 }  // namespace fsgen

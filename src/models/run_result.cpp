@@ -83,7 +83,7 @@ struct RunResultCodec {
   }
 
   void encode(const RunResult& r) {
-    str("fsgen-run-4");
+    str("fsgen-run-5");
     str(r.model);
     u64(r.cycles);
     f64(r.wall_seconds);
@@ -122,11 +122,22 @@ struct RunResultCodec {
                          s.window_bytes, s.zero_row_bytes, s.metadata_bytes})
         u64(v);
     }
+    u64(r.timelines.size());
+    for (const auto& [name, t] : r.timelines) {
+      str(name);
+      for (const auto* spans : {&t.busy, &t.enabled}) {
+        u64(spans->size());
+        for (const CycleSpan& sp : *spans) {
+          u64(sp.start);
+          u64(sp.cycles);
+        }
+      }
+    }
   }
 
   RunResult decode() {
     RunResult r;
-    if (get_str() != "fsgen-run-4") fail("run result", "not an fsgen run record");
+    if (get_str() != "fsgen-run-5") fail("run result", "not an fsgen run record");
     r.model = get_str();
     r.cycles = get_u64();
     r.wall_seconds = get_f64();
@@ -164,6 +175,14 @@ struct RunResultCodec {
       for (uint64_t* v : {&s.windows, &s.stream_cycles, &s.dense_cycles, &s.lane_slots, &s.lane_issues, &s.skipped_steps,
                           &s.window_bytes, &s.zero_row_bytes, &s.metadata_bytes})
         *v = get_u64();
+    }
+    for (uint64_t n = get_u64(), i = 0; i < n; ++i) {
+      ArrayTimeline& t = r.timelines[get_str()];
+      for (auto* spans : {&t.busy, &t.enabled})
+        for (uint64_t m = get_u64(), j = 0; j < m; ++j) {
+          const uint64_t start = get_u64();
+          spans->push_back({start, get_u64()});
+        }
     }
     return r;
   }

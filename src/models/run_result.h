@@ -71,6 +71,18 @@ struct SparseActivity {
   }
 };
 
+// Cycles [start, start + cycles) of one phase of a block.
+struct CycleSpan {
+  uint64_t start = 0, cycles = 0;
+};
+
+// When each PE array worked (SystemC only): the cycles it streamed operands (busy) and
+// those with an enable high (streaming, or loading a stationary operand). Power traces of
+// designs whose tile times depend on the data take their busy windows from these.
+struct ArrayTimeline {
+  std::vector<CycleSpan> busy, enabled;
+};
+
 struct RunResult {
   std::string model;  // "systemc" or "verilator"
   uint64_t cycles = 0;
@@ -78,6 +90,7 @@ struct RunResult {
   std::vector<ToggleProbe> probes;
   std::map<std::string, BlockActivity> activity;
   std::map<std::string, SparseActivity> sparse;  // per sparse array (SystemC only: the RTL has no such counters)
+  std::map<std::string, ArrayTimeline> timelines;  // per PE array block (SystemC only)
   double wall_seconds = 0;
 
   ToggleProbe* find_probe(const std::string& block, const std::string& port);

@@ -17,12 +17,13 @@ namespace {
 
 class SparseOsArrayModel : public PeArrayModel {
  public:
-  SparseOsArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, BlockActivity& act, SparseActivity& stats)
+  SparseOsArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, BlockActivity& act, ArrayTimeline& timeline,
+                     SparseActivity& stats)
       : plan_(plan), tm_(plan.spec.tile_m), tn_(plan.spec.tile_n), tk_(plan.spec.tile_k), sk_(plan.sparse.window()),
         lm_(plan.sparse.lanes_m()), ln_(plan.sparse.lanes_n()), rpl_(tm_ / lm_), cpl_(tn_ / ln_),
         drain_(plan.spec.systolic ? tm_ + tn_ - 2 : 0),
         x_sparse_(plan.sparse.x_sparse), w_sparse_(plan.sparse.w_sparse), x_probe_(x), w_probe_(w), act_(act),
-        stats_(stats), acc_(size_t(tm_) * tn_, 0), need_(size_t(lm_) * ln_), sel_(need_.size()),
+        timeline_(timeline), stats_(stats), acc_(size_t(tm_) * tn_, 0), need_(size_t(lm_) * ln_), sel_(need_.size()),
         x_(size_t(tm_) * ln_), w_(size_t(tn_) * lm_), w_by_lane_(size_t(lm_) * tn_), x_nz_(lm_), w_nz_(ln_) {
     FSGEN_ASSERT(sk_ >= 1 && sk_ <= 64 && tk_ % sk_ == 0, "window checked by plan_sparsity");
   }
@@ -42,6 +43,8 @@ class SparseOsArrayModel : public PeArrayModel {
     c += drain_;
     const uint64_t stream = c - cycle0;
     act_.busy_cycles += stream;
+    timeline_.busy.push_back({cycle0, stream});
+    timeline_.enabled.push_back({cycle0, stream});
     stats_.stream_cycles += stream;
     stats_.dense_cycles += tk_ + drain_;
     return stream + plan_.tail_cycles;
@@ -147,6 +150,7 @@ class SparseOsArrayModel : public PeArrayModel {
   ToggleProbe& x_probe_;
   ToggleProbe& w_probe_;
   BlockActivity& act_;
+  ArrayTimeline& timeline_;
   SparseActivity& stats_;
   std::vector<int32_t> acc_;
   std::vector<uint64_t> need_;  // per block: window steps still to issue
@@ -159,10 +163,11 @@ class SparseOsArrayModel : public PeArrayModel {
 }  // namespace
 
 std::unique_ptr<PeArrayModel> make_sparse_os_array_model(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w,
-                                                         BlockActivity& act, SparseActivity& stats) {
+                                                         BlockActivity& act, ArrayTimeline& timeline,
+                                                         SparseActivity& stats) {
   FSGEN_ASSERT(plan.stationarity == Stationarity::kOutput,
                "sparse hardware is built for output-stationary arrays (require_sparse_hardware)");
-  return std::make_unique<SparseOsArrayModel>(plan, x, w, act, stats);
+  return std::make_unique<SparseOsArrayModel>(plan, x, w, act, timeline, stats);
 }
 
 }  // namespace fsgen

@@ -109,10 +109,6 @@ double PowerTrace::total_average_mw() const {
 PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& model, uint64_t window,
                           const DesignMacros& macros) {
   if (window == 0) fail("--window", "expected at least one cycle");
-  if (g.sparse.timing_depends_on_data())
-    fail("design " + g.spec.name, "power estimation takes its per-window busy timeline from the fast model, which "
-                                  "cannot time value-sparse or compressed designs (their tiles take data-dependent "
-                                  "cycles): not supported yet");
   PowerTrace t;
   t.design = g.spec.name;
   t.kernel = p.kernel;
@@ -121,17 +117,21 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
   const RunResult r = run_on_systemc(g, p);
   t.simulate_seconds = r.wall_seconds;
   const auto t0 = std::chrono::steady_clock::now();
-  const FastRun fast = run_fast(g, registers_at_start(p), window);
   t.cycles = r.cycles;
   const uint64_t windows = (r.cycles + window - 1) / window;
+  // The fast model times a dense design's phases without data; a design whose tile times
+  // depend on the data (value-sparse, compressed) takes the cycle model's own spans.
+  t.timeline_from_cycle_model = g.sparse.timing_depends_on_data();
+  const ActivityTimeline timeline = t.timeline_from_cycle_model ? ActivityTimeline::from_spans(r, window, windows)
+                                                                : run_fast(g, registers_at_start(p), window).timeline;
   for (const auto& b : g.blocks) {
     const ArrayPlan* plan = plan_of(g, b.name);
     const auto macro = std::find_if(macros.macros.begin(), macros.macros.end(), [&](const MemoryMacro& m) { return m.block == b.name; });
     if (macro != macros.macros.end()) {
       const std::string array = "array_" + b.name.substr(b.name.rfind('_') + 1);
-      const auto busy = fast.timeline.busy.find(array);
+      const auto busy = timeline.busy.find(array);
       const BlockActivity acc = r.activity.count(b.name) ? r.activity.at(b.name) : BlockActivity{};
-      t.blocks.push_back(macro_power(*macro, acc, busy != fast.timeline.busy.end() ? busy->second : std::vector<double>{},
+      t.blocks.push_back(macro_power(*macro, acc, busy != timeline.busy.end() ? busy->second : std::vector<double>{},
                                      r.cycles, window, t.clock_mhz));
       continue;
     }
@@ -147,8 +147,8 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
     const auto [toggles, bits] = input_toggles(g, r, b.name, windows, window);
     const BlockActivity act = r.activity.count(b.name) ? r.activity.at(b.name) : BlockActivity{};
     bp.zeros = act.operand_bytes ? double(act.zero_bytes) / double(act.operand_bytes) : 0.0;
-    const std::vector<double>* busy = find_or_null(fast.timeline.busy, b.name);
-    const std::vector<double>* enabled = find_or_null(fast.timeline.enabled, b.name);
+    const std::vector<double>* busy = find_or_null(timeline.busy, b.name);
+    const std::vector<double>* enabled = find_or_null(timeline.enabled, b.name);
     std::vector<PrimitiveActivity> activity(windows);
     for (uint64_t w = 0; w < windows; ++w) {
       const double len = double(std::min<uint64_t>(window, r.cycles - w * window));
@@ -235,8 +235,9 @@ void print_golden_comparison(const std::vector<GoldenComparison>& c, std::ostrea
 void print_power(const PowerTrace& t, std::ostream& out) {
   out << "power of " << t.kernel << " on design " << t.design << " (" << t.cycles << " cycles at " << t.clock_mhz
       << " MHz)\n  models: fsgen hierarchical XGBoost primitive models and the SRAM macro model; activity from the "
-         "SystemC model's toggles and accesses and the fast model's busy windows of "
-      << t.window << " cycles\n" << std::fixed << std::setprecision(3);
+         "SystemC model's toggles and accesses and "
+      << (t.timeline_from_cycle_model ? "its own busy spans (a data-dependent design)" : "the fast model's busy windows")
+      << " in windows of " << t.window << " cycles\n" << std::fixed << std::setprecision(3);
   for (const auto& b : t.blocks) {
     out << "  " << std::left << std::setw(10) << b.block << std::right << std::setw(10) << b.average_mw << " mW  ("
         << b.model << "; leakage " << b.leakage_mw << " mW";

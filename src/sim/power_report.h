@@ -39,6 +39,7 @@ struct PowerTrace {
   uint64_t cycles = 0, window = 0;
   std::vector<BlockPower> blocks;
   std::vector<std::string> not_modelled;  // blocks of the graph without a trained primitive
+  bool timeline_from_cycle_model = false;  // busy windows from the SystemC run's spans (else the fast model's)
   double total_average_mw() const;
   double simulate_seconds = 0, estimate_seconds = 0;  // wall: the SystemC run, the power estimate
 };

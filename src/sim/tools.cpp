@@ -58,6 +58,8 @@ std::string build_verilator_harness(const std::string& design_dir, unsigned beat
   const std::string src = harness_source_dir();
   const std::vector<std::string> extra = {src + "/validation/harness/tb_main.cpp", src + "/src/models/run_result.cpp",
                                           src + "/src/compiler/program.cpp"};
+  // Their headers change the build too.
+  const std::vector<std::string> headers = {src + "/src/models/run_result.h", src + "/src/compiler/program.h"};
   // Rebuild only when the design or the harness changed.
   // The paths too: the build's makefiles name the harness sources where they were.
   std::string fingerprint = src + "/" + std::to_string(beat_bytes) + "/" + std::to_string(latency) + (trace ? "/trace" : "");
@@ -68,6 +70,7 @@ std::string build_verilator_harness(const std::string& design_dir, unsigned beat
   std::sort(verilog.begin(), verilog.end());
   for (const auto& f : verilog) fingerprint += read_text_file(f);
   for (const auto& f : extra) fingerprint += read_text_file(f);
+  for (const auto& f : headers) fingerprint += read_text_file(f);
   const std::string stamp = std::to_string(std::hash<std::string>{}(fingerprint));
   const fs::path obj = fs::path(design_dir) / (trace ? "obj_verilator_trace" : "obj_verilator");
   const fs::path exe = obj / "fsgen_tb";
