@@ -112,6 +112,7 @@ class DotArrayModel : public PeArrayModel {
     uint64_t c = cycle0;
     if (reload) {
       load_stationary(c, a, b);
+      if (compressed_) pack_lanes();
       timeline_.enabled.push_back({c, s_rows_});
       c += s_rows_;
     }
@@ -122,12 +123,14 @@ class DotArrayModel : public PeArrayModel {
       x_probe_.update(c + kk + 1, x_.data());
       act_.operand_bytes += tk_;
       act_.zero_bytes += count_zeros(x_.data(), tk_);
-      for (uint32_t p = 0; p < lanes_; ++p) {
-        int32_t sum = 0;
-        const int8_t* s = s_.data() + size_t(p) * tk_;
-        for (uint32_t r = 0; r < tk_; ++r) sum = num::mac(sum, s[r], static_cast<int8_t>(x_[r]));
-        y_[p] = sum;
-      }
+      if (compressed_) compressed_sums();
+      else
+        for (uint32_t p = 0; p < lanes_; ++p) {
+          int32_t sum = 0;
+          const int8_t* s = s_.data() + size_t(p) * tk_;
+          for (uint32_t r = 0; r < tk_; ++r) sum = num::mac(sum, s[r], static_cast<int8_t>(x_[r]));
+          y_[p] = sum;
+        }
       y_probe_.update(c + kk + 2, y_.data());
       accumulate(kk, mode, alpha, acc);
     }
@@ -157,22 +160,46 @@ class DotArrayModel : public PeArrayModel {
     }
   }
 
-  // Compressed lanes compute the same sums from their non-zero weights; what they save is
-  // MACs: a dense array of as many MACs per lane would stream the k tile K / SLOTS times.
-  // A loaded tile's non-zeros per slot group must fit (the compiler refuses others).
-  void record_compressed(bool reload) {
+  // Compressed lanes (fsgen_array_dot.v, SLOTS < K) hold each lane's non-zero weights with
+  // their k rows, group by group; a loaded tile's non-zeros per group must fit (the compiler
+  // refuses others).
+  void pack_lanes() {
     const uint32_t slots = plan_.sparse.slots(), groups = plan_.sparse.slot_groups(), rows = tk_ / groups;
-    if (reload) {
-      nonzeros_ = 0;
-      for (uint32_t p = 0; p < lanes_; ++p)
-        for (uint32_t g = 0; g < groups; ++g) {
-          const int8_t* s = s_.data() + size_t(p) * tk_ + g * rows;
-          const uint32_t n = uint32_t(rows - std::count(s, s + rows, int8_t{0}));
-          FSGEN_ASSERT(n <= slots / groups, "weights overflow a lane's slot group (checked by the compiler)");
-          nonzeros_ += n;
+    slot_row_.assign(size_t(lanes_) * slots, 0);
+    slot_w_.assign(size_t(lanes_) * slots, 0);
+    slots_used_.assign(lanes_, 0);
+    nonzeros_ = 0;
+    for (uint32_t p = 0; p < lanes_; ++p)
+      for (uint32_t g = 0; g < groups; ++g) {
+        uint32_t used = 0;
+        for (uint32_t r = g * rows; r < (g + 1) * rows; ++r) {
+          const int8_t w = s_[size_t(p) * tk_ + r];
+          if (w == 0) continue;
+          FSGEN_ASSERT(used < slots / groups, "weights overflow a lane's slot group (checked by the compiler)");
+          const size_t at = size_t(p) * slots + slots_used_[p]++;
+          slot_row_[at] = r, slot_w_[at] = w, ++used;
         }
-      ++compressed_->windows;
+        nonzeros_ += used;
+      }
+  }
+
+  // Each lane's sum over its slots: the dense lane's sum without its zero weights.
+  void compressed_sums() {
+    const uint32_t slots = plan_.sparse.slots();
+    for (uint32_t p = 0; p < lanes_; ++p) {
+      int32_t sum = 0;
+      const size_t base = size_t(p) * slots;
+      for (uint32_t i = 0; i < slots_used_[p]; ++i)
+        sum = num::mac(sum, slot_w_[base + i], static_cast<int8_t>(x_[slot_row_[base + i]]));
+      y_[p] = sum;
     }
+  }
+
+  // What compressed lanes save is MACs: a dense array of as many MACs per lane would stream
+  // the k tile K / SLOTS times.
+  void record_compressed(bool reload) {
+    const uint32_t slots = plan_.sparse.slots();
+    if (reload) ++compressed_->windows;
     compressed_->stream_cycles += stream_;
     compressed_->dense_cycles += uint64_t(stream_) * (tk_ / slots);
     compressed_->lane_slots += uint64_t(lanes_) * slots * stream_;
@@ -207,7 +234,10 @@ class DotArrayModel : public PeArrayModel {
   BlockActivity* acc_act_;  // the accumulator cache's (counted by const reads too)
   ArrayTimeline& timeline_;
   SparseActivity* compressed_;
-  uint64_t nonzeros_ = 0;   // weights the lanes hold (compressed)
+  uint64_t nonzeros_ = 0;              // weights the lanes hold (compressed)
+  std::vector<uint32_t> slot_row_;     // [lane][slot]: the k row of the slot's weight
+  std::vector<int8_t> slot_w_;         // [lane][slot]: the weight
+  std::vector<uint32_t> slots_used_;   // per lane
   std::vector<int8_t> s_;
   std::vector<uint8_t> x_, w_;
   std::vector<int32_t> y_;

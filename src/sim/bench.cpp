@@ -23,13 +23,19 @@ struct BenchDesign {
   bool attention;
   std::string skips;       // sparse matmul cores: the skipped tensors ("" = dense)
   bool column_lanes;       // ... every column its own lane (else 2 x 2 lane blocks)
+  bool compressed = false; // a weight-stationary core holding 2:4 weights in half the MACs
+  bool weights_24 = false; // the matmul's weights pruned to 2:4 (zeros in B only)
 };
 
 std::string bench_spec(unsigned size, const BenchDesign& d) {
   const std::string t = std::to_string(size);
   const std::string tiling = "tiling: {m: " + t + ", n: " + t + ", k: " + t + "}";
   std::string sparse_a, sparsity;
-  if (!d.skips.empty()) {
+  if (d.compressed) {
+    sparse_a = ", sparse_tiling: {n: \"1:" + t + ":" + t + ":" + t + "\", k: \"2:" + std::to_string(size / 2) + ":" + t +
+               ":" + t + "\"}";
+    sparsity = "sparsity:\n  - {kind: compute_value, tensor: w, condition: \"2:4\"}\n";
+  } else if (!d.skips.empty()) {
     const std::string half = std::to_string(size / 2);
     const std::string tn = d.column_lanes ? "1" : half;
     sparse_a = ", sparse_tiling: {m: \"" + half + ":" + t + ":" + t + ":" + t + "\", n: \"" + tn + ":" + t + ":" + t + ":" + t +
@@ -45,11 +51,17 @@ std::string bench_spec(unsigned size, const BenchDesign& d) {
 }
 
 const BenchDesign kMatmulCore{"os", "loop_order: output_stationary", "", false, "", false};
-// Sparse matmul cores: zero weights skipped per column (x network 1b), and both operands
-// skipped in 2 x 2 lane blocks (2e networks), on the same matmul with half its values zero.
+// Sparse matmul cores: zero weights skipped per column (x network 1b), both operands
+// skipped in 2 x 2 lane blocks on a broadcast (2e networks) and on a systolic array (3e),
+// on the same matmul with half its values zero; and 2:4 weights held in half the MACs of
+// a weight-stationary array (1d / 1e), on the matmul's weights pruned to 2:4, beside the
+// dense weight-stationary core on the same data.
 const BenchDesign kSparseCores[] = {
+    {"ws", "loop_order: weight_stationary", "caches: {acc_a: 65536, acc_b: 65536}\n", false, "", false, false, true},
     {"sp_w", "loop_order: output_stationary", "", false, "w", true},
     {"sp_xw", "loop_order: output_stationary", "", false, "xw", false},
+    {"sp_sys", "loop_order: output_stationary, movement: systolic", "", false, "xw", false},
+    {"sp_ws", "loop_order: weight_stationary", "caches: {acc_a: 65536, acc_b: 65536}\n", false, "w", false, true, true},
 };
 const BenchDesign kAttentionCores[] = {
     {"attn", "loop_order: output_stationary", "", true, "", false},
@@ -86,6 +98,7 @@ std::vector<BenchRow> run_bench(const std::vector<unsigned>& sizes, const std::s
       prob.m = prob.n = prob.k = size * 16;
       prob.seed = 7;
       prob.values.zero_fraction = 0.5;
+      if (d.weights_24) prob.zeros_in_a = false, prob.pattern = {2, 4};
       rows.push_back(measure(g, compile_matmul(g, prob), rtl_root, log));
     }
   for (const BenchDesign& d : kAttentionCores)
