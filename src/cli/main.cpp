@@ -103,6 +103,7 @@ void print_sparsity(const Graph& g, const std::map<std::string, SparseActivity>&
       print_compressed_lanes(block, sa, out);
     else if (block == "dma")
       out << "  DMA skipped       " << sa.window_bytes << " B of keys and values behind the sliding window, "
+          << sa.topk_bytes << " B in key tiles block TopK passed over (" << sa.pool_bytes << " B of pooled keys fetched), "
           << sa.zero_row_bytes << " B of compressed all-zero rows (" << sa.metadata_bytes << " B of row metadata fetched)\n";
     else
       print_sparse_activity(block, sa, cycles, out);

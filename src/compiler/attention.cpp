@@ -45,6 +45,24 @@ Shape shape_of(const Graph& g, const AttentionProblem& p) {
   return s;
 }
 
+// Block TopK: per query tile, the key tiles the hardware visits (num::key_tile_candidates).
+std::vector<std::vector<bool>> kept_key_tiles(const std::vector<int8_t>& q, const int8_t* pool,
+                                              const num::AttentionParams& ap, uint32_t topk) {
+  const uint32_t key_tiles = (ap.lkv + ap.tile_kv - 1) / ap.tile_kv;
+  std::vector<std::vector<bool>> kept;
+  for (uint32_t r0 = 0; r0 < ap.lq; r0 += ap.tile_q) {
+    const uint32_t rows = std::min(ap.tile_q, ap.lq - r0);
+    const num::KeyTileChoice c = num::key_tile_candidates(ap.causal, ap.window, ap.q_pos0 + r0, ap.tile_kv, ap.lkv);
+    std::vector<int32_t> scores;
+    for (uint32_t jt = c.first; jt < c.own; ++jt) scores.push_back(num::key_tile_score(q, r0, rows, pool + size_t(jt) * ap.d, ap.d));
+    std::vector<bool> tile(key_tiles, false);
+    for (uint32_t jt = c.own; jt < key_tiles; ++jt) tile[jt] = true;
+    for (uint32_t jt : num::top_key_tiles(scores, c.first, topk)) tile[jt] = true;
+    kept.push_back(tile);
+  }
+  return kept;
+}
+
 // The program and, given operands, the reference output; ops == nullptr: layout only.
 CompiledAttention build(const Graph& g, const AttentionProblem& p, const AttentionOperands* ops) {
   const Shape s = shape_of(g, p);
@@ -59,6 +77,7 @@ CompiledAttention build(const Graph& g, const AttentionProblem& p, const Attenti
   ap.causal = p.causal;
   ap.window = g.sliding_window();
   ap.q_pos0 = lkv - lq;
+  ap.tile_q = g.spec.array_a.tile_m;
   // Synthetic operands are INT8 codes of values x / 64: logits = S / (64 * 64 * sqrt(d)).
   num::choose_score_scaling(p.score_scale > 0 ? p.score_scale : 1.0 / (64.0 * 64.0 * std::sqrt(double(d))), ap.score_mult,
                             ap.score_shift);
@@ -76,6 +95,21 @@ CompiledAttention build(const Graph& g, const AttentionProblem& p, const Attenti
   const uint32_t addr_v = input("V", ops ? &ops->v : nullptr, kv_bytes);
   const uint32_t addr_x = p.residual ? input("X", ops ? &ops->x : nullptr, q_bytes) : 0;
   const uint32_t addr_o = prog.add_output("O", q_bytes);
+  const GroupNetwork& topk = g.sparse.group;
+  const uint32_t key_tiles = (lkv + ap.tile_kv - 1) / ap.tile_kv;
+  if (topk.present && key_tiles > topk.params.i)
+    fail("attention kv=" + std::to_string(lkv), "the block TopK network of design '" + g.spec.name + "' ranks " +
+                                                    std::to_string(topk.params.i) + " key tiles per head (SS_n / block), this needs " +
+                                                    std::to_string(key_tiles));
+  std::vector<int8_t> pool;  // [kv head][key tile][d]
+  if (topk.present && ops)
+    for (uint32_t hk = 0; hk < p.kv_heads; ++hk)
+      for (uint32_t jt = 0; jt < key_tiles; ++jt) {
+        const uint32_t j0 = jt * ap.tile_kv;
+        const std::vector<int8_t> pk = num::pooled_key(ops->k, hk * cap + j0, std::min(ap.tile_kv, lkv - j0), d);
+        pool.insert(pool.end(), pk.begin(), pk.end());
+      }
+  const uint32_t addr_pool = topk.present ? input("K_pool", &pool, size_t(p.kv_heads) * key_tiles * d) : 0;
   prog.writes = {{reg::kKernel, static_cast<uint32_t>(reg::Kernel::kAttention)},
                  {reg::kAddrA, addr_q},
                  {reg::kAddrB, addr_k},
@@ -92,6 +126,7 @@ CompiledAttention build(const Graph& g, const AttentionProblem& p, const Attenti
                  {reg::kScoreShift, ap.score_shift},
                  {reg::kHeadStrideQ, lq * d},
                  {reg::kHeadStrideKv, cap * d},
+                 {reg::kAddrPool, addr_pool},
                  {reg::kCtrl, 1}};
 
   if (!ops) return out;
@@ -102,9 +137,12 @@ CompiledAttention build(const Graph& g, const AttentionProblem& p, const Attenti
       return std::vector<int8_t>(t.begin() + head_base, t.begin() + head_base + size_t(n) * d);
     };
     const size_t kv_base = size_t(h / group) * cap * d;
-    const auto o = num::attention_head_reference(rows(ops->q, size_t(h) * lq * d, lq), rows(ops->k, kv_base, lkv),
-                                                 rows(ops->v, kv_base, lkv),
-                                                 p.residual ? rows(ops->x, size_t(h) * lq * d, lq) : std::vector<int8_t>{}, ap);
+    const std::vector<int8_t> q = rows(ops->q, size_t(h) * lq * d, lq);
+    num::AttentionParams head = ap;
+    if (topk.present) head.kept = kept_key_tiles(q, pool.data() + size_t(h / group) * key_tiles * d, ap, topk.topk);
+    const auto o = num::attention_head_reference(q, rows(ops->k, kv_base, lkv), rows(ops->v, kv_base, lkv),
+                                                 p.residual ? rows(ops->x, size_t(h) * lq * d, lq) : std::vector<int8_t>{},
+                                                 head);
     out.expected.insert(out.expected.end(), o.begin(), o.end());
   }
   return out;

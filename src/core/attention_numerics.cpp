@@ -74,6 +74,48 @@ void choose_score_scaling(double scale, uint16_t& mult, uint8_t& shift) {
   shift = static_cast<uint8_t>(s);
 }
 
+KeyTileChoice key_tile_candidates(bool causal, uint32_t window, uint32_t qpos_first, uint32_t tile_kv, uint32_t lkv) {
+  KeyTileChoice c;
+  c.first = first_key_tile(causal, window, qpos_first, tile_kv) / tile_kv;
+  c.own = causal ? qpos_first / tile_kv : (lkv + tile_kv - 1) / tile_kv;
+  c.own = std::max(c.own, c.first);
+  return c;
+}
+
+std::vector<int8_t> pooled_key(const std::vector<int8_t>& k, uint32_t j0, uint32_t rows, uint32_t d) {
+  std::vector<int8_t> pool(d);
+  for (uint32_t c = 0; c < d; ++c) {
+    int64_t sum = 0;
+    for (uint32_t r = 0; r < rows; ++r) sum += k[size_t(j0 + r) * d + c];
+    pool[c] = static_cast<int8_t>(std::clamp(div_round(sum, rows), -128, 127));
+  }
+  return pool;
+}
+
+int32_t key_tile_score(const std::vector<int8_t>& q, uint32_t r0, uint32_t rows, const int8_t* kpool, uint32_t d) {
+  int32_t score = 0;
+  for (uint32_t c = 0; c < d; ++c) {
+    int32_t qsum = 0;
+    for (uint32_t r = r0; r < r0 + rows; ++r) qsum += q[size_t(r) * d + c];
+    score = static_cast<int32_t>(static_cast<uint32_t>(score) + static_cast<uint32_t>(qsum * int32_t(kpool[c])));
+  }
+  return score;
+}
+
+std::vector<uint32_t> top_key_tiles(const std::vector<int32_t>& scores, uint32_t first, uint32_t topk) {
+  std::vector<bool> taken(scores.size(), false);
+  std::vector<uint32_t> kept;
+  for (uint32_t n = 0; n < topk && n < scores.size(); ++n) {
+    size_t best = scores.size();
+    for (size_t i = 0; i < scores.size(); ++i)
+      if (!taken[i] && (best == scores.size() || scores[i] > scores[best])) best = i;
+    taken[best] = true;
+    kept.push_back(first + uint32_t(best));
+  }
+  std::sort(kept.begin(), kept.end());
+  return kept;
+}
+
 std::vector<int8_t> attention_head_reference(const std::vector<int8_t>& q, const std::vector<int8_t>& k,
                                              const std::vector<int8_t>& v, const std::vector<int8_t>& residual,
                                              const AttentionParams& p) {
@@ -86,6 +128,7 @@ std::vector<int8_t> attention_head_reference(const std::vector<int8_t>& q, const
     std::fill(o.begin(), o.end(), 0);
     for (uint32_t j0 = 0; j0 < p.lkv; j0 += p.tile_kv) {
       if (j0 > p.q_pos0 + i && p.causal) break;  // the rest of the row is in the future
+      if (!p.kept.empty() && !p.kept[i / p.tile_q][j0 / p.tile_kv]) continue;  // block TopK passed the tile over
       bool any = false;
       for (uint32_t t = 0; t < p.tile_kv && !any; ++t) any = visible(p, i, j0 + t);
       if (!any) continue;  // a tile behind the sliding window: the hardware's pass over it changes nothing

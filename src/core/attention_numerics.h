@@ -47,7 +47,30 @@ struct AttentionParams {
   uint32_t q_pos0 = 0;              // position of query row 0 among the keys (decode: lkv - lq)
   uint16_t score_mult = 1;
   uint8_t score_shift = 0;
+  // Block TopK (compute-group sparsity): kept[query tile][key tile] (empty: every tile),
+  // query tiles of tile_q rows.
+  uint32_t tile_q = 8;
+  std::vector<std::vector<bool>> kept;
 };
+
+// Block TopK attention (compute-group sparsity, docs/SPARSITY.md). Blocks are the key
+// tiles of array a; a query tile (rows [r0, r0 + rows) at positions q_pos0 + r0 ..) scores
+// each candidate key tile jt by sum_c qsum[c] * kpool[jt][c], where qsum sums the tile's
+// query rows and kpool is the key tile's pooled (mean) key. Candidates are the tiles the
+// key loop would visit before the query tile's own positions (all tiles without the causal
+// mask); the tiles holding those positions are always kept (every query sees itself), and
+// of the candidates the `topk` highest scores, the earlier tile on a tie.
+struct KeyTileChoice {
+  uint32_t first = 0;  // first candidate tile (a sliding window's start)
+  uint32_t own = 0;    // first tile that is always kept (the candidates are [first, own))
+};
+KeyTileChoice key_tile_candidates(bool causal, uint32_t window, uint32_t qpos_first, uint32_t tile_kv, uint32_t lkv);
+// The pooled key of key rows [j0, j0 + rows): the rounded mean of each column.
+std::vector<int8_t> pooled_key(const std::vector<int8_t>& k, uint32_t j0, uint32_t rows, uint32_t d);
+// sum_c (sum_r q[r][c]) * kpool[c] over query rows [r0, r0 + rows), wrapping like the INT32 MACs.
+int32_t key_tile_score(const std::vector<int8_t>& q, uint32_t r0, uint32_t rows, const int8_t* kpool, uint32_t d);
+// The candidates [c.first, c.own) kept by score (scores[i] is tile c.first + i's), at most topk.
+std::vector<uint32_t> top_key_tiles(const std::vector<int32_t>& scores, uint32_t first, uint32_t topk);
 
 // The query at position qpos may see key j: it exists and, with the causal mask, is not in
 // the future nor, with a sliding window (memory-group sparsity), window or more behind.

@@ -48,6 +48,8 @@ enum Offset : uint32_t {
   // operand tile a record of row bits; a zero bit means the row is all zeros and not fetched.
   kAddrMetaA = 0x84,  // byte address of A's row metadata
   kAddrMetaB = 0x88,  // byte address of B's row metadata
+  // Block TopK attention (compute-group sparsity):
+  kAddrPool = 0x8C,  // byte address of the pooled keys: [kv head][key tile][head dim] INT8
 };
 
 enum class Kernel : uint32_t { kMatmul = 0, kAttention = 1, kFfn = 2 };
@@ -59,7 +61,7 @@ struct RegInfo {
   unsigned width;    // bits kept by the hardware
 };
 
-inline constexpr std::array<RegInfo, 35> kRegisters = {{
+inline constexpr std::array<RegInfo, 36> kRegisters = {{
     {kCtrl, "ctrl", false, 1},           {kStatus, "status", false, 2},        {kKernel, "kernel", true, 32},
     {kTilesM, "tiles_m", true, 16},      {kTilesN, "tiles_n", true, 16},       {kTilesK, "tiles_k", true, 16},
     {kAddrA, "addr_a", true, 32},        {kAddrB, "addr_b", true, 32},         {kAddrC, "addr_c", true, 32},
@@ -73,6 +75,7 @@ inline constexpr std::array<RegInfo, 35> kRegisters = {{
     {kAddrLut, "addr_lut", true, 32},    {kAddrW3, "addr_w3", true, 32},       {kGateMult, "gate_mult", true, 16},
     {kGateShift, "gate_shift", true, 5}, {kHidMult, "hid_mult", true, 16},     {kHidShift, "hid_shift", true, 5},
     {kAddrMetaA, "addr_meta_a", true, 32}, {kAddrMetaB, "addr_meta_b", true, 32},
+    {kAddrPool, "addr_pool", true, 32},
 }};
 
 }  // namespace fsgen::reg

@@ -325,8 +325,8 @@ void require_fitting_pattern(const ArraySparsity& a, const std::string& where) {
 
 // What the generator builds of a sparse plan (docs/SPARSITY.md): value networks in front
 // of an output-stationary array a (broadcast or systolic), compressed N:M weights held by a
-// weight-stationary array a (matmul), causal and sliding windows in the fused attention
-// kernel, compressed matmul operands. Anything else is elaborated (fsgen check
+// weight-stationary array a (matmul), block TopK over key tiles, causal and sliding windows
+// in the fused attention kernel, compressed matmul operands. Anything else is elaborated (fsgen check
 // shows it) and refused here, naming what it would need.
 void require_sparse_hardware(const Graph& g) {
   const SparsePlan& sp = g.sparse;
@@ -342,6 +342,11 @@ void require_sparse_hardware(const Graph& g) {
     if (sm.kind == "memory_group" && (sm.condition == "causal" || sm.condition == "sliding")) continue;
     // Compressed matmul operands: the DMA skips their all-zero tile rows.
     if (sm.kind == "memory_value" && (sm.tensor == "x" || sm.tensor == "w")) continue;
+    // Block TopK over key tiles: the controller ranks them before each query tile's key loop.
+    if (sm.kind == "compute_group" && sm.block != g.array_a.spec.tile_n)
+      refuse(sm.place, "block TopK with blocks of " + std::to_string(sm.block) + " keys (built: one key tile, block = " +
+                           std::to_string(g.array_a.spec.tile_n) + ")");
+    if (sm.kind == "compute_group") continue;
     if (sm.kind != "compute_value") refuse(sm.place, sm.kind + " sparsity (" + sm.condition + ")");
     if (sm.tensor == "p" || sm.tensor == "v") refuse(sm.place, "compute_value sparsity on array b's operand " + sm.tensor);
   }

@@ -83,7 +83,9 @@ struct ArraySparsity {
 };
 
 // Block TopK attention (compute-group, placed before the value networks): TopK over
-// pooled query and key blocks.
+// pooled query and key blocks. Built with blocks of one key tile (block = array a's n
+// tile) and query blocks of one query tile: the network ranks up to i = SS_n / block key
+// tiles per head and keeps topk of them (num::key_tile_candidates has the rule).
 struct GroupNetwork {
   bool present = false;
   uint32_t block = 0;   // keys pooled per block (S on the key iterator)
@@ -108,7 +110,9 @@ struct SparsePlan {
   GroupNetwork group;
   MemorySparsity memory;
   // Tile times depend on the operands' values (value networks skip zeros, the DMA zero rows).
-  bool timing_depends_on_data() const { return a.skips_steps() || b.skips_steps() || !memory.compressed.empty(); }
+  bool timing_depends_on_data() const {
+    return a.skips_steps() || b.skips_steps() || !memory.compressed.empty() || group.present;
+  }
   bool any() const { return a.sparse() || b.sparse() || group.present || !memory.compressed.empty() ||
                             !memory.window_kind.empty(); }
 };

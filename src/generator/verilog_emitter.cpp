@@ -351,6 +351,8 @@ std::string emit_top(const Graph& g) {
     << (g.matmul_on_both ? 1 : 0) << "), .SYS_A(" << (p.spec.systolic ? 1 : 0) << "), .SYS_B("
     << (g.attention && g.array_b.spec.systolic ? 1 : 0) << ")";
   if (g.sliding_window()) o << ", .WIN(" << g.sliding_window() << ")";
+  const GroupNetwork& topk = g.sparse.group;
+  if (topk.present) o << ", .GRP(1), .TOPK(" << topk.topk << "), .GT(" << topk.params.i << ")";
   const MemorySparsity& ms = g.sparse.memory;
   if (ms.compresses("x")) o << ", .CMP_A(1), .MA_BEATS(" << metadata_record_bytes(a.tile_m, g.memory.beat_bytes) / g.memory.beat_bytes << ")";
   if (ms.compresses("w")) o << ", .CMP_B(1), .MB_BEATS(" << metadata_record_bytes(a.tile_k, g.memory.beat_bytes) / g.memory.beat_bytes << ")";

@@ -113,6 +113,7 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
     o_acc_.assign(size_t(tq) * d, 0);
     p_buf_.assign(size_t(tq) * tkv, 0);
     lut_.assign(256, 0);
+    pool_.assign(d, 0);
     m_run_.assign(tq, 0);
     l_run_.assign(tq, 0);
     alpha_.assign(tq, 0);
@@ -167,6 +168,7 @@ uint8_t* FusedCore::buffer(BufferSlot s) {
   switch (s.kind) {
     case BufferSlot::kA: return buf_a_.data();
     case BufferSlot::kLut: return lut_.data();
+    case BufferSlot::kPool: return pool_.data();
     case BufferSlot::kB: break;
   }
   return buf_b_.data() + size_t(s.slot) * plan_.spec.tile_n * plan_.spec.tile_k;
@@ -174,6 +176,11 @@ uint8_t* FusedCore::buffer(BufferSlot s) {
 
 const uint8_t* FusedCore::b_slot_data(uint32_t slot) const {
   return buf_b_.data() + size_t(slot) * plan_.spec.tile_n * plan_.spec.tile_k;
+}
+
+int32_t FusedCore::key_tile_score(uint32_t rows) {
+  const std::vector<int8_t> q(buf_a_.begin(), buf_a_.begin() + size_t(rows) * plan_.spec.tile_k);
+  return num::key_tile_score(q, 0, rows, reinterpret_cast<const int8_t*>(pool_.data()), plan_.spec.tile_k);
 }
 
 void FusedCore::load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst) {

@@ -109,6 +109,7 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   void store_tile(uint32_t mt, uint32_t nt) override;
   void scores(bool reload_stationary, uint32_t b_slot) override;
   void softmax(uint32_t q0, uint32_t j0, bool first_kv) override;
+  int32_t key_tile_score(uint32_t rows) override;
   void activation(uint32_t j0, bool gate_pass) override;
   void update_o(bool first_kv, uint32_t b_slot) override;
   void store_o_rows(uint32_t h, uint32_t q0, uint32_t rows) override;
@@ -136,6 +137,7 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   std::vector<int32_t> s_acc_, o_acc_;
   std::vector<int8_t> p_buf_;
   std::vector<uint8_t> lut_;  // FFN activation table
+  std::vector<uint8_t> pool_;  // block TopK: the pooled key of one key tile (head dim bytes)
   std::vector<int32_t> m_run_, l_run_;
   std::vector<uint32_t> alpha_;
   std::vector<int32_t> s_row_, fin_in_;

@@ -114,6 +114,10 @@ class FastCore : private TileSequencer {
   }
 
   void softmax(uint32_t, uint32_t, bool) override { softmax_unit_pass(); }
+  int32_t key_tile_score(uint32_t) override {
+    FSGEN_ASSERT(false, "the fast model refuses block TopK designs (their key loops depend on the data)");
+    return 0;
+  }
   void activation(uint32_t, bool) override { softmax_unit_pass(); }
   void softmax_unit_pass() {  // one score row per cycle, then one pipeline cycle
     const uint32_t tq = plan_.spec.tile_m;

@@ -29,6 +29,7 @@ struct KernelRegs {
   uint8_t gate_shift = 0, hid_shift = 0;
   // compressed matmul operands
   uint32_t addr_meta_a = 0, addr_meta_b = 0;
+  uint32_t addr_pool = 0;  // pooled keys of block TopK attention
 };
 
 // One AXI4-Lite write to a configuration register, kept at the register's width.

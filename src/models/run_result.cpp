@@ -119,7 +119,7 @@ struct RunResultCodec {
     for (const auto& [name, s] : r.sparse) {
       str(name);
       for (uint64_t v : {s.windows, s.stream_cycles, s.dense_cycles, s.lane_slots, s.lane_issues, s.skipped_steps,
-                         s.window_bytes, s.zero_row_bytes, s.metadata_bytes})
+                         s.window_bytes, s.zero_row_bytes, s.metadata_bytes, s.topk_bytes, s.pool_bytes})
         u64(v);
     }
     u64(r.timelines.size());
@@ -173,7 +173,7 @@ struct RunResultCodec {
     for (uint64_t n = get_u64(), i = 0; i < n; ++i) {
       SparseActivity& s = r.sparse[get_str()];
       for (uint64_t* v : {&s.windows, &s.stream_cycles, &s.dense_cycles, &s.lane_slots, &s.lane_issues, &s.skipped_steps,
-                          &s.window_bytes, &s.zero_row_bytes, &s.metadata_bytes})
+                          &s.window_bytes, &s.zero_row_bytes, &s.metadata_bytes, &s.topk_bytes, &s.pool_bytes})
         *v = get_u64();
     }
     for (uint64_t n = get_u64(), i = 0; i < n; ++i) {

@@ -63,10 +63,13 @@ struct SparseActivity {
   uint64_t window_bytes = 0;    // DMA: K and V bytes a sliding window kept from being fetched, bytes
   uint64_t zero_row_bytes = 0;  // DMA: bytes of compressed all-zero tile rows not fetched, bytes
   uint64_t metadata_bytes = 0;  // DMA: compression metadata fetched, bytes
+  uint64_t topk_bytes = 0;      // DMA: K and V bytes of key tiles block TopK passed over, bytes
+  uint64_t pool_bytes = 0;      // DMA: pooled keys fetched for block TopK, bytes
   SparseActivity& operator+=(const SparseActivity& o) {
     windows += o.windows, stream_cycles += o.stream_cycles, dense_cycles += o.dense_cycles;
     lane_slots += o.lane_slots, lane_issues += o.lane_issues, skipped_steps += o.skipped_steps;
     window_bytes += o.window_bytes, zero_row_bytes += o.zero_row_bytes, metadata_bytes += o.metadata_bytes;
+    topk_bytes += o.topk_bytes, pool_bytes += o.pool_bytes;
     return *this;
   }
 };

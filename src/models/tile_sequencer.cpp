@@ -102,10 +102,22 @@ void TileSequencer::query_tile(uint32_t h, uint32_t hk, uint32_t q0) {
   load_rows(regs_.addr_a + h * regs_.head_stride_q + q0 * d, d, rows, d, {BufferSlot::kA});
   const uint32_t last_q = regs_.q_pos0 + q0 + rows - 1;
   // A sliding window (attention only) starts the key loop at the first query's window.
-  const uint32_t start = ffn() ? 0 : num::first_key_tile(regs_.causal, graph_.sliding_window(), regs_.q_pos0 + q0, tkv);
+  uint32_t start = ffn() ? 0 : num::first_key_tile(regs_.causal, graph_.sliding_window(), regs_.q_pos0 + q0, tkv);
   if (start > 0) sparse_["dma"].window_bytes += 2ull * start * d;  // the K and V rows before the window
+  // Block TopK: the loop visits the kept candidates, then the query tile's own tiles.
+  const num::KeyTileChoice choice =
+      num::key_tile_candidates(regs_.causal, graph_.sliding_window(), regs_.q_pos0 + q0, tkv, regs_.len_kv);
+  const bool ranked = graph_.sparse.group.present && !ffn();
+  const std::vector<bool> kept = ranked ? rank_key_tiles(hk, rows, choice) : std::vector<bool>{};
+  auto next_tile = [&](uint32_t jt) {
+    if (ranked)
+      for (uint32_t t = jt + 1; t < choice.own; ++t)
+        if (kept[t]) return t;
+    return ranked ? std::max(jt + 1, choice.own) : jt + 1;
+  };
+  if (ranked) start = next_tile(choice.first == 0 ? uint32_t(-1) : choice.first - 1) * tkv;
   bool first_kv = true;
-  for (uint32_t j0 = start;; j0 += tkv) {
+  for (uint32_t j0 = start;; j0 = next_tile(j0 / tkv) * tkv) {
     const uint32_t kv_rows = std::min<uint32_t>(tkv, regs_.len_kv - j0);
     const uint32_t kv_base = hk * regs_.head_stride_kv + j0 * d;
     advance(1);  // A_KT
@@ -128,12 +140,35 @@ void TileSequencer::query_tile(uint32_t h, uint32_t hk, uint32_t q0) {
     update_o(first_kv, fetch_kv_tile(v_cache_, regs_.addr_v + kv_base, hk, j0 / tkv, kv_rows));
     advance(1);  // A_KNEXT
     first_kv = false;
-    const uint32_t next = j0 + tkv;
+    const uint32_t next = next_tile(j0 / tkv) * tkv;
     if (!(next < regs_.len_kv && (!regs_.causal || next <= last_q))) break;
   }
   if (regs_.residual) load_rows(regs_.addr_x + h * regs_.head_stride_q + q0 * d, d, rows, d, {BufferSlot::kA});
   store_o_rows(h, q0, rows);
   advance(1);  // A_QNEXT
+}
+
+std::vector<bool> TileSequencer::rank_key_tiles(uint32_t hk, uint32_t rows, const num::KeyTileChoice& c) {
+  const uint32_t tkv = plan_.spec.tile_n, d = plan_.spec.tile_k;
+  const uint32_t tiles = (regs_.len_kv + tkv - 1) / tkv;
+  std::vector<int32_t> scores;
+  for (uint32_t jt = c.first; jt < c.own; ++jt) {
+    advance(1);  // A_TKI
+    load_rows(regs_.addr_pool + (hk * tiles + jt) * d, d, 1, d, {BufferSlot::kPool});
+    scores.push_back(key_tile_score(rows));
+    advance(1);  // A_TKC
+  }
+  advance(1);  // A_TKI: no candidate left
+  const uint32_t topk = graph_.sparse.group.topk;
+  const std::vector<uint32_t> chosen = num::top_key_tiles(scores, c.first, topk);
+  advance(chosen.size() + 1);  // A_TKS: one pick per cycle, then the key loop
+  std::vector<bool> kept(std::max(tiles, c.own), false);
+  for (uint32_t jt : chosen) kept[jt] = true;
+  SparseActivity& dma = sparse_["dma"];
+  dma.pool_bytes += uint64_t(c.own - c.first) * d;
+  for (uint32_t jt = c.first; jt < c.own; ++jt)  // the K and V rows of tiles passed over
+    if (!kept[jt]) dma.topk_bytes += 2ull * std::min(tkv, regs_.len_kv - jt * tkv) * d;
+  return kept;
 }
 
 uint32_t TileSequencer::fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t hk, uint32_t jt, uint32_t rows) {

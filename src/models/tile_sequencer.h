@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/attention_numerics.h"
 #include "generator/graph.h"
 #include "models/kernel_regs.h"
 #include "models/run_result.h"
@@ -23,7 +24,7 @@ namespace fsgen {
 // Where a load lands: operand buffer a, slot `slot` of buf_b (slot 0 is the working
 // tile, the K and V cache slots follow), or the FFN activation table.
 struct BufferSlot {
-  enum Kind { kA, kB, kLut } kind;
+  enum Kind { kA, kB, kLut, kPool } kind;  // kPool: a pooled key (block TopK)
   uint32_t slot = 0;
 };
 
@@ -69,6 +70,9 @@ class TileSequencer {
   virtual void activation(uint32_t j0, bool gate_pass) = 0;
   virtual void update_o(bool first_kv, uint32_t b_slot) = 0;
   virtual void store_o_rows(uint32_t h, uint32_t q0, uint32_t rows) = 0;
+  // Block TopK: the score of the pooled key just loaded against the `rows` query rows in
+  // buffer a (num::key_tile_score).
+  virtual int32_t key_tile_score(uint32_t rows) = 0;
 
   const Graph& graph_;
   const ArrayPlan& plan_;
@@ -83,6 +87,8 @@ class TileSequencer {
                          uint32_t rows, uint32_t row_bytes, BufferSlot dst);
   void fused_schedule();
   void query_tile(uint32_t h, uint32_t hk, uint32_t q0);
+  // Block TopK before a query tile's key loop (A_TKI, A_TKC, A_TKS): per key tile, kept or not.
+  std::vector<bool> rank_key_tiles(uint32_t hk, uint32_t rows, const num::KeyTileChoice& c);
   // A_KT / A_VLD: the buf_b slot that holds key tile jt of KV head hk, loading its rows
   // unless the cache holds the tile.
   uint32_t fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t hk, uint32_t jt, uint32_t rows);

@@ -27,6 +27,12 @@
 // window lasts as many cycles as its busiest block needs, at least one. A systolic array
 // a takes the lanes through skew registers (fsgen_skew.v): after the last window the
 // stream drains for TM + TN - 2 cycles, the networks issuing nothing (zeros).
+// With GRP = 1 (compute-group sparsity, block TopK attention) each query tile first ranks
+// the key tiles its loop would visit before its own positions (all tiles without the causal
+// mask): per candidate it fetches the tile's pooled key (addr_pool, [kv head][tile][TK] INT8)
+// and scores it against the sum of the tile's query rows (A_TKI, load, A_TKC); then it keeps
+// the TOPK highest scores, one per cycle (A_TKS), and the key loop visits the kept tiles and
+// the query tile's own ones (num::key_tile_candidates, src/core/attention_numerics.h).
 // With CMP_A / CMP_B = 1 (memory-value sparsity, matmul) operand A / B is compressed: before
 // a tile the controller reads the tile's metadata record (MA_BEATS / MB_BEATS beats, one bit
 // per tile row, src/core/compression.h) and then fetches only the rows marked non-zero;
@@ -54,6 +60,9 @@ module fsgen_ctrl #(
     parameter CMP_B = 0,                               // 1: B is compressed
     parameter MA_BEATS = 1,                            // beats of one A tile's metadata record
     parameter MB_BEATS = 1,                            // beats of one B tile's metadata record
+    parameter GRP = 0,                                 // 1: block TopK over key tiles (ATTN = 1)
+    parameter TOPK = 1,                                // key tiles kept per query tile (GRP = 1)
+    parameter GT = 2,                                  // key tiles ranked per head at most (GRP = 1)
     parameter SPARSE = 0,                              // 1: value networks skip zero operand steps
     parameter SK = 1,                                  // window: k steps offered per cycle (S of k)
     parameter LM = 1,                                  // row lanes (x sparse: TT_m / T_m)
@@ -109,6 +118,9 @@ module fsgen_ctrl #(
     input  wire [4:0]      hid_shift,
     input  wire [31:0]     addr_meta_a,   // read only with CMP_A = 1
     input  wire [31:0]     addr_meta_b,   // read only with CMP_B = 1
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [31:0]     addr_pool,     // read only with GRP = 1
+    /* verilator lint_on UNUSEDSIGNAL */
     /* verilator lint_on UNUSEDSIGNAL */
     output wire            busy,
     output wire            done_pulse,
@@ -169,6 +181,7 @@ module fsgen_ctrl #(
                    S_NEXT = 6'd13, S_DONE = 6'd14,
                    S_MDA_ISSUE = 6'd36, S_MDA_WAIT = 6'd37,  // metadata records of compressed A / B
                    S_MDB_ISSUE = 6'd38, S_MDB_WAIT = 6'd39;
+  localparam [5:0] A_TKI = 6'd40, A_TKC = 6'd41, A_TKS = 6'd42;  // block TopK: fetch, score, select
   // Fused attention states (ATTN = 1): TM = query rows, TN = key rows, TK = head dim.
   localparam [5:0] A_QT = 6'd16, A_LD_ISSUE = 6'd17, A_LD_WAIT = 6'd18, A_KT = 6'd19, A_S = 6'd20,
                    A_S_TAIL = 6'd21, A_SM = 6'd22, A_VLD = 6'd23, A_O = 6'd24, A_O_TAIL = 6'd25,
@@ -377,7 +390,7 @@ module fsgen_ctrl #(
   reg         at_first_kv;               // the current key tile is the first of the row block
   reg  [31:0] at_ld_addr;                // address of row 0 of the rows being loaded
   reg  [7:0]  at_ld_rows;
-  reg  [1:0]  at_ld_dst;                 // load target: 0 buf_a (Q, X), 1 buf_b (K, V, W), 2 the LUT
+  reg  [1:0]  at_ld_dst;                 // load target: 0 buf_a (Q, X), 1 buf_b (K, V, W), 2 the LUT, 3 a pooled key
   reg  [15:0] at_jt;                     // index of the current key tile (at_j0 / TN)
   reg  [7:0]  b_mo, b_no, b_ko;          // dot array b: the current sub-tile's first query, dim, key
   reg  [15:0] b_slot;                    // buf_b slot the fused kernels read and load
@@ -424,7 +437,8 @@ module fsgen_ctrl #(
   wire [15:0] at_last_q = q_pos0 + at_q0 + {8'd0, at_rows} - 16'd1;  // position of the last valid query
   // Another key tile exists for this query tile: it starts inside the keys and, with the
   // causal mask, at or before the last valid query's position.
-  wire [15:0] at_next_j0 = at_j0 + TN;
+  wire [15:0] at_next_jt;                // the key tile after at_jt (block TopK: the next kept one)
+  wire [15:0] at_next_j0 = at_next_jt * TN[15:0];
   // Sliding window (memory-group sparsity): a query tile's key loop starts at the tile
   // holding its first query's oldest visible key; the keys before are never loaded.
   localparam [16:0] WIN17 = WIN[16:0];
@@ -434,6 +448,61 @@ module fsgen_ctrl #(
   wire [15:0] at_win_key = at_qf + 16'd1 - WIN17[15:0];  // the oldest visible key, when at_win_cut
   wire [15:0] at_jt0 = at_win_cut ? at_win_key / TN16 : 16'd0;
   wire        at_more_kv = (at_next_j0 < len_kv) && (!attn_flags[0] || at_next_j0 <= at_last_q);
+
+  // ---- block TopK (GRP = 1): rank the candidate key tiles [tk_first, tk_own) of a query tile ----
+  localparam integer GTW = (GT > 1) ? $clog2(GT) : 1;
+  // (Inside the softmax unit's WIDTH-free region; without a sliding window the first
+  // candidate is tile 0, so some comparisons are constant.)
+  /* verilator lint_off UNUSEDSIGNAL */
+  /* verilator lint_off UNSIGNED */
+  reg  [7:0]  kpool [0:TK-1];            // the pooled key just fetched
+  reg  [31:0] tk_score [0:GT-1];         // score of each candidate tile
+  reg  [GT-1:0] tk_keep;                 // candidates kept
+  reg  [15:0] tk_j;                      // candidate being fetched
+  reg  [7:0]  tk_n;                      // candidates kept so far
+  wire        at_ranked = (GRP != 0) && !at_ffn;
+  wire [15:0] tk_tiles = (len_kv + TN16 - 16'd1) / TN16;             // key tiles per head
+  wire [15:0] tk_first = at_jt0;                                      // a sliding window's first tile
+  wire [15:0] tk_own_c = attn_flags[0] ? (q_pos0 + at_q0) / TN16 : tk_tiles;
+  wire [15:0] tk_own = (tk_own_c < tk_first) ? tk_first : tk_own_c;  // first tile always visited
+  wire [15:0] tk_cands = tk_own - tk_first;
+  wire [7:0]  tk_sel = (tk_cands < TOPK) ? tk_cands[7:0] : TOPK[7:0];
+  wire [31:0] tk_pool_addr = addr_pool + ({16'd0, at_hk} * {16'd0, tk_tiles} + {16'd0, tk_j}) * TK;
+  // sum over the tile's query rows, then the dot product with the pooled key (INT32 wrap)
+  reg  [31:0] tk_qsum [0:TK-1];
+  reg  [31:0] tk_dot;
+  integer ti, tr;
+  always @* begin
+    tk_dot = 32'd0;
+    for (ti = 0; ti < TK; ti = ti + 1) begin
+      tk_qsum[ti] = 32'd0;
+      for (tr = 0; tr < TM; tr = tr + 1)
+        if (tr < at_rows) tk_qsum[ti] = tk_qsum[ti] + {{24{buf_a[tr*TK + ti][7]}}, buf_a[tr*TK + ti]};
+      tk_dot = tk_dot + tk_qsum[ti] * {{24{kpool[ti][7]}}, kpool[ti]};
+    end
+  end
+  // The best candidate not kept yet (the earlier tile on a tie), the first kept tile, the
+  // kept tile after at_jt.
+  reg  [15:0] tk_best, tk_first_kept, tk_after;
+  reg         tk_found;
+  integer tb;
+  always @* begin
+    tk_best = tk_first; tk_found = 1'b0;
+    for (tb = 0; tb < GT; tb = tb + 1)
+      if (tb >= tk_first && tb < tk_own && !tk_keep[tb] &&
+          (!tk_found || $signed(tk_score[tb]) > $signed(tk_score[tk_best[GTW-1:0]]))) begin
+        tk_best = tb; tk_found = 1'b1;
+      end
+    tk_first_kept = tk_own;
+    tk_after = (at_jt + 16'd1 > tk_own) ? at_jt + 16'd1 : tk_own;
+    for (tb = GT - 1; tb >= 0; tb = tb - 1) begin
+      if (tk_keep[tb] && tb < tk_own) tk_first_kept = tb;
+      if (tk_keep[tb] && tb > at_jt && tb < tk_own) tk_after = tb;
+    end
+  end
+  /* verilator lint_on UNSIGNED */
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign at_next_jt = at_ranked ? tk_after : at_jt + 16'd1;
 
   `include "fsgen_exp2.vh"
 
@@ -757,6 +826,8 @@ module fsgen_ctrl #(
       for (b = 0; b < W; b = b + 1) buf_b[bb + row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd2)
       for (b = 0; b < W; b = b + 1) lut[(row*TK + rd_beat*W + b) & 255] <= rd_data[b*8 +: 8];
+    if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd3)
+      for (b = 0; b < W; b = b + 1) kpool[rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (sm_v_q && at_ffn)
       for (b = 0; b < TN; b = b + 1) p_buf[sm_idx_q*TN + b] <= sm_p[b*8 +: 8];
     if (sm_v_q && !at_ffn) begin
@@ -822,9 +893,37 @@ module fsgen_ctrl #(
           at_ld_addr <= at_q_head + {16'd0, at_q0} * TK;
           at_ld_rows <= (at_rows_left < TM) ? at_rows_left[7:0] : TM[7:0];
           at_ld_dst <= 2'd0;
-          at_ld_ret <= A_KT;
+          at_ld_ret <= at_ranked ? A_TKI : A_KT;
+          tk_j <= at_jt0;
+          tk_n <= 8'd0;
+          tk_keep <= {GT{1'b0}};
           row <= 8'd0;
           state <= A_LD_ISSUE;
+        end
+        A_TKI: if (tk_j < tk_own) begin  // fetch the next candidate's pooled key
+          at_ld_addr <= tk_pool_addr;
+          at_ld_rows <= 8'd1;
+          at_ld_dst <= 2'd3;
+          at_ld_ret <= A_TKC;
+          row <= 8'd0;
+          state <= A_LD_ISSUE;
+        end else state <= A_TKS;
+        A_TKC: begin
+          /* verilator lint_off WIDTH */
+          tk_score[tk_j[GTW-1:0]] <= tk_dot;
+          /* verilator lint_on WIDTH */
+          tk_j <= tk_j + 16'd1;
+          state <= A_TKI;
+        end
+        A_TKS: if (tk_n == tk_sel) begin  // ranked: start the key loop at the first kept tile
+          at_jt <= tk_first_kept;
+          at_j0 <= tk_first_kept * TN16;
+          state <= A_KT;
+        end else begin
+          /* verilator lint_off WIDTH */
+          tk_keep[tk_best[GTW-1:0]] <= 1'b1;
+          /* verilator lint_on WIDTH */
+          tk_n <= tk_n + 8'd1;
         end
         A_LD_ISSUE: state <= A_LD_WAIT;
         A_LD_WAIT: if (cmd_done) begin
@@ -957,7 +1056,7 @@ module fsgen_ctrl #(
           row <= 8'd0;
           if (at_more_kv) begin
             at_j0 <= at_next_j0;
-            at_jt <= at_jt + 16'd1;
+            at_jt <= at_next_jt;
             state <= A_KT;
           end else if (attn_flags[1]) begin
             at_ld_addr <= addr_x + {16'd0, at_h} * head_stride_q + {16'd0, at_q0} * TK;
