@@ -36,7 +36,9 @@ TEST(Cli, CheckShowsAnUnbuiltSparsePlan) {
   EXPECT_NE(r.out.find("x network 1b: c=1 g=1 m=1 i=4 o=1 s=1, 8 lanes"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("group network (block TopK, before the value networks): 2 blocks of 4 keys"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("compute_group sparsity (topk) is elaborated but not yet built"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("block TopK with blocks of 4 keys (built: one key tile, block = 8) is elaborated but not yet built"),
+            std::string::npos)
+      << r.out;
   const CliRun ok = fsgen_cli("check examples/sparse_os_8x8.yaml");
   EXPECT_EQ(ok.status, 0);
   EXPECT_NE(ok.out.find("design 8G_1b2c"), std::string::npos) << ok.out;

@@ -80,7 +80,7 @@ TEST(Emitter, EveryArrayKindIsLintCleanUnderVerilatorWall) {
 TEST(Emitter, SparseDesignsAreLintClean) {
   if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
   const std::string root = test::scratch_dir("lint_sparse");
-  for (const char* example : {"sparse_os_8x8", "sparse_attn_8x8", "sparse_systolic_8x8", "sparse_ws_nm", "sliding_attn"}) {
+  for (const char* example : {"sparse_os_8x8", "sparse_attn_8x8", "sparse_systolic_8x8", "sparse_ws_nm", "topk_attn_8x8", "sliding_attn"}) {
     const std::string dir = write_design(elaborate(parse_spec_file(std::string("examples/") + example + ".yaml")),
                                          root + "/" + example);
     const CommandResult r = lint_verilog(dir);

@@ -185,9 +185,58 @@ TEST(Sparsity, UnbuiltHardwareIsRefusedByName) {
   topk.kernels = "[matmul, attention]";
   topk.k = 8;  // array b is 8 x 8 x 8
   topk.mappings = "  - {kind: compute_group, tensor: k, condition: topk, block: 4, topk: 1}\n";
-  EXPECT_NE(error(topk).find("compute_group sparsity (topk) is elaborated but not yet built"), std::string::npos)
+  EXPECT_NE(error(topk).find("block TopK with blocks of 4 keys (built: one key tile, block = 8) is elaborated but not"),
+            std::string::npos)
       << error(topk);
 }
+
+// Block TopK: the candidates are the key tiles before the query tile's own (all without
+// the causal mask), from a sliding window's first; the best scores win, the earlier on a tie.
+TEST(BlockTopK, CandidatesAndSelection) {
+  num::KeyTileChoice c = num::key_tile_candidates(true, 0, 40, 8, 64);
+  EXPECT_EQ(c.first, 0u);
+  EXPECT_EQ(c.own, 5u);
+  c = num::key_tile_candidates(true, 20, 40, 8, 64);  // sees keys 21..40: tiles 2..5
+  EXPECT_EQ(c.first, 2u);
+  EXPECT_EQ(c.own, 5u);
+  c = num::key_tile_candidates(false, 0, 40, 8, 60);  // bidirectional: every tile is a candidate
+  EXPECT_EQ(c.own, 8u);
+  EXPECT_EQ(num::top_key_tiles({5, -3, 9, 5}, 2, 2), (std::vector<uint32_t>{2, 4}));
+  EXPECT_EQ(num::top_key_tiles({5, -3, 9, 5}, 2, 3), (std::vector<uint32_t>{2, 4, 5}));
+  EXPECT_EQ(num::top_key_tiles({1, 1}, 0, 1), (std::vector<uint32_t>{0}));
+  EXPECT_EQ(num::top_key_tiles({1}, 0, 4), (std::vector<uint32_t>{0}));
+  const std::vector<int8_t> k = {2, -4, 3, -5, -128, 127};  // 3 keys of 2 dims
+  EXPECT_EQ(num::pooled_key(k, 0, 3, 2), (std::vector<int8_t>{-41, 39}));  // -123 / 3, 118 / 3 rounded
+  const std::vector<int8_t> q = {1, 2, 3, 4};
+  const int8_t pool[2] = {10, -1};
+  EXPECT_EQ(num::key_tile_score(q, 0, 2, pool, 2), (1 + 3) * 10 - (2 + 4));
+}
+
+// The loop visits the kept tiles and the own one: fewer K and V bytes, fewer cycles, and
+// the reference with the same choice.
+TEST(BlockTopK, SkipsTheKeyTilesItDoesNotKeep) {
+  const Graph g = elaborate(parse_spec_file("examples/topk_attn_8x8.yaml"));
+  EXPECT_TRUE(g.sparse.timing_depends_on_data());
+  AttentionProblem p;
+  p.q_heads = 4;
+  p.kv_heads = 2;
+  p.tokens = 64;
+  const CompiledAttention c = compile_attention(g, p);
+  const RunResult r = run_on_systemc(g, c.program);
+  EXPECT_EQ(r.outputs.at("O"), c.expected);
+  const SparseActivity& dma = r.sparse.at("dma");
+  EXPECT_GT(dma.topk_bytes, 0u);
+  EXPECT_EQ(dma.pool_bytes, 4u * (0 + 1 + 2 + 3 + 4 + 5 + 6 + 7) * 16);  // heads x candidates x head dim
+  std::string text = read_text_file("examples/topk_attn_8x8.yaml");
+  text = text.substr(0, text.find("sparsity:"));
+  const Graph dense = elaborate(parse_spec_text(text, "dense.yaml"));
+  const CompiledAttention cd = compile_attention(dense, p);
+  EXPECT_LT(r.cycles, run_on_systemc(dense, cd.program).cycles);
+  EXPECT_NE(c.expected, cd.expected);  // the tiles passed over change the result
+  p.tokens = 72;  // nine key tiles: more than the network ranks
+  EXPECT_NE(test::error_of([&] { compile_attention(g, p); }).find("ranks 8 key tiles per head"), std::string::npos);
+}
+
 
 // A compressed lane keeps T_k of every S_k / c weights: the w condition must promise no more.
 TEST(Sparsity, CompressedLanesNeedAFittingPattern) {
@@ -430,6 +479,23 @@ TEST(SlidingWindowCosim, PrefillMatchesTheRtl) {
   std::ostringstream table;
   print_cosim(rep, table);
   EXPECT_TRUE(rep.pass()) << table.str();
+}
+
+TEST(BlockTopKCosim, PrefillAndDecodeMatchTheRtl) {
+  if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
+  const Graph g = elaborate(parse_spec_file("examples/topk_attn_8x8.yaml"));
+  AttentionProblem p;
+  p.q_heads = 4;
+  p.kv_heads = 2;
+  p.tokens = 45;
+  for (const Stage stage : {Stage::kPrefill, Stage::kDecode}) {
+    p.stage = stage;
+    if (stage == Stage::kDecode) p.tokens = 1, p.context = 50;
+    const CosimReport rep = cosim_attention(g, p, rtl_root());
+    std::ostringstream table;
+    print_cosim(rep, table);
+    EXPECT_TRUE(rep.pass()) << table.str();
+  }
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 # (MOVEMENT=systolic), on x and w), skipping x (q in attention), w (k) or both, with
 # windows of 2 to 8 k steps, 8x8 and 4x16 arrays; one with a sliding window, one with
 # compressed operands (COMPRESS: the tensors whose zero rows the DMA skips); CACHES adds
-# K and V tile caches.
+# K and V tile caches; TOPK adds block TopK over key tiles (keeping TOPK of them).
 # Used by run_matrix.sh (make validate) with sparse_cases.txt.
 set -euo pipefail
 SPECS=${1:?usage: sparse_specs.sh <folder>}
@@ -20,6 +20,7 @@ spec() {  # name m n k "sparse_tiling" "tensors to skip (x w xw)" [condition of 
   local caches=""
   [ -n "${CACHES:-}" ] && caches="caches: {$CACHES}"
   for t in ${COMPRESS:-}; do maps+="  - {kind: memory_value, tensor: $t, condition: \"$t==0\"}"$'\n'; done
+  [ -n "${TOPK:-}" ] && maps+="  - {kind: compute_group, tensor: k, condition: topk, block: $3, topk: $TOPK}"$'\n'
   cat > "$SPECS/$1.yaml" <<YAML
 name: $1
 clock_mhz: 1000
@@ -51,3 +52,5 @@ MOVEMENT=systolic spec sys_x_3c 8 8 16 '{n: "4:8:8:8", k: "1:1:4:4"}' x      # x
 MOVEMENT=systolic spec sys_w_3d 8 8 16 '{n: "1:8:8:8", k: "1:1:4:4"}' w      # x 3d, w 3c
 MOVEMENT=systolic spec sys_xw_3e 8 8 16 '{m: "4:8:8:8", n: "2:8:8:8", k: "1:1:8:8"}' xw  # x 3e, w 3e
 MOVEMENT=systolic spec sys_xw_3e_416 4 16 32 '{m: "2:4:4:4", n: "4:16:16:16", k: "1:1:8:8"}' xw  # x 3e, w 3e
+TOPK=2 spec sp_topk 8 8 16 '{n: "8:8:8:64"}' ""                          # block TopK alone, 8 key tiles ranked
+TOPK=1 CACHES="k: 512, v: 256" spec sp_topk_xw 8 8 16 '{n: "2:8:8:64", k: "1:1:4:4"}' xw "w==0" 20  # with value networks, a window, caches
