@@ -52,5 +52,5 @@ MOVEMENT=systolic spec sys_x_3c 8 8 16 '{n: "4:8:8:8", k: "1:1:4:4"}' x      # x
 MOVEMENT=systolic spec sys_w_3d 8 8 16 '{n: "1:8:8:8", k: "1:1:4:4"}' w      # x 3d, w 3c
 MOVEMENT=systolic spec sys_xw_3e 8 8 16 '{m: "4:8:8:8", n: "2:8:8:8", k: "1:1:8:8"}' xw  # x 3e, w 3e
 MOVEMENT=systolic spec sys_xw_3e_416 4 16 32 '{m: "2:4:4:4", n: "4:16:16:16", k: "1:1:8:8"}' xw  # x 3e, w 3e
-TOPK=2 spec sp_topk 8 8 16 '{n: "8:8:8:64"}' ""                          # block TopK alone, 8 key tiles ranked
+TOPK=2 spec sp_topk 8 8 8 '{n: "8:8:8:64"}' ""                           # block TopK alone, 8 key tiles ranked
 TOPK=1 CACHES="k: 512, v: 256" spec sp_topk_xw 8 8 16 '{n: "2:8:8:64", k: "1:1:4:4"}' xw "w==0" 20  # with value networks, a window, caches
