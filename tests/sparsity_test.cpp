@@ -369,11 +369,24 @@ TEST(SparsityCosim, SystolicMixedNetworks) {
   expect_cross_check(d, sparse_problem(0.5, true, true, 19));
 }
 
-// Compressed weight-stationary lanes (x network 1d, w network 1e) on 2:4 weights.
+// Compressed weight-stationary lanes (x network 1d, w network 1e) on 2:4 weights, and in
+// the fused kernels on 2:4 keys (their lanes hold key tiles).
 TEST(SparsityCosim, CompressedWeightStationaryLanes) {
   MatmulProblem p = sparse_problem(0.5, false, true, 29);
   p.pattern = {2, 4};
   expect_cross_check(ws_w("2:8:16:16", "2:4"), p);
+  const Graph g = elaborate(parse_spec_file("examples/sparse_ws_nm.yaml"));
+  AttentionProblem a;
+  a.q_heads = 4;
+  a.kv_heads = 2;
+  a.tokens = 21;  // a partial last key tile: its lanes beyond the keys hold stale rows
+  a.key_pattern = {2, 4};
+  const CosimReport rep = cosim_attention(g, a, rtl_root());
+  std::ostringstream table;
+  print_cosim(rep, table);
+  EXPECT_TRUE(rep.pass()) << table.str();
+  a.key_pattern = {};
+  EXPECT_NE(test::error_of([&] { compile_attention(g, a); }).find("attention K of KV head 0: lane 0"), std::string::npos);
 }
 
 AttentionProblem windowed_prefill(uint32_t tokens) {

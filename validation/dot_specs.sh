@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The compressed dot-array designs of the cross-check matrix: writes one spec per design
-# into the folder given as $1 and prints their names. Weight-stationary matmul cores whose
-# lanes hold the k tile's non-zero weights in fewer MACs (x network 1b or 1d, w network 1c
-# or 1e): TT_k MACs per lane in TT_k / T_k slot groups, each lane its own pattern (T_n = 1).
-# Used by run_matrix.sh (make validate) with dot_cases.txt, whose weights are pruned to
-# patterns every design here holds.
+# into the folder given as $1 and prints their names. Fused cores whose weight-stationary
+# array a holds the k tile's non-zero values (matmul B columns, keys, FFN W1 / W3 rows) in
+# fewer MACs per lane (x network 1b or 1d, w network 1c or 1e): TT_k MACs per lane in
+# TT_k / T_k slot groups, each lane its own pattern (T_n = 1). Used by run_matrix.sh (make
+# validate) with dot_cases.txt, whose operands are pruned to patterns every design holds.
 set -euo pipefail
 SPECS=${1:?usage: dot_specs.sh <folder>}
 mkdir -p "$SPECS"
@@ -17,9 +17,9 @@ pe_budget: 2048
 memory: {bandwidth_gbps: 8, latency_cycles: 6, buffer_limit_bytes: 16384}
 arrays:
   a: {loop_order: weight_stationary, tiling: {m: 8, n: $2, k: $3}, sparse_tiling: $4}
-  b: {loop_order: output_stationary, tiling: {m: 8, n: 8, k: 8}}
+  b: {loop_order: output_stationary, tiling: {m: 8, n: $3, k: $2}}
 caches: {acc_a: 4096}
-kernels: [matmul]
+kernels: [matmul, attention]
 sparsity:
   - {kind: compute_value, tensor: w, condition: "$5"}
 YAML

@@ -208,6 +208,11 @@ struct ValueOptions {
   }
 };
 
+// --pattern N:M, or none.
+StructuredPattern pattern_of(const ValueOptions& o) {
+  return o.pattern.empty() ? StructuredPattern{} : pattern_named(o.pattern, "--pattern");
+}
+
 MatmulProblem problem_from(unsigned m, unsigned n, unsigned k, unsigned long long seed, const ValueOptions& values) {
   MatmulProblem p;
   p.m = m;
@@ -217,7 +222,7 @@ MatmulProblem problem_from(unsigned m, unsigned n, unsigned k, unsigned long lon
   p.values = values.resolved();
   p.zeros_in_a = values.zeros_in.find('a') != std::string::npos;
   p.zeros_in_b = values.zeros_in.find('b') != std::string::npos;
-  if (!values.pattern.empty()) p.pattern = pattern_named(values.pattern, "--pattern");
+  p.pattern = pattern_of(values);
   return p;
 }
 
@@ -242,7 +247,9 @@ void add_problem_options(CLI::App* cmd, unsigned& m, unsigned& n, unsigned& k, u
   cmd->add_option("--zeros-in", values.zeros_in, "matmul: operands that get --zeros and --pattern: a, b or ab")
       ->check(CLI::IsMember({"a", "b", "ab"}))
       ->capture_default_str();
-  cmd->add_option("--pattern", values.pattern, "matmul: structured sparsity N:M along k (magnitude pruning), e.g. 2:4");
+  cmd->add_option("--pattern", values.pattern,
+                  "structured sparsity N:M along k (magnitude pruning), e.g. 2:4: matmul's --zeros-in operands, "
+                  "attention's keys, the FFN's W1 and W3");
 }
 
 struct FfnOptions {
@@ -272,7 +279,7 @@ void add_attention_options(CLI::App* cmd, AttentionOptions& o) {
   cmd->add_flag("--no-residual", o.no_residual, "attention: no residual add");
 }
 
-AttentionProblem attention_from(const AttentionOptions& o, unsigned long long seed, const SyntheticValues& values) {
+AttentionProblem attention_from(const AttentionOptions& o, unsigned long long seed, const ValueOptions& values) {
   AttentionProblem p;
   p.stage = o.stage == "decode" ? Stage::kDecode : Stage::kPrefill;
   p.q_heads = o.heads;
@@ -281,11 +288,12 @@ AttentionProblem attention_from(const AttentionOptions& o, unsigned long long se
   p.context = p.stage == Stage::kDecode ? o.context : 0;
   p.residual = !o.no_residual;
   p.seed = seed;
-  p.values = values;
+  p.values = values.resolved();
+  p.key_pattern = pattern_of(values);
   return p;
 }
 
-FfnProblem ffn_from(const FfnOptions& o, unsigned tokens, unsigned long long seed, const SyntheticValues& values, bool residual) {
+FfnProblem ffn_from(const FfnOptions& o, unsigned tokens, unsigned long long seed, const ValueOptions& values, bool residual) {
   FfnProblem p;
   p.tokens = tokens;
   p.ffn = o.ffn;
@@ -293,7 +301,8 @@ FfnProblem ffn_from(const FfnOptions& o, unsigned tokens, unsigned long long see
   p.activation = o.activation;
   p.residual = residual;
   p.seed = seed;
-  p.values = values;
+  p.values = values.resolved();
+  p.weight_pattern = pattern_of(values);
   return p;
 }
 
@@ -617,11 +626,11 @@ int run(int argc, char** argv) {
   auto compile_chosen = [&](const Graph& g) {
     ChosenKernel c;
     if (kernel == "attention") {
-      CompiledAttention a = compile_attention(g, attention_from(attn, seed, values));
+      CompiledAttention a = compile_attention(g, attention_from(attn, seed, value_opts));
       c.program = std::move(a.program);
       c.expected = std::move(a.expected);
     } else if (kernel == "ffn") {
-      CompiledFfn f = compile_ffn(g, ffn_from(ffn, attn.tokens, seed, values, !attn.no_residual));
+      CompiledFfn f = compile_ffn(g, ffn_from(ffn, attn.tokens, seed, value_opts, !attn.no_residual));
       c.program = std::move(f.program);
       c.expected = std::move(f.expected);
     } else {
@@ -720,8 +729,8 @@ int run(int argc, char** argv) {
   }
   if (cos->parsed()) {
     const Graph g = elaborate(parse_spec_file(spec_path));
-    const CosimReport rep = kernel == "attention" ? cosim_attention(g, attention_from(attn, seed, values), out_root)
-                            : kernel == "ffn"     ? cosim_ffn(g, ffn_from(ffn, attn.tokens, seed, values, !attn.no_residual), out_root)
+    const CosimReport rep = kernel == "attention" ? cosim_attention(g, attention_from(attn, seed, value_opts), out_root)
+                            : kernel == "ffn"     ? cosim_ffn(g, ffn_from(ffn, attn.tokens, seed, value_opts, !attn.no_residual), out_root)
                                                   : cosim_matmul(g, problem_from(m, n, k, seed, value_opts), out_root);
     print_cosim(rep, std::cout);
     return rep.pass() ? 0 : 1;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "compiler/lane_capacity.h"
 #include "compiler/matmul.h"
 #include "core/error.h"
 #include "core/regmap.h"
@@ -130,6 +131,10 @@ CompiledAttention build(const Graph& g, const AttentionProblem& p, const Attenti
                  {reg::kCtrl, 1}};
 
   if (!ops) return out;
+  // A compressed weight-stationary array a holds each key tile: every key a lane.
+  for (uint32_t hk = 0; hk < p.kv_heads; ++hk)
+    require_lanes_fit(g, std::vector<int8_t>(ops->k.begin() + size_t(hk) * cap * d, ops->k.begin() + (size_t(hk) * cap + lkv) * d),
+                      lkv, d, d, 1, "attention K of KV head " + std::to_string(hk));
   const uint32_t group = p.q_heads / p.kv_heads;
   out.expected.reserve(q_bytes);
   for (uint32_t h = 0; h < p.q_heads; ++h) {
@@ -157,6 +162,7 @@ CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p, M
   AttentionOperands ops;
   ops.q = random_int8(q_bytes, p.seed, p.values);
   ops.k = random_int8(kv_bytes, p.seed + 1, p.values);
+  if (p.key_pattern.active()) prune_structured(ops.k.data(), uint32_t(kv_bytes / s.d), s.d, true, p.key_pattern);
   ops.v = random_int8(kv_bytes, p.seed + 2, p.values);
   if (p.residual) ops.x = random_int8(q_bytes, p.seed + 3, p.values);
   return build(g, p, &ops);

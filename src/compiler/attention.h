@@ -29,6 +29,7 @@ struct AttentionProblem {
   double score_scale = 0;    // real factor from S = Q K^T to the logits; 0: synthetic codes of x / 64
   uint64_t seed = 1;
   SyntheticValues values;  // how the synthetic operands are drawn
+  StructuredPattern key_pattern;  // synthetic keys pruned N:M along the head dim
 };
 
 struct CompiledAttention {

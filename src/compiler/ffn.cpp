@@ -1,5 +1,6 @@
 #include "compiler/ffn.h"
 
+#include "compiler/lane_capacity.h"
 #include "compiler/matmul.h"
 #include "core/error.h"
 #include "core/regmap.h"
@@ -34,8 +35,14 @@ CompiledFfn compile_ffn(const Graph& g, const FfnProblem& p, Materialise what) {
     return data ? random_int8(bytes, seed, p.values) : std::vector<int8_t>{};
   };
   const auto x = operand(xb, p.seed);
-  const auto w1 = operand(wb, p.seed + 1);
-  const auto w3 = p.gated ? operand(wb, p.seed + 2) : std::vector<int8_t>{};
+  auto w1 = operand(wb, p.seed + 1);
+  auto w3 = p.gated ? operand(wb, p.seed + 2) : std::vector<int8_t>{};
+  for (auto* w : {&w1, &w3})
+    if (p.weight_pattern.active() && !w->empty()) prune_structured(w->data(), p.ffn, hd, true, p.weight_pattern);
+  if (data) {  // a compressed weight-stationary array a holds W1 and W3 tiles: every FFN unit a lane
+    require_lanes_fit(g, w1, p.ffn, hd, hd, 1, "ffn W1");
+    if (p.gated) require_lanes_fit(g, w3, p.ffn, hd, hd, 1, "ffn W3");
+  }
   const auto w2t = operand(wb, p.seed + 3);
   const auto res = p.residual ? operand(xb, p.seed + 4) : std::vector<int8_t>{};
 

@@ -22,6 +22,7 @@ struct FfnProblem {
   bool residual = true;
   uint64_t seed = 1;
   SyntheticValues values;  // how the synthetic operands are drawn
+  StructuredPattern weight_pattern;  // synthetic W1 and W3 pruned N:M along the hidden dim (their k)
 };
 
 struct CompiledFfn {

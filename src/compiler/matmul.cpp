@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "compiler/lane_capacity.h"
 #include "core/compression.h"
 #include "core/error.h"
 #include "core/numerics.h"
@@ -17,24 +18,6 @@ uint32_t tiles_of(uint32_t dim, uint32_t tile, const char* name) {
                                             std::to_string(tile));
   if (dim / tile > 65535) fail(std::string("matmul ") + name, "more than 65535 tiles");
   return dim / tile;
-}
-
-// A compressed weight-stationary array holds SLOTS / CG of every K / CG rows of a B
-// column: B must promise no more (its N:M pattern).
-void require_fitting_weights(const Graph& g, const std::vector<int8_t>& b, uint32_t k, uint32_t n) {
-  const ArraySparsity& sp = g.array_a.sparse;
-  const uint32_t rows = g.array_a.spec.tile_k / sp.slot_groups(), slots = sp.slots() / sp.slot_groups();
-  for (uint32_t c = 0; c < n; ++c)
-    for (uint32_t r0 = 0; r0 < k; r0 += rows) {
-      uint32_t nonzero = 0;
-      for (uint32_t r = r0; r < r0 + rows; ++r) nonzero += b[size_t(r) * n + c] != 0;
-      if (nonzero > slots)
-        fail("matmul operand B", "column " + std::to_string(c) + ", rows " + std::to_string(r0) + ".." +
-                                     std::to_string(r0 + rows - 1) + " hold " + std::to_string(nonzero) +
-                                     " non-zeros; the lanes of design '" + g.spec.name + "' hold " + std::to_string(slots) +
-                                     " of every " + std::to_string(rows) + " (prune B to its pattern " + sp.w_condition +
-                                     " first)");
-    }
 }
 
 }  // namespace
@@ -65,7 +48,7 @@ Program build(const Graph& g, const MatmulProblem& p, const std::vector<int8_t>*
   };
   const uint32_t addr_a = input("A", a, size_t(p.m) * p.k);
   const uint32_t addr_b = input("B", b, size_t(p.k) * p.n);
-  if (b && plan.sparse.holds_compressed()) require_fitting_weights(g, *b, p.k, p.n);
+  if (b) require_lanes_fit(g, *b, p.n, p.k, 1, p.n, "matmul operand B");  // lanes: columns of B
   const uint32_t addr_c = prog.add_output("C", uint64_t(p.m) * p.n);
   prog.writes = {{reg::kKernel, static_cast<uint32_t>(reg::Kernel::kMatmul)},
                  {reg::kTilesM, tm},

@@ -356,7 +356,6 @@ void require_sparse_hardware(const Graph& g) {
   if (g.array_a.stationarity != Stationarity::kWeight)
     refuse(where, "a value network in front of a " + std::string(stationarity_name(g.array_a.stationarity)) + " array");
   if (sp.a.x_sparse) refuse(where, "skipping zero x (the streamed operand) on a dot array");
-  if (g.attention) refuse(where, "the fused attention kernel on a compressed dot array a");
   require_fitting_pattern(sp.a, where);
 }
 

@@ -161,8 +161,9 @@ class DotArrayModel : public PeArrayModel {
   }
 
   // Compressed lanes (fsgen_array_dot.v, SLOTS < K) hold each lane's non-zero weights with
-  // their k rows, group by group; a loaded tile's non-zeros per group must fit (the compiler
-  // refuses others).
+  // their k rows, group by group, in load order; a group keeps its first SLOTS / CG non-zeros
+  // as the RTL does. The compiler refuses operands that do not fit, so only lanes beyond a
+  // partial tile (stale buffer rows, masked later) ever drop values.
   void pack_lanes() {
     const uint32_t slots = plan_.sparse.slots(), groups = plan_.sparse.slot_groups(), rows = tk_ / groups;
     slot_row_.assign(size_t(lanes_) * slots, 0);
@@ -174,8 +175,7 @@ class DotArrayModel : public PeArrayModel {
         uint32_t used = 0;
         for (uint32_t r = g * rows; r < (g + 1) * rows; ++r) {
           const int8_t w = s_[size_t(p) * tk_ + r];
-          if (w == 0) continue;
-          FSGEN_ASSERT(used < slots / groups, "weights overflow a lane's slot group (checked by the compiler)");
+          if (w == 0 || used == slots / groups) continue;
           const size_t at = size_t(p) * slots + slots_used_[p]++;
           slot_row_[at] = r, slot_w_[at] = w, ++used;
         }
