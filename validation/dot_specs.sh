@@ -9,23 +9,10 @@ set -euo pipefail
 SPECS=${1:?usage: dot_specs.sh <folder>}
 mkdir -p "$SPECS"
 
-spec() {  # name n k "sparse_tiling" condition
-  cat > "$SPECS/$1.yaml" <<YAML
-name: $1
-clock_mhz: 1000
-pe_budget: 2048
-memory: {bandwidth_gbps: 8, latency_cycles: 6, buffer_limit_bytes: 16384}
-arrays:
-  a: {loop_order: weight_stationary, tiling: {m: 8, n: $2, k: $3}, sparse_tiling: $4}
-  b: {loop_order: output_stationary, tiling: {m: 8, n: $3, k: $2}}
-caches: {acc_a: 4096}
-kernels: [matmul, attention]
-sparsity:
-  - {kind: compute_value, tensor: w, condition: "$5"}
-YAML
-  echo "$1"
-}
+# shellcheck source=sparse_spec.sh
+source "$(dirname "$0")/sparse_spec.sh"
+export LOOP_ORDER=weight_stationary CACHES="acc_a: 4096"
 
-spec dot_1d1e 8 16 '{n: "1:8:8:8", k: "2:8:16:16"}' "2:4"            # 4 groups of 2 MACs, 4 rows each
-spec dot_1b1c 8 16 '{n: "1:8:8:8", k: "8:8:16:16"}' "8:16"           # one group: any 8 of 16
-spec dot_1d1e_16 16 32 '{n: "1:16:16:16", k: "4:8:32:32"}' "1:4"     # 2 groups of 4 MACs, 16 rows each
+spec dot_1d1e 8 8 16 '{n: "1:8:8:8", k: "2:8:16:16"}' w "2:4"           # 4 groups of 2 MACs, 4 rows each
+spec dot_1b1c 8 8 16 '{n: "1:8:8:8", k: "8:8:16:16"}' w "8:16"          # one group: any 8 of 16
+spec dot_1d1e_16 8 16 32 '{n: "1:16:16:16", k: "4:8:32:32"}' w "1:4"    # 2 groups of 4 MACs, 16 rows each

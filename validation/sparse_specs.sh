@@ -12,30 +12,8 @@ set -euo pipefail
 SPECS=${1:?usage: sparse_specs.sh <folder>}
 mkdir -p "$SPECS"
 
-spec() {  # name m n k "sparse_tiling" "tensors to skip (x w xw)" [condition of w] [sliding window]
-  local maps=""
-  case "$6" in *x*) maps+="  - {kind: compute_value, tensor: x, condition: \"x==0\"}"$'\n' ;; esac
-  case "$6" in *w*) maps+="  - {kind: compute_value, tensor: w, condition: \"${7:-w==0}\"}"$'\n' ;; esac
-  [ -n "${8:-}" ] && maps+="  - {kind: memory_group, tensor: k, condition: sliding, window: $8}"$'\n'
-  local caches=""
-  [ -n "${CACHES:-}" ] && caches="caches: {$CACHES}"
-  for t in ${COMPRESS:-}; do maps+="  - {kind: memory_value, tensor: $t, condition: \"$t==0\"}"$'\n'; done
-  [ -n "${TOPK:-}" ] && maps+="  - {kind: compute_group, tensor: k, condition: topk, block: $3, topk: $TOPK}"$'\n'
-  cat > "$SPECS/$1.yaml" <<YAML
-name: $1
-clock_mhz: 1000
-pe_budget: 2048
-memory: {bandwidth_gbps: 8, latency_cycles: 6, buffer_limit_bytes: 16384}
-arrays:
-  a: {loop_order: output_stationary, movement: ${MOVEMENT:-broadcast}, tiling: {m: $2, n: $3, k: $4}, sparse_tiling: $5}
-  b: {loop_order: output_stationary, tiling: {m: $2, n: $4, k: $3}}
-$caches
-kernels: [matmul, attention]
-sparsity:
-$maps
-YAML
-  echo "$1"
-}
+# shellcheck source=sparse_spec.sh
+source "$(dirname "$0")/sparse_spec.sh"
 
 spec sp_w_1b 8 8 16 '{n: "1:8:8:8", k: "1:1:4:4"}' w          # x 1b, w 2c
 spec sp_w_2b 8 8 16 '{k: "1:1:4:4"}' w                        # x 2b, w 2b

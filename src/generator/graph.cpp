@@ -1,6 +1,5 @@
 #include "generator/graph.h"
 
-#include <cstdio>
 #include <tuple>
 
 #include "core/error.h"
@@ -313,10 +312,8 @@ void add_attention_blocks(Graph& g) {
 // N (S_k / c) / M <= T_k.
 void require_fitting_pattern(const ArraySparsity& a, const std::string& where) {
   const uint32_t rows = a.tiling[2].s / a.slot_groups(), slots = a.tiling[2].t;
-  unsigned n = 0, m = 0;
-  char tail = 0;
-  const bool nm = std::sscanf(a.w_condition.c_str(), "%u:%u%c", &n, &m, &tail) == 2;
-  if (!nm || rows % m != 0 || n * (rows / m) > slots)
+  const uint32_t n = a.w_pattern_n, m = a.w_pattern_m;
+  if (m == 0 || rows % m != 0 || n * (rows / m) > slots)
     fail(where, "condition '" + a.w_condition + "' of w: the lanes of this dot array hold " + std::to_string(slots) +
                     " of every " + std::to_string(rows) + " k rows of w; expected an N:M pattern with M dividing " +
                     std::to_string(rows) + " and at most " + std::to_string(slots) + " non-zeros in " +

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <regex>
+#include <utility>
 
 #include "core/error.h"
 
@@ -104,8 +105,9 @@ Binding bind_compute(const SparseMapping& sm, const DesignSpec& spec) {
   return b;
 }
 
-// "x==0" on the tensor itself, or "N:M" structured (at most N non-zeros in M along k).
-void check_value_condition(const SparseMapping& sm, const SparseTiling& k) {
+// "x==0" on the tensor itself, or "N:M" structured (at most N non-zeros in M along k);
+// returns N and M of a structured condition, {0, 0} for a zero test.
+std::pair<uint32_t, uint32_t> check_value_condition(const SparseMapping& sm, const SparseTiling& k) {
   static const std::regex nm("([0-9]+):([0-9]+)");
   std::smatch mt;
   if (std::regex_match(sm.condition, mt, nm)) {
@@ -114,10 +116,11 @@ void check_value_condition(const SparseMapping& sm, const SparseTiling& k) {
     if (k.s % m != 0)
       fail(sm.place, "condition '" + sm.condition + "': the value network's window S_k=" + std::to_string(k.s) +
                          " must be a multiple of M=" + std::to_string(m));
-    return;
+    return {n, m};
   }
   if (sm.condition != sm.tensor + "==0")
     fail(sm.place, "condition '" + sm.condition + "': expected " + sm.tensor + "==0 or an N:M pattern like 2:4");
+  return {0, 0};
 }
 
 // Algorithm 1 for operand X with own spatial iterator u and partner iterator v.
@@ -157,7 +160,8 @@ ArraySparsity plan_array_sparsity(const DesignSpec& spec, const std::string& key
       fail(sm->place, "a compute_value mapping needs a value network: expected arrays." + key +
                           ".sparse_tiling.k with S above TT (for example " + std::to_string(k.tt) + ":" +
                           std::to_string(k.tt) + ":" + std::to_string(k.tt * 4) + ":" + std::to_string(k.tt * 4) + ")");
-    check_value_condition(*sm, k);
+    const auto [n, m] = check_value_condition(*sm, k);
+    if (!operand_a) as.w_pattern_n = n, as.w_pattern_m = m;
     (operand_a ? as.x_sparse : as.w_sparse) = true;
     (operand_a ? as.x_condition : as.w_condition) = sm->condition;
   }

@@ -62,6 +62,7 @@ struct ArraySparsity {
   std::array<SparseTiling, 3> tiling;  // m, n, k: completed (given or dense)
   bool x_sparse = false, w_sparse = false;
   std::string x_condition, w_condition;  // "x==0", "w==0" or "N:M"
+  uint32_t w_pattern_n = 0, w_pattern_m = 0;  // N and M of an N:M w_condition (0: a zero test)
   ValueNetwork net_x, net_w;
   bool dot = false;  // a dot array (weight- or input-stationary): its lanes hold the k tile compressed
   bool sparse() const { return x_sparse || w_sparse; }
