@@ -6,7 +6,7 @@ PACKAGES=(
   build-essential cmake pkg-config
   libsystemc-dev verilator yosys opensta zlib1g-dev
   libeigen3-dev libspdlog-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
-  libgtest-dev libxgboost-dev gnuplot-nox
+  libgtest-dev libxgboost-dev gnuplot-nox ccache
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -130,7 +130,7 @@ TEST(GoldenPower, ReplaysTheRtlStimulusIntoTheArrayNetlist) {
   p.n = 8;
   p.k = 16;
   const Program prog = compile_matmul(g, p);
-  const std::vector<GoldenBlockPower> golden = golden_array_power(g, prog, "", dir + "/rtl", dir + "/work");
+  const std::vector<GoldenBlockPower> golden = golden_block_power(g, prog, "", dir + "/rtl", dir + "/work");
   ASSERT_EQ(golden.size(), 1u);
   const GoldenBlockPower& a = golden.front();
   EXPECT_EQ(a.module, "fsgen_array_os");
@@ -141,6 +141,35 @@ TEST(GoldenPower, ReplaysTheRtlStimulusIntoTheArrayNetlist) {
   EXPECT_EQ(a.output_mismatch_cycles, 0u);  // the netlist under the replayed stimulus computes what the RTL did
   std::cout << "golden array a: " << a.average_mw << " mW over " << a.mw.size() << " cycles; replayed outputs differ in "
             << a.output_mismatch_cycles << " cycles\n";
+}
+
+// A value-sparse core: its array a and both value networks, each replayed from the RTL.
+TEST(GoldenPower, ReplaysTheValueNetworks) {
+  if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
+  const std::string dir = test::scratch_dir("golden_sparse");
+  std::string spec = test::tiny_matmul_core_spec();
+  spec.replace(spec.find("k: 8}}"), 6, "k: 8}, sparse_tiling: {n: \"2:4:4:4\", k: \"1:1:4:4\"}}");
+  spec += "sparsity:\n  - {kind: compute_value, tensor: w, condition: \"w==0\"}\n";
+  const Graph g = elaborate(parse_spec_text(spec, "tiny_sparse.yaml"));
+  MatmulProblem p;
+  p.m = 4;
+  p.n = 8;
+  p.k = 16;
+  p.values.zero_fraction = 0.5;
+  const Program prog = compile_matmul(g, p);
+  const std::vector<GoldenBlockPower> golden = golden_block_power(g, prog, "", dir + "/rtl", dir + "/work");
+  ASSERT_EQ(golden.size(), 3u);
+  EXPECT_EQ(golden[0].block, "array_a");
+  EXPECT_EQ(golden[0].params.at("LN"), 2);
+  for (size_t i : {1, 2}) {
+    EXPECT_EQ(golden[i].module, "fsgen_sparse_net");
+    EXPECT_EQ(golden[i].params.at("SK"), 4);
+    EXPECT_GT(golden[i].average_mw, golden[i].leakage_mw) << golden[i].block;
+  }
+  EXPECT_EQ(golden[1].block, "net_x");
+  EXPECT_EQ(golden[1].params.at("LANES"), 2);
+  EXPECT_EQ(golden[2].params.at("ROWS"), 4);
+  for (const auto& b : golden) EXPECT_EQ(b.output_mismatch_cycles, 0u) << b.block;
 }
 
 }  // namespace

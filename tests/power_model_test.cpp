@@ -18,24 +18,24 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
   const std::string dir = test::scratch_dir("characterize");
   CharacterizeOptions o;
-  o.kinds = {"pe_array_os"};
+  o.kinds = {"pe_array_os", "sparse_net"};
   o.cycles = 200;
   o.small_grid = true;
   o.work_dir = dir + "/work";
   const std::string path = dir + "/dataset.csv";
   uint64_t last_total = 0;
   const CharacterizeSummary first = characterize(o, path, [&](uint64_t, uint64_t total) { last_total = total; });
-  EXPECT_EQ(first.added, 16u);  // 2 sizes x 8 stimuli
-  EXPECT_EQ(last_total, 16u);
+  EXPECT_EQ(first.added, 32u);  // 2 primitives x 2 sizes x 8 stimuli
+  EXPECT_EQ(last_total, 32u);
   const CharacterizeSummary again = characterize(o, path);
   EXPECT_EQ(again.added, 0u);
-  EXPECT_EQ(again.skipped, 16u);
-  o.max_elements = 4;  // only the 2x2 size
-  EXPECT_EQ(characterize(o, path).skipped, 8u);
+  EXPECT_EQ(again.skipped, 32u);
+  o.max_elements = 4;  // the 2x2 array; both networks (2 outputs each)
+  EXPECT_EQ(characterize(o, path).skipped, 24u);
   o.max_elements = 0;
 
   const Dataset d = read_dataset(path);
-  ASSERT_EQ(d.points.size(), 16u);
+  ASSERT_EQ(d.points.size(), 32u);
   EXPECT_EQ(d.provenance.at("liberty"), "fsgen45 (built in)");
   for (const auto& p : d.points) {
     EXPECT_GT(p.dynamic_fj, 0) << p.key();
@@ -44,15 +44,19 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
     EXPECT_NEAR(p.enable, p.enable_rate, 0.15) << p.key();  // measured against asked
   }
   // More toggling costs more energy at the same size and enable rate.
-  auto energy = [&](double rate, double zeros, double enable) {
+  auto energy = [&](const std::vector<int>& h, double rate, double zeros, double enable) {
     for (const auto& p : d.points)
-      if (p.h == std::vector<int>{2, 4} && p.toggle_rate == rate && p.zero_fraction == zeros && p.enable_rate == enable)
-        return p.dynamic_fj;
+      if (p.h == h && p.toggle_rate == rate && p.zero_fraction == zeros && p.enable_rate == enable) return p;
     ADD_FAILURE() << "point missing";
-    return 0.0;
+    return CharPoint{};
   };
-  EXPECT_GT(energy(0.4, 0.0, 1.0), energy(0.1, 0.0, 1.0));
-  EXPECT_GT(energy(0.4, 0.0, 1.0), energy(0.4, 0.7, 1.0));  // zero operands switch less
+  EXPECT_GT(energy({2, 4}, 0.4, 0.0, 1.0).dynamic_fj, energy({2, 4}, 0.1, 0.0, 1.0).dynamic_fj);
+  EXPECT_GT(energy({2, 4}, 0.4, 0.0, 1.0).dynamic_fj, energy({2, 4}, 0.4, 0.7, 1.0).dynamic_fj);  // zero operands switch less
+  // A value network's alpha is measured on its output lanes: zero windows and no picks
+  // leave them still.
+  const CharPoint busy_net = energy({2, 4, 1}, 0.4, 0.0, 1.0), zero_net = energy({2, 4, 1}, 0.4, 0.7, 1.0);
+  EXPECT_GT(busy_net.dynamic_fj, zero_net.dynamic_fj);
+  EXPECT_GT(busy_net.alpha, 5 * zero_net.alpha);
 
   const PowerModel m = train_power_model(d, 50);
   const PrimitivePowerModel& os = m.primitive("pe_array_os");
@@ -63,6 +67,7 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
     EXPECT_NEAR(os.trees->predict(row.data()), xgb, 1e-4 * std::abs(xgb)) << p.key();
   }
   EXPECT_EQ(os.quality.train_points + os.quality.test_points, 16u);
+  EXPECT_EQ(m.primitive("sparse_net").quality.train_points + m.primitive("sparse_net").quality.test_points, 16u);
   EXPECT_GT(m.leakage_mw("pe_array_os", {4, 4}), m.leakage_mw("pe_array_os", {2, 2}));  // scales by elements
   save_power_model(m, dir + "/model.json");
   const PowerModel back = load_power_model(dir + "/model.json");
@@ -107,7 +112,8 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   }
 
   // A value-sparse core (tile times depend on the data): the busy windows come from the
-  // cycle model's own spans; the value networks are not characterised primitives.
+  // cycle model's own spans; its value networks are sparse_net instances, observed at the
+  // lane buses they drive.
   std::string sparse_spec = test::tiny_matmul_core_spec();
   sparse_spec.replace(sparse_spec.find("k: 8}}"), 6, "k: 8}, sparse_tiling: {n: \"1:4:4:4\", k: \"1:1:4:4\"}}");
   sparse_spec += "sparsity:\n  - {kind: compute_value, tensor: w, condition: \"w==0\"}\n";
@@ -115,15 +121,42 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   mp.values.zero_fraction = 0.5;
   const PowerTrace ts = estimate_power(gs, compile_matmul(gs, mp), m, 64);
   EXPECT_TRUE(ts.timeline_from_cycle_model);
-  ASSERT_EQ(ts.blocks.size(), 1u);
-  EXPECT_GT(ts.blocks.front().busy, 0.0);
-  EXPECT_NE(ts.blocks.front().variant_note.find("LN=4, not characterised"), std::string::npos)
-      << ts.blocks.front().variant_note;
-  EXPECT_NE(std::find(ts.not_modelled.begin(), ts.not_modelled.end(), "net_x"), ts.not_modelled.end());
+  ASSERT_EQ(ts.blocks.size(), 3u);
+  const BlockPower &sa = ts.blocks[0], &net_x = ts.blocks[1], &net_w = ts.blocks[2];
+  EXPECT_GT(sa.busy, 0.0);
+  EXPECT_EQ(sa.variant_note, "");  // lanes only route wires on a broadcast array
+  EXPECT_EQ(net_x.block, "net_x");
+  EXPECT_EQ(net_x.kind, "sparse_net");
+  EXPECT_EQ(net_x.h, (std::vector<int>{2, 4, 4}));  // 2 rows, windows of 4, one lane per PE column
+  EXPECT_EQ(net_w.h, (std::vector<int>{4, 4, 1}));
+  EXPECT_EQ(net_x.busy, sa.busy);  // a network steps while its array streams
+  EXPECT_GT(net_x.alpha, 0.0);
+  EXPECT_NE(net_x.alpha, net_w.alpha);  // each observed at its own lane bus
+  EXPECT_GT(net_x.average_mw, net_x.leakage_mw);
+  EXPECT_EQ(std::find(ts.not_modelled.begin(), ts.not_modelled.end(), "net_x"), ts.not_modelled.end());
   EXPECT_FALSE(t.timeline_from_cycle_model);
 
   o.cycles = 300;  // another setting: the dataset refuses to mix
   EXPECT_NE(test::error_of([&] { characterize(o, path); }).find("provenance 'cycles'"), std::string::npos);
+}
+
+// What makes an RTL instance another variant than the characterised primitive.
+TEST(Characterize, VariantDifferencesIgnoreWiring) {
+  const PrimitiveDef& os = primitive_def("pe_array_os");
+  EXPECT_EQ(hyperparameters_of(os, {{"R", 4}, {"C", 2}, {"RESCALE", 0}, {"SYSTOLIC", 0}}), (std::vector<int>{4, 2}));
+  EXPECT_EQ(variant_difference(os, {{"R", 4}, {"C", 2}, {"RESCALE", 0}, {"SYSTOLIC", 0}, {"LM", 2}, {"LN", 1}}), "");
+  EXPECT_EQ(variant_difference(os, {{"R", 4}, {"C", 2}, {"RESCALE", 1}, {"SYSTOLIC", 1}, {"LN", 2}}),
+            "RESCALE=1, characterised 0, SYSTOLIC=1, characterised 0");
+  const PrimitiveDef& dot = primitive_def("pe_array_dot");
+  EXPECT_EQ(variant_difference(dot, {{"P", 4}, {"K", 8}, {"LOAD_COL", 1}, {"SLOTS", 4}}), "SLOTS=4, not characterised");
+  const PrimitiveDef& net = primitive_def("sparse_net");
+  const std::map<std::string, int64_t> two_lane_blocks = {{"ROWS", 4}, {"SK", 4}, {"LANES", 2}, {"OWN_LANES", 2},
+                                                          {"OWN_MAJOR", 0}, {"GROUPS", 2}, {"SELW", 2}, {"C", 1},
+                                                          {"M", 2}, {"I", 4}, {"O", 1}, {"S", 1}};
+  EXPECT_EQ(hyperparameters_of(net, two_lane_blocks), (std::vector<int>{4, 4, 2}));
+  EXPECT_EQ(variant_difference(net, two_lane_blocks), "");
+  EXPECT_EQ(net.derived({4, 8, 1}).at("SELW"), 3);
+  EXPECT_EQ(net.elements({4, 8, 2}), 8.0);  // outputs: rows x lanes
 }
 
 TEST(Characterize, MalformedDatasetsAreOneLineErrors) {

@@ -1,29 +1,33 @@
 #!/usr/bin/env bash
 # Power validation (docs/POWER.md, "Validation"): trains the primitive models on a
-# characterisation dataset, runs every design of power_specs.sh with its kernel on the
+# characterisation dataset, runs every design of power_specs.sh (dense) and
+# sparse_power_specs.sh (value-sparse) with its kernel on the
 # SystemC model (prediction) and on the Verilated RTL replayed into the arrays' gate-level
 # netlists (golden), appends each design's records, then scores fsgen's model and the
 # baselines: a Markdown table and a predicted-against-golden PNG.
 # Resumable: designs already in the records are not run again.
 #
 # usage: validation/power_validation.sh [--liberty FILE] [--dataset CSV] [--out DIR] [--fsgen BIN]
+#                                       [--designs dense|sparse|all]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$HERE")
-FSGEN=$ROOT/build/fsgen LIBERTY="" DATASET="" OUT=""
+FSGEN=$ROOT/build/fsgen LIBERTY="" DATASET="" OUT="" DESIGNS=all
 while [ $# -gt 0 ]; do
   case "$1" in
     --liberty) LIBERTY=$2; shift 2 ;;
     --dataset) DATASET=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --fsgen) FSGEN=$2; shift 2 ;;
-    *) echo "power_validation.sh: unknown argument '$1' (expected --liberty, --dataset, --out, --fsgen)" >&2; exit 2 ;;
+    --designs) DESIGNS=$2; shift 2 ;;
+    *) echo "power_validation.sh: unknown argument '$1' (expected --liberty, --dataset, --out, --fsgen, --designs)" >&2; exit 2 ;;
   esac
 done
 LIB_NAME=fsgen45
 [ -n "$LIBERTY" ] && LIB_NAME=$(basename "$LIBERTY" | sed 's/\.gz$//; s/\.lib$//')
 DATASET=${DATASET:-$ROOT/data/power/$LIB_NAME.csv}
 OUT=${OUT:-$ROOT/validation_out/power/$LIB_NAME}
+case "$DESIGNS" in dense|sparse|all) ;; *) echo "power_validation.sh: --designs '$DESIGNS': expected dense, sparse or all" >&2; exit 2 ;; esac
 [ -f "$DATASET" ] || { echo "power_validation.sh: no dataset $DATASET: make one with fsgen characterize${LIBERTY:+ --liberty $LIBERTY} -o $DATASET" >&2; exit 2; }
 mkdir -p "$OUT/specs"
 RECORDS=$OUT/records.csv
@@ -31,7 +35,10 @@ RECORDS=$OUT/records.csv
 "$FSGEN" train "$DATASET" -o "$OUT/model.json"
 LIB_ARGS=()
 [ -n "$LIBERTY" ] && LIB_ARGS=(--liberty "$LIBERTY")
-"$HERE/power_specs.sh" "$OUT/specs" > "$OUT/designs.txt"
+{
+  [ "$DESIGNS" = sparse ] || "$HERE/power_specs.sh" "$OUT/specs"
+  [ "$DESIGNS" = dense ] || "$HERE/sparse_power_specs.sh" "$OUT/specs"
+} > "$OUT/designs.txt"
 failed=0
 while IFS='|' read -r name args; do
   if [ -f "$RECORDS" ] && grep -q "^$name," "$RECORDS"; then continue; fi

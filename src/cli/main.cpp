@@ -655,7 +655,7 @@ int run(int argc, char** argv) {
     const PowerTrace t = estimate_power(g, prog, pm, window, macros);
     print_power(t, std::cout);
     if (golden) {
-      const auto comparison = compare_to_golden(t, golden_array_power(g, prog, liberty, out_root, work), pm);
+      const auto comparison = compare_to_golden(t, golden_block_power(g, prog, liberty, out_root, work), pm);
       print_golden_comparison(comparison, std::cout);
       if (!record_path.empty())
         append_validation_records(record_path, validation_records(record_name.empty() ? g.spec.name : record_name, t, comparison));

@@ -469,6 +469,14 @@ ArrayInstance value_network_instance(const ArrayPlan& p, bool x) {
            {"S", n.s}}};
 }
 
+std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& block) {
+  if (block == "array_a") return array_instance(g.array_a, false);
+  if (block == "array_b" && g.attention) return array_instance(g.array_b, true);
+  if ((block == "net_x" || block == "net_w") && g.array_a.sparse.skips_steps())
+    return value_network_instance(g.array_a, block == "net_x");
+  return std::nullopt;
+}
+
 ArrayInstance skew_instance(const ArrayPlan& p, bool x) {
   const ArraySparsity& sp = p.sparse;
   return {"fsgen_skew", {{"N", x ? p.spec.tile_m : p.spec.tile_n}, {"B", x ? sp.lanes_n() : sp.lanes_m()}}};

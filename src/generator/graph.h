@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,10 @@ struct Graph {
   };
   std::vector<Probe> probes() const;
 };
+
+// The RTL instance u_<block> of a block the power flow models at gate level: the PE arrays
+// and a sparse array's value networks (net_x, net_w); nullopt for other blocks.
+std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& block);
 
 ArrayPlan plan_array(const ArraySpec& spec, const std::map<std::string, uint32_t>& caches,
                      const std::string& cache_key);

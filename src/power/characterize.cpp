@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "generator/graph.h"
 #include "generator/rtl_library.h"
 #include "power/gate_power.h"
 #include "power/gate_sim.h"
@@ -25,12 +26,25 @@ const std::vector<PrimitiveDef>& primitive_catalog() {
   static const std::vector<PrimitiveDef> catalog = {
       {"pe_array_os", "fsgen_array_os", {"R", "C"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}},
        {{"RESCALE", 0}, {"SYSTOLIC", 0}}, {"en"}, {"clr", "sc", "alpha", "rd_row"}, {}, {},
-       [](const std::vector<int>& h) { return double(h[0]) * h[1]; }},
+       [](const std::vector<int>& h) { return double(h[0]) * h[1]; },
+       // Lanes (a sparse array's value networks): which lane of the bus each PE of a
+       // broadcast array reads. (A systolic array also registers every lane: SYSTOLIC=1,
+       // another variant.)
+       {"LM", "LN"}, "", {}},
       {"pe_array_dot", "fsgen_array_dot", {"P", "K"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}},
        // The controller streams x (v) and loads the stationary operand (w into column
        // ld_idx = 0, 1, ... K - 1; ld) in separate cycles.
        {{"LOAD_COL", 1}}, {"v", "ld"}, {}, {{"x", "v"}, {"w", "ld"}, {"ld_idx", "ld"}}, {{"ld_idx", "K"}},
-       [](const std::vector<int>& h) { return double(h[0]) * h[1]; }},
+       [](const std::vector<int>& h) { return double(h[0]) * h[1]; }, {}, "", {}},
+      // A value network (fsgen_sparse_net) of ROWS operand rows x LANES lanes, each an
+      // SK-to-1 byte pick into a register; its window, selects and has bits change with step.
+      {"sparse_net", "fsgen_sparse_net", {"ROWS", "SK", "LANES"},
+       {{2, 2, 1}, {2, 4, 1}, {4, 2, 1}, {4, 4, 1}, {2, 2, 2}, {2, 4, 2}, {4, 2, 2}, {4, 4, 2},
+        {2, 2, 4}, {2, 4, 4}, {4, 2, 4}, {4, 4, 4}, {4, 8, 1}, {8, 4, 1}, {8, 4, 2}, {8, 8, 1}},
+       {{"OWN_LANES", 1}}, {"step"}, {}, {}, {},
+       [](const std::vector<int>& h) { return double(h[0]) * h[2]; },
+       {"OWN_LANES", "OWN_MAJOR", "GROUPS", "SELW", "C", "M", "I", "O", "S"}, "out_q",
+       [](const std::vector<int>& h) { return std::map<std::string, int64_t>{{"SELW", select_bits(uint32_t(h[1]))}}; }},
   };
   return catalog;
 }
@@ -54,6 +68,31 @@ const PrimitiveDef& primitive_def(const std::string& kind) {
   std::string known;
   for (const auto& d : primitive_catalog()) known += (known.empty() ? "" : ", ") + d.kind;
   fail("primitive '" + kind + "'", "unknown: expected one of " + known);
+}
+
+std::vector<int> hyperparameters_of(const PrimitiveDef& def, const std::map<std::string, int64_t>& params) {
+  std::vector<int> h;
+  for (const auto& name : def.params) {
+    const auto it = params.find(name);
+    FSGEN_ASSERT(it != params.end(), "an instance of a primitive sets its hyperparameters");
+    h.push_back(int(it->second));
+  }
+  return h;
+}
+
+std::string variant_difference(const PrimitiveDef& def, const std::map<std::string, int64_t>& params) {
+  std::string note;
+  auto add = [&](const std::string& text) { note += (note.empty() ? "" : ", ") + text; };
+  auto listed = [](const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); };
+  for (const auto& [param, value] : def.fixed) {
+    const auto it = params.find(param);
+    if (it != params.end() && it->second != value && !listed(def.wiring, param))
+      add(param + "=" + std::to_string(it->second) + ", characterised " + std::to_string(value));
+  }
+  for (const auto& [param, value] : params)
+    if (!def.fixed.count(param) && !listed(def.params, param) && !listed(def.wiring, param))
+      add(param + "=" + std::to_string(value) + ", not characterised");
+  return note;
 }
 
 std::string CharPoint::key() const {
@@ -150,6 +189,8 @@ class SizeRun {
     }
     std::map<std::string, int64_t> params = def.fixed;
     for (size_t i = 0; i < h.size(); ++i) params[def.params[i]] = h[i];
+    if (def.derived)
+      for (const auto& [name, value] : def.derived(h)) params[name] = value;
     synth_ = synth_to_liberty(files, def.module, params, lib, dir_);
     netlist_ = read_netlist_json(synth_.netlist_json, def.module);
     engine_ = std::make_unique<GatePowerModel>(netlist_, read_liberty_file(lib.path), GatePowerOptions{kClockMhz, 0.05, 0});
@@ -164,9 +205,7 @@ class SizeRun {
     }
     binary_ = prepare_gate_simulation(synth_, netlist_, lib, stim_, dir_);
     for (const auto& [port, bits] : netlist_.ports)
-      if (port != stim_.clock && port != stim_.reset_n && !netlist_.outputs.count(port) && !listed(def.enables, port) &&
-          !listed(def.held_low, port) && !def.counters.count(port))  // alpha: data ports, as the SystemC probes
-        data_bits_.insert(data_bits_.end(), bits.begin(), bits.end());
+      if (alpha_measured_on(port)) alpha_bits_.insert(alpha_bits_.end(), bits.begin(), bits.end());
   }
 
   CharPoint run(const Stimulus& s, size_t index) const {
@@ -179,8 +218,8 @@ class SizeRun {
         run_gate_simulation(binary_, netlist_, stim, (fs::path(dir_) / ("run" + std::to_string(index))).string());
     CharPoint p = unlabelled(s, stim.seed);
     uint64_t data_toggles = 0;
-    for (int b : data_bits_) data_toggles += a.toggles.at(size_t(b));
-    p.alpha = data_bits_.empty() ? 0 : double(data_toggles) / (double(data_bits_.size()) * double(a.cycles));
+    for (int b : alpha_bits_) data_toggles += a.toggles.at(size_t(b));
+    p.alpha = alpha_bits_.empty() ? 0 : double(data_toggles) / (double(alpha_bits_.size()) * double(a.cycles));
     p.enable = double(a.enabled_cycles) / double(a.cycles);
     p.zeros = a.data_bytes ? double(a.zero_bytes) / double(a.data_bytes) : 0;
     const PowerBreakdown pw = engine_->power(a.toggles, a.cycles);
@@ -205,6 +244,12 @@ class SizeRun {
   static bool listed(const std::vector<std::string>& v, const std::string& s) {
     return std::find(v.begin(), v.end(), s) != v.end();
   }
+  // The ports whose bits alpha counts, as the SystemC model probes the block.
+  bool alpha_measured_on(const std::string& port) const {
+    if (!def_.alpha_port.empty()) return port == def_.alpha_port;
+    return port != stim_.clock && port != stim_.reset_n && !netlist_.outputs.count(port) && !listed(def_.enables, port) &&
+           !listed(def_.held_low, port) && !def_.counters.count(port);
+  }
   const PrimitiveDef& def_;
   std::vector<int> h_;
   const CharacterizeOptions& o_;
@@ -214,7 +259,7 @@ class SizeRun {
   std::unique_ptr<GatePowerModel> engine_;
   PrimitiveStimulus stim_;
   fs::path binary_;
-  std::vector<int> data_bits_;
+  std::vector<int> alpha_bits_;
 };
 
 // Opens the dataset for appending: writes the header of a new file, or checks an existing

@@ -6,7 +6,8 @@
 // point so that an interrupted run resumes where it stopped.
 //
 // Features, defined the way the SystemC model's per-block activity gives them:
-//   alpha  toggles on the data input bits / (bits x cycles)
+//   alpha  toggles on the data input bits / (bits x cycles); a value network's on its
+//          output lanes (PrimitiveDef::alpha_port)
 //   enable cycles with an enable high / cycles            (busy cycles / cycles)
 //   zeros  zero bytes / data bytes presented while enabled (zero operand share)
 // Labels: dynamic energy per cycle (internal + switching), leakage, and area.
@@ -31,12 +32,29 @@ struct PrimitiveDef {
   std::map<std::string, std::string> counters;   // index port -> the hyperparameter it counts modulo
   // Processing elements at hyperparameters h: the unit the hierarchical model scales by.
   std::function<double(const std::vector<int>&)> elements;
+  // Module parameters that only route wires (which select bit reaches which output, how
+  // the generate loops are grouped, values kept for reports): every element's logic is the
+  // same whatever they are, so an instance differing in them is not another variant.
+  std::vector<std::string> wiring;
+  // Where alpha is measured: "" the data input ports (what the SystemC model probes at a
+  // PE array), or an output port (a value network's lane register, which the SystemC model
+  // probes as its array's operand bus).
+  std::string alpha_port;
+  // Module parameters that follow from the hyperparameters (a select's width from SK).
+  std::function<std::map<std::string, int64_t>(const std::vector<int>&)> derived;
 };
 const std::vector<PrimitiveDef>& primitive_catalog();
 // Hyperparameters as text: "4;8" in datasets and records, "4x8" in names and reports.
 std::string hyperparameter_text(const std::vector<int>& h, char separator = ';');
 std::vector<int> parse_hyperparameters(const std::string& text);  // "4;8"; std::invalid_argument if not numbers
 const PrimitiveDef& primitive_def(const std::string& kind);  // UserError for an unknown kind
+// An RTL instance's hyperparameters in the primitive's feature order (its module parameters
+// named by def.params).
+std::vector<int> hyperparameters_of(const PrimitiveDef& def, const std::map<std::string, int64_t>& params);
+// How an instance differs from the variant the primitive was characterised as (e.g.
+// "RESCALE=1, characterised 0"; parameters never varied, "LN=2, not characterised");
+// wiring parameters are not differences. Empty: a characterised variant.
+std::string variant_difference(const PrimitiveDef& def, const std::map<std::string, int64_t>& params);
 
 struct CharPoint {
   std::string kind;

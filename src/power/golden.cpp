@@ -39,11 +39,10 @@ std::string instance_dir(const std::string& work_dir, const ArrayInstance& inst)
   return (fs::path(work_dir) / name).string();
 }
 
-GoldenBlockPower replay_block(const Graph& g, const std::string& block, const ArrayPlan& plan, const Liberty& lib,
+GoldenBlockPower replay_block(const Graph& g, const std::string& block, const ArrayInstance& inst, const Liberty& lib,
                               const std::string& vcd, uint64_t cycles, const std::string& work_dir) {
   GoldenBlockPower gb;
   gb.block = block;
-  const ArrayInstance inst = array_instance(plan, block == "array_b");
   gb.module = inst.module;
   gb.params = inst.params;
   const std::string dir = instance_dir(work_dir, inst);
@@ -72,15 +71,15 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
 
 }  // namespace
 
-std::vector<GoldenBlockPower> golden_array_power(const Graph& g, const Program& p, const std::string& liberty_file,
+std::vector<GoldenBlockPower> golden_block_power(const Graph& g, const Program& p, const std::string& liberty_file,
                                                  const std::string& rtl_root, const std::string& work_dir) {
   fs::create_directories(work_dir);
   const std::string vcd = (fs::path(work_dir) / (g.spec.name + "_kernel.vcd")).string();
   const RunResult rtl = run_on_verilator(g, p, rtl_root, false, vcd);
   const Liberty lib = prepare_liberty(liberty_file, work_dir);
   std::vector<GoldenBlockPower> out;
-  out.push_back(replay_block(g, "array_a", g.array_a, lib, vcd, rtl.cycles, work_dir));
-  if (g.attention) out.push_back(replay_block(g, "array_b", g.array_b, lib, vcd, rtl.cycles, work_dir));
+  for (const auto& b : g.blocks)
+    if (const auto inst = block_instance(g, b.name)) out.push_back(replay_block(g, b.name, *inst, lib, vcd, rtl.cycles, work_dir));
   fs::remove(vcd);
   return out;
 }

@@ -1,9 +1,9 @@
-// Golden power of a design's PE arrays under a kernel's exact stimulus: the design's
-// Verilated RTL runs the program with a VCD trace (the RTL the cross-check holds equal to
-// the SystemC model at every probed port, cycle by cycle); each array instance's input
-// ports are read back cycle by cycle and replayed into that array's netlist, mapped onto
-// the liberty with the instance's parameters; the gate-level engine gives its power per
-// cycle.
+// Golden power of a design's PE arrays and value networks (the blocks with a
+// block_instance) under a kernel's exact stimulus: the design's Verilated RTL runs the
+// program with a VCD trace (the RTL the cross-check holds equal to the SystemC model at
+// every probed port, cycle by cycle); each instance's input ports are read back cycle by
+// cycle and replayed into its netlist, mapped onto the liberty with the instance's
+// parameters; the gate-level engine gives its power per cycle.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -26,10 +26,10 @@ struct GoldenBlockPower {
 };
 
 // liberty_file "": the built-in fsgen45. rtl_root: where the design's RTL is generated
-// and built; work_dir: netlists and gate-level builds, one folder per array module and
+// and built; work_dir: netlists and gate-level builds, one folder per module and
 // parameters (designs run with the same work_dir share them; not safe to share between
 // concurrent runs).
-std::vector<GoldenBlockPower> golden_array_power(const Graph& g, const Program& p, const std::string& liberty_file,
+std::vector<GoldenBlockPower> golden_block_power(const Graph& g, const Program& p, const std::string& liberty_file,
                                                  const std::string& rtl_root, const std::string& work_dir);
 
 }  // namespace fsgen

@@ -60,6 +60,30 @@ Liberty prepare_liberty(const std::string& file, const std::string& work_dir) {
   return {fs::path(stem).stem().string(), fs::absolute(file).string()};
 }
 
+namespace {
+
+// Yosys' report of a synthesis script, run or, when the script, the sources, the liberty
+// and the netlists it wrote are unchanged since the last run in the folder, read back
+// (designs of a validation share their instances' netlists).
+std::string synthesis_output(const std::string& yosys, const fs::path& script, std::vector<std::string> inputs,
+                             const SynthReport& r, const std::string& what) {
+  std::string fingerprint = read_text_file(script.string());
+  for (const auto& f : inputs) fingerprint += read_text_file(f);
+  const std::string stamp = std::to_string(std::hash<std::string>{}(fingerprint));
+  const fs::path report = fs::path(script).replace_extension(".report"), stamp_file = fs::path(script).replace_extension(".stamp");
+  if (fs::exists(stamp_file) && read_text_file(stamp_file.string()) == stamp && fs::exists(report) &&
+      fs::exists(r.netlist) && fs::exists(r.netlist_json))
+    return read_text_file(report.string());
+  fs::remove(stamp_file);
+  const CommandResult res = run_command(shell_quote(yosys) + " -q -s " + shell_quote(script.string()));
+  if (res.status != 0) fail("yosys (" + what + ")", "synthesis failed:\n" + tail_of(res.output, 12));
+  write_text(report, res.output);
+  write_text(stamp_file, stamp);
+  return res.output;
+}
+
+}  // namespace
+
 SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::string& top,
                              const std::map<std::string, int64_t>& params, const Liberty& lib,
                              const std::string& out_dir, const std::vector<std::string>& blackboxes) {
@@ -89,15 +113,16 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
      << "\n";
   const fs::path script = fs::path(out_dir) / (top + "_" + lib.name + ".ys");
   write_text(script, ys.str());
-  const CommandResult res = run_command(shell_quote(yosys) + " -q -s " + shell_quote(script.string()));
-  if (res.status != 0) fail("yosys (" + top + " on " + lib.name + ")", "synthesis failed:\n" + tail_of(res.output, 12));
+  std::vector<std::string> inputs = files;
+  inputs.push_back(lib.path);
+  const std::string output = synthesis_output(yosys, script, inputs, r, top + " on " + lib.name);
   const std::regex area(R"(Chip area for (?:top )?module '\\?[^']*': ([0-9.]+))");
   std::smatch m;
-  if (!std::regex_search(res.output, m, area))
+  if (!std::regex_search(output, m, area))
     fail("yosys (" + top + " on " + lib.name + ")", "no chip area in stat -liberty output: does the library give cell areas?");
   r.area_um2 = std::stod(m[1]);
   const std::regex cell_line(R"(\n\s+([A-Za-z_][A-Za-z0-9_]*)\s+([0-9]+)(?=\n))");
-  for (auto it = std::sregex_iterator(res.output.begin(), res.output.end(), cell_line); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(output.begin(), output.end(), cell_line); it != std::sregex_iterator(); ++it) {
     const uint64_t n = std::stoull((*it)[2]);
     r.cell_use[(*it)[1]] = n;
     r.cells += n;

@@ -80,16 +80,18 @@ std::vector<std::vector<const ValidationRecord*>> by_design(const std::vector<Va
   return out;
 }
 
-// The whole-design model's features: PEs, and the PE-weighted run features.
+// The whole-design model's features: elements (PEs, network outputs), the element-weighted
+// run features, the shares of output-stationary PEs and of value-network outputs.
 std::vector<float> design_features(const std::vector<const ValidationRecord*>& blocks) {
-  double pes = 0, alpha = 0, enable = 0, zeros = 0, os = 0;
+  double elements = 0, alpha = 0, enable = 0, zeros = 0, os = 0, net = 0;
   for (const auto* b : blocks) {
     const double e = primitive_def(b->kind).elements(b->h);
-    pes += e, alpha += e * b->alpha, enable += e * b->enable, zeros += e * b->zeros;
+    elements += e, alpha += e * b->alpha, enable += e * b->enable, zeros += e * b->zeros;
     os += b->kind == "pe_array_os" ? e : 0;
+    net += b->kind == "sparse_net" ? e : 0;
   }
-  return {float(pes), float(alpha / pes), float(enable / pes), float(zeros / pes), float(os / pes),
-          float(blocks.front()->clock_mhz)};
+  return {float(elements), float(alpha / elements), float(enable / elements), float(zeros / elements),
+          float(os / elements), float(net / elements), float(blocks.front()->clock_mhz)};
 }
 
 // The whole-design model needs a few other designs to learn from.
@@ -152,8 +154,9 @@ ValidationSummary summarise_validation(const std::vector<ValidationRecord>& reco
   std::vector<std::vector<float>> features;
   for (const auto& blocks : designs) {
     double golden = 0, ours = 0, act = 0, mac = 0;
-    bool extrapolated = false;
+    bool extrapolated = false, sparse = false;
     for (const auto* b : blocks) {
+      sparse = sparse || b->kind == "sparse_net";
       const double pes = primitive_def(b->kind).elements(b->h), to_mw = b->clock_mhz * 1e-6;
       golden += b->golden_mw;
       ours += b->predicted_mw;
@@ -169,7 +172,7 @@ ValidationSummary summarise_validation(const std::vector<ValidationRecord>& reco
       ++s.blocks;
       s.trace_window = b->window;
     }
-    s.golden_mw.push_back(golden), s.extrapolated.push_back(extrapolated);
+    s.golden_mw.push_back(golden), s.extrapolated.push_back(extrapolated), s.sparse.push_back(sparse);
     fsgen_mw.push_back(ours), action_mw.push_back(act), mac_mw.push_back(mac);
     features.push_back(design_features(blocks));
   }
@@ -181,27 +184,46 @@ ValidationSummary summarise_validation(const std::vector<ValidationRecord>& reco
     methods.push_back({"whole-design XGBoost (leave one design out)", leave_one_design_out(features, s.golden_mw)});
   for (const auto& [name, predicted] : methods) {
     s.methods.push_back(score(name, predicted, s.golden_mw));
-    std::vector<double> p, g;
-    for (size_t i = 0; i < predicted.size(); ++i)
-      if (!s.extrapolated[i]) p.push_back(predicted[i]), g.push_back(s.golden_mw[i]);
-    s.headline.push_back(score(name, p, g));
+    // The characterised designs, of which `keep(d)`.
+    auto characterised = [&](auto keep) {
+      std::vector<double> p, g;
+      for (size_t i = 0; i < predicted.size(); ++i)
+        if (!s.extrapolated[i] && keep(i)) p.push_back(predicted[i]), g.push_back(s.golden_mw[i]);
+      return score(name, p, g);
+    };
+    s.headline.push_back(characterised([](size_t) { return true; }));
+    s.headline_dense.push_back(characterised([&](size_t i) { return !s.sparse[i]; }));
+    s.headline_sparse.push_back(characterised([&](size_t i) { return bool(s.sparse[i]); }));
   }
   return s;
 }
 
+namespace {
+
+// "MAPE % | R" of a subset of designs, "- | -" when it has none.
+std::string mape_and_r(const MethodScore& m) {
+  if (m.predicted_mw.empty()) return "- | -";
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(1) << m.mape << " % | " << std::setprecision(3) << m.pearson;
+  return o.str();
+}
+
+}  // namespace
+
 void print_validation(const ValidationSummary& s, std::ostream& out) {
-  size_t exact = 0;
+  size_t exact = 0, sparse = 0;
   for (bool e : s.extrapolated) exact += !e;
-  out << std::fixed << "## Average power of the array blocks, predicted against gate-level golden\n\n"
-      << s.designs.size() << " designs (" << exact << " of characterised primitive variants, "
-      << s.designs.size() - exact << " extrapolated to another variant, marked *), " << s.blocks << " array blocks.\n\n"
-      << "| method | MAPE, characterised variants | R | MAPE, all designs | R | max error, all |\n"
-      << "|---|---|---|---|---|---|\n";
+  for (bool e : s.sparse) sparse += e;
+  out << std::fixed << "## Average power of the modelled blocks, predicted against gate-level golden\n\n"
+      << s.designs.size() << " designs (" << s.designs.size() - sparse << " dense, " << sparse
+      << " with value networks; " << exact << " of characterised primitive variants, " << s.designs.size() - exact
+      << " extrapolated to another variant, marked *), " << s.blocks << " blocks (PE arrays, value networks).\n\n"
+      << "| method | MAPE, characterised | R | dense: MAPE | R | sparse: MAPE | R | MAPE, all designs | R | max error, all |\n"
+      << "|---|---|---|---|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < s.methods.size(); ++i)
-    out << "| " << s.methods[i].method << " | " << std::setprecision(1) << s.headline[i].mape << " % | "
-        << std::setprecision(3) << s.headline[i].pearson << " | " << std::setprecision(1) << s.methods[i].mape << " % | "
-        << std::setprecision(3) << s.methods[i].pearson << " | " << std::setprecision(1) << s.methods[i].max_abs_error
-        << " % |\n";
+    out << "| " << s.methods[i].method << " | " << mape_and_r(s.headline[i]) << " | " << mape_and_r(s.headline_dense[i])
+        << " | " << mape_and_r(s.headline_sparse[i]) << " | " << mape_and_r(s.methods[i]) << " | " << std::setprecision(1)
+        << s.methods[i].max_abs_error << " % |\n";
   out << "\nPer-window traces (fsgen model, windows of " << s.trace_window << " cycles): R mean "
       << std::setprecision(3) << s.trace_r_mean << ", min " << s.trace_r_min << "; NRMSE mean " << s.trace_nrmse_mean
       << ".\nArea (primitive fits against Yosys on the liberty): mean |error| " << std::setprecision(2)
@@ -233,7 +255,7 @@ void plot_validation_png(const ValidationSummary& s, const std::string& png_path
   }
   std::string script = "set terminal pngcairo size 800,800; set output '" + tmp +
                        "'; set xlabel 'golden (gate level) mW'; set ylabel 'predicted mW'; set key top left;"
-                       " set title 'fsgen power validation: array blocks per design'; set logscale xy; plot x title 'ideal' with lines lc 'gray'";
+                       " set title 'fsgen power validation: modelled blocks per design'; set logscale xy; plot x title 'ideal' with lines lc 'gray'";
   for (size_t m = 0; m < s.methods.size(); ++m)
     script += ", '" + data + "' index " + std::to_string(m) + " using 1:2 title '" + s.methods[m].method +
               "' with points pt " + std::to_string(m + 5);

@@ -1,5 +1,6 @@
 // Validation of the power models against gate-level golden power (docs/POWER.md,
-// "Validation"): every array block of every validation design is a record (its run's
+// "Validation"): every modelled block (PE arrays, value networks) of every validation
+// design is a record (its run's
 // features, predicted and golden power, area, trace agreement), appended to a CSV by
 // `fsgen power --golden --record`; `fsgen power-validate` reads the records and scores
 // the hierarchical model and the baselines design by design.
@@ -39,10 +40,12 @@ struct MethodScore {
 struct ValidationSummary {
   std::vector<std::string> designs;
   std::vector<bool> extrapolated;   // a block of the design is not a characterised variant
-  std::vector<double> golden_mw;    // per design, the sum over its array blocks
+  std::vector<bool> sparse;         // the design has value networks (sparse_net blocks)
+  std::vector<double> golden_mw;    // per design, the sum over its modelled blocks
   std::vector<MethodScore> methods; // fsgen first, then the baselines
-  // Over the designs of characterised variants only (the headline), per method.
-  std::vector<MethodScore> headline;
+  // Over the designs of characterised variants only (the headline), per method: all of
+  // them, the dense ones, the sparse ones.
+  std::vector<MethodScore> headline, headline_dense, headline_sparse;
   double trace_r_mean = 0, trace_r_min = 0, trace_nrmse_mean = 0;  // over blocks
   double area_error_mean = 0, area_error_max = 0;                   // |%| over blocks
   uint64_t blocks = 0, trace_window = 0;

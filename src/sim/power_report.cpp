@@ -20,28 +20,35 @@ namespace fsgen {
 
 namespace {
 
-// The characterised hyperparameters of a PE array block (fsgen_array_os R, C;
-// fsgen_array_dot P lanes, K).
-std::vector<int> hyperparameters(const ArrayPlan& p) {
-  if (p.stationarity == Stationarity::kOutput) return {int(p.spec.tile_m), int(p.spec.tile_n)};
-  return {int(p.y_lanes), int(p.spec.tile_k)};
+// Where the SystemC run observes a modelled block: the probes whose toggles give its alpha,
+// and the block whose busy spans and operand bytes give its enable and zeros. A PE array is
+// observed at its own input ports; a primitive characterised on an output port (a value
+// network) at the ports it drives, which probe the same register.
+struct ActivitySource {
+  std::vector<const ToggleProbe*> probes;
+  std::string timed_block;
+};
+
+ActivitySource activity_source(const Graph& g, const RunResult& r, const Block& b) {
+  ActivitySource s{{}, b.name};
+  if (!primitive_def(b.kind).alpha_port.empty()) {
+    for (const Edge& e : g.edges)
+      if (e.from_block == b.name)
+        if (const ToggleProbe* probe = r.find_probe(e.to_block, e.to_port)) s.probes.push_back(probe), s.timed_block = e.to_block;
+    return s;
+  }
+  for (const auto& port : b.ports)
+    if (!port.output)
+      if (const ToggleProbe* probe = r.find_probe(b.name, port.name)) s.probes.push_back(probe);
+  return s;
 }
 
-const ArrayPlan* plan_of(const Graph& g, const std::string& block) {
-  if (block == "array_a") return &g.array_a;
-  if (block == "array_b" && g.attention) return &g.array_b;
-  return nullptr;
-}
-
-// Toggles per window of the block's input ports, and their width.
-std::pair<std::vector<double>, uint64_t> input_toggles(const Graph& g, const RunResult& r, const std::string& block,
-                                                       uint64_t windows, uint64_t window) {
+// Toggles per window of the probes, and their width.
+std::pair<std::vector<double>, uint64_t> probe_toggles(const std::vector<const ToggleProbe*>& probes, uint64_t windows,
+                                                       uint64_t window) {
   std::vector<double> t(windows, 0.0);
   uint64_t bits = 0;
-  for (const auto& port : g.block(block).ports) {
-    if (port.output) continue;
-    const ToggleProbe* probe = r.find_probe(block, port.name);
-    if (!probe) continue;
+  for (const ToggleProbe* probe : probes) {
     bits += probe->width_bits();
     for (const auto& [cycle, n] : probe->events())
       if (cycle / window < windows) t[cycle / window] += n;
@@ -52,24 +59,6 @@ std::pair<std::vector<double>, uint64_t> input_toggles(const Graph& g, const Run
 const std::vector<double>* find_or_null(const std::map<std::string, std::vector<double>>& m, const std::string& key) {
   const auto it = m.find(key);
   return it == m.end() ? nullptr : &it->second;
-}
-
-// How the block's RTL instance differs from the primitive's characterised parameters.
-std::string variant_note(const std::string& block, const ArrayPlan& plan, const std::string& kind) {
-  const ArrayInstance inst = array_instance(plan, block == "array_b");
-  const PrimitiveDef& def = primitive_def(kind);
-  std::string note;
-  auto add = [&](const std::string& text) { note += (note.empty() ? "" : ", ") + text; };
-  for (const auto& [param, value] : def.fixed) {
-    const auto it = inst.params.find(param);
-    if (it != inst.params.end() && it->second != value)
-      add(param + "=" + std::to_string(it->second) + ", characterised " + std::to_string(value));
-  }
-  // Parameters the characterisation never varied (sparse lanes, compressed slots).
-  for (const auto& [param, value] : inst.params)
-    if (!def.fixed.count(param) && std::find(def.params.begin(), def.params.end(), param) == def.params.end())
-      add(param + "=" + std::to_string(value) + ", not characterised");
-  return note;
 }
 
 // A memory macro's power per window: its accesses placed where its array is busy.
@@ -125,7 +114,6 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
   const ActivityTimeline timeline = t.timeline_from_cycle_model ? ActivityTimeline::from_spans(r, window, windows)
                                                                 : run_fast(g, registers_at_start(p), window).timeline;
   for (const auto& b : g.blocks) {
-    const ArrayPlan* plan = plan_of(g, b.name);
     const auto macro = std::find_if(macros.macros.begin(), macros.macros.end(), [&](const MemoryMacro& m) { return m.block == b.name; });
     if (macro != macros.macros.end()) {
       const std::string array = "array_" + b.name.substr(b.name.rfind('_') + 1);
@@ -135,20 +123,23 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
                                      r.cycles, window, t.clock_mhz));
       continue;
     }
-    if (!plan || !model.primitives.count(b.kind)) {
+    const std::optional<ArrayInstance> inst = block_instance(g, b.name);
+    if (!inst || !model.primitives.count(b.kind)) {
       t.not_modelled.push_back(b.name);
       continue;
     }
+    const PrimitiveDef& def = primitive_def(b.kind);
     BlockPower bp;
-    bp.block = b.name, bp.kind = b.kind, bp.h = hyperparameters(*plan), bp.mw.assign(windows, 0.0);
+    bp.block = b.name, bp.kind = b.kind, bp.h = hyperparameters_of(def, inst->params), bp.mw.assign(windows, 0.0);
     bp.model = "XGBoost primitive " + b.kind + " " + hyperparameter_text(bp.h, 'x');
     bp.leakage_mw = model.leakage_mw(b.kind, bp.h);
-    bp.variant_note = variant_note(b.name, *plan, b.kind);
-    const auto [toggles, bits] = input_toggles(g, r, b.name, windows, window);
-    const BlockActivity act = r.activity.count(b.name) ? r.activity.at(b.name) : BlockActivity{};
+    bp.variant_note = variant_difference(def, inst->params);
+    const ActivitySource source = activity_source(g, r, b);
+    const auto [toggles, bits] = probe_toggles(source.probes, windows, window);
+    const BlockActivity act = r.activity.count(source.timed_block) ? r.activity.at(source.timed_block) : BlockActivity{};
     bp.zeros = act.operand_bytes ? double(act.zero_bytes) / double(act.operand_bytes) : 0.0;
-    const std::vector<double>* busy = find_or_null(timeline.busy, b.name);
-    const std::vector<double>* enabled = find_or_null(timeline.enabled, b.name);
+    const std::vector<double>* busy = find_or_null(timeline.busy, source.timed_block);
+    const std::vector<double>* enabled = find_or_null(timeline.enabled, source.timed_block);
     std::vector<PrimitiveActivity> activity(windows);
     for (uint64_t w = 0; w < windows; ++w) {
       const double len = double(std::min<uint64_t>(window, r.cycles - w * window));
@@ -219,7 +210,7 @@ std::vector<ValidationRecord> validation_records(const std::string& design, cons
 }
 
 void print_golden_comparison(const std::vector<GoldenComparison>& c, std::ostream& out) {
-  out << "  against gate-level golden power (the RTL's stimulus replayed into each array's netlist):\n"
+  out << "  against gate-level golden power (the RTL's stimulus replayed into each block's netlist):\n"
       << std::fixed;
   for (const auto& g : c)
     out << "    " << std::left << std::setw(10) << g.block << std::right << " predicted " << std::setprecision(3)

@@ -18,7 +18,7 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-std::string require_tool(const std::string& name) {
+std::string find_tool(const std::string& name) {
   const char* path = std::getenv("PATH");
   std::stringstream ss(path ? path : "");
   std::string dir;
@@ -26,7 +26,13 @@ std::string require_tool(const std::string& name) {
     fs::path p = fs::path(dir) / name;
     if (fs::exists(p)) return p.string();
   }
-  fail(name, "tool not found on PATH: install it with scripts/install-deps.sh");
+  return "";
+}
+
+std::string require_tool(const std::string& name) {
+  const std::string path = find_tool(name);
+  if (path.empty()) fail(name, "tool not found on PATH: install it with scripts/install-deps.sh");
+  return path;
 }
 
 CommandResult run_command(const std::string& command) {
@@ -78,11 +84,17 @@ std::string build_verilator_harness(const std::string& design_dir, unsigned beat
   if (fs::exists(exe) && fs::exists(stamp_file) && read_text_file(stamp_file.string()) == stamp) return exe.string();
   fs::remove_all(obj);  // a stale build's dependency files may name sources that are gone
 
+  // A traced build serves short runs whose VCD writing dominates (golden power, debugging):
+  // compiled unoptimised it builds in a fraction of the time.
+  const std::string opt = trace ? "-O0" : "-O2";
+  // The harness' own sources and Verilator's runtime are the same for every design: with
+  // ccache their objects are compiled once.
+  const std::string objcache = find_tool("ccache").empty() ? "" : " OBJCACHE=ccache";
   std::string cmd = shell_quote(verilator) + " --cc --exe --build -j 2 --top-module fsgen_top -Wno-fatal" +
                     (trace ? " --trace" : "") +
                     " -Mdir " + shell_quote(obj.string()) + " -I" + shell_quote(design_dir) + " -o fsgen_tb" +
-                    " -MAKEFLAGS " + shell_quote("OPT_FAST=-O2 OPT_GLOBAL=-O2") + " -CFLAGS " +
-                    shell_quote("-std=c++17 -O2 -I" + src + "/src -I" + fs::absolute(design_dir).string() +
+                    " -MAKEFLAGS " + shell_quote("OPT_FAST=" + opt + " OPT_GLOBAL=" + opt + objcache) + " -CFLAGS " +
+                    shell_quote("-std=c++17 " + opt + " -I" + src + "/src -I" + fs::absolute(design_dir).string() +
                                 " -DFSGEN_BEAT_BYTES=" + std::to_string(beat_bytes) +
                                 " -DFSGEN_LATENCY=" + std::to_string(latency) + (trace ? " -DFSGEN_TRACE=1" : ""));
   for (const auto& f : verilog)

@@ -7,6 +7,8 @@ namespace fsgen {
 
 // Path of an executable on PATH; UserError naming the tool and the install script if absent.
 std::string require_tool(const std::string& name);
+// The same, "" when absent (tools that only speed things up).
+std::string find_tool(const std::string& name);
 
 struct CommandResult {
   int status;
