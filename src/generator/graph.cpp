@@ -382,6 +382,17 @@ Block network_block(const std::string& name, const ValueNetwork& net, uint32_t r
           {}};
 }
 
+// The skew registers between a systolic sparse array and the value network of operand x
+// (or w), fsgen_skew.v.
+Block skew_block(const std::string& name, const ArrayInstance& inst) {
+  return {name,
+          "skew",
+          "skew registers: group i of the lane bus enters the systolic array i cycles late",
+          {{"groups", uint32_t(inst.params.at("N")), "", "PE rows (x) or columns (w)"},
+           {"lanes", uint32_t(inst.params.at("B")), "lane", "bytes per group"}},
+          {}};
+}
+
 void add_network_blocks(Graph& g) {
   const ArrayPlan& p = g.array_a;
   g.blocks.push_back(network_block("net_x", p.sparse.net_x, p.spec.tile_m));
@@ -390,6 +401,14 @@ void add_network_blocks(Graph& g) {
     if (e.from_block == "ctrl" && e.to_block == "array_a") e.from_block = e.to_port == "x" ? "net_x" : "net_w";
   g.edges.push_back({"ctrl", "x_window", "net_x", "win"});
   g.edges.push_back({"ctrl", "w_window", "net_w", "win"});
+  if (!p.spec.systolic) return;
+  for (const bool x : {true, false}) {
+    const std::string skew = x ? "skew_x" : "skew_w", net = x ? "net_x" : "net_w";
+    g.blocks.push_back(skew_block(skew, skew_instance(p, x)));
+    for (Edge& e : g.edges)
+      if (e.from_block == net && e.to_block == "array_a") e.from_block = skew, e.from_port = "out";
+    g.edges.push_back({net, "out", skew, "in"});
+  }
 }
 
 }  // namespace

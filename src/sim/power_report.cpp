@@ -29,12 +29,25 @@ struct ActivitySource {
   std::string timed_block;
 };
 
+// The first probed port downstream of `block`'s outputs, through unprobed blocks (a systolic
+// array's skew registers, which only delay the values); `at` is set to the probed block.
+const ToggleProbe* downstream_probe(const Graph& g, const RunResult& r, const std::string& block, std::string& at) {
+  for (const Edge& e : g.edges) {
+    if (e.from_block != block) continue;
+    const ToggleProbe* probe = r.find_probe(e.to_block, e.to_port);
+    if (probe) {
+      at = e.to_block;
+      return probe;
+    }
+    if ((probe = downstream_probe(g, r, e.to_block, at))) return probe;
+  }
+  return nullptr;
+}
+
 ActivitySource activity_source(const Graph& g, const RunResult& r, const Block& b) {
   ActivitySource s{{}, b.name};
   if (!primitive_def(b.kind).alpha_port.empty()) {
-    for (const Edge& e : g.edges)
-      if (e.from_block == b.name)
-        if (const ToggleProbe* probe = r.find_probe(e.to_block, e.to_port)) s.probes.push_back(probe), s.timed_block = e.to_block;
+    if (const ToggleProbe* probe = downstream_probe(g, r, b.name, s.timed_block)) s.probes.push_back(probe);
     return s;
   }
   for (const auto& port : b.ports)
