@@ -69,6 +69,10 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   EXPECT_EQ(os.quality.train_points + os.quality.test_points, 16u);
   EXPECT_EQ(m.primitive("sparse_net").quality.train_points + m.primitive("sparse_net").quality.test_points, 16u);
   EXPECT_GT(m.leakage_mw("pe_array_os", {4, 4}), m.leakage_mw("pe_array_os", {2, 2}));  // scales by elements
+  // A network's area grows with its outputs and its window: the fit over both terms
+  // recovers the characterised sizes.
+  for (const auto& h : {std::vector<int>{2, 2, 1}, std::vector<int>{2, 4, 1}})
+    EXPECT_NEAR(m.area_um2("sparse_net", h), energy(h, 0.1, 0.0, 1.0).area_um2, 0.01 * energy(h, 0.1, 0.0, 1.0).area_um2);
   save_power_model(m, dir + "/model.json");
   const PowerModel back = load_power_model(dir + "/model.json");
   EXPECT_DOUBLE_EQ(back.dynamic_fj("pe_array_os", {2, 4}, {0.2, 0.8, 0.1}), m.dynamic_fj("pe_array_os", {2, 4}, {0.2, 0.8, 0.1}));

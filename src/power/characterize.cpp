@@ -30,12 +30,12 @@ const std::vector<PrimitiveDef>& primitive_catalog() {
        // Lanes (a sparse array's value networks): which lane of the bus each PE of a
        // broadcast array reads. (A systolic array also registers every lane: SYSTOLIC=1,
        // another variant.)
-       {"LM", "LN"}, "", {}},
+       {"LM", "LN"}, "", {}, {}},
       {"pe_array_dot", "fsgen_array_dot", {"P", "K"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}},
        // The controller streams x (v) and loads the stationary operand (w into column
        // ld_idx = 0, 1, ... K - 1; ld) in separate cycles.
        {{"LOAD_COL", 1}}, {"v", "ld"}, {}, {{"x", "v"}, {"w", "ld"}, {"ld_idx", "ld"}}, {{"ld_idx", "K"}},
-       [](const std::vector<int>& h) { return double(h[0]) * h[1]; }, {}, "", {}},
+       [](const std::vector<int>& h) { return double(h[0]) * h[1]; }, {}, "", {}, {}},
       // A value network (fsgen_sparse_net) of ROWS operand rows x LANES lanes, each an
       // SK-to-1 byte pick into a register; its window, selects and has bits change with step.
       {"sparse_net", "fsgen_sparse_net", {"ROWS", "SK", "LANES"},
@@ -44,7 +44,9 @@ const std::vector<PrimitiveDef>& primitive_catalog() {
        {{"OWN_LANES", 1}}, {"step"}, {}, {}, {},
        [](const std::vector<int>& h) { return double(h[0]) * h[2]; },
        {"OWN_LANES", "OWN_MAJOR", "GROUPS", "SELW", "C", "M", "I", "O", "S"}, "out_q",
-       [](const std::vector<int>& h) { return std::map<std::string, int64_t>{{"SELW", select_bits(uint32_t(h[1]))}}; }},
+       [](const std::vector<int>& h) { return std::map<std::string, int64_t>{{"SELW", select_bits(uint32_t(h[1]))}}; },
+       // Area and leakage: a register per output, and an SK-input pick in front of it.
+       [](const std::vector<int>& h) { return std::vector<double>{double(h[0]) * h[2], double(h[0]) * h[2] * h[1]}; }},
   };
   return catalog;
 }

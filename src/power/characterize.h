@@ -42,6 +42,12 @@ struct PrimitiveDef {
   std::string alpha_port;
   // Module parameters that follow from the hyperparameters (a select's width from SK).
   std::function<std::map<std::string, int64_t>(const std::vector<int>&)> derived;
+  // What an instance's area and leakage grow with, at hyperparameters h (each a term of a
+  // least-squares fit); empty: its elements alone.
+  std::function<std::vector<double>(const std::vector<int>&)> size_terms;
+  std::vector<double> size_terms_at(const std::vector<int>& h) const {
+    return size_terms ? size_terms(h) : std::vector<double>{elements(h)};
+  }
 };
 const std::vector<PrimitiveDef>& primitive_catalog();
 // Hyperparameters as text: "4;8" in datasets and records, "4x8" in names and reports.

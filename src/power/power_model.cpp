@@ -103,20 +103,48 @@ float TreeEnsemble::predict(const float* row) const {
 
 namespace {
 
+constexpr const char* kFormat = "fsgen-power-model 2";
+
 std::vector<float> features_of(const CharPoint& p) {
   std::vector<float> f(p.h.begin(), p.h.end());
   f.insert(f.end(), {float(p.alpha), float(p.enable), float(p.zeros)});
   return f;
 }
 
-// Least squares of value against elements over the distinct sizes.
-LinearFit fit_by_elements(const std::vector<std::pair<double, double>>& pts) {
-  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (const auto& [x, y] : pts) n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
-  LinearFit f;
-  const double den = n * sxx - sx * sx;
-  f.b = den != 0 ? (n * sxy - sx * sy) / den : 0;
-  f.a = n > 0 ? (sy - f.b * sx) / n : 0;
+// Least squares of value = a + b . terms over the distinct sizes (normal equations, a
+// vanishing ridge so that fewer sizes than terms still give an answer).
+SizeFit fit_by_size(const std::vector<std::pair<std::vector<double>, double>>& pts) {
+  const size_t k = pts.empty() ? 1 : pts.front().first.size() + 1;
+  std::vector<std::vector<double>> m(k, std::vector<double>(k + 1, 0.0));  // [X'X | X'y]
+  for (const auto& [terms, y] : pts) {
+    std::vector<double> x = {1.0};
+    x.insert(x.end(), terms.begin(), terms.end());
+    for (size_t i = 0; i < k; ++i) {
+      for (size_t j = 0; j < k; ++j) m[i][j] += x[i] * x[j];
+      m[i][k] += x[i] * y;
+    }
+  }
+  double scale = 0;
+  for (size_t i = 0; i < k; ++i) scale = std::max(scale, m[i][i]);
+  for (size_t i = 0; i < k; ++i) m[i][i] += 1e-9 * scale;
+  for (size_t c = 0; c < k; ++c) {  // Gauss-Jordan with partial pivoting
+    size_t pivot = c;
+    for (size_t r = c + 1; r < k; ++r)
+      if (std::fabs(m[r][c]) > std::fabs(m[pivot][c])) pivot = r;
+    std::swap(m[c], m[pivot]);
+    if (m[c][c] == 0) continue;
+    for (size_t r = 0; r < k; ++r) {
+      if (r == c) continue;
+      const double f = m[r][c] / m[c][c];
+      for (size_t j = c; j <= k; ++j) m[r][j] -= f * m[c][j];
+    }
+  }
+  SizeFit f;
+  for (size_t i = 0; i < k; ++i) {
+    const double v = m[i][i] != 0 ? m[i][k] / m[i][i] : 0.0;
+    if (i == 0) f.a = v;
+    else f.b.push_back(v);
+  }
   return f;
 }
 
@@ -144,13 +172,13 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
   m.booster = std::make_unique<Booster>();
   m.booster->train(xtr, ytr, cols, rounds);
   m.trees = std::make_unique<TreeEnsemble>(m.booster->to_json());
-  std::vector<std::pair<double, double>> leak, area;
+  std::vector<std::pair<std::vector<double>, double>> leak, area;
   for (const auto& [h, la] : by_size) {
-    leak.push_back({def.elements(h), la.first});
-    area.push_back({def.elements(h), la.second});
+    leak.push_back({def.size_terms_at(h), la.first});
+    area.push_back({def.size_terms_at(h), la.second});
   }
-  m.leakage_mw = fit_by_elements(leak);
-  m.area_um2 = fit_by_elements(area);
+  m.leakage_mw = fit_by_size(leak);
+  m.area_um2 = fit_by_size(area);
   m.quality.train_points = ytr.size();
   m.quality.test_points = yte.size();
   if (!yte.empty()) {
@@ -215,12 +243,19 @@ std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::v
   return out;
 }
 
+double SizeFit::at(const std::vector<double>& terms) const {
+  FSGEN_ASSERT(terms.size() == b.size(), "a size fit evaluated with its own terms");
+  double v = a;
+  for (size_t i = 0; i < b.size(); ++i) v += b[i] * terms[i];
+  return v;
+}
+
 double PowerModel::leakage_mw(const std::string& kind, const std::vector<int>& h) const {
-  return std::max(0.0, primitive(kind).leakage_mw.at(primitive_def(kind).elements(h)));
+  return std::max(0.0, primitive(kind).leakage_mw.at(primitive_def(kind).size_terms_at(h)));
 }
 
 double PowerModel::area_um2(const std::string& kind, const std::vector<int>& h) const {
-  return std::max(0.0, primitive(kind).area_um2.at(primitive_def(kind).elements(h)));
+  return std::max(0.0, primitive(kind).area_um2.at(primitive_def(kind).size_terms_at(h)));
 }
 
 PowerModel train_power_model(const Dataset& d, int rounds) {
@@ -237,14 +272,14 @@ PowerModel train_power_model(const Dataset& d, int rounds) {
 
 void save_power_model(const PowerModel& m, const std::string& path) {
   nlohmann::ordered_json j;
-  j["format"] = "fsgen-power-model 1";
+  j["format"] = kFormat;
   j["provenance"] = m.provenance;
   for (const auto& [kind, p] : m.primitives) {
     nlohmann::ordered_json e;
     e["features"] = p.features;
     e["target"] = "dynamic energy per element per cycle, fJ";
-    e["leakage_mw"] = {{"a", p.leakage_mw.a}, {"b_per_element", p.leakage_mw.b}};
-    e["area_um2"] = {{"a", p.area_um2.a}, {"b_per_element", p.area_um2.b}};
+    e["leakage_mw"] = {{"a", p.leakage_mw.a}, {"b_per_size_term", p.leakage_mw.b}};
+    e["area_um2"] = {{"a", p.area_um2.a}, {"b_per_size_term", p.area_um2.b}};
     e["quality"] = {{"train_points", p.quality.train_points}, {"test_points", p.quality.test_points},
                     {"test_mape_percent", p.quality.mape}, {"test_pearson_r", p.quality.pearson}};
     e["booster"] = nlohmann::json::parse(p.booster->to_json());
@@ -263,15 +298,19 @@ PowerModel load_power_model(const std::string& path) {
   const nlohmann::json j = read_json_file(path, "power model");
   PowerModel m;
   try {
-    if (j.value("format", "") != "fsgen-power-model 1") fail(path, "expected \"format\": \"fsgen-power-model 1\"");
+    if (j.value("format", "") != kFormat)
+      fail(path, "expected \"format\": \"" + std::string(kFormat) + "\" (retrain older models with fsgen train)");
     m.provenance = j.at("provenance").get<std::map<std::string, std::string>>();
     for (const auto& [kind, e] : j.at("primitives").items()) {
       PrimitivePowerModel p;
       p.kind = kind;
-      primitive_def(kind);  // a kind this fsgen knows
       p.features = e.at("features").get<std::vector<std::string>>();
-      p.leakage_mw = {e.at("leakage_mw").at("a"), e.at("leakage_mw").at("b_per_element")};
-      p.area_um2 = {e.at("area_um2").at("a"), e.at("area_um2").at("b_per_element")};
+      p.leakage_mw = {e.at("leakage_mw").at("a"), e.at("leakage_mw").at("b_per_size_term").get<std::vector<double>>()};
+      p.area_um2 = {e.at("area_um2").at("a"), e.at("area_um2").at("b_per_size_term").get<std::vector<double>>()};
+      const PrimitiveDef& def = primitive_def(kind);  // a kind this fsgen knows
+      const size_t terms = def.size_terms_at(std::vector<int>(def.params.size(), 1)).size();
+      if (p.leakage_mw.b.size() != terms || p.area_um2.b.size() != terms)
+        fail(path, kind + ": expected one leakage and area coefficient per size term of the primitive");
       p.quality.train_points = e.at("quality").at("train_points");
       p.quality.test_points = e.at("quality").at("test_points");
       p.quality.mape = e.at("quality").at("test_mape_percent");

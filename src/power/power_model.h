@@ -51,9 +51,12 @@ class TreeEnsemble {
   size_t features_ = 0;
 };
 
-struct LinearFit {
-  double a = 0, b = 0;  // value = a + b x elements
-  double at(double elements) const { return a + b * elements; }
+// value = a + sum of b[i] x term i (PrimitiveDef::size_terms_at), least squares over the
+// characterised sizes.
+struct SizeFit {
+  double a = 0;
+  std::vector<double> b;
+  double at(const std::vector<double>& terms) const;
 };
 
 struct ModelQuality {
@@ -67,7 +70,7 @@ struct PrimitivePowerModel {
   std::vector<std::string> features;  // hyperparameters, then alpha, enable, zeros
   std::unique_ptr<Booster> booster;   // dynamic fJ per element per cycle
   std::unique_ptr<TreeEnsemble> trees;  // the booster's trees, for prediction
-  LinearFit leakage_mw, area_um2;
+  SizeFit leakage_mw, area_um2;
   ModelQuality quality;
 };
 
