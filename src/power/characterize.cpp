@@ -22,6 +22,10 @@ namespace fsgen {
 
 namespace fs = std::filesystem;
 
+namespace {
+bool listed(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+}  // namespace
+
 const std::vector<PrimitiveDef>& primitive_catalog() {
   static const std::vector<PrimitiveDef> catalog = {
       {"pe_array_os", "fsgen_array_os", {"R", "C"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}},
@@ -85,7 +89,6 @@ std::vector<int> hyperparameters_of(const PrimitiveDef& def, const std::map<std:
 std::string variant_difference(const PrimitiveDef& def, const std::map<std::string, int64_t>& params) {
   std::string note;
   auto add = [&](const std::string& text) { note += (note.empty() ? "" : ", ") + text; };
-  auto listed = [](const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); };
   for (const auto& [param, value] : def.fixed) {
     const auto it = params.find(param);
     if (it != params.end() && it->second != value && !listed(def.wiring, param))
@@ -219,9 +222,9 @@ class SizeRun {
     const GateActivity a =
         run_gate_simulation(binary_, netlist_, stim, (fs::path(dir_) / ("run" + std::to_string(index))).string());
     CharPoint p = unlabelled(s, stim.seed);
-    uint64_t data_toggles = 0;
-    for (int b : alpha_bits_) data_toggles += a.toggles.at(size_t(b));
-    p.alpha = alpha_bits_.empty() ? 0 : double(data_toggles) / (double(alpha_bits_.size()) * double(a.cycles));
+    uint64_t alpha_toggles = 0;
+    for (int b : alpha_bits_) alpha_toggles += a.toggles.at(size_t(b));
+    p.alpha = alpha_bits_.empty() ? 0 : double(alpha_toggles) / (double(alpha_bits_.size()) * double(a.cycles));
     p.enable = double(a.enabled_cycles) / double(a.cycles);
     p.zeros = a.data_bytes ? double(a.zero_bytes) / double(a.data_bytes) : 0;
     const PowerBreakdown pw = engine_->power(a.toggles, a.cycles);
@@ -243,9 +246,6 @@ class SizeRun {
   }
 
  private:
-  static bool listed(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-  }
   // The ports whose bits alpha counts, as the SystemC model probes the block.
   bool alpha_measured_on(const std::string& port) const {
     if (!def_.alpha_port.empty()) return port == def_.alpha_port;
