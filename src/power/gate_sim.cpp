@@ -236,7 +236,8 @@ fs::path build_gate_testbench(const SynthReport& synth, const GateNetlist& netli
                               const std::string& tb_text, const std::string& out_dir) {
   // Absolute paths: Verilator's makefile runs in obj_gates and would misread relative ones.
   const fs::path dir = fs::absolute(out_dir), obj = dir / "obj_gates";
-  const fs::path binary = obj / "gate_tb", stamp = obj / "netlist.stamp";
+  const fs::path binary = obj / "gate_tb";
+  const std::string stamp = (obj / "netlist.stamp").string();
   const std::string cells = cell_models_path(lib, dir.string());
   const fs::path tb = dir / "gate_tb.cpp";
   std::ofstream(tb) << tb_text;
@@ -250,14 +251,14 @@ fs::path build_gate_testbench(const SynthReport& synth, const GateNetlist& netli
                             " -o gate_tb " + shell_quote(fs::absolute(synth.netlist).string()) + " " + shell_quote(cells) + " " +
                             shell_quote(tb.string());
   const std::string key = read_text_file(synth.netlist) + tb_text + build;
-  if (fs::exists(binary) && fs::exists(stamp) && read_text_file(stamp.string()) == key) return binary;
+  if (fs::exists(binary) && stamp_matches(stamp, key)) return binary;
   fs::remove_all(obj);  // a stale build's dependency files may name sources that are gone
   write_cell_models(lib, dir.string());
   const CommandResult b = run_command(build);
   if (b.status != 0)
     fail("verilator (gate-level " + netlist.top + ")",
          "build failed:\n" + b.output.substr(b.output.size() > 2000 ? b.output.size() - 2000 : 0));
-  std::ofstream(stamp) << key;
+  write_stamp(stamp, key);
   return binary;
 }
 

@@ -65,20 +65,19 @@ namespace {
 // Yosys' report of a synthesis script, run or, when the script, the sources, the liberty
 // and the netlists it wrote are unchanged since the last run in the folder, read back
 // (designs of a validation share their instances' netlists).
-std::string synthesis_output(const std::string& yosys, const fs::path& script, std::vector<std::string> inputs,
+std::string synthesis_output(const std::string& yosys, const fs::path& script, const std::vector<std::string>& inputs,
                              const SynthReport& r, const std::string& what) {
   std::string fingerprint = read_text_file(script.string());
   for (const auto& f : inputs) fingerprint += read_text_file(f);
-  const std::string stamp = std::to_string(std::hash<std::string>{}(fingerprint));
-  const fs::path report = fs::path(script).replace_extension(".report"), stamp_file = fs::path(script).replace_extension(".stamp");
-  if (fs::exists(stamp_file) && read_text_file(stamp_file.string()) == stamp && fs::exists(report) &&
-      fs::exists(r.netlist) && fs::exists(r.netlist_json))
+  const fs::path report = fs::path(script).replace_extension(".report");
+  const std::string stamp_file = fs::path(script).replace_extension(".stamp").string();
+  if (stamp_matches(stamp_file, fingerprint) && fs::exists(report) && fs::exists(r.netlist) && fs::exists(r.netlist_json))
     return read_text_file(report.string());
   fs::remove(stamp_file);
   const CommandResult res = run_command(shell_quote(yosys) + " -q -s " + shell_quote(script.string()));
   if (res.status != 0) fail("yosys (" + what + ")", "synthesis failed:\n" + tail_of(res.output, 12));
   write_text(report, res.output);
-  write_text(stamp_file, stamp);
+  write_stamp(stamp_file, fingerprint);
   return res.output;
 }
 

@@ -56,6 +56,20 @@ std::string read_text_file(const std::string& path) {
 }
 
 namespace {
+std::string stamp_of(const std::string& fingerprint) { return std::to_string(std::hash<std::string>{}(fingerprint)); }
+}  // namespace
+
+bool stamp_matches(const std::string& stamp_file, const std::string& fingerprint) {
+  return fs::exists(stamp_file) && read_text_file(stamp_file) == stamp_of(fingerprint);
+}
+
+void write_stamp(const std::string& stamp_file, const std::string& fingerprint) {
+  std::ofstream out(stamp_file);
+  out << stamp_of(fingerprint);
+  if (!out) fail(stamp_file, "cannot write the build stamp");
+}
+
+namespace {
 std::string harness_source_dir() { return std::string(FSGEN_SOURCE_DIR); }
 }  // namespace
 
@@ -77,11 +91,10 @@ std::string build_verilator_harness(const std::string& design_dir, unsigned beat
   for (const auto& f : verilog) fingerprint += read_text_file(f);
   for (const auto& f : extra) fingerprint += read_text_file(f);
   for (const auto& f : headers) fingerprint += read_text_file(f);
-  const std::string stamp = std::to_string(std::hash<std::string>{}(fingerprint));
   const fs::path obj = fs::path(design_dir) / (trace ? "obj_verilator_trace" : "obj_verilator");
   const fs::path exe = obj / "fsgen_tb";
-  const fs::path stamp_file = obj / "fsgen_tb.stamp";
-  if (fs::exists(exe) && fs::exists(stamp_file) && read_text_file(stamp_file.string()) == stamp) return exe.string();
+  const std::string stamp_file = (obj / "fsgen_tb.stamp").string();
+  if (fs::exists(exe) && stamp_matches(stamp_file, fingerprint)) return exe.string();
   fs::remove_all(obj);  // a stale build's dependency files may name sources that are gone
 
   // A traced build serves short runs whose VCD writing dominates (golden power, debugging):
@@ -105,7 +118,7 @@ std::string build_verilator_harness(const std::string& design_dir, unsigned beat
     const std::string tail = r.output.size() > 2000 ? r.output.substr(r.output.size() - 2000) : r.output;
     fail(design_dir, "verilator build of the harness failed:\n" + tail);
   }
-  std::ofstream(stamp_file) << stamp;
+  write_stamp(stamp_file, fingerprint);
   return exe.string();
 }
 

@@ -23,6 +23,11 @@ std::string build_verilator_harness(const std::string& design_dir, unsigned beat
                                     bool trace = false);
 
 std::string read_text_file(const std::string& path);
+
+// Builds keyed by their inputs: a stamp file beside a build holds the hash of everything it
+// was made from (sources, flags, tool script); the build is reused while that matches.
+bool stamp_matches(const std::string& stamp_file, const std::string& fingerprint);
+void write_stamp(const std::string& stamp_file, const std::string& fingerprint);
 std::string shell_quote(const std::string& s);
 
 }  // namespace fsgen
