@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "power/baselines.h"
+#include "sim/power_report.h"
 #include "test_util.h"
 
 namespace fsgen {
@@ -36,6 +37,7 @@ ValidationRecord record(const std::string& design, double busy, double golden_mw
   r.predicted_leakage_mw = 0.16, r.golden_leakage_mw = 0.16;
   r.predicted_area_um2 = 14400, r.golden_area_um2 = 14000;
   r.trace_r = 0.9, r.trace_nrmse = 0.2;
+  r.design_trace_r = 0.95, r.design_trace_nrmse = 0.1;
   return r;
 }
 
@@ -82,8 +84,12 @@ TEST(PowerValidation, RecordsRoundTripAndScore) {
   EXPECT_EQ(s.headline[0].predicted_mw.size(), 4u);  // the extrapolated design is left out
   EXPECT_NEAR(s.area_error_mean, 100.0 * 400 / 14000, 1e-6);
   EXPECT_NEAR(s.trace_r_mean, 0.9, 1e-9);
+  ASSERT_EQ(s.design_trace_r.size(), 5u);
+  EXPECT_DOUBLE_EQ(s.design_trace_r[2], 0.95);
   std::ostringstream table;
   print_validation(s, table);
+  EXPECT_NE(table.str().find("of the designs (the sum over their modelled blocks): R mean 0.950, min 0.950, NRMSE mean 0.100"),
+            std::string::npos);
   EXPECT_NE(table.str().find("| d4 * |"), std::string::npos);
   EXPECT_NE(table.str().find("constant energy per action"), std::string::npos);
 }
@@ -95,11 +101,57 @@ TEST(PowerValidation, MalformedRecordsAreOneLineErrors) {
             std::string::npos);
   append_validation_records(dir + "/b.csv", {record("d", 0.5, 1, 1)});
   std::ofstream(dir + "/b.csv", std::ios::app) << "d2,array_a,pe_array_os,4;4,,10,1,500,x\n";
-  EXPECT_NE(test::error_of([&] { read_validation_records(dir + "/b.csv"); }).find("b.csv:3: expected 20 comma-separated fields"),
+  EXPECT_NE(test::error_of([&] { read_validation_records(dir + "/b.csv"); }).find("b.csv:3: expected 22 comma-separated fields"),
             std::string::npos);
+  // Records of the earlier layout (no design traces) read as unknown, and are upgraded
+  // in place when a design is appended.
+  {
+    append_validation_records(dir + "/new.csv", {record("d1", 0.5, 1, 1)});
+    std::ifstream in(dir + "/new.csv");
+    std::string header, line;
+    std::getline(in, header), std::getline(in, line);
+    const std::string old_header = header.substr(0, header.find(",design_trace_r"));
+    std::ofstream(dir + "/old.csv") << old_header << "\n" << line.substr(0, line.rfind(',', line.rfind(',') - 1)) << "\n";
+  }
+  const auto old_records = read_validation_records(dir + "/old.csv");
+  ASSERT_EQ(old_records.size(), 1u);
+  EXPECT_TRUE(std::isnan(old_records[0].design_trace_r));
+  append_validation_records(dir + "/old.csv", {record("d2", 0.5, 1, 1)});
+  const auto upgraded = read_validation_records(dir + "/old.csv");
+  ASSERT_EQ(upgraded.size(), 2u);
+  EXPECT_TRUE(std::isnan(upgraded[0].design_trace_r));
+  EXPECT_DOUBLE_EQ(upgraded[1].design_trace_r, 0.95);
+  std::ostringstream table;
+  print_validation(summarise_validation(upgraded, rule_dataset()), table);
+  EXPECT_NE(table.str().find("R mean 0.950, min 0.950, NRMSE mean 0.100 (1 designs)"), std::string::npos);
   EXPECT_NE(test::error_of([&] { append_validation_records(dir + "/a.csv", {record("d", 0.5, 1, 1)}); })
                 .find("not a validation record file"),
             std::string::npos);
+}
+
+}  // namespace
+}  // namespace fsgen
+
+namespace fsgen {
+namespace {
+
+// Two blocks whose traces each disagree with their golden in shape, but whose sum follows
+// the design's golden: the design's agreement is of the sums, window by window.
+TEST(PowerValidation, DesignTraceIsTheSumOfItsBlocks) {
+  PowerTrace t;
+  t.cycles = 4, t.window = 2;
+  BlockPower a, b;
+  a.block = "array_a", a.mw = {1.0, 3.0}, a.average_mw = 2.0;
+  b.block = "net_x", b.mw = {2.0, 2.0}, b.average_mw = 2.0;
+  t.blocks = {a, b};
+  GoldenBlockPower ga, gb;
+  ga.block = "array_a", ga.mw = {2.0, 2.0, 2.0, 2.0}, ga.average_mw = 2.0;  // flat: the block alone has no shape
+  gb.block = "net_x", gb.mw = {0.5, 0.5, 2.5, 2.5}, gb.average_mw = 1.5;
+  const TraceAgreement d = design_trace_agreement(t, {ga, gb});
+  EXPECT_DOUBLE_EQ(d.predicted_mw, 4.0);
+  EXPECT_DOUBLE_EQ(d.golden_mw, 3.5);
+  EXPECT_NEAR(d.r, 1.0, 1e-12);  // predicted 3, 5 against golden 2.5, 4.5
+  EXPECT_NEAR(d.nrmse, 0.5 / 3.5, 1e-12);
 }
 
 }  // namespace

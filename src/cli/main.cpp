@@ -655,10 +655,13 @@ int run(int argc, char** argv) {
     const PowerTrace t = estimate_power(g, prog, pm, window, macros);
     print_power(t, std::cout);
     if (golden) {
-      const auto comparison = compare_to_golden(t, golden_block_power(g, prog, liberty, out_root, work), pm);
-      print_golden_comparison(comparison, std::cout);
+      const auto golden_power = golden_block_power(g, prog, liberty, out_root, work);
+      const auto comparison = compare_to_golden(t, golden_power, pm);
+      const TraceAgreement together = design_trace_agreement(t, golden_power);
+      print_golden_comparison(comparison, together, std::cout);
       if (!record_path.empty())
-        append_validation_records(record_path, validation_records(record_name.empty() ? g.spec.name : record_name, t, comparison));
+        append_validation_records(record_path,
+                                  validation_records(record_name.empty() ? g.spec.name : record_name, t, comparison, together));
     }
     if (!csv_out.empty() || !png_out.empty()) {
       const std::string csv = csv_out.empty() ? png_out + ".csv" : csv_out;

@@ -1,5 +1,6 @@
 #include "power/validation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -20,9 +21,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kHeader =
-    "design,block,kind,h,variant,cycles,window,clock_mhz,alpha,busy,enable,zeros,predicted_mw,golden_mw,"
-    "predicted_leakage_mw,golden_leakage_mw,predicted_area_um2,golden_area_um2,trace_r,trace_nrmse";
+#define FSGEN_RECORD_COLUMNS                                                                          \
+  "design,block,kind,h,variant,cycles,window,clock_mhz,alpha,busy,enable,zeros,predicted_mw,golden_mw," \
+  "predicted_leakage_mw,golden_leakage_mw,predicted_area_um2,golden_area_um2,trace_r,trace_nrmse"
+constexpr const char* kHeader = FSGEN_RECORD_COLUMNS ",design_trace_r,design_trace_nrmse";
+constexpr size_t kFields = 22;
+// Records written before the design traces were kept: read with those unknown (nan), and
+// upgraded in place when a design is appended.
+constexpr const char* kHeaderWithoutDesignTraces = FSGEN_RECORD_COLUMNS;
+#undef FSGEN_RECORD_COLUMNS
+constexpr const char* kUnknownDesignTrace = ",nan,nan";
 
 std::string csv_safe(std::string s) {
   for (char& c : s)
@@ -40,7 +48,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 ValidationRecord record_of(const std::string& line, const std::string& where) {
   const std::vector<std::string> f = split(line, ',');
-  if (f.size() != 20) fail(where, "expected 20 comma-separated fields (" + std::string(kHeader) + ")");
+  if (f.size() != kFields)
+    fail(where, "expected " + std::to_string(kFields) + " comma-separated fields (" + std::string(kHeader) + ")");
   ValidationRecord r;
   try {
     r.design = f[0], r.block = f[1], r.kind = f[2], r.variant = f[4];
@@ -48,7 +57,7 @@ ValidationRecord record_of(const std::string& line, const std::string& where) {
     r.cycles = std::stoull(f[5]), r.window = std::stoull(f[6]);
     double* numbers[] = {&r.clock_mhz, &r.alpha, &r.busy, &r.enable, &r.zeros, &r.predicted_mw, &r.golden_mw,
                          &r.predicted_leakage_mw, &r.golden_leakage_mw, &r.predicted_area_um2, &r.golden_area_um2,
-                         &r.trace_r, &r.trace_nrmse};
+                         &r.trace_r, &r.trace_nrmse, &r.design_trace_r, &r.design_trace_nrmse};
     for (size_t i = 0; i < std::size(numbers); ++i) *numbers[i] = std::stod(f[7 + i]);
   } catch (const std::exception&) {
     fail(where, "expected numbers in the numeric fields of a validation record");
@@ -113,13 +122,46 @@ std::vector<double> leave_one_design_out(const std::vector<std::vector<float>>& 
 
 }  // namespace
 
+namespace {
+
+// The record file's lines after its header, rows of the earlier layout completed with
+// unknown design traces; UserError when the header is neither layout.
+std::vector<std::string> record_rows(const std::string& path, std::istream& in) {
+  std::string header;
+  std::getline(in, header);
+  const bool earlier = header == kHeaderWithoutDesignTraces;
+  if (header != kHeader && !earlier) fail(path + ":1", "expected the header " + std::string(kHeader));
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(in, line);) rows.push_back(earlier && !line.empty() ? line + kUnknownDesignTrace : line);
+  return rows;
+}
+
+// Writes `path` whole (header and rows) through a temporary file.
+void rewrite_records(const std::string& path, const std::vector<std::string>& rows) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << kHeader << "\n";
+    for (const auto& row : rows) out << row << "\n";
+    if (!out) fail(tmp, "cannot write validation records");
+  }
+  fs::rename(tmp, path);
+}
+
+}  // namespace
+
 void append_validation_records(const std::string& path, const std::vector<ValidationRecord>& records) {
   const bool fresh = !fs::exists(path) || fs::file_size(path) == 0;
   if (!fresh) {
     std::ifstream in(path);
     std::string first;
     std::getline(in, first);
-    if (first != kHeader) fail(path, "not a validation record file: expected the header " + std::string(kHeader));
+    if (first == kHeaderWithoutDesignTraces) {
+      in.seekg(0);
+      rewrite_records(path, record_rows(path, in));
+    } else if (first != kHeader) {
+      fail(path, "not a validation record file: expected the header " + std::string(kHeader));
+    }
   }
   std::ofstream out(path, std::ios::app);
   if (!out) fail(path, "cannot append validation records");
@@ -129,18 +171,18 @@ void append_validation_records(const std::string& path, const std::vector<Valida
     out << r.design << "," << r.block << "," << r.kind << "," << hyperparameter_text(r.h) << "," << csv_safe(r.variant) << ","
         << r.cycles << "," << r.window << "," << r.clock_mhz << "," << r.alpha << "," << r.busy << "," << r.enable << "," << r.zeros << ","
         << r.predicted_mw << "," << r.golden_mw << "," << r.predicted_leakage_mw << "," << r.golden_leakage_mw << ","
-        << r.predicted_area_um2 << "," << r.golden_area_um2 << "," << r.trace_r << "," << r.trace_nrmse << "\n";
+        << r.predicted_area_um2 << "," << r.golden_area_um2 << "," << r.trace_r << "," << r.trace_nrmse << ","
+        << r.design_trace_r << "," << r.design_trace_nrmse << "\n";
   if (!out) fail(path, "cannot append validation records");
 }
 
 std::vector<ValidationRecord> read_validation_records(const std::string& path) {
   std::ifstream in(path);
   if (!in) fail(path, "cannot open validation records");
-  std::string line;
-  if (!std::getline(in, line) || line != kHeader) fail(path + ":1", "expected the header " + std::string(kHeader));
+  const std::vector<std::string> rows = record_rows(path, in);
   std::vector<ValidationRecord> out;
-  for (size_t n = 2; std::getline(in, line); ++n)
-    if (!line.empty()) out.push_back(record_of(line, path + ":" + std::to_string(n)));
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (!rows[i].empty()) out.push_back(record_of(rows[i], path + ":" + std::to_string(i + 2)));
   if (out.empty()) fail(path, "no validation records");
   return out;
 }
@@ -173,6 +215,8 @@ ValidationSummary summarise_validation(const std::vector<ValidationRecord>& reco
       s.trace_window = b->window;
     }
     s.golden_mw.push_back(golden), s.extrapolated.push_back(extrapolated), s.sparse.push_back(sparse);
+    s.design_trace_r.push_back(blocks.front()->design_trace_r);
+    s.design_trace_nrmse.push_back(blocks.front()->design_trace_nrmse);
     fsgen_mw.push_back(ours), action_mw.push_back(act), mac_mw.push_back(mac);
     features.push_back(design_features(blocks));
   }
@@ -208,6 +252,27 @@ std::string mape_and_r(const MethodScore& m) {
   return o.str();
 }
 
+std::string fixed3(double v) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(3) << v;
+  return o.str();
+}
+
+// "R mean x, min y, NRMSE mean z" of the design traces of the designs `keep(d)`.
+template <class Keep>
+std::string trace_scores(const ValidationSummary& s, Keep keep) {
+  double r_sum = 0, r_min = 1, nrmse_sum = 0;
+  size_t n = 0;
+  for (size_t d = 0; d < s.designs.size(); ++d)
+    if (keep(d) && !std::isnan(s.design_trace_r[d]))
+      r_sum += s.design_trace_r[d], r_min = std::min(r_min, s.design_trace_r[d]), nrmse_sum += s.design_trace_nrmse[d], ++n;
+  if (n == 0) return "not recorded";
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(3) << "R mean " << r_sum / double(n) << ", min " << r_min << ", NRMSE mean "
+    << nrmse_sum / double(n) << " (" << n << " designs)";
+  return o.str();
+}
+
 }  // namespace
 
 void print_validation(const ValidationSummary& s, std::ostream& out) {
@@ -224,17 +289,20 @@ void print_validation(const ValidationSummary& s, std::ostream& out) {
     out << "| " << s.methods[i].method << " | " << mape_and_r(s.headline[i]) << " | " << mape_and_r(s.headline_dense[i])
         << " | " << mape_and_r(s.headline_sparse[i]) << " | " << mape_and_r(s.methods[i]) << " | " << std::setprecision(1)
         << s.methods[i].max_abs_error << " % |\n";
-  out << "\nPer-window traces (fsgen model, windows of " << s.trace_window << " cycles): R mean "
+  out << "\nPer-window traces (fsgen model, windows of " << s.trace_window << " cycles) of the designs (the sum over "
+      << "their modelled blocks): " << trace_scores(s, [](size_t) { return true; }) << "; dense "
+      << trace_scores(s, [&](size_t d) { return !s.sparse[d]; }) << "; sparse "
+      << trace_scores(s, [&](size_t d) { return bool(s.sparse[d]); }) << ". Of the blocks alone: R mean "
       << std::setprecision(3) << s.trace_r_mean << ", min " << s.trace_r_min << "; NRMSE mean " << s.trace_nrmse_mean
       << ".\nArea (primitive fits against Yosys on the liberty): mean |error| " << std::setprecision(2)
-      << s.area_error_mean << " %, max " << s.area_error_max << " %.\n\n| design | golden mW |";
+      << s.area_error_mean << " %, max " << s.area_error_max << " %.\n\n| design | golden mW | trace R |";
   for (const auto& m : s.methods) out << " " << m.method << " |";
-  out << "\n|---|---|";
+  out << "\n|---|---|---|";
   for (size_t i = 0; i < s.methods.size(); ++i) out << "---|";
   out << "\n";
   for (size_t d = 0; d < s.designs.size(); ++d) {
     out << "| " << s.designs[d] << (s.extrapolated[d] ? " *" : "") << " | " << std::setprecision(3) << s.golden_mw[d]
-        << " |";
+        << " | " << (std::isnan(s.design_trace_r[d]) ? std::string("-") : fixed3(s.design_trace_r[d])) << " |";
     for (const auto& m : s.methods)
       out << " " << m.predicted_mw[d] << " (" << std::showpos << std::setprecision(1)
           << 100.0 * (m.predicted_mw[d] - s.golden_mw[d]) / s.golden_mw[d] << std::noshowpos << " %) |"

@@ -24,6 +24,8 @@ struct ValidationRecord {
   double predicted_mw = 0, golden_mw = 0, predicted_leakage_mw = 0, golden_leakage_mw = 0;
   double predicted_area_um2 = 0, golden_area_um2 = 0;
   double trace_r = 0, trace_nrmse = 0;  // per window of `window` cycles
+  // The same for the sum over the design's compared blocks (equal in all of its records).
+  double design_trace_r = 0, design_trace_nrmse = 0;
 };
 
 // Appends to `path` (with the column header when new); UserError when the file's header
@@ -47,6 +49,7 @@ struct ValidationSummary {
   // them, the dense ones, the sparse ones.
   std::vector<MethodScore> headline, headline_dense, headline_sparse;
   double trace_r_mean = 0, trace_r_min = 0, trace_nrmse_mean = 0;  // over blocks
+  std::vector<double> design_trace_r, design_trace_nrmse;          // per design: its blocks' sum
   double area_error_mean = 0, area_error_max = 0;                   // |%| over blocks
   uint64_t blocks = 0, trace_window = 0;
 };

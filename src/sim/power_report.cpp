@@ -175,36 +175,76 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
   return t;
 }
 
+namespace {
+
+// A per-cycle golden trace averaged over the trace's windows.
+std::vector<double> golden_windows(const PowerTrace& t, const std::vector<double>& per_cycle) {
+  std::vector<double> w(t.cycles ? (t.cycles + t.window - 1) / t.window : 0, 0.0);
+  for (size_t cyc = 0; cyc < per_cycle.size(); ++cyc)
+    if (cyc / t.window < w.size())
+      w[cyc / t.window] += per_cycle[cyc] / double(std::min<uint64_t>(t.window, t.cycles - cyc / t.window * t.window));
+  return w;
+}
+
+TraceAgreement agreement(const std::vector<double>& predicted, const std::vector<double>& golden, double golden_average) {
+  TraceAgreement a;
+  a.golden_mw = golden_average;
+  a.r = pearson_r(predicted, golden);
+  double sq = 0;
+  for (size_t w = 0; w < golden.size(); ++w) sq += (predicted[w] - golden[w]) * (predicted[w] - golden[w]) / double(golden.size());
+  a.nrmse = golden_average > 0 ? std::sqrt(sq) / golden_average : 0;
+  return a;
+}
+
+const BlockPower* find_block(const PowerTrace& t, const std::string& name) {
+  for (const auto& b : t.blocks)
+    if (b.block == name) return &b;
+  return nullptr;
+}
+
+}  // namespace
+
 std::vector<GoldenComparison> compare_to_golden(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden,
                                                 const PowerModel& model) {
   std::vector<GoldenComparison> out;
-  for (const auto& gb : golden)
-    for (const auto& b : t.blocks) {
-      if (b.block != gb.block) continue;
-      GoldenComparison c;
-      c.block = b.block;
-      c.predicted_mw = b.average_mw;
-      c.golden_mw = gb.average_mw;
-      c.error_percent = gb.average_mw > 0 ? 100.0 * (b.average_mw - gb.average_mw) / gb.average_mw : 0;
-      std::vector<double> gw(b.mw.size(), 0.0);
-      for (size_t cyc = 0; cyc < gb.mw.size(); ++cyc)
-        if (cyc / t.window < gw.size())
-          gw[cyc / t.window] += gb.mw[cyc] / double(std::min<uint64_t>(t.window, t.cycles - cyc / t.window * t.window));
-      c.window_r = pearson_r(b.mw, gw);
-      double sq = 0;
-      for (size_t w = 0; w < gw.size(); ++w) sq += (b.mw[w] - gw[w]) * (b.mw[w] - gw[w]) / double(gw.size());
-      c.window_nrmse = gb.average_mw > 0 ? std::sqrt(sq) / gb.average_mw : 0;
-      c.golden_area_um2 = gb.area_um2;
-      c.golden_leakage_mw = gb.leakage_mw;
-      c.predicted_area_um2 = model.area_um2(b.kind, b.h);
-      c.replay_mismatch_cycles = gb.output_mismatch_cycles;
-      out.push_back(c);
-    }
+  for (const auto& gb : golden) {
+    const BlockPower* b = find_block(t, gb.block);
+    if (!b) continue;
+    const TraceAgreement a = agreement(b->mw, golden_windows(t, gb.mw), gb.average_mw);
+    GoldenComparison c;
+    c.block = b->block;
+    c.predicted_mw = b->average_mw;
+    c.golden_mw = gb.average_mw;
+    c.error_percent = gb.average_mw > 0 ? 100.0 * (b->average_mw - gb.average_mw) / gb.average_mw : 0;
+    c.window_r = a.r;
+    c.window_nrmse = a.nrmse;
+    c.golden_area_um2 = gb.area_um2;
+    c.golden_leakage_mw = gb.leakage_mw;
+    c.predicted_area_um2 = model.area_um2(b->kind, b->h);
+    c.replay_mismatch_cycles = gb.output_mismatch_cycles;
+    out.push_back(c);
+  }
   return out;
 }
 
+TraceAgreement design_trace_agreement(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden) {
+  const size_t windows = t.cycles ? (t.cycles + t.window - 1) / t.window : 0;
+  std::vector<double> predicted(windows, 0.0), golden_cycles(t.cycles, 0.0);
+  double predicted_mw = 0, golden_mw = 0;
+  for (const auto& gb : golden) {
+    const BlockPower* b = find_block(t, gb.block);
+    if (!b) continue;
+    for (size_t w = 0; w < windows && w < b->mw.size(); ++w) predicted[w] += b->mw[w];
+    for (size_t c = 0; c < golden_cycles.size() && c < gb.mw.size(); ++c) golden_cycles[c] += gb.mw[c];
+    predicted_mw += b->average_mw, golden_mw += gb.average_mw;
+  }
+  TraceAgreement a = agreement(predicted, golden_windows(t, golden_cycles), golden_mw);
+  a.predicted_mw = predicted_mw;
+  return a;
+}
+
 std::vector<ValidationRecord> validation_records(const std::string& design, const PowerTrace& t,
-                                                 const std::vector<GoldenComparison>& c) {
+                                                 const std::vector<GoldenComparison>& c, const TraceAgreement& total) {
   std::vector<ValidationRecord> out;
   for (const auto& g : c)
     for (const auto& b : t.blocks) {
@@ -217,12 +257,13 @@ std::vector<ValidationRecord> validation_records(const std::string& design, cons
       r.predicted_leakage_mw = b.leakage_mw, r.golden_leakage_mw = g.golden_leakage_mw;
       r.predicted_area_um2 = g.predicted_area_um2, r.golden_area_um2 = g.golden_area_um2;
       r.trace_r = g.window_r, r.trace_nrmse = g.window_nrmse;
+      r.design_trace_r = total.r, r.design_trace_nrmse = total.nrmse;
       out.push_back(r);
     }
   return out;
 }
 
-void print_golden_comparison(const std::vector<GoldenComparison>& c, std::ostream& out) {
+void print_golden_comparison(const std::vector<GoldenComparison>& c, const TraceAgreement& design, std::ostream& out) {
   out << "  against gate-level golden power (the RTL's stimulus replayed into each block's netlist):\n"
       << std::fixed;
   for (const auto& g : c)
@@ -233,7 +274,11 @@ void print_golden_comparison(const std::vector<GoldenComparison>& c, std::ostrea
         << "; area " << std::setprecision(0) << g.predicted_area_um2 << " um^2 predicted, " << g.golden_area_um2
         << " by Yosys; replay outputs " << (g.replay_mismatch_cycles ? "DIFFER in " + std::to_string(g.replay_mismatch_cycles) + " cycles" : std::string("equal the RTL's"))
         << "\n";
-  out << std::defaultfloat;
+  out << "    " << std::left << std::setw(10) << "together" << std::right << " predicted " << std::setprecision(3)
+      << design.predicted_mw << " mW, golden " << design.golden_mw << " mW: " << std::showpos << std::setprecision(1)
+      << (design.golden_mw > 0 ? 100.0 * (design.predicted_mw - design.golden_mw) / design.golden_mw : 0.0)
+      << std::noshowpos << " %; per-window R " << std::setprecision(3) << design.r << ", NRMSE " << design.nrmse << "\n"
+      << std::defaultfloat;
 }
 
 void print_power(const PowerTrace& t, std::ostream& out) {

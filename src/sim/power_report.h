@@ -57,10 +57,17 @@ struct GoldenComparison {
 };
 std::vector<GoldenComparison> compare_to_golden(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden,
                                                 const PowerModel& model);
-void print_golden_comparison(const std::vector<GoldenComparison>& c, std::ostream& out);
+// The design's trace against golden: the sum over its compared blocks, window by window
+// (what an architect reads off a power trace; a block alone may be flat and small).
+struct TraceAgreement {
+  double predicted_mw = 0, golden_mw = 0;
+  double r = 0, nrmse = 0;  // per window, as GoldenComparison's
+};
+TraceAgreement design_trace_agreement(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden);
+void print_golden_comparison(const std::vector<GoldenComparison>& c, const TraceAgreement& design, std::ostream& out);
 // One validation record (power/validation.h) per compared block, named `design`.
 std::vector<ValidationRecord> validation_records(const std::string& design, const PowerTrace& t,
-                                                 const std::vector<GoldenComparison>& c);
+                                                 const std::vector<GoldenComparison>& c, const TraceAgreement& total);
 
 // `macros`: the design's memory macros (power/memory_macro.h), estimated from the SystemC
 // model's accesses (each placed in the windows where its array computes) and leakage.
