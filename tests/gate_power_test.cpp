@@ -109,14 +109,16 @@ TEST(GateSim, VcdWaveformsAreTheInputsOfEachCycle) {
   const std::string dir = test::scratch_dir("vcd_waves");
   std::ofstream(dir + "/k.vcd") << "$timescale 1ps $end\n$scope module TOP $end\n$scope module fsgen_top $end\n"
                                    "$scope module u_array_a $end\n$var wire 1 ! en $end\n$var wire 40 # x [39:0] $end\n"
+                                   "$var wire 1 ! clr $end\n"  // wired to en's signal: one code, two ports
                                    "$upscope $end\n$var wire 1 $ en $end\n$upscope $end\n$upscope $end\n$enddefinitions $end\n"
                                    "#0\n0!\nb0 #\n1$\n#1\n1!\nb101 #\n#2\n#3\n0!\n#5\nb1" + std::string(39, '0') + " #\n";
-  const PortWaveforms w = read_vcd_waveforms(dir + "/k.vcd", {"fsgen_top", "u_array_a"}, {{"en", 1}, {"x", 40}, {"sc", 1}}, 4);
-  ASSERT_EQ(w.words_per_cycle(), 4u);  // en, x (two words), sc (absent: 0)
-  const std::vector<uint32_t> want = {0, 0, 0, 0,     // cycle 0: values at time 0
-                                      1, 5, 0, 0,     // cycle 1: set at time 1 (the edge ending cycle 0)
-                                      0, 5, 0, 0,     // cycle 2
-                                      0, 0, 0x80, 0}; // cycle 3: bit 39 set at time 5
+  const PortWaveforms w =
+      read_vcd_waveforms(dir + "/k.vcd", {"fsgen_top", "u_array_a"}, {{"en", 1}, {"x", 40}, {"sc", 1}, {"clr", 1}}, 4);
+  ASSERT_EQ(w.words_per_cycle(), 5u);  // en, x (two words), sc (absent: 0), clr
+  const std::vector<uint32_t> want = {0, 0, 0, 0, 0,     // cycle 0: values at time 0
+                                      1, 5, 0, 0, 1,     // cycle 1: set at time 1 (the edge ending cycle 0)
+                                      0, 5, 0, 0, 0,     // cycle 2
+                                      0, 0, 0x80, 0, 0}; // cycle 3: bit 39 set at time 5
   EXPECT_EQ(w.words, want);
 }
 
@@ -130,7 +132,7 @@ TEST(GoldenPower, ReplaysTheRtlStimulusIntoTheArrayNetlist) {
   p.n = 8;
   p.k = 16;
   const Program prog = compile_matmul(g, p);
-  const std::vector<GoldenBlockPower> golden = golden_block_power(g, prog, "", dir + "/rtl", dir + "/work");
+  const std::vector<GoldenBlockPower> golden = golden_block_power(g, prog, {"array_a"}, "", dir + "/rtl", dir + "/work");
   ASSERT_EQ(golden.size(), 1u);
   const GoldenBlockPower& a = golden.front();
   EXPECT_EQ(a.module, "fsgen_array_os");
@@ -157,7 +159,8 @@ TEST(GoldenPower, ReplaysTheValueNetworks) {
   p.k = 16;
   p.values.zero_fraction = 0.5;
   const Program prog = compile_matmul(g, p);
-  const std::vector<GoldenBlockPower> golden = golden_block_power(g, prog, "", dir + "/rtl", dir + "/work");
+  const std::vector<GoldenBlockPower> golden =
+      golden_block_power(g, prog, {"array_a", "net_x", "net_w"}, "", dir + "/rtl", dir + "/work");
   ASSERT_EQ(golden.size(), 3u);
   EXPECT_EQ(golden[0].block, "array_a");
   EXPECT_EQ(golden[0].params.at("LN"), 2);
@@ -170,6 +173,32 @@ TEST(GoldenPower, ReplaysTheValueNetworks) {
   EXPECT_EQ(golden[1].params.at("LANES"), 2);
   EXPECT_EQ(golden[2].params.at("ROWS"), 4);
   for (const auto& b : golden) EXPECT_EQ(b.output_mismatch_cycles, 0u) << b.block;
+}
+
+// A weight-stationary core whose accumulator cache (two 2 x 4 tiles: 64 bytes) is
+// flip-flops: replayed from the RTL like the arrays.
+TEST(GoldenPower, ReplaysTheAccumulatorCache) {
+  if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
+  const std::string dir = test::scratch_dir("golden_acc");
+  std::string spec = test::tiny_matmul_core_spec();
+  spec.replace(spec.find("a: {loop_order: output_stationary"), 33, "a: {loop_order: weight_stationary");
+  spec += "caches: {acc_a: 64}\n";
+  const Graph g = elaborate(parse_spec_text(spec, "tiny_ws.yaml"));
+  MatmulProblem p;
+  p.m = 4;
+  p.n = 8;
+  p.k = 16;
+  const Program prog = compile_matmul(g, p);
+  const std::vector<GoldenBlockPower> golden = golden_block_power(g, prog, {"acc_a"}, "", dir + "/rtl", dir + "/work");
+  ASSERT_EQ(golden.size(), 1u);
+  EXPECT_EQ(golden[0].module, "fsgen_acc_cache");
+  EXPECT_EQ(golden[0].params.at("SLOTS"), 2);
+  EXPECT_EQ(golden[0].params.at("TN"), 4);
+  EXPECT_GT(golden[0].average_mw, golden[0].leakage_mw);
+  EXPECT_EQ(golden[0].output_mismatch_cycles, 0u);
+  EXPECT_NE(test::error_of([&] { golden_block_power(g, prog, {"dma"}, "", dir + "/rtl", dir + "/work"); })
+                .find("block 'dma': no RTL instance the power flow replays"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "compiler/matmul.h"
+#include "power/memory_macro.h"
 #include "sim/power_report.h"
 
 #include "test_util.h"
@@ -161,6 +162,61 @@ TEST(Characterize, VariantDifferencesIgnoreWiring) {
   EXPECT_EQ(variant_difference(net, two_lane_blocks), "");
   EXPECT_EQ(net.derived({4, 8, 1}).at("SELW"), 3);
   EXPECT_EQ(net.elements({4, 8, 2}), 8.0);  // outputs: rows x lanes
+}
+
+// An accumulator cache's derived LANES: the characterised row writes, or another width.
+TEST(Characterize, AccumulatorCacheVariants) {
+  const PrimitiveDef& acc = primitive_def("acc_cache");
+  const std::map<std::string, int64_t> a = {{"TM", 4}, {"TN", 2}, {"SLOTS", 8}, {"ROWWISE", 1}, {"RESCALE", 0}, {"LANES", 2}};
+  EXPECT_EQ(hyperparameters_of(acc, a), (std::vector<int>{4, 2, 8}));
+  EXPECT_EQ(acc.elements({4, 2, 8}), 64.0);  // INT32 cells
+  EXPECT_EQ(variant_difference(acc, a), "");
+  std::map<std::string, int64_t> columns = a;
+  columns["ROWWISE"] = 0, columns["LANES"] = 4;
+  EXPECT_EQ(variant_difference(acc, columns), "ROWWISE=0, characterised 1, LANES=4, characterised 2");
+}
+
+// A weight-stationary core with a flip-flop accumulator cache: the cache is an acc_cache
+// instance observed at its array's output y and timed by the array's stream cycles; at
+// the macro threshold it is an SRAM macro instead.
+TEST(PowerEstimate, AccumulatorCacheFromItsArraysOutput) {
+  Dataset d;
+  for (const std::vector<int>& h : {std::vector<int>{2, 4, 1}, std::vector<int>{2, 4, 2}})
+    for (double alpha : {0.0, 0.2, 0.4})
+      for (double enable : {0.0, 0.5, 1.0}) {
+        CharPoint p;
+        p.kind = "acc_cache", p.h = h, p.toggle_rate = alpha, p.enable_rate = enable;
+        p.alpha = alpha, p.enable = enable, p.zeros = 0;
+        p.dynamic_fj = 100.0 * h[2] * (1 + enable + 4 * alpha);
+        p.leakage_mw = 0.01 * h[2], p.area_um2 = 1000.0 * h[2];
+        d.points.push_back(p);
+      }
+  const PowerModel m = train_power_model(d, 50);
+  std::string spec = test::tiny_matmul_core_spec();
+  spec.replace(spec.find("a: {loop_order: output_stationary"), 33, "a: {loop_order: weight_stationary");
+  spec += "caches: {acc_a: 64}\n";
+  const Graph g = elaborate(parse_spec_text(spec, "tiny_ws.yaml"));
+  MatmulProblem mp;
+  mp.m = 4;
+  mp.n = 8;
+  mp.k = 16;
+  const Program prog = compile_matmul(g, mp);
+  const PowerTrace t = estimate_power(g, prog, m, 64);
+  ASSERT_EQ(t.blocks.size(), 1u);  // the dot array has no model here: acc_a alone
+  const BlockPower& acc = t.blocks.front();
+  EXPECT_EQ(acc.block, "acc_a");
+  EXPECT_EQ(acc.kind, "acc_cache");
+  EXPECT_EQ(acc.h, (std::vector<int>{2, 4, 2}));
+  EXPECT_EQ(acc.variant_note, "");
+  EXPECT_GT(acc.alpha, 0.0);  // the toggles of array_a.y
+  EXPECT_GT(acc.busy, 0.0);
+  EXPECT_EQ(acc.enable, acc.busy);  // writes in the array's stream cycles, not its loads
+  EXPECT_GT(acc.average_mw, acc.leakage_mw);
+  MacroTechnology tech;
+  tech.bit_leakage_nw = 1;
+  const PowerTrace as_macro = estimate_power(g, prog, m, 64, design_macros(g, tech, MacroOptions{64, 45}));
+  ASSERT_EQ(as_macro.blocks.size(), 1u);
+  EXPECT_EQ(as_macro.blocks.front().kind, "sram_macro");
 }
 
 TEST(Characterize, MalformedDatasetsAreOneLineErrors) {

@@ -281,8 +281,10 @@ void add_attention_blocks(Graph& g) {
   const ArraySpec& a = g.spec.array_a;
   const uint32_t tkv = a.tile_n, d = a.tile_k;
   g.blocks.push_back(array_block(g.array_b, "array_b", "xb_q", "wb_q", " for O = alpha O + P V"));
-  if (g.array_b.acc_slots > 0)
+  if (g.array_b.acc_slots > 0) {
     g.blocks.push_back(acc_cache_block("acc_b", g.array_b, g.spec.cache_bytes.at("acc_b")));
+    g.edges.push_back({"array_b", "y", "acc_b", "wr"});
+  }
   add_kv_caches(g);
   g.blocks.push_back({"softmax",
                       "softmax",
@@ -488,7 +490,24 @@ ArrayInstance value_network_instance(const ArrayPlan& p, bool x) {
            {"S", n.s}}};
 }
 
+ArrayInstance acc_cache_instance(const Graph& g, bool is_array_b) {
+  const ArraySpec& a = g.array_a.spec;
+  const ArrayPlan& p = is_array_b ? g.array_b : g.array_a;
+  const bool rows = p.stationarity == Stationarity::kWeight;  // a write is a row of the tile
+  if (is_array_b)  // the O tile: a.m queries x a.k head dims, written p.y_lanes at a time
+    return {"fsgen_acc_cache",
+            {{"TM", a.tile_m}, {"TN", a.tile_k}, {"SLOTS", 1}, {"ROWWISE", rows}, {"RESCALE", 1}, {"LANES", p.y_lanes}}};
+  return {"fsgen_acc_cache",
+          {{"TM", a.tile_m},
+           {"TN", a.tile_n},
+           {"SLOTS", p.acc_slots},
+           {"ROWWISE", rows},
+           {"RESCALE", 0},
+           {"LANES", rows ? a.tile_n : a.tile_m}}};
+}
+
 std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& block) {
+  if ((block == "acc_a" || block == "acc_b") && g.has_block(block)) return acc_cache_instance(g, block == "acc_b");
   if (block == "array_a") return array_instance(g.array_a, false);
   if (block == "array_b" && g.attention) return array_instance(g.array_b, true);
   if ((block == "net_x" || block == "net_w") && g.array_a.sparse.skips_steps())

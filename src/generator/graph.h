@@ -117,8 +117,13 @@ struct Graph {
   std::vector<Probe> probes() const;
 };
 
-// The RTL instance u_<block> of a block the power flow models at gate level: the PE arrays
-// and a sparse array's value networks (net_x, net_w); nullopt for other blocks.
+// The accumulator cache (fsgen_acc_cache.v) behind dot array a (or b): array a's output
+// tiles, or array b's O tile with rows rescaled by alpha.
+ArrayInstance acc_cache_instance(const Graph& g, bool is_array_b);
+
+// The RTL instance u_<block> of a block the power flow models at gate level: the PE arrays,
+// a sparse array's value networks (net_x, net_w) and the accumulator caches (acc_a,
+// acc_b); nullopt for other blocks.
 std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& block);
 
 ArrayPlan plan_array(const ArraySpec& spec, const std::map<std::string, uint32_t>& caches,

@@ -193,6 +193,17 @@ std::string emit_regs_header() {
   return o.str();
 }
 
+// ".NAME(value), ..." of a module instance.
+std::string parameter_list(const ArrayInstance& inst) {
+  std::ostringstream o;
+  const char* sep = "";
+  for (const auto& [name, value] : inst.params) {
+    o << sep << "." << name << "(" << value << ")";
+    sep = ", ";
+  }
+  return o.str();
+}
+
 // Array b of the fused kernels: O = alpha O + P V over (m, n, k) = (queries, head dim,
 // keys). An output-stationary array rescales O in its PEs; a dot array writes each O
 // vector through the rescaling accumulator cache.
@@ -209,28 +220,15 @@ std::string emit_array_b(const Graph& g) {
   }
   // The O tile (a.m queries x a.k dims) lives in the accumulator cache; array b writes
   // its sub-tiles into it.
-  const ArraySpec& a = g.array_a.spec;
   const bool rows = b.stationarity == Stationarity::kWeight;
   o << "\n  wire [" << b.y_lanes * 32 - 1 << ":0] yb;\n"
     << "  fsgen_array_dot #(.P(" << b.y_lanes << "), .K(" << s.tile_k << "), .LOAD_COL(" << (rows ? 1 : 0)
     << ")) u_array_b (\n"
     << "      .clk(clk), .rst_n(rst_n), .ld(ldb_q), .ld_idx(idxb_q), .w(wb_q), .v(vb_q), .x(xb_q), .y(yb));\n"
-    << "  fsgen_acc_cache #(.TM(" << a.tile_m << "), .TN(" << a.tile_k << "), .SLOTS(1), .ROWWISE(" << (rows ? 1 : 0)
-    << "), .RESCALE(1), .LANES(" << b.y_lanes << ")) u_acc_b (\n"
+    << "  fsgen_acc_cache #(" << parameter_list(acc_cache_instance(g, true)) << ") u_acc_b (\n"
     << "      .clk(clk), .rst_n(rst_n), .wr(acwb), .first(acwb_first), .sc(acwb_sc), .alpha(alpha_q),\n"
     << "      .wr_slot(16'd0), .wr_idx(acwb_idx), .wr_off(acwb_off), .wr_data(yb), .rd_slot(16'd0), .rd_row(rdb_row),\n"
     << "      .rd_data(rdb_data));\n";
-  return o.str();
-}
-
-// ".NAME(value), ..." of a module instance.
-std::string parameter_list(const ArrayInstance& inst) {
-  std::ostringstream o;
-  const char* sep = "";
-  for (const auto& [name, value] : inst.params) {
-    o << sep << "." << name << "(" << value << ")";
-    sep = ", ";
-  }
   return o.str();
 }
 
@@ -388,11 +386,9 @@ std::string emit_top(const Graph& g) {
       << "      .rd_row(rd_row), .rd_data(acc_rd_data));\n"
       << "  assign y = {" << yl * 32 << "{1'b0}};\n";
   } else {
-    const bool load_col = p.stationarity == Stationarity::kWeight;
     o << "  fsgen_array_dot #(" << parameter_list(array_instance(p, false)) << ") u_array_a (\n"
       << "      .clk(clk), .rst_n(rst_n), .ld(ld_q), .ld_idx(idx_q), .w(w_q), .v(v_q), .x(x_q), .y(y));\n\n"
-      << "  fsgen_acc_cache #(.TM(" << a.tile_m << "), .TN(" << a.tile_n << "), .SLOTS(" << p.acc_slots
-      << "), .ROWWISE(" << (load_col ? 1 : 0) << ")) u_acc_a (\n"
+      << "  fsgen_acc_cache #(" << parameter_list(acc_cache_instance(g, false)) << ") u_acc_a (\n"
       << "      .clk(clk), .rst_n(rst_n), .wr(acw), .first(acw_first), .sc(1'b0), .alpha(" << a.tile_m * 32
       << "'d0),\n      .wr_slot(ac_slot), .wr_idx(acw_idx), .wr_off(8'd0),"
       << "      .wr_data(acw_data), .rd_slot(ac_slot), .rd_row(rd_row), .rd_data(acc_rd_data));\n";

@@ -51,6 +51,21 @@ const std::vector<PrimitiveDef>& primitive_catalog() {
        [](const std::vector<int>& h) { return std::map<std::string, int64_t>{{"SELW", select_bits(uint32_t(h[1]))}}; },
        // Area and leakage: a register per output, and an SK-input pick in front of it.
        [](const std::vector<int>& h) { return std::vector<double>{double(h[0]) * h[2], double(h[0]) * h[2] * h[1]}; }},
+      // An accumulator cache (fsgen_acc_cache, a register file of SLOTS tiles of TM x TN
+      // INT32 cells) behind a weight-stationary dot array: each write (wr) adds a row of TN
+      // lanes to row wr_idx of slot wr_slot, as the controller drives it from the array's y
+      // (the data changes with wr; rows and slots count through the tile); rd_row reads the
+      // rows out. Its alpha is measured on the written lanes (wr_data), the bus the SystemC
+      // model probes as the array's y.
+      {"acc_cache", "fsgen_acc_cache", {"TM", "TN", "SLOTS"},
+       {{2, 2, 1}, {2, 4, 1}, {4, 2, 1}, {4, 4, 1}, {2, 2, 2}, {4, 2, 2}, {4, 4, 2}, {2, 2, 4}, {4, 4, 4}},
+       {{"ROWWISE", 1}, {"RESCALE", 0}}, {"wr"}, {"sc", "alpha", "wr_off"},
+       {{"wr_data", "wr"}, {"first", "wr"}, {"wr_idx", "wr"}, {"wr_slot", "wr"}, {"rd_row", "wr"}, {"rd_slot", "wr"}},
+       {{"wr_idx", "TM"}, {"rd_row", "TM"}, {"wr_slot", "SLOTS"}, {"rd_slot", "SLOTS"}},
+       [](const std::vector<int>& h) { return double(h[0]) * h[1] * h[2]; }, {}, "wr_data",
+       [](const std::vector<int>& h) { return std::map<std::string, int64_t>{{"LANES", h[1]}}; },
+       // Area and leakage: a register per cell, and an adder per written lane.
+       [](const std::vector<int>& h) { return std::vector<double>{double(h[0]) * h[1] * h[2], double(h[1])}; }},
   };
   return catalog;
 }
@@ -89,14 +104,19 @@ std::vector<int> hyperparameters_of(const PrimitiveDef& def, const std::map<std:
 std::string variant_difference(const PrimitiveDef& def, const std::map<std::string, int64_t>& params) {
   std::string note;
   auto add = [&](const std::string& text) { note += (note.empty() ? "" : ", ") + text; };
+  const std::map<std::string, int64_t> derived = def.derived ? def.derived(hyperparameters_of(def, params))
+                                                             : std::map<std::string, int64_t>{};
   for (const auto& [param, value] : def.fixed) {
     const auto it = params.find(param);
     if (it != params.end() && it->second != value && !listed(def.wiring, param))
       add(param + "=" + std::to_string(it->second) + ", characterised " + std::to_string(value));
   }
-  for (const auto& [param, value] : params)
-    if (!def.fixed.count(param) && !listed(def.params, param) && !listed(def.wiring, param))
-      add(param + "=" + std::to_string(value) + ", not characterised");
+  for (const auto& [param, value] : params) {
+    if (listed(def.wiring, param) || listed(def.params, param) || def.fixed.count(param)) continue;
+    const auto follows = derived.find(param);
+    if (follows == derived.end()) add(param + "=" + std::to_string(value) + ", not characterised");
+    else if (follows->second != value) add(param + "=" + std::to_string(value) + ", characterised " + std::to_string(follows->second));
+  }
   return note;
 }
 

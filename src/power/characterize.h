@@ -22,7 +22,7 @@
 namespace fsgen {
 
 struct PrimitiveDef {
-  std::string kind;                     // the graph block kind: pe_array_os, pe_array_dot
+  std::string kind;                     // the graph block kind: pe_array_os, pe_array_dot, ...
   std::string module;                   // its RTL module
   std::vector<std::string> params;      // hyperparameters, in feature order
   std::vector<std::vector<int>> sizes;  // the hyperparameter points characterised
@@ -37,8 +37,9 @@ struct PrimitiveDef {
   // same whatever they are, so an instance differing in them is not another variant.
   std::vector<std::string> wiring;
   // Where alpha is measured: "" the data input ports (what the SystemC model probes at a
-  // PE array), or an output port (a value network's lane register, which the SystemC model
-  // probes as its array's operand bus).
+  // PE array), or one port whose bus the SystemC model probes at a neighbour: a value
+  // network's output lane register (its array's operand bus), an accumulator cache's write
+  // data (its array's output y).
   std::string alpha_port;
   // Module parameters that follow from the hyperparameters (a select's width from SK).
   std::function<std::map<std::string, int64_t>(const std::vector<int>&)> derived;

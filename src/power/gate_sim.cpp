@@ -197,27 +197,29 @@ GateActivity read_vcd(const std::string& path, const GateNetlist& n, uint64_t cy
   a.cycles = cycles;
   a.toggles.assign(static_cast<size_t>(n.max_bit) + 1, 0);
   a.toggled_per_cycle.assign(cycles, {});
-  std::map<std::string, std::vector<int>> code_bits;  // VCD id code -> net bits, LSB first
+  // VCD id code -> net bits, LSB first (a code a simulator gives several equal nets names each of them)
+  std::multimap<std::string, std::vector<int>> code_bits;
   std::vector<char> value(a.toggles.size(), 0);
   uint64_t cycle = 0;
   VcdHandlers h;
   h.var = [&](const std::vector<std::string>& scope, uint32_t width, const std::string& code, const std::string& name) {
     if (scope.size() != 2 || scope[1] != n.top) return;
     auto it = n.netnames.find(name);
-    if (it != n.netnames.end() && it->second.size() == width) code_bits[code] = it->second;
+    if (it != n.netnames.end() && it->second.size() == width) code_bits.emplace(code, it->second);
   };
   h.time = [&](uint64_t t) { cycle = t / 2; };
   h.value = [&](const std::string& code, const std::string& v) {
-    auto it = code_bits.find(code);
-    if (it == code_bits.end()) return;
-    const auto& bits = it->second;
-    for (size_t i = 0; i < bits.size(); ++i) {
-      const char b = (i < v.size() ? v[v.size() - 1 - i] : '0') == '1' ? 1 : 0;
-      if (value[bits[i]] == b) continue;
-      value[bits[i]] = b;
-      if (cycle < cycles) {
-        ++a.toggles[bits[i]];
-        a.toggled_per_cycle[cycle].push_back(bits[i]);
+    const auto [first, last] = code_bits.equal_range(code);
+    for (auto it = first; it != last; ++it) {
+      const auto& bits = it->second;
+      for (size_t i = 0; i < bits.size(); ++i) {
+        const char b = (i < v.size() ? v[v.size() - 1 - i] : '0') == '1' ? 1 : 0;
+        if (value[bits[i]] == b) continue;  // also a bit named twice
+        value[bits[i]] = b;
+        if (cycle < cycles) {
+          ++a.toggles[bits[i]];
+          a.toggled_per_cycle[cycle].push_back(bits[i]);
+        }
       }
     }
   };
@@ -304,7 +306,9 @@ PortWaveforms read_vcd_waveforms(const std::string& vcd, const std::vector<std::
   std::map<std::string, size_t> offset_of;  // port -> its first word in a cycle
   size_t at = 0;
   for (const auto& [name, width] : ports) offset_of[name] = at, at += (width + 31) / 32;
-  std::map<std::string, std::pair<size_t, uint32_t>> code_port;  // VCD code -> word offset, width
+  // VCD code -> word offset, width of each port it names: ports wired to one signal share
+  // its code (an accumulator cache's wr_slot and rd_slot).
+  std::multimap<std::string, std::pair<size_t, uint32_t>> code_port;
   std::vector<uint32_t> current(per, 0);
   uint64_t next_cycle = 0;  // the first cycle not yet recorded
   auto record_until = [&](uint64_t time) {  // cycles whose inputs are settled before `time`
@@ -315,17 +319,18 @@ PortWaveforms read_vcd_waveforms(const std::string& vcd, const std::vector<std::
   h.var = [&](const std::vector<std::string>& path, uint32_t width, const std::string& code, const std::string& name) {
     const bool in_scope = path.size() >= scope.size() && std::equal(scope.rbegin(), scope.rend(), path.rbegin());
     auto it = offset_of.find(name);
-    if (in_scope && it != offset_of.end()) code_port[code] = {it->second, width};
+    if (in_scope && it != offset_of.end()) code_port.emplace(code, std::make_pair(it->second, width));
   };
   h.time = record_until;
   h.value = [&](const std::string& code, const std::string& bits) {
-    auto it = code_port.find(code);
-    if (it == code_port.end()) return;
-    const auto [off, width] = it->second;
-    for (uint32_t i = 0; i < width; ++i) {
-      uint32_t& word = current[off + i / 32];
-      if (i < bits.size() && bits[bits.size() - 1 - i] == '1') word |= 1u << (i % 32);
-      else word &= ~(1u << (i % 32));
+    const auto [first, last] = code_port.equal_range(code);
+    for (auto it = first; it != last; ++it) {
+      const auto [off, width] = it->second;
+      for (uint32_t i = 0; i < width; ++i) {
+        uint32_t& word = current[off + i / 32];
+        if (i < bits.size() && bits[bits.size() - 1 - i] == '1') word |= 1u << (i % 32);
+        else word &= ~(1u << (i % 32));
+      }
     }
   };
   read_vcd_events(vcd, h);

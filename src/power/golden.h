@@ -1,5 +1,5 @@
-// Golden power of a design's PE arrays and value networks (the blocks with a
-// block_instance) under a kernel's exact stimulus: the design's Verilated RTL runs the
+// Golden power of a design's modelled blocks (PE arrays, value networks, accumulator
+// caches: the blocks with a block_instance) under a kernel's exact stimulus: the design's Verilated RTL runs the
 // program with a VCD trace (the RTL the cross-check holds equal to the SystemC model at
 // every probed port, cycle by cycle); each instance's input ports are read back cycle by
 // cycle and replayed into its netlist, mapped onto the liberty with the instance's
@@ -25,11 +25,13 @@ struct GoldenBlockPower {
   uint64_t output_mismatch_cycles = 0;
 };
 
-// liberty_file "": the built-in fsgen45. rtl_root: where the design's RTL is generated
+// blocks: the blocks to replay (each with a block_instance; an accumulator cache that is a
+// memory macro is not logic to replay). liberty_file "": the built-in fsgen45. rtl_root: where the design's RTL is generated
 // and built; work_dir: netlists and gate-level builds, one folder per module and
 // parameters (designs run with the same work_dir share them; not safe to share between
 // concurrent runs).
-std::vector<GoldenBlockPower> golden_block_power(const Graph& g, const Program& p, const std::string& liberty_file,
+std::vector<GoldenBlockPower> golden_block_power(const Graph& g, const Program& p, const std::vector<std::string>& blocks,
+                                                 const std::string& liberty_file,
                                                  const std::string& rtl_root, const std::string& work_dir);
 
 }  // namespace fsgen

@@ -22,8 +22,11 @@ namespace {
 
 // Where the SystemC run observes a modelled block: the probes whose toggles give its alpha,
 // and the block whose busy spans and operand bytes give its enable and zeros. A PE array is
-// observed at its own input ports; a primitive characterised on an output port (a value
-// network) at the ports it drives, which probe the same register.
+// observed at its own input ports. A primitive characterised on one port is observed where
+// that bus is probed: at the output port that feeds it (an accumulator cache's write data
+// is its array's probed output y), or at the ports it drives (a value network's output
+// register is its array's probed operand bus); it is then timed by that array's busy
+// (stream) cycles.
 struct ActivitySource {
   std::vector<const ToggleProbe*> probes;
   std::string timed_block;
@@ -44,10 +47,23 @@ const ToggleProbe* downstream_probe(const Graph& g, const RunResult& r, const st
   return nullptr;
 }
 
+// The probed output port that feeds `block`; `at` is set to its block.
+const ToggleProbe* upstream_probe(const Graph& g, const RunResult& r, const std::string& block, std::string& at) {
+  for (const Edge& e : g.edges)
+    if (e.to_block == block)
+      if (const ToggleProbe* probe = r.find_probe(e.from_block, e.from_port)) {
+        at = e.from_block;
+        return probe;
+      }
+  return nullptr;
+}
+
 ActivitySource activity_source(const Graph& g, const RunResult& r, const Block& b) {
   ActivitySource s{{}, b.name};
   if (!primitive_def(b.kind).alpha_port.empty()) {
-    if (const ToggleProbe* probe = downstream_probe(g, r, b.name, s.timed_block)) s.probes.push_back(probe);
+    const ToggleProbe* probe = upstream_probe(g, r, b.name, s.timed_block);
+    if (!probe) probe = downstream_probe(g, r, b.name, s.timed_block);
+    if (probe) s.probes.push_back(probe);
     return s;
   }
   for (const auto& port : b.ports)
@@ -157,7 +173,9 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
     for (uint64_t w = 0; w < windows; ++w) {
       const double len = double(std::min<uint64_t>(window, r.cycles - w * window));
       const double busy_w = busy && w < busy->size() ? (*busy)[w] : 0.0;
-      const double enabled_w = enabled && w < enabled->size() ? (*enabled)[w] : busy_w;
+      // A block timed by its array acts in the array's stream cycles, not its loads.
+      const bool own = source.timed_block == b.name;
+      const double enabled_w = own && enabled && w < enabled->size() ? (*enabled)[w] : busy_w;
       activity[w] = {bits ? toggles[w] / (double(bits) * len) : 0.0, enabled_w / len, bp.zeros};
       bp.alpha += activity[w].alpha * len / double(r.cycles);
       bp.busy += busy_w / double(r.cycles);
