@@ -6,7 +6,8 @@
 # weight-stationary dot arrays), varying array shape, reduction tile, memory bandwidth and
 # latency, loop order and the data (zeros, value spread); then designs whose arrays are
 # variants the primitives were not characterised as (input-stationary, systolic, the
-# attention kernel's rescaling array b), which the validation reports apart.
+# attention kernel's rescaling array b), which the validation reports apart. Memory macros
+# (accumulator caches of 1 KiB and more) have no gate-level golden and are not scored.
 set -euo pipefail
 SPECS=${1:?usage: power_specs.sh <folder>}
 mkdir -p "$SPECS"
@@ -24,7 +25,7 @@ memory: {bandwidth_gbps: $bw, latency_cycles: $lat, buffer_limit_bytes: 16384}
 arrays:
   a: {loop_order: $order, tiling: {m: $m, n: $n, k: $k}}
   b: {loop_order: $order, tiling: {m: $m, n: $k, k: $n}}
-caches: {acc_a: 4096, acc_b: 4096}
+caches: {acc_a: ${ACC:-4096}, acc_b: 4096}
 kernels: [$kernels]
 YAML
   echo "$name|$*"
@@ -57,6 +58,14 @@ design ws_n2_k4_slowmem   $WS 4 2 4  0.5 24 matmul $MM
 design ws_n4_k2_m8        $WS 8 4 2  1   6  matmul $MM
 design ws_n4_k4_narrow    $WS 4 4 4  2   4  matmul $MM --values normal --sigma 6
 design ws_n4_k4_big       $WS 8 4 4  2   8  matmul $BIG
+# Weight-stationary dot arrays whose accumulator cache (ACC bytes: 1 to 4 tiles of m x n
+# INT32 cells) is below the memory-macro threshold: a flip-flop register file, scored as an
+# acc_cache with the array.
+ACC=64  design ws_n4_k4_rf1      $WS 4 4 4  2   4  matmul $MM
+ACC=128 design ws_n4_k4_rf2_z50  $WS 4 4 4  2   4  matmul $MM --zeros 0.5
+ACC=64  design ws_n2_k4_rf2      $WS 4 2 4  1   4  matmul $MM
+ACC=256 design ws_n4_k2_rf4      $WS 4 4 2  1   4  matmul $MM
+ACC=32  design ws_n2_k2_rf1_narrow $WS 4 2 2 1  4  matmul $MM --values normal --sigma 6
 # Variants outside the characterised primitives.
 design is_m4_k4          $IS 4 4 4  2   4  matmul $MM
 design is_m2_k4_z50       $IS 2 4 4  2   4  matmul $MM --zeros 0.5

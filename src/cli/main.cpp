@@ -120,7 +120,7 @@ void print_graph(const Graph& g, std::ostream& out) {
       << " PEs\n"
       << "  reuse: A " << movement_name(p.move_a) << ", B " << movement_name(p.move_b) << ", C "
       << movement_name(p.move_c);
-  if (p.acc_slots) out << " (accumulator cache: " << p.acc_slots << " tiles)";
+  if (p.acc_slots) out << " (accumulator cache: " << p.acc_slots << (p.acc_slots == 1 ? " tile)" : " tiles)");
   out << "\n  kernels: matmul";
   if (g.matmul_on_both) out << " (on arrays a and b: " << g.matmul_tile_n() << "-column tiles)";
   if (g.attention) out << ", attention and FFN (fused: S = Q K^T on a, online softmax, O = P V on b)";

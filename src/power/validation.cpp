@@ -89,18 +89,20 @@ std::vector<std::vector<const ValidationRecord*>> by_design(const std::vector<Va
   return out;
 }
 
-// The whole-design model's features: elements (PEs, network outputs), the element-weighted
-// run features, the shares of output-stationary PEs and of value-network outputs.
+// The whole-design model's features: elements (PEs, network outputs, cache cells), the
+// element-weighted run features, the shares of output-stationary PEs, of value-network
+// outputs and of accumulator cells.
 std::vector<float> design_features(const std::vector<const ValidationRecord*>& blocks) {
-  double elements = 0, alpha = 0, enable = 0, zeros = 0, os = 0, net = 0;
+  double elements = 0, alpha = 0, enable = 0, zeros = 0, os = 0, net = 0, acc = 0;
   for (const auto* b : blocks) {
     const double e = primitive_def(b->kind).elements(b->h);
     elements += e, alpha += e * b->alpha, enable += e * b->enable, zeros += e * b->zeros;
     os += b->kind == "pe_array_os" ? e : 0;
     net += b->kind == "sparse_net" ? e : 0;
+    acc += b->kind == "acc_cache" ? e : 0;
   }
-  return {float(elements), float(alpha / elements), float(enable / elements), float(zeros / elements),
-          float(os / elements), float(net / elements), float(blocks.front()->clock_mhz)};
+  return {float(elements),       float(alpha / elements), float(enable / elements), float(zeros / elements),
+          float(os / elements),  float(net / elements),   float(acc / elements),    float(blocks.front()->clock_mhz)};
 }
 
 // The whole-design model needs a few other designs to learn from.
@@ -282,7 +284,7 @@ void print_validation(const ValidationSummary& s, std::ostream& out) {
   out << std::fixed << "## Average power of the modelled blocks, predicted against gate-level golden\n\n"
       << s.designs.size() << " designs (" << s.designs.size() - sparse << " dense, " << sparse
       << " with value networks; " << exact << " of characterised primitive variants, " << s.designs.size() - exact
-      << " extrapolated to another variant, marked *), " << s.blocks << " blocks (PE arrays, value networks).\n\n"
+      << " extrapolated to another variant, marked *), " << s.blocks << " blocks (PE arrays, value networks, accumulator caches).\n\n"
       << "| method | MAPE, characterised | R | dense: MAPE | R | sparse: MAPE | R | MAPE, all designs | R | max error, all |\n"
       << "|---|---|---|---|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < s.methods.size(); ++i)
