@@ -51,8 +51,8 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
     ADD_FAILURE() << "point missing";
     return CharPoint{};
   };
-  EXPECT_GT(energy({2, 4}, 0.4, 0.0, 1.0).dynamic_fj, energy({2, 4}, 0.1, 0.0, 1.0).dynamic_fj);
-  EXPECT_GT(energy({2, 4}, 0.4, 0.0, 1.0).dynamic_fj, energy({2, 4}, 0.4, 0.7, 1.0).dynamic_fj);  // zero operands switch less
+  EXPECT_GT(energy({2, 4, 0}, 0.4, 0.0, 1.0).dynamic_fj, energy({2, 4, 0}, 0.1, 0.0, 1.0).dynamic_fj);
+  EXPECT_GT(energy({2, 4, 0}, 0.4, 0.0, 1.0).dynamic_fj, energy({2, 4, 0}, 0.4, 0.7, 1.0).dynamic_fj);  // zero operands switch less
   // A value network's alpha is measured on its output lanes: zero windows and no picks
   // leave them still.
   const CharPoint busy_net = energy({2, 4, 1}, 0.4, 0.0, 1.0), zero_net = energy({2, 4, 1}, 0.4, 0.7, 1.0);
@@ -63,25 +63,25 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   const PrimitivePowerModel& os = m.primitive("pe_array_os");
   // The trees evaluated directly give XGBoost's own predictions.
   for (const auto& p : d.points) {
-    const std::vector<float> row = {float(p.h[0]), float(p.h[1]), float(p.alpha), float(p.enable), float(p.zeros)};
+    const std::vector<float> row = {float(p.h[0]), float(p.h[1]), float(p.h[2]), float(p.alpha), float(p.enable), float(p.zeros)};
     const float xgb = os.booster->predict(row, row.size()).front();
     EXPECT_NEAR(os.trees->predict(row.data()), xgb, 1e-4 * std::abs(xgb)) << p.key();
   }
   EXPECT_EQ(os.quality.train_points + os.quality.test_points, 16u);
   EXPECT_EQ(m.primitive("sparse_net").quality.train_points + m.primitive("sparse_net").quality.test_points, 16u);
-  EXPECT_GT(m.leakage_mw("pe_array_os", {4, 4}), m.leakage_mw("pe_array_os", {2, 2}));  // scales by elements
+  EXPECT_GT(m.leakage_mw("pe_array_os", {4, 4, 0}), m.leakage_mw("pe_array_os", {2, 2, 0}));  // scales by elements
   // A network's area grows with its outputs and its window: the fit over both terms
   // recovers the characterised sizes.
   for (const auto& h : {std::vector<int>{2, 2, 1}, std::vector<int>{2, 4, 1}})
     EXPECT_NEAR(m.area_um2("sparse_net", h), energy(h, 0.1, 0.0, 1.0).area_um2, 0.01 * energy(h, 0.1, 0.0, 1.0).area_um2);
   save_power_model(m, dir + "/model.json");
   const PowerModel back = load_power_model(dir + "/model.json");
-  EXPECT_DOUBLE_EQ(back.dynamic_fj("pe_array_os", {2, 4}, {0.2, 0.8, 0.1}), m.dynamic_fj("pe_array_os", {2, 4}, {0.2, 0.8, 0.1}));
+  EXPECT_DOUBLE_EQ(back.dynamic_fj("pe_array_os", {2, 4, 0}, {0.2, 0.8, 0.1}), m.dynamic_fj("pe_array_os", {2, 4, 0}, {0.2, 0.8, 0.1}));
   // A trace's windows are predicted together (repeated rows once): the same values.
   const std::vector<PrimitiveActivity> windows = {{0.2, 0.8, 0.1}, {0.0, 0.0, 0.1}, {0.2, 0.8, 0.1}, {0.4, 1.0, 0.0}};
-  const std::vector<double> batch = m.dynamic_fj("pe_array_os", {2, 4}, windows);
+  const std::vector<double> batch = m.dynamic_fj("pe_array_os", {2, 4, 0}, windows);
   ASSERT_EQ(batch.size(), windows.size());
-  for (size_t i = 0; i < windows.size(); ++i) EXPECT_DOUBLE_EQ(batch[i], m.dynamic_fj("pe_array_os", {2, 4}, windows[i]));
+  for (size_t i = 0; i < windows.size(); ++i) EXPECT_DOUBLE_EQ(batch[i], m.dynamic_fj("pe_array_os", {2, 4, 0}, windows[i]));
   EXPECT_NE(test::error_of([&] { back.primitive("pe_array_dot"); }).find("no model for primitive 'pe_array_dot'"),
             std::string::npos);
 
@@ -95,7 +95,7 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   ASSERT_EQ(t.blocks.size(), 1u);  // a matmul-only core: array a
   const BlockPower& a = t.blocks.front();
   EXPECT_EQ(a.kind, "pe_array_os");
-  EXPECT_EQ(a.h, (std::vector<int>{2, 4}));
+  EXPECT_EQ(a.h, (std::vector<int>{2, 4, 0}));
   EXPECT_EQ(a.mw.size(), (t.cycles + 63) / 64);
   double weighted = 0;
   for (size_t w = 0; w < a.mw.size(); ++w) {
@@ -148,10 +148,10 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
 // What makes an RTL instance another variant than the characterised primitive.
 TEST(Characterize, VariantDifferencesIgnoreWiring) {
   const PrimitiveDef& os = primitive_def("pe_array_os");
-  EXPECT_EQ(hyperparameters_of(os, {{"R", 4}, {"C", 2}, {"RESCALE", 0}, {"SYSTOLIC", 0}}), (std::vector<int>{4, 2}));
+  EXPECT_EQ(hyperparameters_of(os, {{"R", 4}, {"C", 2}, {"RESCALE", 0}, {"SYSTOLIC", 1}}), (std::vector<int>{4, 2, 1}));
   EXPECT_EQ(variant_difference(os, {{"R", 4}, {"C", 2}, {"RESCALE", 0}, {"SYSTOLIC", 0}, {"LM", 2}, {"LN", 1}}), "");
   EXPECT_EQ(variant_difference(os, {{"R", 4}, {"C", 2}, {"RESCALE", 1}, {"SYSTOLIC", 1}, {"LN", 2}}),
-            "RESCALE=1, characterised 0, SYSTOLIC=1, characterised 0");
+            "RESCALE=1, characterised 0");  // a systolic array is a characterised hyperparameter
   const PrimitiveDef& dot = primitive_def("pe_array_dot");
   EXPECT_EQ(variant_difference(dot, {{"P", 4}, {"K", 8}, {"LOAD_COL", 1}, {"SLOTS", 4}}), "SLOTS=4, not characterised");
   const PrimitiveDef& net = primitive_def("sparse_net");

@@ -17,7 +17,7 @@ namespace {
 // toggles: the constant-energy-per-action baseline must recover it.
 Dataset rule_dataset() {
   Dataset d;
-  for (std::vector<int> h : {std::vector<int>{2, 2}, std::vector<int>{4, 4}})
+  for (std::vector<int> h : {std::vector<int>{2, 2, 0}, std::vector<int>{4, 4, 0}})
     for (double enable : {0.0, 0.25, 0.5, 1.0}) {
       CharPoint p;
       p.kind = "pe_array_os", p.h = h, p.enable = enable, p.alpha = 0.1 * enable;
@@ -30,7 +30,7 @@ Dataset rule_dataset() {
 
 ValidationRecord record(const std::string& design, double busy, double golden_mw, double predicted_mw) {
   ValidationRecord r;
-  r.design = design, r.block = "array_a", r.kind = "pe_array_os", r.h = {4, 4};
+  r.design = design, r.block = "array_a", r.kind = "pe_array_os", r.h = {4, 4, 0};
   r.cycles = 1000, r.window = 1, r.clock_mhz = 500;
   r.alpha = 0.05 * busy, r.busy = busy, r.enable = busy, r.zeros = 0.1;
   r.predicted_mw = predicted_mw, r.golden_mw = golden_mw;
@@ -71,7 +71,7 @@ TEST(PowerValidation, RecordsRoundTripAndScore) {
   const std::vector<ValidationRecord> back = read_validation_records(path);
   ASSERT_EQ(back.size(), 5u);
   EXPECT_EQ(back[4].variant, "RESCALE=1; characterised 0");  // commas kept out of the CSV
-  EXPECT_EQ(back[2].h, (std::vector<int>{4, 4}));
+  EXPECT_EQ(back[2].h, (std::vector<int>{4, 4, 0}));
   EXPECT_DOUBLE_EQ(back[3].busy, recs[3].busy);
 
   const ValidationSummary s = summarise_validation(back, rule_dataset());

@@ -28,13 +28,18 @@ bool listed(const std::vector<std::string>& v, const std::string& s) { return st
 
 const std::vector<PrimitiveDef>& primitive_catalog() {
   static const std::vector<PrimitiveDef> catalog = {
-      {"pe_array_os", "fsgen_array_os", {"R", "C"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}},
-       {{"RESCALE", 0}, {"SYSTOLIC", 0}}, {"en"}, {"clr", "sc", "alpha", "rd_row"}, {}, {},
+      // SYSTOLIC: 0 broadcast, 1 systolic (operand registers in every PE, shifting every
+      // cycle): a hyperparameter, so the model learns what the registers cost.
+      {"pe_array_os", "fsgen_array_os", {"R", "C", "SYSTOLIC"},
+       {{2, 2, 0}, {2, 4, 0}, {4, 2, 0}, {4, 4, 0}, {4, 8, 0}, {8, 4, 0}, {8, 8, 0}, {2, 2, 1}, {2, 4, 1}, {4, 2, 1}, {4, 4, 1}},
+       {{"RESCALE", 0}}, {"en"}, {"clr", "sc", "alpha", "rd_row"}, {}, {},
        [](const std::vector<int>& h) { return double(h[0]) * h[1]; },
        // Lanes (a sparse array's value networks): which lane of the bus each PE of a
-       // broadcast array reads. (A systolic array also registers every lane: SYSTOLIC=1,
-       // another variant.)
-       {"LM", "LN"}, "", {}, {}},
+       // broadcast array reads. (A systolic array registers every lane in every PE: its
+       // characterised sizes have one lane each.)
+       {"LM", "LN"}, "", {},
+       // Area and leakage: a MAC and accumulator per PE, and a systolic PE's operand registers.
+       [](const std::vector<int>& h) { return std::vector<double>{double(h[0]) * h[1], double(h[0]) * h[1] * h[2]}; }},
       {"pe_array_dot", "fsgen_array_dot", {"P", "K"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}},
        // The controller streams x (v) and loads the stationary operand (w into column
        // ld_idx = 0, 1, ... K - 1; ld) in separate cycles.

@@ -305,6 +305,10 @@ PowerModel load_power_model(const std::string& path) {
       PrimitivePowerModel p;
       p.kind = kind;
       p.features = e.at("features").get<std::vector<std::string>>();
+      std::vector<std::string> expected = primitive_def(kind).params;
+      expected.insert(expected.end(), {"alpha", "enable", "zeros"});
+      if (p.features != expected)
+        fail(path, kind + ": features are not this fsgen's hyperparameters of the primitive (retrain with fsgen train)");
       p.leakage_mw = {e.at("leakage_mw").at("a"), e.at("leakage_mw").at("b_per_size_term").get<std::vector<double>>()};
       p.area_um2 = {e.at("area_um2").at("a"), e.at("area_um2").at("b_per_size_term").get<std::vector<double>>()};
       const PrimitiveDef& def = primitive_def(kind);  // a kind this fsgen knows
