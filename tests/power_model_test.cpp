@@ -76,6 +76,10 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
     EXPECT_NEAR(m.area_um2("sparse_net", h), energy(h, 0.1, 0.0, 1.0).area_um2, 0.01 * energy(h, 0.1, 0.0, 1.0).area_um2);
   save_power_model(m, dir + "/model.json");
   const PowerModel back = load_power_model(dir + "/model.json");
+  // What the model never saw is reported, after a round trip through its file.
+  EXPECT_EQ(back.extrapolation("pe_array_os", {2, 4, 0}), "");
+  EXPECT_EQ(back.extrapolation("pe_array_os", {8, 4, 1}),
+            "R=8 (characterised 2), SYSTOLIC=1 (characterised 0)");
   EXPECT_DOUBLE_EQ(back.dynamic_fj("pe_array_os", {2, 4, 0}, {0.2, 0.8, 0.1}), m.dynamic_fj("pe_array_os", {2, 4, 0}, {0.2, 0.8, 0.1}));
   // A trace's windows are predicted together (repeated rows once): the same values.
   const std::vector<PrimitiveActivity> windows = {{0.2, 0.8, 0.1}, {0.0, 0.0, 0.1}, {0.2, 0.8, 0.1}, {0.4, 1.0, 0.0}};
@@ -208,6 +212,7 @@ TEST(PowerEstimate, AccumulatorCacheFromItsArraysOutput) {
   EXPECT_EQ(acc.kind, "acc_cache");
   EXPECT_EQ(acc.h, (std::vector<int>{2, 4, 2}));
   EXPECT_EQ(acc.variant_note, "");
+  EXPECT_EQ(m.extrapolation("acc_cache", {4, 4, 2}), "TM=4 (characterised 2)");
   EXPECT_GT(acc.alpha, 0.0);  // the toggles of array_a.y
   EXPECT_GT(acc.busy, 0.0);
   EXPECT_EQ(acc.enable, acc.busy);  // writes in the array's stream cycles, not its loads

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <cmath>
 #include <map>
+#include <set>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -103,7 +104,7 @@ float TreeEnsemble::predict(const float* row) const {
 
 namespace {
 
-constexpr const char* kFormat = "fsgen-power-model 2";
+constexpr const char* kFormat = "fsgen-power-model 3";
 
 std::vector<float> features_of(const CharPoint& p) {
   std::vector<float> f(p.h.begin(), p.h.end());
@@ -168,6 +169,7 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
     else ytr.push_back(float(p->dynamic_fj / elements));
     by_size[p->h] = {p->leakage_mw, p->area_um2};
   }
+  for (const auto& size : by_size) m.characterised_sizes.push_back(size.first);
   if (ytr.size() < 4) fail("dataset", kind + ": expected at least 4 training points, got " + std::to_string(ytr.size()));
   m.booster = std::make_unique<Booster>();
   m.booster->train(xtr, ytr, cols, rounds);
@@ -196,6 +198,21 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
 }
 
 }  // namespace
+
+std::string PowerModel::extrapolation(const std::string& kind, const std::vector<int>& h) const {
+  const PrimitivePowerModel& m = primitive(kind);
+  const std::vector<std::string>& names = primitive_def(kind).params;
+  std::string note;
+  for (size_t i = 0; i < h.size() && i < names.size(); ++i) {
+    std::set<int> seen;
+    for (const auto& size : m.characterised_sizes) seen.insert(size.at(i));
+    if (seen.count(h[i])) continue;
+    std::string values;
+    for (int v : seen) values += (values.empty() ? "" : ", ") + std::to_string(v);
+    note += (note.empty() ? "" : ", ") + names[i] + "=" + std::to_string(h[i]) + " (characterised " + values + ")";
+  }
+  return note;
+}
 
 const PrimitivePowerModel& PowerModel::primitive(const std::string& kind) const {
   auto it = primitives.find(kind);
@@ -282,6 +299,7 @@ void save_power_model(const PowerModel& m, const std::string& path) {
     e["area_um2"] = {{"a", p.area_um2.a}, {"b_per_size_term", p.area_um2.b}};
     e["quality"] = {{"train_points", p.quality.train_points}, {"test_points", p.quality.test_points},
                     {"test_mape_percent", p.quality.mape}, {"test_pearson_r", p.quality.pearson}};
+    e["characterised_sizes"] = p.characterised_sizes;
     e["booster"] = nlohmann::json::parse(p.booster->to_json());
     j["primitives"][kind] = e;
   }
@@ -319,6 +337,7 @@ PowerModel load_power_model(const std::string& path) {
       p.quality.test_points = e.at("quality").at("test_points");
       p.quality.mape = e.at("quality").at("test_mape_percent");
       p.quality.pearson = e.at("quality").at("test_pearson_r");
+      p.characterised_sizes = e.at("characterised_sizes").get<std::vector<std::vector<int>>>();
       p.booster = std::make_unique<Booster>();
       p.booster->from_json(e.at("booster").dump());
       p.trees = std::make_unique<TreeEnsemble>(e.at("booster").dump());

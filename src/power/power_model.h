@@ -72,6 +72,7 @@ struct PrimitivePowerModel {
   std::unique_ptr<TreeEnsemble> trees;  // the booster's trees, for prediction
   SizeFit leakage_mw, area_um2;
   ModelQuality quality;
+  std::vector<std::vector<int>> characterised_sizes;  // the hyperparameters of its training data
 };
 
 // A primitive instance's activity over some cycles: the model's features.
@@ -98,6 +99,10 @@ class PowerModel {
   }
   double leakage_mw(const std::string& kind, const std::vector<int>& h) const;
   double area_um2(const std::string& kind, const std::vector<int>& h) const;
+  // The hyperparameters of h no characterised point had, e.g. "R=8 (characterised 2, 4)":
+  // the model extrapolates there (per element for a size, from the nearest value for a
+  // kind such as SYSTOLIC). Empty when every value was characterised.
+  std::string extrapolation(const std::string& kind, const std::vector<int>& h) const;
 };
 
 // Holds out every fifth point (by key) to measure the model, trains on the rest.

@@ -17,7 +17,7 @@ namespace fsgen {
 struct ValidationRecord {
   std::string design, block, kind;
   std::vector<int> h;
-  std::string variant;  // "" when the block's RTL parameters are the characterised primitive's
+  std::string variant;  // "" when the block is characterised (BlockPower::variant_note)
   uint64_t cycles = 0, window = 0;
   double clock_mhz = 0;
   double alpha = 0, busy = 0, enable = 0, zeros = 0;  // the run's features (BlockPower)
@@ -41,7 +41,7 @@ struct MethodScore {
 
 struct ValidationSummary {
   std::vector<std::string> designs;
-  std::vector<bool> extrapolated;   // a block of the design is not a characterised variant
+  std::vector<bool> extrapolated;   // a block of the design is not characterised (its variant note)
   std::vector<bool> sparse;         // the design has value networks (sparse_net blocks)
   std::vector<double> golden_mw;    // per design, the sum over its modelled blocks
   std::vector<MethodScore> methods; // fsgen first, then the baselines

@@ -162,7 +162,8 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
     bp.block = b.name, bp.kind = b.kind, bp.h = hyperparameters_of(def, inst->params), bp.mw.assign(windows, 0.0);
     bp.model = "XGBoost primitive " + b.kind + " " + hyperparameter_text(bp.h, 'x');
     bp.leakage_mw = model.leakage_mw(b.kind, bp.h);
-    bp.variant_note = variant_difference(def, inst->params);
+    const std::string variant = variant_difference(def, inst->params), beyond = model.extrapolation(b.kind, bp.h);
+    bp.variant_note = variant + (!variant.empty() && !beyond.empty() ? ", " : "") + beyond;
     const ActivitySource source = activity_source(g, r, b);
     const auto [toggles, bits] = probe_toggles(source.probes, windows, window);
     const BlockActivity act = r.activity.count(source.timed_block) ? r.activity.at(source.timed_block) : BlockActivity{};
@@ -311,7 +312,7 @@ void print_power(const PowerTrace& t, std::ostream& out) {
     if (b.kind != "sram_macro")
       out << "; alpha " << b.alpha << ", busy " << b.busy << ", enabled " << b.enable << ", zeros " << b.zeros;
     out << ")\n";
-    if (!b.variant_note.empty()) out << "             extrapolated to another variant: " << b.variant_note << "\n";
+    if (!b.variant_note.empty()) out << "             extrapolated (not characterised): " << b.variant_note << "\n";
   }
   out << "  total     " << std::setw(10) << t.total_average_mw() << " mW over the modelled blocks\n";
   if (!t.not_modelled.empty()) {

@@ -28,8 +28,9 @@ struct BlockPower {
   // The run's features: input toggle rate, busy (streaming) share, enabled share (busy or
   // loading a stationary operand), zero-byte share.
   double alpha = 0, busy = 0, enable = 0, zeros = 0;
-  // Empty when the block's RTL parameters are the characterised primitive's; otherwise
-  // what differs (e.g. "RESCALE=1, characterised 0"): the estimate extrapolates.
+  // Empty when the block's RTL parameters are the characterised primitive's and its
+  // hyperparameters' values were all characterised; otherwise what differs (e.g.
+  // "RESCALE=1, characterised 0", "R=8 (characterised 2, 4)"): the estimate extrapolates.
   std::string variant_note;
 };
 
