@@ -58,14 +58,14 @@ design ws_n2_k4_slowmem   $WS 4 2 4  0.5 24 matmul $MM
 design ws_n4_k2_m8        $WS 8 4 2  1   6  matmul $MM
 design ws_n4_k4_narrow    $WS 4 4 4  2   4  matmul $MM --values normal --sigma 6
 design ws_n4_k4_big       $WS 8 4 4  2   8  matmul $BIG
-# Weight-stationary dot arrays whose accumulator cache (ACC bytes: 1 to 4 tiles of m x n
-# INT32 cells) is below the memory-macro threshold: a flip-flop register file, scored as an
+# Weight-stationary dot arrays whose accumulator cache (ACC bytes: 2 or 4 tiles of m x n
+# INT32 cells; this loop order keeps 2 output tiles live) is below the memory-macro threshold: a flip-flop register file, scored as an
 # acc_cache with the array.
-ACC=64  design ws_n4_k4_rf1      $WS 4 4 4  2   4  matmul $MM
-ACC=128 design ws_n4_k4_rf2_z50  $WS 4 4 4  2   4  matmul $MM --zeros 0.5
+ACC=128 design ws_n4_k4_rf2      $WS 4 4 4  2   4  matmul $MM
+ACC=256 design ws_n4_k4_rf4_z50  $WS 4 4 4  2   4  matmul $MM --zeros 0.5
 ACC=64  design ws_n2_k4_rf2      $WS 4 2 4  1   4  matmul $MM
 ACC=256 design ws_n4_k2_rf4      $WS 4 4 2  1   4  matmul $MM
-ACC=32  design ws_n2_k2_rf1_narrow $WS 4 2 2 1  4  matmul $MM --values normal --sigma 6
+ACC=128 design ws_n2_k2_rf4_narrow $WS 4 2 2 1  4  matmul $MM --values normal --sigma 6
 # Variants outside the characterised primitives.
 design is_m4_k4          $IS 4 4 4  2   4  matmul $MM
 design is_m2_k4_z50       $IS 2 4 4  2   4  matmul $MM --zeros 0.5
