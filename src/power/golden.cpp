@@ -74,16 +74,19 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
 std::vector<GoldenBlockPower> golden_block_power(const Graph& g, const Program& p, const std::vector<std::string>& blocks,
                                                  const std::string& liberty_file,
                                                  const std::string& rtl_root, const std::string& work_dir) {
+  std::vector<ArrayInstance> instances;  // all checked before the (slow) RTL run
+  for (const auto& b : blocks) {
+    const auto inst = block_instance(g, b);
+    if (!inst) fail("block '" + b + "'", "no RTL instance the power flow replays (PE arrays, value networks, accumulator caches)");
+    instances.push_back(*inst);
+  }
   fs::create_directories(work_dir);
   const std::string vcd = (fs::path(work_dir) / (g.spec.name + "_kernel.vcd")).string();
   const RunResult rtl = run_on_verilator(g, p, rtl_root, false, vcd);
   const Liberty lib = prepare_liberty(liberty_file, work_dir);
   std::vector<GoldenBlockPower> out;
-  for (const auto& b : blocks) {
-    const auto inst = block_instance(g, b);
-    if (!inst) fail("block '" + b + "'", "no RTL instance the power flow replays (PE arrays, value networks, accumulator caches)");
-    out.push_back(replay_block(g, b, *inst, lib, vcd, rtl.cycles, work_dir));
-  }
+  for (size_t i = 0; i < blocks.size(); ++i)
+    out.push_back(replay_block(g, blocks[i], instances[i], lib, vcd, rtl.cycles, work_dir));
   fs::remove(vcd);
   return out;
 }
