@@ -180,10 +180,7 @@ TEST(GoldenPower, ReplaysTheValueNetworks) {
 TEST(GoldenPower, ReplaysTheAccumulatorCache) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
   const std::string dir = test::scratch_dir("golden_acc");
-  std::string spec = test::tiny_matmul_core_spec();
-  spec.replace(spec.find("a: {loop_order: output_stationary"), 33, "a: {loop_order: weight_stationary");
-  spec += "caches: {acc_a: 64}\n";
-  const Graph g = elaborate(parse_spec_text(spec, "tiny_ws.yaml"));
+  const Graph g = elaborate(parse_spec_text(test::tiny_ws_core_spec(), "tiny_ws.yaml"));
   MatmulProblem p;
   p.m = 4;
   p.n = 8;

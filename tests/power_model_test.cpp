@@ -198,10 +198,7 @@ TEST(PowerEstimate, AccumulatorCacheFromItsArraysOutput) {
         d.points.push_back(p);
       }
   const PowerModel m = train_power_model(d, 50);
-  std::string spec = test::tiny_matmul_core_spec();
-  spec.replace(spec.find("a: {loop_order: output_stationary"), 33, "a: {loop_order: weight_stationary");
-  spec += "caches: {acc_a: 64}\n";
-  const Graph g = elaborate(parse_spec_text(spec, "tiny_ws.yaml"));
+  const Graph g = elaborate(parse_spec_text(test::tiny_ws_core_spec(), "tiny_ws.yaml"));
   MatmulProblem mp;
   mp.m = 4;
   mp.n = 8;

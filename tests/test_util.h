@@ -63,6 +63,14 @@ inline std::string tiny_matmul_core_spec() {
          "  b: {loop_order: output_stationary, tiling: {m: 2, n: 8, k: 4}}\nkernels: [matmul]\n";
 }
 
+// The same core with a weight-stationary dot array a and a flip-flop accumulator cache of
+// two 2 x 4 output tiles (64 bytes, below the memory-macro threshold).
+inline std::string tiny_ws_core_spec() {
+  std::string spec = tiny_matmul_core_spec();
+  spec.replace(spec.find("a: {loop_order: output_stationary"), 33, "a: {loop_order: weight_stationary");
+  return spec + "caches: {acc_a: 64}\n";
+}
+
 // A minimal valid spec; tests replace lines of it to make it invalid.
 inline std::string base_spec() {
   return "name: t\n"

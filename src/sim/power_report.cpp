@@ -136,7 +136,7 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
   t.simulate_seconds = r.wall_seconds;
   const auto t0 = std::chrono::steady_clock::now();
   t.cycles = r.cycles;
-  const uint64_t windows = (r.cycles + window - 1) / window;
+  const uint64_t windows = t.windows();
   // The fast model times a dense design's phases without data; a design whose tile times
   // depend on the data (value-sparse, compressed) takes the cycle model's own spans.
   t.timeline_from_cycle_model = g.sparse.timing_depends_on_data();
@@ -198,7 +198,7 @@ namespace {
 
 // A per-cycle golden trace averaged over the trace's windows.
 std::vector<double> golden_windows(const PowerTrace& t, const std::vector<double>& per_cycle) {
-  std::vector<double> w(t.cycles ? (t.cycles + t.window - 1) / t.window : 0, 0.0);
+  std::vector<double> w(t.windows(), 0.0);
   for (size_t cyc = 0; cyc < per_cycle.size(); ++cyc)
     if (cyc / t.window < w.size())
       w[cyc / t.window] += per_cycle[cyc] / double(std::min<uint64_t>(t.window, t.cycles - cyc / t.window * t.window));
@@ -247,7 +247,7 @@ std::vector<GoldenComparison> compare_to_golden(const PowerTrace& t, const std::
 }
 
 TraceAgreement design_trace_agreement(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden) {
-  const size_t windows = t.cycles ? (t.cycles + t.window - 1) / t.window : 0;
+  const size_t windows = t.windows();
   std::vector<double> predicted(windows, 0.0), golden_cycles(t.cycles, 0.0);
   double predicted_mw = 0, golden_mw = 0;
   for (const auto& gb : golden) {

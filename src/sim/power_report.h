@@ -42,6 +42,7 @@ struct PowerTrace {
   std::vector<std::string> not_modelled;  // blocks of the graph without a trained primitive
   bool timeline_from_cycle_model = false;  // busy windows from the SystemC run's spans (else the fast model's)
   double total_average_mw() const;
+  uint64_t windows() const { return (cycles + window - 1) / window; }  // the last may be short
   double simulate_seconds = 0, estimate_seconds = 0;  // wall: the SystemC run, the power estimate
 };
 
