@@ -25,7 +25,12 @@ namespace {
   "design,block,kind,h,variant,cycles,window,clock_mhz,alpha,busy,enable,zeros,predicted_mw,golden_mw," \
   "predicted_leakage_mw,golden_leakage_mw,predicted_area_um2,golden_area_um2,trace_r,trace_nrmse"
 constexpr const char* kHeader = FSGEN_RECORD_COLUMNS ",design_trace_r,design_trace_nrmse";
-constexpr size_t kFields = 22;
+constexpr size_t fields_of(const char* header) {
+  size_t n = 1;
+  for (; *header; ++header) n += *header == ',';
+  return n;
+}
+constexpr size_t kFields = fields_of(kHeader);
 // Records written before the design traces were kept: read with those unknown (nan), and
 // upgraded in place when a design is appended.
 constexpr const char* kHeaderWithoutDesignTraces = FSGEN_RECORD_COLUMNS;
