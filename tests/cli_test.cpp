@@ -78,6 +78,9 @@ TEST(Cli, PowerErrorsAreOneLine) {
   const CliRun record = fsgen_cli("power examples/os_8x8.yaml --record " + dir + "/r.csv");
   EXPECT_EQ(record.status, 1);
   EXPECT_NE(record.out.find("--record: records need the golden power: add --golden"), std::string::npos) << record.out;
+  const CliRun golden_csv = fsgen_cli("power examples/os_8x8.yaml --golden-csv " + dir + "/g.csv");
+  EXPECT_EQ(golden_csv.status, 1);
+  EXPECT_NE(golden_csv.out.find("--golden-csv: the golden trace needs the golden power: add --golden"), std::string::npos);
   const CliRun model = fsgen_cli("train data/power/fsgen45.csv -o " + dir + "/m.json");
   ASSERT_EQ(model.status, 0) << model.out;
   const CliRun lib = fsgen_cli("power examples/os_8x8.yaml --power-model " + dir + "/m.json --liberty " + dir + "/none.lib");

@@ -155,6 +155,39 @@ TEST(FastModel, CycleModelSpansGiveTheSameTimeline) {
     }
 }
 
+// Every operand byte an array counts is sampled in the cycle its registers hold it (one
+// after its enabled cycle), so a trace's zero share can follow the run window by window;
+// the samples survive the run record's round trip.
+TEST(FastModel, OperandSamplesAreTheActivityCycleByCycle) {
+  const Graph g = graph_of(kCachedWs);
+  AttentionProblem ap;
+  ap.q_heads = 2;
+  ap.tokens = 40;
+  const RunResult r = run_on_systemc(g, compile_attention(g, ap).program);
+  const RunResult back = decode_run_result(encode_run_result(r));
+  for (const char* array : {"array_a", "array_b"}) {
+    const ArrayTimeline& t = r.timelines.at(array);
+    ASSERT_FALSE(t.operands.empty()) << array;
+    uint64_t bytes = 0, zeros = 0, previous = 0;
+    size_t span = 0;
+    for (const OperandSample& o : t.operands) {
+      EXPECT_GT(o.cycle, previous) << array;  // one sample per cycle, in order
+      previous = o.cycle;
+      while (span < t.enabled.size() && t.enabled[span].start + t.enabled[span].cycles < o.cycle) ++span;
+      ASSERT_LT(span, t.enabled.size()) << array << " cycle " << o.cycle;
+      EXPECT_GE(o.cycle, t.enabled[span].start + 1) << array;
+      EXPECT_LE(o.zeros, o.bytes);
+      bytes += o.bytes, zeros += o.zeros;
+    }
+    EXPECT_EQ(bytes, r.activity.at(array).operand_bytes) << array;
+    EXPECT_EQ(zeros, r.activity.at(array).zero_bytes) << array;
+    const ArrayTimeline& decoded = back.timelines.at(array);
+    ASSERT_EQ(decoded.operands.size(), t.operands.size());
+    EXPECT_EQ(decoded.operands.back().cycle, t.operands.back().cycle);
+    EXPECT_EQ(decoded.operands.back().zeros, t.operands.back().zeros);
+  }
+}
+
 TEST(FastModel, ProgramWithoutStartIsAUserError) {
   Program p;
   p.kernel = "empty";

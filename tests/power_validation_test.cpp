@@ -152,6 +152,12 @@ TEST(PowerValidation, DesignTraceIsTheSumOfItsBlocks) {
   EXPECT_DOUBLE_EQ(d.golden_mw, 3.5);
   EXPECT_NEAR(d.r, 1.0, 1e-12);  // predicted 3, 5 against golden 2.5, 4.5
   EXPECT_NEAR(d.nrmse, 0.5 / 3.5, 1e-12);
+  // The same traces as CSV, the golden averaged over each window.
+  std::ostringstream csv;
+  write_golden_trace_csv(t, {ga, gb}, csv);
+  EXPECT_EQ(csv.str(),
+            "cycle,array_a_predicted_mw,array_a_golden_mw,net_x_predicted_mw,net_x_golden_mw,together_predicted_mw,"
+            "together_golden_mw\n0,1,2,2,0.5,3,2.5\n2,3,2,2,2.5,5,4.5\n");
 }
 
 }  // namespace

@@ -518,7 +518,8 @@ int run(int argc, char** argv) {
   add_macro_options(pow, macro_opts);
   pow->add_option("-o,--out", out_root, "output root folder: the liberty copy, and the RTL and gate-level builds of --golden")
       ->capture_default_str();
-  std::string record_path, record_name;
+  std::string record_path, record_name, golden_csv;
+  pow->add_option("--golden-csv", golden_csv, "--golden: write the predicted and golden traces per block and window (CSV)");
   pow->add_option("--record", record_path, "--golden: append the blocks' validation records to this CSV");
   pow->add_option("--record-name", record_name, "--record: the design's name in the records (default: the spec's)");
 
@@ -643,6 +644,7 @@ int run(int argc, char** argv) {
   };
   if (pow->parsed()) {
     if (!golden && !record_path.empty()) fail("--record", "records need the golden power: add --golden");
+    if (!golden && !golden_csv.empty()) fail("--golden-csv", "the golden trace needs the golden power: add --golden");
     const Graph g = elaborate(parse_spec_file(spec_path));
     const PowerModel pm = load_power_model(power_model);
     const Program prog = compile_chosen(g).program;
@@ -662,6 +664,8 @@ int run(int argc, char** argv) {
       const auto comparison = compare_to_golden(t, golden_power, pm);
       const TraceAgreement together = design_trace_agreement(t, golden_power);
       print_golden_comparison(comparison, together, std::cout);
+      if (!golden_csv.empty())
+        write_file_atomically(golden_csv, [&](std::ostream& o) { write_golden_trace_csv(t, golden_power, o); });
       if (!record_path.empty())
         append_validation_records(record_path,
                                   validation_records(record_name.empty() ? g.spec.name : record_name, t, comparison, together));

@@ -38,9 +38,12 @@ ActivityTimeline ActivityTimeline::from_spans(const RunResult& r, uint64_t windo
   ActivityTimeline t;
   t.window = window;
   t.expected_windows = windows;
+  // A span's enable is high in cycles [start, start + cycles); its registers take the
+  // operands at the edges that end them, so its switching (and its probes' toggles) falls
+  // one cycle later.
   for (const auto& [block, spans] : r.timelines) {
-    for (const CycleSpan& s : spans.busy) t.add(block, s.start, s.cycles, double(s.cycles));
-    for (const CycleSpan& s : spans.enabled) t.add_enabled(block, s.start, s.cycles, double(s.cycles));
+    for (const CycleSpan& s : spans.busy) t.add(block, s.start + 1, s.cycles, double(s.cycles));
+    for (const CycleSpan& s : spans.enabled) t.add_enabled(block, s.start + 1, s.cycles, double(s.cycles));
   }
   return t;
 }

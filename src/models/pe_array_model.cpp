@@ -12,8 +12,6 @@ namespace fsgen {
 
 namespace {
 
-uint64_t count_zeros(const uint8_t* v, size_t n) { return static_cast<uint64_t>(std::count(v, v + n, uint8_t{0})); }
-
 // The partial sum a write starts from (fsgen_array_os.v / fsgen_acc_cache.v).
 int32_t base_of(int32_t old, Accumulate mode, uint32_t alpha) {
   switch (mode) {
@@ -44,8 +42,8 @@ class OsArrayModel : public PeArrayModel {
         x_probe_.update(cycle0 + kk + 1, x_.data());
         w_probe_.update(cycle0 + kk + 1, w_.data());
       }
-      act_.operand_bytes += tm_ + tn_;
-      act_.zero_bytes += count_zeros(x_.data(), tm_) + count_zeros(w_.data(), tn_);
+      record_operands(act_, timeline_, cycle0 + kk + 1, x_.data(), tm_);
+      record_operands(act_, timeline_, cycle0 + kk + 1, w_.data(), tn_);
       const Accumulate step = kk == 0 ? mode : Accumulate::kAdd;
       for (uint32_t i = 0; i < tm_; ++i) {
         const int32_t xi = static_cast<int8_t>(x_[i]);
@@ -121,8 +119,7 @@ class DotArrayModel : public PeArrayModel {
     for (uint32_t kk = 0; kk < stream_; ++kk) {
       gather_x(kk, a, b);
       x_probe_.update(c + kk + 1, x_.data());
-      act_.operand_bytes += tk_;
-      act_.zero_bytes += count_zeros(x_.data(), tk_);
+      record_operands(act_, timeline_, c + kk + 1, x_.data(), tk_);
       if (compressed_) compressed_sums();
       else
         for (uint32_t p = 0; p < lanes_; ++p) {
@@ -151,8 +148,7 @@ class DotArrayModel : public PeArrayModel {
     for (uint32_t r = 0; r < s_rows_; ++r) {
       for (uint32_t e = 0; e < width; ++e) w_[e] = weight_ ? b.at(r, e) : a.at(r, e);
       w_probe_.update(c + r + 1, w_.data());
-      act_.operand_bytes += width;
-      act_.zero_bytes += count_zeros(w_.data(), width);
+      record_operands(act_, timeline_, c + r + 1, w_.data(), width);
       if (weight_)
         for (uint32_t p = 0; p < lanes_; ++p) s_[size_t(p) * tk_ + r] = static_cast<int8_t>(w_[p]);
       else

@@ -1,5 +1,6 @@
 #include "models/run_result.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -83,7 +84,7 @@ struct RunResultCodec {
   }
 
   void encode(const RunResult& r) {
-    str("fsgen-run-5");
+    str("fsgen-run-6");
     str(r.model);
     u64(r.cycles);
     f64(r.wall_seconds);
@@ -132,12 +133,18 @@ struct RunResultCodec {
           u64(sp.cycles);
         }
       }
+      u64(t.operands.size());
+      for (const OperandSample& o : t.operands) {
+        u64(o.cycle);
+        u64(o.bytes);
+        u64(o.zeros);
+      }
     }
   }
 
   RunResult decode() {
     RunResult r;
-    if (get_str() != "fsgen-run-5") fail("run result", "not an fsgen run record");
+    if (get_str() != "fsgen-run-6") fail("run result", "not an fsgen run record");
     r.model = get_str();
     r.cycles = get_u64();
     r.wall_seconds = get_f64();
@@ -183,10 +190,27 @@ struct RunResultCodec {
           const uint64_t start = get_u64();
           spans->push_back({start, get_u64()});
         }
+      for (uint64_t m = get_u64(), j = 0; j < m; ++j) {
+        OperandSample o;
+        o.cycle = get_u64();
+        o.bytes = static_cast<uint32_t>(get_u64());
+        o.zeros = static_cast<uint32_t>(get_u64());
+        t.operands.push_back(o);
+      }
     }
     return r;
   }
 };
+
+void record_operands(BlockActivity& act, ArrayTimeline& timeline, uint64_t cycle, const uint8_t* v, size_t n) {
+  const auto zeros = static_cast<uint32_t>(std::count(v, v + n, uint8_t{0}));
+  act.operand_bytes += n;
+  act.zero_bytes += zeros;
+  if (timeline.operands.empty() || timeline.operands.back().cycle != cycle)
+    timeline.operands.push_back({cycle, 0, 0});
+  timeline.operands.back().bytes += static_cast<uint32_t>(n);
+  timeline.operands.back().zeros += zeros;
+}
 
 std::string encode_run_result(const RunResult& r) {
   RunResultCodec c;

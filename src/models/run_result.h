@@ -79,12 +79,25 @@ struct CycleSpan {
   uint64_t start = 0, cycles = 0;
 };
 
+// The operand bytes a PE array was presented in one cycle, and how many of them were zero.
+struct OperandSample {
+  uint64_t cycle = 0;
+  uint32_t bytes = 0, zeros = 0;
+};
+
 // When each PE array worked (SystemC only): the cycles it streamed operands (busy) and
 // those with an enable high (streaming, or loading a stationary operand). Power traces of
-// designs whose tile times depend on the data take their busy windows from these.
+// designs whose tile times depend on the data take their busy windows from these; every
+// trace takes its zero-operand share window by window from the operand samples (a
+// design's zeros come in runs: a zero tile row, a pruned block).
 struct ArrayTimeline {
   std::vector<CycleSpan> busy, enabled;
+  std::vector<OperandSample> operands;  // in cycle order, one per cycle with operands
 };
+
+// An array's n operand bytes v presented in `cycle`: counted in its activity and sampled
+// in its timeline (bytes presented in the same cycle join one sample).
+void record_operands(BlockActivity& act, ArrayTimeline& timeline, uint64_t cycle, const uint8_t* v, size_t n);
 
 struct RunResult {
   std::string model;  // "systemc" or "verilator"

@@ -111,8 +111,8 @@ class SparseOsArrayModel : public PeArrayModel {
       }
     x_probe_.update(c + 1, x_.data());
     w_probe_.update(c + 1, w_.data());
-    act_.operand_bytes += x_.size() + w_.size();
-    act_.zero_bytes += std::count(x_.begin(), x_.end(), uint8_t{0}) + std::count(w_.begin(), w_.end(), uint8_t{0});
+    record_operands(act_, timeline_, c + 1, x_.data(), x_.size());
+    record_operands(act_, timeline_, c + 1, w_.data(), w_.size());
     accumulate(mode);
   }
 

@@ -11,7 +11,6 @@
 #include "core/error.h"
 #include "core/statistics.h"
 #include "models/fast_model.h"
-#include "models/kernel_regs.h"
 #include "models/platform.h"
 #include "power/characterize.h"
 #include "sim/tools.h"
@@ -85,6 +84,21 @@ std::pair<std::vector<double>, uint64_t> probe_toggles(const std::vector<const T
   return {t, bits};
 }
 
+// The zero share of the operands `block` was presented in each window; a window without
+// operands takes the run's share (the registers hold what the block saw last).
+std::vector<double> window_zeros(const RunResult& r, const std::string& block, uint64_t windows, uint64_t window,
+                                 double run_share) {
+  std::vector<double> bytes(windows, 0.0), zeros(windows, 0.0);
+  const auto it = r.timelines.find(block);
+  if (it != r.timelines.end())
+    for (const OperandSample& o : it->second.operands)
+      if (o.cycle / window < windows) bytes[o.cycle / window] += o.bytes, zeros[o.cycle / window] += o.zeros;
+  std::vector<double> share(windows, run_share);
+  for (uint64_t w = 0; w < windows; ++w)
+    if (bytes[w] > 0) share[w] = zeros[w] / bytes[w];
+  return share;
+}
+
 const std::vector<double>* find_or_null(const std::map<std::string, std::vector<double>>& m, const std::string& key) {
   const auto it = m.find(key);
   return it == m.end() ? nullptr : &it->second;
@@ -137,11 +151,9 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
   const auto t0 = std::chrono::steady_clock::now();
   t.cycles = r.cycles;
   const uint64_t windows = t.windows();
-  // The fast model times a dense design's phases without data; a design whose tile times
-  // depend on the data (value-sparse, compressed) takes the cycle model's own spans.
-  t.timeline_from_cycle_model = g.sparse.timing_depends_on_data();
-  const ActivityTimeline timeline = t.timeline_from_cycle_model ? ActivityTimeline::from_spans(r, window, windows)
-                                                                : run_fast(g, registers_at_start(p), window).timeline;
+  // Every PE array's busy and enabled cycles as the cycle model ran them (a data-dependent
+  // design's tile times included), in the windows of its probes.
+  const ActivityTimeline timeline = ActivityTimeline::from_spans(r, window, windows);
   for (const auto& b : g.blocks) {
     const auto macro = std::find_if(macros.macros.begin(), macros.macros.end(), [&](const MemoryMacro& m) { return m.block == b.name; });
     if (macro != macros.macros.end()) {
@@ -168,6 +180,7 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
     const auto [toggles, bits] = probe_toggles(source.probes, windows, window);
     const BlockActivity act = r.activity.count(source.timed_block) ? r.activity.at(source.timed_block) : BlockActivity{};
     bp.zeros = act.operand_bytes ? double(act.zero_bytes) / double(act.operand_bytes) : 0.0;
+    const std::vector<double> zeros = window_zeros(r, source.timed_block, windows, window, bp.zeros);
     const std::vector<double>* busy = find_or_null(timeline.busy, source.timed_block);
     const std::vector<double>* enabled = find_or_null(timeline.enabled, source.timed_block);
     std::vector<PrimitiveActivity> activity(windows);
@@ -177,7 +190,7 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
       // A block timed by its array acts in the array's stream cycles, not its loads.
       const bool own = source.timed_block == b.name;
       const double enabled_w = own && enabled && w < enabled->size() ? (*enabled)[w] : busy_w;
-      activity[w] = {bits ? toggles[w] / (double(bits) * len) : 0.0, enabled_w / len, bp.zeros};
+      activity[w] = {bits ? toggles[w] / (double(bits) * len) : 0.0, enabled_w / len, zeros[w]};
       bp.alpha += activity[w].alpha * len / double(r.cycles);
       bp.busy += busy_w / double(r.cycles);
       bp.enable += enabled_w / double(r.cycles);
@@ -303,9 +316,7 @@ void print_golden_comparison(const std::vector<GoldenComparison>& c, const Trace
 void print_power(const PowerTrace& t, std::ostream& out) {
   out << "power of " << t.kernel << " on design " << t.design << " (" << t.cycles << " cycles at " << t.clock_mhz
       << " MHz)\n  models: fsgen hierarchical XGBoost primitive models and the SRAM macro model; activity from the "
-         "SystemC model's toggles and accesses and "
-      << (t.timeline_from_cycle_model ? "its own busy spans (a data-dependent design)" : "the fast model's busy windows")
-      << " in windows of " << t.window << " cycles\n" << std::fixed << std::setprecision(3);
+         "SystemC model's toggles, accesses and busy spans in windows of " << t.window << " cycles\n" << std::fixed << std::setprecision(3);
   for (const auto& b : t.blocks) {
     out << "  " << std::left << std::setw(10) << b.block << std::right << std::setw(10) << b.average_mw << " mW  ("
         << b.model << "; leakage " << b.leakage_mw << " mW";
@@ -334,6 +345,24 @@ void write_power_csv(const PowerTrace& t, std::ostream& out) {
     double total = 0;
     for (const auto& b : t.blocks) out << "," << b.mw[w], total += b.mw[w];
     out << "," << total << "\n";
+  }
+}
+
+void write_golden_trace_csv(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden, std::ostream& out) {
+  std::vector<std::pair<const BlockPower*, std::vector<double>>> compared;
+  for (const auto& gb : golden)
+    if (const BlockPower* b = find_block(t, gb.block)) compared.emplace_back(b, golden_windows(t, gb.mw));
+  out << "cycle";
+  for (const auto& [b, g] : compared) out << "," << b->block << "_predicted_mw," << b->block << "_golden_mw";
+  out << ",together_predicted_mw,together_golden_mw\n";
+  for (size_t w = 0; w < t.windows(); ++w) {
+    out << w * t.window;
+    double predicted = 0, gold = 0;
+    for (const auto& [b, g] : compared) {
+      out << "," << b->mw[w] << "," << g[w];
+      predicted += b->mw[w], gold += g[w];
+    }
+    out << "," << predicted << "," << gold << "\n";
   }
 }
 

@@ -40,7 +40,6 @@ struct PowerTrace {
   uint64_t cycles = 0, window = 0;
   std::vector<BlockPower> blocks;
   std::vector<std::string> not_modelled;  // blocks of the graph without a trained primitive
-  bool timeline_from_cycle_model = false;  // busy windows from the SystemC run's spans (else the fast model's)
   double total_average_mw() const;
   uint64_t windows() const { return (cycles + window - 1) / window; }  // the last may be short
   double simulate_seconds = 0, estimate_seconds = 0;  // wall: the SystemC run, the power estimate
@@ -78,6 +77,8 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
 
 void print_power(const PowerTrace& t, std::ostream& out);
 void write_power_csv(const PowerTrace& t, std::ostream& out);
+// The predicted and golden traces of every compared block and of their sum, window by window.
+void write_golden_trace_csv(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden, std::ostream& out);
 // Real-valued signals, one per block and the total, in mW (GTKWave opens it).
 void write_power_vcd(const PowerTrace& t, std::ostream& out);
 // A PNG of the trace drawn by gnuplot (UserError when gnuplot is missing or fails).
