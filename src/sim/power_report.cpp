@@ -104,9 +104,9 @@ const std::vector<double>* find_or_null(const std::map<std::string, std::vector<
   return it == m.end() ? nullptr : &it->second;
 }
 
-// A memory macro's power per window: its accesses placed where its array is busy.
+// A memory macro's power per window of trace t: its accesses placed where its array is busy.
 BlockPower macro_power(const MemoryMacro& m, const BlockActivity& accesses, const std::vector<double>& array_busy,
-                       uint64_t cycles, uint64_t window, double clock_mhz) {
+                       const PowerTrace& t) {
   BlockPower bp;
   bp.block = m.block, bp.kind = "sram_macro", bp.h = {int(m.bytes), int(m.word_bits)};
   std::ostringstream d;
@@ -118,14 +118,52 @@ BlockPower macro_power(const MemoryMacro& m, const BlockActivity& accesses, cons
   const double energy_pj = double(accesses.reads) * m.read_pj + double(accesses.writes) * m.write_pj;
   double busy_total = 0;
   for (double b : array_busy) busy_total += b;
-  const uint64_t windows = (cycles + window - 1) / window;
-  bp.mw.assign(windows, bp.leakage_mw);
+  bp.mw.assign(t.windows(), bp.leakage_mw);
+  for (uint64_t w = 0; w < t.windows(); ++w) {
+    const double len = double(t.window_cycles(w)), busy_w = w < array_busy.size() ? array_busy[w] : 0.0;
+    const double share = busy_total > 0 ? busy_w / busy_total : len / double(t.cycles);
+    bp.mw[w] += energy_pj * share / len * t.clock_mhz * 1e-3;  // pJ per cycle x cycles per us -> mW
+    bp.average_mw += bp.mw[w] * len / double(t.cycles);
+    bp.busy += busy_w / double(t.cycles);
+  }
+  return bp;
+}
+
+// A block of a characterised primitive, per window of trace t: its activity from the run
+// (where activity_source observes it), the primitive's model for the dynamic energy.
+BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTimeline& timeline, const Block& b,
+                           const ArrayInstance& inst, const PowerModel& model, const PowerTrace& t) {
+  const PrimitiveDef& def = primitive_def(b.kind);
+  const uint64_t windows = t.windows();
+  BlockPower bp;
+  bp.block = b.name, bp.kind = b.kind, bp.h = hyperparameters_of(def, inst.params), bp.mw.assign(windows, 0.0);
+  bp.model = "XGBoost primitive " + b.kind + " " + hyperparameter_text(bp.h, 'x');
+  bp.leakage_mw = model.leakage_mw(b.kind, bp.h);
+  const std::string variant = variant_difference(def, inst.params), beyond = model.extrapolation(b.kind, bp.h);
+  bp.variant_note = variant + (!variant.empty() && !beyond.empty() ? ", " : "") + beyond;
+  const ActivitySource source = activity_source(g, r, b);
+  const auto [toggles, bits] = probe_toggles(source.probes, windows, t.window);
+  const BlockActivity act = r.activity.count(source.timed_block) ? r.activity.at(source.timed_block) : BlockActivity{};
+  bp.zeros = act.operand_bytes ? double(act.zero_bytes) / double(act.operand_bytes) : 0.0;
+  const std::vector<double> zeros = window_zeros(r, source.timed_block, windows, t.window, bp.zeros);
+  const std::vector<double>* busy = find_or_null(timeline.busy, source.timed_block);
+  const std::vector<double>* enabled = find_or_null(timeline.enabled, source.timed_block);
+  // A block timed by its array acts in the array's stream cycles, not its loads.
+  const bool own = source.timed_block == b.name;
+  std::vector<PrimitiveActivity> activity(windows);
   for (uint64_t w = 0; w < windows; ++w) {
-    const double len = double(std::min<uint64_t>(window, cycles - w * window));
-    const double share = busy_total > 0 ? (w < array_busy.size() ? array_busy[w] : 0.0) / busy_total : len / double(cycles);
-    bp.mw[w] += energy_pj * share / len * clock_mhz * 1e-3;  // pJ per cycle x cycles per us -> mW
-    bp.average_mw += bp.mw[w] * len / double(cycles);
-    bp.busy += (w < array_busy.size() ? array_busy[w] : 0.0) / double(cycles);
+    const double len = double(t.window_cycles(w));
+    const double busy_w = busy && w < busy->size() ? (*busy)[w] : 0.0;
+    const double enabled_w = own && enabled && w < enabled->size() ? (*enabled)[w] : busy_w;
+    activity[w] = {bits ? toggles[w] / (double(bits) * len) : 0.0, enabled_w / len, zeros[w]};
+    bp.alpha += activity[w].alpha * len / double(t.cycles);
+    bp.busy += busy_w / double(t.cycles);
+    bp.enable += enabled_w / double(t.cycles);
+  }
+  const std::vector<double> fj = model.dynamic_fj(b.kind, bp.h, activity);
+  for (uint64_t w = 0; w < windows; ++w) {
+    bp.mw[w] = fj[w] * t.clock_mhz * 1e-6 + bp.leakage_mw;  // fJ per cycle x cycles per us -> mW
+    bp.average_mw += bp.mw[w] * double(t.window_cycles(w)) / double(t.cycles);
   }
   return bp;
 }
@@ -150,58 +188,21 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
   t.simulate_seconds = r.wall_seconds;
   const auto t0 = std::chrono::steady_clock::now();
   t.cycles = r.cycles;
-  const uint64_t windows = t.windows();
   // Every PE array's busy and enabled cycles as the cycle model ran them (a data-dependent
   // design's tile times included), in the windows of its probes.
-  const ActivityTimeline timeline = ActivityTimeline::from_spans(r, window, windows);
+  const ActivityTimeline timeline = ActivityTimeline::from_spans(r, window, t.windows());
   for (const auto& b : g.blocks) {
     const auto macro = std::find_if(macros.macros.begin(), macros.macros.end(), [&](const MemoryMacro& m) { return m.block == b.name; });
     if (macro != macros.macros.end()) {
       const std::string array = "array_" + b.name.substr(b.name.rfind('_') + 1);
-      const auto busy = timeline.busy.find(array);
+      const std::vector<double>* busy = find_or_null(timeline.busy, array);
       const BlockActivity acc = r.activity.count(b.name) ? r.activity.at(b.name) : BlockActivity{};
-      t.blocks.push_back(macro_power(*macro, acc, busy != timeline.busy.end() ? busy->second : std::vector<double>{},
-                                     r.cycles, window, t.clock_mhz));
+      t.blocks.push_back(macro_power(*macro, acc, busy ? *busy : std::vector<double>{}, t));
       continue;
     }
     const std::optional<ArrayInstance> inst = block_instance(g, b.name);
-    if (!inst || !model.primitives.count(b.kind)) {
-      t.not_modelled.push_back(b.name);
-      continue;
-    }
-    const PrimitiveDef& def = primitive_def(b.kind);
-    BlockPower bp;
-    bp.block = b.name, bp.kind = b.kind, bp.h = hyperparameters_of(def, inst->params), bp.mw.assign(windows, 0.0);
-    bp.model = "XGBoost primitive " + b.kind + " " + hyperparameter_text(bp.h, 'x');
-    bp.leakage_mw = model.leakage_mw(b.kind, bp.h);
-    const std::string variant = variant_difference(def, inst->params), beyond = model.extrapolation(b.kind, bp.h);
-    bp.variant_note = variant + (!variant.empty() && !beyond.empty() ? ", " : "") + beyond;
-    const ActivitySource source = activity_source(g, r, b);
-    const auto [toggles, bits] = probe_toggles(source.probes, windows, window);
-    const BlockActivity act = r.activity.count(source.timed_block) ? r.activity.at(source.timed_block) : BlockActivity{};
-    bp.zeros = act.operand_bytes ? double(act.zero_bytes) / double(act.operand_bytes) : 0.0;
-    const std::vector<double> zeros = window_zeros(r, source.timed_block, windows, window, bp.zeros);
-    const std::vector<double>* busy = find_or_null(timeline.busy, source.timed_block);
-    const std::vector<double>* enabled = find_or_null(timeline.enabled, source.timed_block);
-    std::vector<PrimitiveActivity> activity(windows);
-    for (uint64_t w = 0; w < windows; ++w) {
-      const double len = double(std::min<uint64_t>(window, r.cycles - w * window));
-      const double busy_w = busy && w < busy->size() ? (*busy)[w] : 0.0;
-      // A block timed by its array acts in the array's stream cycles, not its loads.
-      const bool own = source.timed_block == b.name;
-      const double enabled_w = own && enabled && w < enabled->size() ? (*enabled)[w] : busy_w;
-      activity[w] = {bits ? toggles[w] / (double(bits) * len) : 0.0, enabled_w / len, zeros[w]};
-      bp.alpha += activity[w].alpha * len / double(r.cycles);
-      bp.busy += busy_w / double(r.cycles);
-      bp.enable += enabled_w / double(r.cycles);
-    }
-    const std::vector<double> fj = model.dynamic_fj(b.kind, bp.h, activity);
-    for (uint64_t w = 0; w < windows; ++w) {
-      const double len = double(std::min<uint64_t>(window, r.cycles - w * window));
-      bp.mw[w] = fj[w] * t.clock_mhz * 1e-6 + bp.leakage_mw;  // fJ per cycle x cycles per us -> mW
-      bp.average_mw += bp.mw[w] * len / double(r.cycles);
-    }
-    t.blocks.push_back(std::move(bp));
+    if (inst && model.primitives.count(b.kind)) t.blocks.push_back(primitive_power(g, r, timeline, b, *inst, model, t));
+    else t.not_modelled.push_back(b.name);
   }
   t.estimate_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return t;
@@ -214,7 +215,7 @@ std::vector<double> golden_windows(const PowerTrace& t, const std::vector<double
   std::vector<double> w(t.windows(), 0.0);
   for (size_t cyc = 0; cyc < per_cycle.size(); ++cyc)
     if (cyc / t.window < w.size())
-      w[cyc / t.window] += per_cycle[cyc] / double(std::min<uint64_t>(t.window, t.cycles - cyc / t.window * t.window));
+      w[cyc / t.window] += per_cycle[cyc] / double(t.window_cycles(cyc / t.window));
   return w;
 }
 

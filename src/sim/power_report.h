@@ -4,6 +4,7 @@
 // window; its model gives dynamic energy, plus leakage. Blocks without a trained
 // primitive are listed as not modelled, not guessed.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <ostream>
@@ -42,6 +43,7 @@ struct PowerTrace {
   std::vector<std::string> not_modelled;  // blocks of the graph without a trained primitive
   double total_average_mw() const;
   uint64_t windows() const { return (cycles + window - 1) / window; }  // the last may be short
+  uint64_t window_cycles(uint64_t w) const { return std::min(window, cycles - w * window); }
   double simulate_seconds = 0, estimate_seconds = 0;  // wall: the SystemC run, the power estimate
 };
 
