@@ -1,7 +1,7 @@
 // Power of a kernel run from the trained primitive models (docs/POWER.md, "Estimation"):
-// the SystemC model's per-cycle toggles on each block's input ports and the fast model's
-// per-window busy cycles (the same schedule) give every modelled block's features per
-// window; its model gives dynamic energy, plus leakage. Blocks without a trained
+// the SystemC model's per-cycle toggles on each block's input ports, and its arrays' busy
+// spans and operand samples, give every modelled block's features per window; its model
+// gives dynamic energy, plus leakage. Blocks without a trained
 // primitive are listed as not modelled, not guessed.
 #pragma once
 #include <algorithm>
