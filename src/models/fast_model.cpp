@@ -44,6 +44,11 @@ ActivityTimeline ActivityTimeline::from_spans(const RunResult& r, uint64_t windo
   for (const auto& [block, spans] : r.timelines) {
     for (const CycleSpan& s : spans.busy) t.add(block, s.start + 1, s.cycles, double(s.cycles));
     for (const CycleSpan& s : spans.enabled) t.add_enabled(block, s.start + 1, s.cycles, double(s.cycles));
+    if (spans.operands.empty()) continue;
+    std::vector<double>&bytes = t.operand_bytes[block], &zeros = t.zero_bytes[block];
+    bytes.assign(windows, 0.0), zeros.assign(windows, 0.0);
+    for (const OperandSample& o : spans.operands)
+      if (o.cycle / window < windows) bytes[o.cycle / window] += o.bytes, zeros[o.cycle / window] += o.zeros;
   }
   return t;
 }

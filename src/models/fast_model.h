@@ -27,12 +27,16 @@ struct ActivityTimeline {
   // PE arrays: cycles with an enable port high: the busy (streaming) cycles and those
   // loading a stationary operand (the power model's enable feature).
   std::map<std::string, std::vector<double>> enabled;
+  // PE arrays, from a cycle-model run only (the fast model has no data): the operand bytes
+  // presented in each window, and how many were zero.
+  std::map<std::string, std::vector<double>> operand_bytes, zero_bytes;
 
   // `busy_cycles` of `block`, spread evenly over cycles [start, start + span).
   void add(const std::string& block, uint64_t start, uint64_t span, double busy_cycles);
   void add_enabled(const std::string& block, uint64_t start, uint64_t span, double enabled_cycles);
 
-  // The same windows from a cycle-model run's spans of every PE array (RunResult::timelines).
+  // The same windows from a cycle-model run's spans and operand samples of every PE array
+  // (RunResult::timelines).
   static ActivityTimeline from_spans(const RunResult& r, uint64_t window, uint64_t windows);
 };
 

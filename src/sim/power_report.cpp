@@ -84,24 +84,22 @@ std::pair<std::vector<double>, uint64_t> probe_toggles(const std::vector<const T
   return {t, bits};
 }
 
-// The zero share of the operands `block` was presented in each window; a window without
-// operands takes the run's share (the registers hold what the block saw last).
-std::vector<double> window_zeros(const RunResult& r, const std::string& block, uint64_t windows, uint64_t window,
-                                 double run_share) {
-  std::vector<double> bytes(windows, 0.0), zeros(windows, 0.0);
-  const auto it = r.timelines.find(block);
-  if (it != r.timelines.end())
-    for (const OperandSample& o : it->second.operands)
-      if (o.cycle / window < windows) bytes[o.cycle / window] += o.bytes, zeros[o.cycle / window] += o.zeros;
-  std::vector<double> share(windows, run_share);
-  for (uint64_t w = 0; w < windows; ++w)
-    if (bytes[w] > 0) share[w] = zeros[w] / bytes[w];
-  return share;
-}
-
 const std::vector<double>* find_or_null(const std::map<std::string, std::vector<double>>& m, const std::string& key) {
   const auto it = m.find(key);
   return it == m.end() ? nullptr : &it->second;
+}
+
+// The zero share of the operands `block` was presented in each window; a window without
+// operands takes the run's share (the registers hold what the block saw last).
+std::vector<double> window_zeros(const ActivityTimeline& timeline, const std::string& block, uint64_t windows,
+                                 double run_share) {
+  std::vector<double> share(windows, run_share);
+  const std::vector<double>* bytes = find_or_null(timeline.operand_bytes, block);
+  const std::vector<double>* zeros = find_or_null(timeline.zero_bytes, block);
+  if (bytes && zeros)
+    for (uint64_t w = 0; w < windows && w < bytes->size(); ++w)
+      if ((*bytes)[w] > 0) share[w] = (*zeros)[w] / (*bytes)[w];
+  return share;
 }
 
 // A memory macro's power per window of trace t: its accesses placed where its array is busy.
@@ -145,7 +143,7 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
   const auto [toggles, bits] = probe_toggles(source.probes, windows, t.window);
   const BlockActivity act = r.activity.count(source.timed_block) ? r.activity.at(source.timed_block) : BlockActivity{};
   bp.zeros = act.operand_bytes ? double(act.zero_bytes) / double(act.operand_bytes) : 0.0;
-  const std::vector<double> zeros = window_zeros(r, source.timed_block, windows, t.window, bp.zeros);
+  const std::vector<double> zeros = window_zeros(timeline, source.timed_block, windows, bp.zeros);
   const std::vector<double>* busy = find_or_null(timeline.busy, source.timed_block);
   const std::vector<double>* enabled = find_or_null(timeline.enabled, source.timed_block);
   // A block timed by its array acts in the array's stream cycles, not its loads.
@@ -195,9 +193,10 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
     const auto macro = std::find_if(macros.macros.begin(), macros.macros.end(), [&](const MemoryMacro& m) { return m.block == b.name; });
     if (macro != macros.macros.end()) {
       const std::string array = "array_" + b.name.substr(b.name.rfind('_') + 1);
+      static const std::vector<double> never_busy;
       const std::vector<double>* busy = find_or_null(timeline.busy, array);
       const BlockActivity acc = r.activity.count(b.name) ? r.activity.at(b.name) : BlockActivity{};
-      t.blocks.push_back(macro_power(*macro, acc, busy ? *busy : std::vector<double>{}, t));
+      t.blocks.push_back(macro_power(*macro, acc, busy ? *busy : never_busy, t));
       continue;
     }
     const std::optional<ArrayInstance> inst = block_instance(g, b.name);
