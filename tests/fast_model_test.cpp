@@ -166,7 +166,7 @@ TEST(FastModel, OperandSamplesAreTheActivityCycleByCycle) {
   const RunResult r = run_on_systemc(g, compile_attention(g, ap).program);
   const RunResult back = decode_run_result(encode_run_result(r));
   for (const char* array : {"array_a", "array_b"}) {
-    const ArrayTimeline& t = r.timelines.at(array);
+    const BlockTimeline& t = r.timelines.at(array);
     ASSERT_FALSE(t.operands.empty()) << array;
     uint64_t bytes = 0, zeros = 0, previous = 0;
     size_t span = 0;
@@ -181,7 +181,7 @@ TEST(FastModel, OperandSamplesAreTheActivityCycleByCycle) {
     }
     EXPECT_EQ(bytes, r.activity.at(array).operand_bytes) << array;
     EXPECT_EQ(zeros, r.activity.at(array).zero_bytes) << array;
-    const ArrayTimeline& decoded = back.timelines.at(array);
+    const BlockTimeline& decoded = back.timelines.at(array);
     ASSERT_EQ(decoded.operands.size(), t.operands.size());
     EXPECT_EQ(decoded.operands.back().cycle, t.operands.back().cycle);
     EXPECT_EQ(decoded.operands.back().zeros, t.operands.back().zeros);

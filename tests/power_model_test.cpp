@@ -149,6 +149,60 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   EXPECT_NE(test::error_of([&] { characterize(o, path); }).find("provenance 'cycles'"), std::string::npos);
 }
 
+// The DMA is characterised as a design drives it (a controller's bursts, an AXI slave's
+// answers): its enable is the data beats, its alpha the toggles of its data buses; then
+// estimated from the SystemC model's bursts, beats and data probes.
+TEST(Characterize, DmaIsDrivenThroughItsAxiPorts) {
+  if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
+  const std::string dir = test::scratch_dir("characterize_dma");
+  CharacterizeOptions o;
+  o.kinds = {"dma"};
+  o.cycles = 400;
+  o.small_grid = true;
+  o.work_dir = dir + "/work";
+  ASSERT_EQ(characterize(o, dir + "/dataset.csv").added, 16u);  // W = 1, 2 x 8 stimuli
+  const Dataset d = read_dataset(dir + "/dataset.csv");
+  auto point = [&](int w, double rate, double zeros, double enable) {
+    for (const auto& p : d.points)
+      if (p.h[0] == w && p.toggle_rate == rate && p.zero_fraction == zeros && p.enable_rate == enable) return p;
+    ADD_FAILURE() << "point missing";
+    return CharPoint{};
+  };
+  for (const auto& p : d.points) {
+    EXPECT_GT(p.side, 0.0) << p.key();             // commands are taken ...
+    EXPECT_LE(p.side, p.enable + 0.01) << p.key();  // ... each for one or more beats (the last may be cut off)
+    EXPECT_GT(p.enable, 0.05) << p.key();  // data beats happen ...
+    EXPECT_LT(p.enable, p.enable_rate) << p.key();  // ... in part of the busy cycles (addresses, latency, DONE)
+    EXPECT_GT(p.alpha, 0.0) << p.key();
+    EXPECT_NEAR(p.zeros, p.zero_fraction, 0.2) << p.key();  // zero bytes in the beats' data
+  }
+  EXPECT_GT(point(1, 0.1, 0.0, 1.0).enable, point(1, 0.1, 0.0, 0.5).enable + 0.1);  // busier
+  EXPECT_GT(point(1, 0.4, 0.0, 1.0).alpha, 2 * point(1, 0.1, 0.0, 1.0).alpha);
+  EXPECT_GT(point(2, 0.4, 0.0, 1.0).dynamic_fj, point(1, 0.4, 0.0, 1.0).dynamic_fj);  // a wider data register
+  EXPECT_GT(point(2, 0.4, 0.0, 1.0).area_um2, point(1, 0.4, 0.0, 1.0).area_um2);
+
+  const PowerModel m = train_power_model(d, 50);
+  const Graph g = elaborate(parse_spec_text(test::tiny_matmul_core_spec(), "tiny.yaml"));
+  MatmulProblem mp;
+  mp.m = 8;
+  mp.n = 8;
+  mp.k = 16;
+  const PowerTrace t = estimate_power(g, compile_matmul(g, mp), m, 16);
+  ASSERT_EQ(t.blocks.size(), 1u);  // the DMA; the array has no model here
+  const BlockPower& dma = t.blocks.front();
+  EXPECT_EQ(dma.block, "dma");
+  EXPECT_EQ(dma.h, (std::vector<int>{int(g.memory.beat_bytes)}));
+  EXPECT_GT(dma.busy, 0.1);
+  EXPECT_GT(dma.enable, 0.0);         // beats ...
+  EXPECT_LT(dma.enable, dma.busy);    // ... are part of the bursts
+  EXPECT_GT(dma.alpha, 0.0);          // read data and the written results toggle
+  EXPECT_GT(dma.average_mw, dma.leakage_mw);
+  EXPECT_EQ(m.primitive("dma").features, (std::vector<std::string>{"W", "alpha", "enable", "zeros", "side"}));
+  // Commands cost energy apart from their beats: the same beats in more bursts cost more.
+  EXPECT_GT(m.dynamic_fj("dma", {1}, PrimitiveActivity{0.05, 0.4, 0.0, 0.1}),
+            m.dynamic_fj("dma", {1}, PrimitiveActivity{0.05, 0.4, 0.0, 0.02}));
+}
+
 // What makes an RTL instance another variant than the characterised primitive.
 TEST(Characterize, VariantDifferencesIgnoreWiring) {
   const PrimitiveDef& os = primitive_def("pe_array_os");
@@ -226,10 +280,12 @@ TEST(Characterize, MalformedDatasetsAreOneLineErrors) {
   std::ofstream(dir + "/a.csv") << "# format: fsgen-characterisation 1\nkind,h\n";
   EXPECT_NE(test::error_of([&] { read_dataset(dir + "/a.csv"); }).find("a.csv:2: expected the column header"),
             std::string::npos);
-  std::ofstream(dir + "/b.csv")
-      << "kind,h,toggle_rate,zero_fraction,enable_rate,seed,alpha,enable,zeros,dynamic_fj,leakage_mw,area_um2\n"
-      << "pe_array_os,2;2,0.1,0,x,1,0.1,0.5,0,100,0.1,10\n";
+  const std::string header = "kind,h,toggle_rate,zero_fraction,enable_rate,seed,alpha,enable,zeros,side,dynamic_fj,leakage_mw,area_um2\n";
+  std::ofstream(dir + "/b.csv") << header << "pe_array_os,2;2,0.1,0,x,1,0.1,0.5,0,0,100,0.1,10\n";
   EXPECT_NE(test::error_of([&] { read_dataset(dir + "/b.csv"); }).find("b.csv:2: expected numbers"), std::string::npos);
+  std::ofstream(dir + "/c.csv") << header << "pe_array_os,2;2,0.1,0,0.5,1,0.1,0.5,0,100,0.1,10\n";  // no side
+  EXPECT_NE(test::error_of([&] { read_dataset(dir + "/c.csv"); }).find("c.csv:2: expected 13 comma-separated fields"),
+            std::string::npos);
   EXPECT_NE(test::error_of([] { primitive_def("crossbar"); }).find("unknown: expected one of pe_array_os"), std::string::npos);
   EXPECT_NE(test::error_of([&] { load_power_model(dir + "/missing.json"); }).find("missing.json"), std::string::npos);
 }

@@ -512,6 +512,7 @@ std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& b
   if (block == "array_b" && g.attention) return array_instance(g.array_b, true);
   if ((block == "net_x" || block == "net_w") && g.array_a.sparse.skips_steps())
     return value_network_instance(g.array_a, block == "net_x");
+  if (block == "dma") return ArrayInstance{"fsgen_dma", {{"W", g.memory.beat_bytes}}};
   return std::nullopt;
 }
 

@@ -122,8 +122,8 @@ struct Graph {
 ArrayInstance acc_cache_instance(const Graph& g, bool is_array_b);
 
 // The RTL instance u_<block> of a block the power flow models at gate level: the PE arrays,
-// a sparse array's value networks (net_x, net_w) and the accumulator caches (acc_a,
-// acc_b); nullopt for other blocks.
+// a sparse array's value networks (net_x, net_w), the accumulator caches (acc_a, acc_b)
+// and the DMA; nullopt for other blocks.
 std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& block);
 
 ArrayPlan plan_array(const ArraySpec& spec, const std::map<std::string, uint32_t>& caches,

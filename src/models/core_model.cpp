@@ -38,9 +38,10 @@ void MemoryTarget::b_transport(tlm::tlm_generic_payload& trans, sc_time& delay) 
 
 // ---------------------------------------------------------------- DMA
 Dma::Dma(sc_core::sc_module_name name, MemoryTiming timing, const CycleClock& clock, ToggleProbe& rdata,
-         ToggleProbe& wdata, BlockActivity& activity)
+         ToggleProbe& wdata, BlockActivity& activity, BlockTimeline& timeline)
     : sc_module(name), socket("socket"), timing_(timing), clock_(clock), rdata_(rdata), wdata_(wdata),
-      activity_(activity) {
+      activity_(activity), timeline_(timeline) {
+  timeline_.switching_lag = 0;
   SC_THREAD(run);
 }
 
@@ -80,19 +81,25 @@ void Dma::burst(const Command& c) {
   trans.set_byte_enable_ptr(nullptr);
   trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_time delay = SC_ZERO_TIME;
-  if (c.write)  // wdata holds beat i from the cycle after its predecessor was accepted
-    for (uint32_t i = 0; i < c.beats; ++i) wdata_.update(handshake + 1 + i, c.data + size_t(i) * w);
+  // The data beats: a write's beat i is taken in cycle handshake + 1 + i (wdata holds it
+  // from then), a read's arrives after the memory's latency.
+  const uint64_t first_beat = c.write ? handshake + 1 : handshake + timing_.latency_cycles;
+  if (c.write)
+    for (uint32_t i = 0; i < c.beats; ++i) wdata_.update(first_beat + i, c.data + size_t(i) * w);
   socket->b_transport(trans, delay);
   if (trans.get_response_status() != tlm::TLM_OK_RESPONSE)
     fail("dma", "burst at address " + std::to_string(c.addr) + " of " + std::to_string(c.beats * w) +
                     " bytes is outside off-chip memory");
   if (!c.write)
-    for (uint32_t i = 0; i < c.beats; ++i)
-      rdata_.update(handshake + timing_.latency_cycles + i, c.data + size_t(i) * w);
+    for (uint32_t i = 0; i < c.beats; ++i) rdata_.update(first_beat + i, c.data + size_t(i) * w);
+  for (uint32_t i = 0; i < c.beats; ++i) record_operands(activity_, timeline_, first_beat + i, c.data + size_t(i) * w, w);
+  timeline_.enabled.push_back({first_beat, c.beats});
   wait(delay);
   wait(clock_.period);  // DONE
-  activity_.busy_cycles += static_cast<uint64_t>((sc_core::sc_time_stamp() - start) / clock_.period);
-  activity_.operand_bytes += uint64_t(c.beats) * w;
+  const auto cycles = static_cast<uint64_t>((sc_core::sc_time_stamp() - start) / clock_.period);
+  activity_.busy_cycles += cycles;
+  timeline_.busy.push_back({handshake, cycles});
+  timeline_.side.push_back({handshake - 1, 1});  // the command was taken in the cycle before
 }
 
 // ---------------------------------------------------------------- fused core

@@ -52,7 +52,7 @@ class Dma : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<Dma> socket;
   SC_HAS_PROCESS(Dma);
   Dma(sc_core::sc_module_name name, MemoryTiming timing, const CycleClock& clock, ToggleProbe& rdata,
-      ToggleProbe& wdata, BlockActivity& activity);
+      ToggleProbe& wdata, BlockActivity& activity, BlockTimeline& timeline);
 
   // Blocking, called from the controller's process in the cycle after its ISSUE cycle.
   void read(uint32_t addr, uint32_t beats, uint8_t* dst);
@@ -72,6 +72,7 @@ class Dma : public sc_core::sc_module {
   ToggleProbe& rdata_;
   ToggleProbe& wdata_;
   BlockActivity& activity_;
+  BlockTimeline& timeline_;
   Command cmd_{};
   sc_core::sc_event cmd_event_, done_event_;
 };

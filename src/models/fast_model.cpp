@@ -34,16 +34,21 @@ void ActivityTimeline::add_enabled(const std::string& block, uint64_t start, uin
   if (window && span && enabled_cycles) spread(enabled[block], window, expected_windows, start, span, enabled_cycles);
 }
 
+void ActivityTimeline::add_side(const std::string& block, uint64_t start, uint64_t span) {
+  if (window && span) spread(side[block], window, expected_windows, start, span, double(span));
+}
+
 ActivityTimeline ActivityTimeline::from_spans(const RunResult& r, uint64_t window, uint64_t windows) {
   ActivityTimeline t;
   t.window = window;
   t.expected_windows = windows;
-  // A span's enable is high in cycles [start, start + cycles); its registers take the
-  // operands at the edges that end them, so its switching (and its probes' toggles) falls
-  // one cycle later.
+  // A block's switching falls its timeline's lag after its spans (an array's registers take
+  // the operands one cycle after its controller raised the enable).
   for (const auto& [block, spans] : r.timelines) {
-    for (const CycleSpan& s : spans.busy) t.add(block, s.start + 1, s.cycles, double(s.cycles));
-    for (const CycleSpan& s : spans.enabled) t.add_enabled(block, s.start + 1, s.cycles, double(s.cycles));
+    const uint64_t lag = spans.switching_lag;
+    for (const CycleSpan& s : spans.busy) t.add(block, s.start + lag, s.cycles, double(s.cycles));
+    for (const CycleSpan& s : spans.enabled) t.add_enabled(block, s.start + lag, s.cycles, double(s.cycles));
+    for (const CycleSpan& s : spans.side) t.add_side(block, s.start + lag, s.cycles);
     if (spans.operands.empty()) continue;
     std::vector<double>&bytes = t.operand_bytes[block], &zeros = t.zero_bytes[block];
     bytes.assign(windows, 0.0), zeros.assign(windows, 0.0);

@@ -24,7 +24,7 @@ int32_t base_of(int32_t old, Accumulate mode, uint32_t alpha) {
 
 class OsArrayModel : public PeArrayModel {
  public:
-  OsArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, BlockActivity& act, ArrayTimeline& timeline)
+  OsArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, BlockActivity& act, BlockTimeline& timeline)
       : plan_(plan), tm_(plan.spec.tile_m), tn_(plan.spec.tile_n), tk_(plan.spec.tile_k), systolic_(plan.spec.systolic),
         stream_(plan.stream_cycles), x_probe_(x), w_probe_(w), act_(act), timeline_(timeline), acc_(size_t(tm_) * tn_, 0),
         x_(tm_), w_(tn_) {}
@@ -86,7 +86,7 @@ class OsArrayModel : public PeArrayModel {
   ToggleProbe& x_probe_;
   ToggleProbe& w_probe_;
   BlockActivity& act_;
-  ArrayTimeline& timeline_;
+  BlockTimeline& timeline_;
   std::vector<int32_t> acc_;
   std::vector<uint8_t> x_, w_;
 };
@@ -99,7 +99,7 @@ class DotArrayModel : public PeArrayModel {
   // compressed: the lanes' activity when they hold the non-zero weights only
   // (fsgen_array_dot.v with SLOTS < K); null for a dense array.
   DotArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, ToggleProbe& y, BlockActivity& act,
-                BlockActivity& acc_act, ArrayTimeline& timeline, SparseActivity* compressed)
+                BlockActivity& acc_act, BlockTimeline& timeline, SparseActivity* compressed)
       : plan_(plan), weight_(plan.stationarity == Stationarity::kWeight), tm_(plan.spec.tile_m), tn_(plan.spec.tile_n),
         tk_(plan.spec.tile_k), lanes_(plan.y_lanes), s_rows_(plan.stationary_rows), stream_(plan.stream_cycles),
         x_probe_(x), w_probe_(w), y_probe_(y), act_(act), acc_act_(&acc_act), timeline_(timeline), compressed_(compressed),
@@ -228,7 +228,7 @@ class DotArrayModel : public PeArrayModel {
   ToggleProbe& y_probe_;
   BlockActivity& act_;
   BlockActivity* acc_act_;  // the accumulator cache's (counted by const reads too)
-  ArrayTimeline& timeline_;
+  BlockTimeline& timeline_;
   SparseActivity* compressed_;
   uint64_t nonzeros_ = 0;              // weights the lanes hold (compressed)
   std::vector<uint32_t> slot_row_;     // [lane][slot]: the k row of the slot's weight
@@ -247,7 +247,7 @@ std::unique_ptr<PeArrayModel> make_pe_array_model(const ArrayPlan& plan, RunResu
   ToggleProbe* w = result.find_probe(block, "w");
   FSGEN_ASSERT(x && w, "array probes missing from the graph");
   BlockActivity& act = result.activity[block];
-  ArrayTimeline& timeline = result.timelines[block];
+  BlockTimeline& timeline = result.timelines[block];
   if (plan.sparse.skips_steps())
     return make_sparse_os_array_model(plan, *x, *w, act, timeline, result.sparse[block]);
   if (plan.stationarity == Stationarity::kOutput) return std::make_unique<OsArrayModel>(plan, *x, *w, act, timeline);

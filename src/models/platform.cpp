@@ -69,7 +69,8 @@ struct Platform {
   Platform(const Graph& g, const Program& p, RunResult& r)
       : clock{sc_time(1000.0 / g.spec.clock_mhz, sc_core::SC_NS), sc_core::SC_ZERO_TIME},
         memory("memory", g.memory, clock.period, p.memory_bytes()),
-        dma("dma", g.memory, clock, *r.find_probe("dma", "rdata"), *r.find_probe("dma", "wdata"), r.activity["dma"]),
+        dma("dma", g.memory, clock, *r.find_probe("dma", "rdata"), *r.find_probe("dma", "wdata"), r.activity["dma"],
+            r.timelines["dma"]),
         core("core", g, dma, clock, r),
         csr("csr", core),
         host("host", p, core, clock.period, r) {

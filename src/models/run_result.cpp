@@ -84,7 +84,7 @@ struct RunResultCodec {
   }
 
   void encode(const RunResult& r) {
-    str("fsgen-run-6");
+    str("fsgen-run-7");
     str(r.model);
     u64(r.cycles);
     f64(r.wall_seconds);
@@ -126,7 +126,8 @@ struct RunResultCodec {
     u64(r.timelines.size());
     for (const auto& [name, t] : r.timelines) {
       str(name);
-      for (const auto* spans : {&t.busy, &t.enabled}) {
+      u64(t.switching_lag);
+      for (const auto* spans : {&t.busy, &t.enabled, &t.side}) {
         u64(spans->size());
         for (const CycleSpan& sp : *spans) {
           u64(sp.start);
@@ -144,7 +145,7 @@ struct RunResultCodec {
 
   RunResult decode() {
     RunResult r;
-    if (get_str() != "fsgen-run-6") fail("run result", "not an fsgen run record");
+    if (get_str() != "fsgen-run-7") fail("run result", "not an fsgen run record");
     r.model = get_str();
     r.cycles = get_u64();
     r.wall_seconds = get_f64();
@@ -184,8 +185,9 @@ struct RunResultCodec {
         *v = get_u64();
     }
     for (uint64_t n = get_u64(), i = 0; i < n; ++i) {
-      ArrayTimeline& t = r.timelines[get_str()];
-      for (auto* spans : {&t.busy, &t.enabled})
+      BlockTimeline& t = r.timelines[get_str()];
+      t.switching_lag = static_cast<uint32_t>(get_u64());
+      for (auto* spans : {&t.busy, &t.enabled, &t.side})
         for (uint64_t m = get_u64(), j = 0; j < m; ++j) {
           const uint64_t start = get_u64();
           spans->push_back({start, get_u64()});
@@ -202,7 +204,7 @@ struct RunResultCodec {
   }
 };
 
-void record_operands(BlockActivity& act, ArrayTimeline& timeline, uint64_t cycle, const uint8_t* v, size_t n) {
+void record_operands(BlockActivity& act, BlockTimeline& timeline, uint64_t cycle, const uint8_t* v, size_t n) {
   const auto zeros = static_cast<uint32_t>(std::count(v, v + n, uint8_t{0}));
   act.operand_bytes += n;
   act.zero_bytes += zeros;

@@ -79,25 +79,31 @@ struct CycleSpan {
   uint64_t start = 0, cycles = 0;
 };
 
-// The operand bytes a PE array was presented in one cycle, and how many of them were zero.
+// The operand bytes a block (a PE array, the DMA) was presented in one cycle, and how many
+// of them were zero.
 struct OperandSample {
   uint64_t cycle = 0;
   uint32_t bytes = 0, zeros = 0;
 };
 
-// When each PE array worked (SystemC only): the cycles it streamed operands (busy) and
-// those with an enable high (streaming, or loading a stationary operand). Power traces of
-// designs whose tile times depend on the data take their busy windows from these; every
-// trace takes its zero-operand share window by window from the operand samples (a
-// design's zeros come in runs: a zero tile row, a pruned block).
-struct ArrayTimeline {
-  std::vector<CycleSpan> busy, enabled;
+// When a block worked (SystemC only). A PE array: the cycles it streamed operands (busy)
+// and those with an enable high (streaming, or loading a stationary operand). The DMA: its
+// bursts (busy, from the address handshake to its DONE cycle), its data beats (enabled) and
+// the cycles it took a command in (side). Power traces take their busy, enabled and side
+// windows from these, and the zero-operand share window by window from the operand samples
+// (a design's zeros come in runs: a zero tile row, a pruned block).
+struct BlockTimeline {
+  std::vector<CycleSpan> busy, enabled, side;
   std::vector<OperandSample> operands;  // in cycle order, one per cycle with operands
+  // Cycles from a span to the switching it causes in the RTL: a PE array model records the
+  // cycle its controller raises the enable, and the array's registers switch one cycle
+  // later; the DMA records the cycles its own registers switch in.
+  uint32_t switching_lag = 1;
 };
 
-// An array's n operand bytes v presented in `cycle`: counted in its activity and sampled
+// A block's n operand bytes v presented in `cycle`: counted in its activity and sampled
 // in its timeline (bytes presented in the same cycle join one sample).
-void record_operands(BlockActivity& act, ArrayTimeline& timeline, uint64_t cycle, const uint8_t* v, size_t n);
+void record_operands(BlockActivity& act, BlockTimeline& timeline, uint64_t cycle, const uint8_t* v, size_t n);
 
 struct RunResult {
   std::string model;  // "systemc" or "verilator"
@@ -106,7 +112,7 @@ struct RunResult {
   std::vector<ToggleProbe> probes;
   std::map<std::string, BlockActivity> activity;
   std::map<std::string, SparseActivity> sparse;  // per sparse array (SystemC only: the RTL has no such counters)
-  std::map<std::string, ArrayTimeline> timelines;  // per PE array block (SystemC only)
+  std::map<std::string, BlockTimeline> timelines;  // per PE array and the DMA (SystemC only)
   double wall_seconds = 0;
 
   ToggleProbe* find_probe(const std::string& block, const std::string& port);

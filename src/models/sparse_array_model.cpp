@@ -17,7 +17,7 @@ namespace {
 
 class SparseOsArrayModel : public PeArrayModel {
  public:
-  SparseOsArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, BlockActivity& act, ArrayTimeline& timeline,
+  SparseOsArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, BlockActivity& act, BlockTimeline& timeline,
                      SparseActivity& stats)
       : plan_(plan), tm_(plan.spec.tile_m), tn_(plan.spec.tile_n), tk_(plan.spec.tile_k), sk_(plan.sparse.window()),
         lm_(plan.sparse.lanes_m()), ln_(plan.sparse.lanes_n()), rpl_(tm_ / lm_), cpl_(tn_ / ln_),
@@ -150,7 +150,7 @@ class SparseOsArrayModel : public PeArrayModel {
   ToggleProbe& x_probe_;
   ToggleProbe& w_probe_;
   BlockActivity& act_;
-  ArrayTimeline& timeline_;
+  BlockTimeline& timeline_;
   SparseActivity& stats_;
   std::vector<int32_t> acc_;
   std::vector<uint64_t> need_;  // per block: window steps still to issue
@@ -163,7 +163,7 @@ class SparseOsArrayModel : public PeArrayModel {
 }  // namespace
 
 std::unique_ptr<PeArrayModel> make_sparse_os_array_model(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w,
-                                                         BlockActivity& act, ArrayTimeline& timeline,
+                                                         BlockActivity& act, BlockTimeline& timeline,
                                                          SparseActivity& stats) {
   FSGEN_ASSERT(plan.stationarity == Stationarity::kOutput,
                "sparse hardware is built for output-stationary arrays (require_sparse_hardware)");

@@ -9,7 +9,7 @@
 namespace fsgen {
 
 std::unique_ptr<PeArrayModel> make_sparse_os_array_model(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w,
-                                                         BlockActivity& act, ArrayTimeline& timeline,
+                                                         BlockActivity& act, BlockTimeline& timeline,
                                                          SparseActivity& stats);
 
 }  // namespace fsgen

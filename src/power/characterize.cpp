@@ -37,14 +37,14 @@ const std::vector<PrimitiveDef>& primitive_catalog() {
        // Lanes (a sparse array's value networks): which lane of the bus each PE of a
        // broadcast array reads. (A systolic array registers every lane in every PE: its
        // characterised sizes have one lane each.)
-       {"LM", "LN"}, "", {},
+       {"LM", "LN"}, {}, false, {},
        // Area and leakage: a MAC and accumulator per PE, and a systolic PE's operand registers.
-       [](const std::vector<int>& h) { return std::vector<double>{double(h[0]) * h[1], double(h[0]) * h[1] * h[2]}; }},
+       [](const std::vector<int>& h) { return std::vector<double>{double(h[0]) * h[1], double(h[0]) * h[1] * h[2]}; }, "", ""},
       {"pe_array_dot", "fsgen_array_dot", {"P", "K"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}},
        // The controller streams x (v) and loads the stationary operand (w into column
        // ld_idx = 0, 1, ... K - 1; ld) in separate cycles.
        {{"LOAD_COL", 1}}, {"v", "ld"}, {}, {{"x", "v"}, {"w", "ld"}, {"ld_idx", "ld"}}, {{"ld_idx", "K"}},
-       [](const std::vector<int>& h) { return double(h[0]) * h[1]; }, {}, "", {}, {}},
+       [](const std::vector<int>& h) { return double(h[0]) * h[1]; }, {}, {}, false, {}, {}, "", ""},
       // A value network (fsgen_sparse_net) of ROWS operand rows x LANES lanes, each an
       // SK-to-1 byte pick into a register; its window, selects and has bits change with step.
       {"sparse_net", "fsgen_sparse_net", {"ROWS", "SK", "LANES"},
@@ -52,10 +52,10 @@ const std::vector<PrimitiveDef>& primitive_catalog() {
         {2, 2, 4}, {2, 4, 4}, {4, 2, 4}, {4, 4, 4}, {4, 8, 1}, {8, 4, 1}, {8, 4, 2}, {8, 8, 1}},
        {{"OWN_LANES", 1}}, {"step"}, {}, {}, {},
        [](const std::vector<int>& h) { return double(h[0]) * h[2]; },
-       {"OWN_LANES", "OWN_MAJOR", "GROUPS", "SELW", "C", "M", "I", "O", "S"}, "out_q",
+       {"OWN_LANES", "OWN_MAJOR", "GROUPS", "SELW", "C", "M", "I", "O", "S"}, {"out_q"}, true,
        [](const std::vector<int>& h) { return std::map<std::string, int64_t>{{"SELW", select_bits(uint32_t(h[1]))}}; },
        // Area and leakage: a register per output, and an SK-input pick in front of it.
-       [](const std::vector<int>& h) { return std::vector<double>{double(h[0]) * h[2], double(h[0]) * h[2] * h[1]}; }},
+       [](const std::vector<int>& h) { return std::vector<double>{double(h[0]) * h[2], double(h[0]) * h[2] * h[1]}; }, "", ""},
       // An accumulator cache (fsgen_acc_cache, a register file of SLOTS tiles of TM x TN
       // INT32 cells) behind a weight-stationary dot array: each write (wr) adds a row of TN
       // lanes to row wr_idx of slot wr_slot, as the controller drives it from the array's y
@@ -67,10 +67,19 @@ const std::vector<PrimitiveDef>& primitive_catalog() {
        {{"ROWWISE", 1}, {"RESCALE", 0}}, {"wr"}, {"sc", "alpha", "wr_off"},
        {{"wr_data", "wr"}, {"first", "wr"}, {"wr_idx", "wr"}, {"wr_slot", "wr"}, {"rd_row", "wr"}, {"rd_slot", "wr"}},
        {{"wr_idx", "TM"}, {"rd_row", "TM"}, {"wr_slot", "SLOTS"}, {"rd_slot", "SLOTS"}},
-       [](const std::vector<int>& h) { return double(h[0]) * h[1] * h[2]; }, {}, "wr_data",
+       [](const std::vector<int>& h) { return double(h[0]) * h[1] * h[2]; }, {}, {"wr_data"}, true,
        [](const std::vector<int>& h) { return std::map<std::string, int64_t>{{"LANES", h[1]}}; },
        // Area and leakage: a register per cell, and an adder per written lane.
-       [](const std::vector<int>& h) { return std::vector<double>{double(h[0]) * h[1] * h[2], double(h[1])}; }},
+       [](const std::vector<int>& h) { return std::vector<double>{double(h[0]) * h[1] * h[2], double(h[1])}; }, "", ""},
+      // The DMA (fsgen_dma, W bytes per beat), driven as in a design: a controller issues
+      // read and write bursts, an AXI slave answers them (gate_sim.h, "axi_dma"). Its alpha
+      // is measured on the buses the SystemC model probes (read data in, the write data
+      // register out); its enable is the data beats, its side enable the commands taken.
+      {"dma", "fsgen_dma", {"W"}, {{1}, {2}, {4}, {8}, {16}}, {}, {}, {}, {}, {},
+       // Area and leakage: the fit's constant (FSM, address and beat counters) and a write
+       // data register byte per lane.
+       [](const std::vector<int>& h) { return double(h[0]); }, {}, {"m_rdata", "m_wdata"}, false, {}, {}, "axi_dma",
+       "commands"},
   };
   return catalog;
 }
@@ -136,13 +145,15 @@ std::string CharPoint::key() const {
 namespace {
 
 constexpr double kClockMhz = 1000;  // the engine's clock for the labels (energy per cycle does not depend on it)
-const char* kColumns = "kind,h,toggle_rate,zero_fraction,enable_rate,seed,alpha,enable,zeros,dynamic_fj,leakage_mw,area_um2";
+const char* kColumns = "kind,h,toggle_rate,zero_fraction,enable_rate,seed,alpha,enable,zeros,side,dynamic_fj,leakage_mw,area_um2";
+constexpr size_t kColumnCount = 13;
 
 std::string row_of(const CharPoint& p) {
   std::ostringstream o;
   o.precision(9);
   o << p.kind << "," << hyperparameter_text(p.h) << "," << p.toggle_rate << "," << p.zero_fraction << "," << p.enable_rate << ","
-    << p.seed << "," << p.alpha << "," << p.enable << "," << p.zeros << "," << p.dynamic_fj << "," << p.leakage_mw << ","
+    << p.seed << "," << p.alpha << "," << p.enable << "," << p.zeros << "," << p.side << "," << p.dynamic_fj << ","
+    << p.leakage_mw << ","
     << p.area_um2;
   return o.str();
 }
@@ -151,7 +162,8 @@ CharPoint point_of(const std::string& line, const std::string& where) {
   std::vector<std::string> f;
   std::stringstream ss(line);
   for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
-  if (f.size() != 12) fail(where, "expected 12 comma-separated fields (" + std::string(kColumns) + ")");
+  if (f.size() != kColumnCount)
+    fail(where, "expected " + std::to_string(kColumnCount) + " comma-separated fields (" + std::string(kColumns) + ")");
   CharPoint p;
   try {
     p.kind = f[0];
@@ -163,9 +175,10 @@ CharPoint point_of(const std::string& line, const std::string& where) {
     p.alpha = std::stod(f[6]);
     p.enable = std::stod(f[7]);
     p.zeros = std::stod(f[8]);
-    p.dynamic_fj = std::stod(f[9]);
-    p.leakage_mw = std::stod(f[10]);
-    p.area_um2 = std::stod(f[11]);
+    p.side = std::stod(f[9]);
+    p.dynamic_fj = std::stod(f[10]);
+    p.leakage_mw = std::stod(f[11]);
+    p.area_um2 = std::stod(f[12]);
   } catch (const std::exception&) {
     fail(where, "expected numbers in every field after the kind");
   }
@@ -179,14 +192,14 @@ std::string tool_version(const std::string& tool, const std::string& flag) {
 }
 
 std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, const Liberty& lib) {
-  return {{"format", "fsgen-characterisation 1"},
+  return {{"format", "fsgen-characterisation 2"},
           {"liberty", lib.name + (o.liberty.empty() ? " (built in)" : " (" + o.liberty + ")")},
           {"yosys", tool_version("yosys", "-V")},
           {"verilator", tool_version("verilator", "--version")},
           {"cycles", std::to_string(o.cycles)},
           {"seed", std::to_string(o.seed)},
           {"grid", o.small_grid ? "small" : "full"},
-          {"stimulus", "3 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time)"}};
+          {"stimulus", "4 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time; the DMA: bursts answered by an AXI slave)"}};
 }
 
 struct Stimulus {
@@ -228,6 +241,7 @@ class SizeRun {
     stim_.enables = def.enables;
     stim_.held_low = def.held_low;
     stim_.enable_of = def.enable_of;
+    stim_.driver = def.driver;
     for (const auto& [port, param] : def.counters) {
       const auto at = std::find(def.params.begin(), def.params.end(), param);
       FSGEN_ASSERT(at != def.params.end(), "a counter's modulus names a hyperparameter of its primitive");
@@ -235,7 +249,9 @@ class SizeRun {
     }
     binary_ = prepare_gate_simulation(synth_, netlist_, lib, stim_, dir_);
     for (const auto& [port, bits] : netlist_.ports)
-      if (alpha_measured_on(port)) alpha_bits_.insert(alpha_bits_.end(), bits.begin(), bits.end());
+      if (alpha_measured_on(port))
+        for (int b : bits)
+          if (b != GateNetlist::kConstantBit) alpha_bits_.push_back(b);
   }
 
   CharPoint run(const Stimulus& s, size_t index) const {
@@ -252,6 +268,7 @@ class SizeRun {
     p.alpha = alpha_bits_.empty() ? 0 : double(alpha_toggles) / (double(alpha_bits_.size()) * double(a.cycles));
     p.enable = double(a.enabled_cycles) / double(a.cycles);
     p.zeros = a.data_bytes ? double(a.zero_bytes) / double(a.data_bytes) : 0;
+    p.side = double(a.side_cycles) / double(a.cycles);
     const PowerBreakdown pw = engine_->power(a.toggles, a.cycles);
     p.dynamic_fj = (pw.internal_mw + pw.switching_mw) / kClockMhz * 1e6;
     p.leakage_mw = pw.leakage_mw;
@@ -273,7 +290,7 @@ class SizeRun {
  private:
   // The ports whose bits alpha counts, as the SystemC model probes the block.
   bool alpha_measured_on(const std::string& port) const {
-    if (!def_.alpha_port.empty()) return port == def_.alpha_port;
+    if (!def_.alpha_ports.empty()) return listed(def_.alpha_ports, port);
     return port != stim_.clock && port != stim_.reset_n && !netlist_.outputs.count(port) && !listed(def_.enables, port) &&
            !listed(def_.held_low, port) && !def_.counters.count(port);
   }

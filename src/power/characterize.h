@@ -7,9 +7,11 @@
 //
 // Features, defined the way the SystemC model's per-block activity gives them:
 //   alpha  toggles on the data input bits / (bits x cycles); a value network's on its
-//          output lanes (PrimitiveDef::alpha_port)
-//   enable cycles with an enable high / cycles            (busy cycles / cycles)
+//          output lanes, the DMA's on its data buses (PrimitiveDef::alpha_ports)
+//   enable cycles with an enable high / cycles            (busy cycles / cycles);
+//          the DMA's: cycles with a data beat / cycles
 //   zeros  zero bytes / data bytes presented while enabled (zero operand share)
+//   side   cycles with the side enable / cycles (PrimitiveDef::side_enable; 0 without one)
 // Labels: dynamic energy per cycle (internal + switching), leakage, and area.
 #pragma once
 #include <cstdint>
@@ -36,16 +38,27 @@ struct PrimitiveDef {
   // the generate loops are grouped, values kept for reports): every element's logic is the
   // same whatever they are, so an instance differing in them is not another variant.
   std::vector<std::string> wiring;
-  // Where alpha is measured: "" the data input ports (what the SystemC model probes at a
-  // PE array), or one port whose bus the SystemC model probes at a neighbour: a value
-  // network's output lane register (its array's operand bus), an accumulator cache's write
-  // data (its array's output y).
-  std::string alpha_port;
+  // Where alpha is measured: empty, the data input ports (what the SystemC model probes at
+  // a PE array); else these ports. At a neighbour (alpha_at_neighbour) the SystemC model
+  // probes the one port's bus at the block it feeds or is fed by: a value network's output
+  // lane register (its array's operand bus), an accumulator cache's write data (its array's
+  // output y); otherwise the block's own probes are these ports (the DMA's read data in and
+  // write data register out).
+  std::vector<std::string> alpha_ports;
+  bool alpha_at_neighbour = false;
   // Module parameters that follow from the hyperparameters (a select's width from SK).
   std::function<std::map<std::string, int64_t>(const std::vector<int>&)> derived;
   // What an instance's area and leakage grow with, at hyperparameters h (each a term of a
   // least-squares fit); empty: its elements alone.
   std::function<std::vector<double>(const std::vector<int>&)> size_terms;
+  // How the gate-level testbench drives it (PrimitiveStimulus::driver): "" random ports,
+  // "axi_dma" a controller issuing bursts and an AXI slave answering them.
+  std::string driver;
+  // A second kind of event the primitive's energy depends on apart from its enable, counted
+  // by its driver and given by the SystemC model's spans (BlockTimeline::side): the DMA's
+  // commands (each loads its address and beat registers, and costs several beats). Its
+  // share of the cycles is a model feature of this primitive only; "" none.
+  std::string side_enable;
   std::vector<double> size_terms_at(const std::vector<int>& h) const {
     return size_terms ? size_terms(h) : std::vector<double>{elements(h)};
   }
@@ -68,7 +81,7 @@ struct CharPoint {
   std::vector<int> h;
   double toggle_rate = 0, zero_fraction = 0, enable_rate = 0;  // stimulus settings
   uint64_t seed = 0;
-  double alpha = 0, enable = 0, zeros = 0;                     // measured features
+  double alpha = 0, enable = 0, zeros = 0, side = 0;           // measured features
   double dynamic_fj = 0;                                       // dynamic energy per cycle
   double leakage_mw = 0, area_um2 = 0;
   std::string key() const;  // identifies the point for resuming

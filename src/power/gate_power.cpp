@@ -14,18 +14,19 @@ GateNetlist read_netlist_json(const std::string& path, const std::string& top) {
   const auto& m = j["modules"][top];
   GateNetlist n;
   n.top = top;
-  auto bits_of = [&](const nlohmann::json& arr, const std::string& where) {
+  auto bits_of = [&](const nlohmann::json& arr, const std::string& where, bool output) {
     std::vector<int> bits;
     for (const auto& b : arr) {
-      if (!b.is_number_integer()) fail(path, where + ": constant bit, expected a net (flatten and map first)");
-      bits.push_back(b.get<int>());
+      if (!b.is_number_integer() && !output) fail(path, where + ": constant bit, expected a net (flatten and map first)");
+      bits.push_back(b.is_number_integer() ? b.get<int>() : GateNetlist::kConstantBit);
       n.max_bit = std::max(n.max_bit, bits.back());
     }
     return bits;
   };
   for (const auto& [name, p] : m["ports"].items()) {
-    n.ports[name] = bits_of(p["bits"], "port " + name);
-    if (p["direction"] == "output") n.outputs.insert(name);
+    const bool output = p["direction"] == "output";
+    n.ports[name] = bits_of(p["bits"], "port " + name, output);
+    if (output) n.outputs.insert(name);
   }
   for (const auto& [name, net] : m["netnames"].items()) {
     std::vector<int> bits;

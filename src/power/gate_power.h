@@ -26,7 +26,9 @@ struct GateNetlist {
   };
   std::string top;
   std::vector<Cell> cells;
-  std::map<std::string, std::vector<int>> ports;     // top-level port -> bits
+  // An output bit the logic ties to 0 or 1 (an AXI burst type, say) is no net.
+  static constexpr int kConstantBit = -1;
+  std::map<std::string, std::vector<int>> ports;     // top-level port -> bits (kConstantBit: tied)
   std::set<std::string> outputs;                     // the output ports
   std::map<std::string, std::vector<int>> netnames;  // every named net -> bits
   int max_bit = 0;

@@ -34,6 +34,10 @@ struct PrimitiveStimulus {
   std::vector<std::string> held_low;
   std::map<std::string, std::string> enable_of;
   std::map<std::string, uint32_t> counters;
+  // "axi_dma": instead of the above, the DMA's controller and AXI slave (gate_sim.cpp,
+  // axi_dma_testbench); the rates keep their meaning for its data, enable_rate sets how
+  // busy it is, and its enabled cycles are its data beats.
+  std::string driver;
 };
 
 struct GateActivity {
@@ -41,6 +45,7 @@ struct GateActivity {
   std::vector<uint64_t> toggles;                  // per net bit, whole run
   std::vector<std::vector<int>> toggled_per_cycle;  // per cycle, the net bits that toggled (repeats count)
   uint64_t enabled_cycles = 0;                    // cycles with an enable high
+  uint64_t side_cycles = 0;                       // cycles with the side enable (the DMA: a command taken)
   uint64_t zero_bytes = 0, data_bytes = 0;        // data port bytes driven in enabled cycles, and the zero ones
 };
 
@@ -72,11 +77,12 @@ PortWaveforms read_vcd_waveforms(const std::string& vcd, const std::vector<std::
                                  const std::vector<std::pair<std::string, uint32_t>>& ports, uint64_t cycles);
 
 // Gate-level simulation of a netlist driven by recorded waveforms of its input ports
-// (the clock is driven by the testbench), in build_dir. keep_vcd: leave the netlist's
-// VCD at build_dir/gates.vcd (its top scope is the module) for a look at its outputs.
+// (the clock is driven by the testbench), in build_dir, after two untraced cycles of reset
+// (reset_n low, if the netlist has that port). keep_vcd: leave the netlist's VCD at
+// build_dir/gates.vcd (its top scope is the module) for a look at its outputs.
 GateActivity replay_gates(const SynthReport& synth, const GateNetlist& netlist, const Liberty& lib,
-                          const PortWaveforms& waves, const std::string& clock, const std::string& build_dir,
-                          bool keep_vcd = false);
+                          const PortWaveforms& waves, const std::string& clock, const std::string& reset_n,
+                          const std::string& build_dir, bool keep_vcd = false);
 
 // Per-cycle power trace (mW) of a simulated run: each cycle's toggles times their energy,
 // plus leakage.

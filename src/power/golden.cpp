@@ -58,7 +58,7 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
   for (const auto& [port, bits] : netlist.ports)
     if (!netlist.outputs.count(port) && port != "clk") inputs.push_back({port, uint32_t(bits.size())});
   const PortWaveforms waves = read_vcd_waveforms(vcd, {"fsgen_top", "u_" + block}, inputs, cycles);
-  const GateActivity activity = replay_gates(synth, netlist, lib, waves, "clk", dir, true);
+  const GateActivity activity = replay_gates(synth, netlist, lib, waves, "clk", "rst_n", dir, true);
   gb.output_mismatch_cycles = output_mismatches(netlist, vcd, (fs::path(dir) / "gates.vcd").string(), block, cycles);
   fs::remove(fs::path(dir) / "gates.vcd");
   const GatePowerModel engine(netlist, read_liberty_file(lib.path), {g.spec.clock_mhz, 0.05, 0});
@@ -77,7 +77,7 @@ std::vector<GoldenBlockPower> golden_block_power(const Graph& g, const Program& 
   std::vector<ArrayInstance> instances;  // all checked before the (slow) RTL run
   for (const auto& b : blocks) {
     const auto inst = block_instance(g, b);
-    if (!inst) fail("block '" + b + "'", "no RTL instance the power flow replays (PE arrays, value networks, accumulator caches)");
+    if (!inst) fail("block '" + b + "'", "no RTL instance the power flow replays (PE arrays, value networks, accumulator caches, the DMA)");
     instances.push_back(*inst);
   }
   fs::create_directories(work_dir);

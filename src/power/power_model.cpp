@@ -106,9 +106,25 @@ namespace {
 
 constexpr const char* kFormat = "fsgen-power-model 3";
 
-std::vector<float> features_of(const CharPoint& p) {
+// The activity features of a primitive's model, after its hyperparameters.
+std::vector<std::string> activity_features(const PrimitiveDef& def) {
+  std::vector<std::string> f = {"alpha", "enable", "zeros"};
+  if (!def.side_enable.empty()) f.push_back("side");
+  return f;
+}
+
+// One row of activity features: alpha, enable, zeros and, for a primitive with a side
+// enable, side (unused entries are 0).
+using ActivityRow = std::array<float, 4>;
+
+ActivityRow activity_row(double alpha, double enable, double zeros, double side) {
+  return {float(alpha), float(enable), float(zeros), float(side)};
+}
+
+std::vector<float> features_of(const CharPoint& p, size_t activity_columns) {
   std::vector<float> f(p.h.begin(), p.h.end());
-  f.insert(f.end(), {float(p.alpha), float(p.enable), float(p.zeros)});
+  const ActivityRow a = activity_row(p.alpha, p.enable, p.zeros, p.side);
+  f.insert(f.end(), a.begin(), a.begin() + long(activity_columns));
   return f;
 }
 
@@ -154,7 +170,8 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
   PrimitivePowerModel m;
   m.kind = kind;
   m.features = def.params;
-  m.features.insert(m.features.end(), {"alpha", "enable", "zeros"});
+  const std::vector<std::string> activity = activity_features(def);
+  m.features.insert(m.features.end(), activity.begin(), activity.end());
   const size_t cols = m.features.size();
   std::vector<float> xtr, ytr, xte;
   std::vector<double> yte, ete;
@@ -162,7 +179,7 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
   for (const CharPoint* p : pts) {
     if (p->h.size() != def.params.size()) fail("dataset", kind + " point with " + std::to_string(p->h.size()) + " hyperparameters");
     const double elements = def.elements(p->h);
-    const auto f = features_of(*p);
+    const auto f = features_of(*p, activity.size());
     const bool held_out = std::hash<std::string>{}(p->key()) % 5 == 0;
     (held_out ? xte : xtr).insert((held_out ? xte : xtr).end(), f.begin(), f.end());
     if (held_out) yte.push_back(p->dynamic_fj), ete.push_back(elements);
@@ -231,25 +248,28 @@ void PowerModel::require_liberty(const std::string& liberty_name) const {
 std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::vector<int>& h,
                                            const std::vector<PrimitiveActivity>& activity) const {
   const PrimitivePowerModel& m = primitive(kind);
-  const size_t cols = h.size() + 3;
-  if (cols != m.features.size()) fail("power model", kind + ": expected " + std::to_string(m.features.size() - 3) + " hyperparameters");
+  const size_t activity_columns = activity_features(primitive_def(kind)).size(), cols = h.size() + activity_columns;
+  if (cols != m.features.size())
+    fail("power model", kind + ": expected " + std::to_string(m.features.size() - activity_columns) + " hyperparameters");
   if (activity.empty()) return {};
   // Short windows repeat a few activities (a one-cycle window is busy or not, with a whole
   // number of toggles): each distinct feature row is predicted once.
   struct RowHash {
-    size_t operator()(const std::array<float, 3>& f) const {
-      uint32_t b[3];
+    size_t operator()(const ActivityRow& f) const {
+      uint32_t b[4];
       std::memcpy(b, f.data(), sizeof b);
-      return (size_t(b[0]) * 0x9E3779B97F4A7C15ull) ^ (size_t(b[1]) * 0xC2B2AE3D27D4EB4Full) ^ b[2];
+      return (size_t(b[0]) * 0x9E3779B97F4A7C15ull) ^ (size_t(b[1]) * 0xC2B2AE3D27D4EB4Full) ^ b[2] ^
+             (size_t(b[3]) << 32);
     }
   };
-  std::unordered_map<std::array<float, 3>, size_t, RowHash> row_of;
+  std::unordered_map<ActivityRow, size_t, RowHash> row_of;
   std::vector<size_t> row(activity.size());
   std::vector<float> x;
   for (size_t i = 0; i < activity.size(); ++i) {
-    const std::array<float, 3> f = {float(activity[i].alpha), float(activity[i].enable), float(activity[i].zeros)};
+    const PrimitiveActivity& a = activity[i];
+    const ActivityRow f = activity_row(a.alpha, a.enable, a.zeros, a.side);
     const auto [it, added] = row_of.emplace(f, row_of.size());
-    if (added) x.insert(x.end(), h.begin(), h.end()), x.insert(x.end(), f.begin(), f.end());
+    if (added) x.insert(x.end(), h.begin(), h.end()), x.insert(x.end(), f.begin(), f.begin() + long(activity_columns));
     row[i] = it->second;
   }
   std::vector<double> per_element(row_of.size());
@@ -324,7 +344,8 @@ PowerModel load_power_model(const std::string& path) {
       p.kind = kind;
       p.features = e.at("features").get<std::vector<std::string>>();
       std::vector<std::string> expected = primitive_def(kind).params;
-      expected.insert(expected.end(), {"alpha", "enable", "zeros"});
+      const std::vector<std::string> activity = activity_features(primitive_def(kind));
+      expected.insert(expected.end(), activity.begin(), activity.end());
       if (p.features != expected)
         fail(path, kind + ": features are not this fsgen's hyperparameters of the primitive (retrain with fsgen train)");
       p.leakage_mw = {e.at("leakage_mw").at("a"), e.at("leakage_mw").at("b_per_size_term").get<std::vector<double>>()};

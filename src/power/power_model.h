@@ -1,8 +1,8 @@
 // The hierarchical power model (docs/POWER.md, "Model"): one XGBoost regressor per
 // primitive kind, trained on its characterisation points, predicting the dynamic energy
 // per processing element per cycle from the primitive's hyperparameters and activity
-// (alpha, enable, zeros, as in characterize.h); a block's dynamic energy is that times its
-// elements. Leakage and area are fitted as a + b x elements over the characterised sizes.
+// (alpha, enable, zeros and a side enable's share, as in characterize.h); a block's dynamic
+// energy is that times its elements. Leakage and area are fitted as a + b x elements over the characterised sizes.
 // A design's power is the sum over its primitive instances.
 #pragma once
 #include <cstdint>
@@ -67,7 +67,7 @@ struct ModelQuality {
 
 struct PrimitivePowerModel {
   std::string kind;
-  std::vector<std::string> features;  // hyperparameters, then alpha, enable, zeros
+  std::vector<std::string> features;  // hyperparameters, then alpha, enable, zeros (and side, if it has one)
   std::unique_ptr<Booster> booster;   // dynamic fJ per element per cycle
   std::unique_ptr<TreeEnsemble> trees;  // the booster's trees, for prediction
   SizeFit leakage_mw, area_um2;
@@ -80,6 +80,7 @@ struct PrimitiveActivity {
   double alpha = 0;   // data-input toggles / (bits x cycles)
   double enable = 0;  // share of cycles busy
   double zeros = 0;   // share of zero operand bytes
+  double side = 0;    // share of cycles with the side enable (PrimitiveDef::side_enable)
 };
 
 class PowerModel {

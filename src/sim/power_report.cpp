@@ -21,11 +21,11 @@ namespace {
 
 // Where the SystemC run observes a modelled block: the probes whose toggles give its alpha,
 // and the block whose busy spans and operand bytes give its enable and zeros. A PE array is
-// observed at its own input ports. A primitive characterised on one port is observed where
-// that bus is probed: at the output port that feeds it (an accumulator cache's write data
-// is its array's probed output y), or at the ports it drives (a value network's output
-// register is its array's probed operand bus); it is then timed by that array's busy
-// (stream) cycles.
+// observed at its own input ports, the DMA at its own data buses (read data in, write data
+// out). A primitive characterised on a neighbour's bus is observed where that bus is
+// probed: at the output port that feeds it (an accumulator cache's write data is its
+// array's probed output y), or at the ports it drives (a value network's output register
+// is its array's probed operand bus); it is then timed by that array's busy (stream) cycles.
 struct ActivitySource {
   std::vector<const ToggleProbe*> probes;
   std::string timed_block;
@@ -59,14 +59,16 @@ const ToggleProbe* upstream_probe(const Graph& g, const RunResult& r, const std:
 
 ActivitySource activity_source(const Graph& g, const RunResult& r, const Block& b) {
   ActivitySource s{{}, b.name};
-  if (!primitive_def(b.kind).alpha_port.empty()) {
+  const PrimitiveDef& def = primitive_def(b.kind);
+  if (def.alpha_at_neighbour) {
     const ToggleProbe* probe = upstream_probe(g, r, b.name, s.timed_block);
     if (!probe) probe = downstream_probe(g, r, b.name, s.timed_block);
     if (probe) s.probes.push_back(probe);
     return s;
   }
+  const bool outputs_too = !def.alpha_ports.empty();
   for (const auto& port : b.ports)
-    if (!port.output)
+    if (!port.output || outputs_too)
       if (const ToggleProbe* probe = r.find_probe(b.name, port.name)) s.probes.push_back(probe);
   return s;
 }
@@ -127,6 +129,36 @@ BlockPower macro_power(const MemoryMacro& m, const BlockActivity& accesses, cons
   return bp;
 }
 
+// A primitive with a side enable (the DMA) is characterised over runs of whole commands: a
+// one-cycle window holding a command (side = 1) lies outside every characterised point,
+// since a command and its burst take at least four cycles. Its activity is averaged over
+// each command, from the window it is taken in through the busy windows that follow, and
+// each of those windows takes the average (zeros weighted by the beats).
+void average_over_commands(std::vector<PrimitiveActivity>& a, const std::vector<double>* busy,
+                           const std::vector<double>* side, const PowerTrace& t) {
+  auto at = [](const std::vector<double>* v, uint64_t w) { return v && w < v->size() ? (*v)[w] : 0.0; };
+  for (uint64_t w = 0; w < a.size();) {
+    if (at(side, w) == 0) {
+      ++w;
+      continue;
+    }
+    uint64_t end = w + 1;
+    while (end < a.size() && at(busy, end) > 0 && at(side, end) == 0) ++end;
+    PrimitiveActivity mean;
+    double cycles = 0, beats = 0;
+    for (uint64_t i = w; i < end; ++i) {
+      const double len = double(t.window_cycles(i));
+      cycles += len, beats += a[i].enable * len;
+      mean.alpha += a[i].alpha * len, mean.enable += a[i].enable * len, mean.side += a[i].side * len;
+      mean.zeros += a[i].zeros * a[i].enable * len;
+    }
+    mean.alpha /= cycles, mean.enable /= cycles, mean.side /= cycles;
+    mean.zeros = beats > 0 ? mean.zeros / beats : a[w].zeros;
+    std::fill(a.begin() + long(w), a.begin() + long(end), mean);
+    w = end;
+  }
+}
+
 // A block of a characterised primitive, per window of trace t: its activity from the run
 // (where activity_source observes it), the primitive's model for the dynamic energy.
 BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTimeline& timeline, const Block& b,
@@ -146,6 +178,7 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
   const std::vector<double> zeros = window_zeros(timeline, source.timed_block, windows, bp.zeros);
   const std::vector<double>* busy = find_or_null(timeline.busy, source.timed_block);
   const std::vector<double>* enabled = find_or_null(timeline.enabled, source.timed_block);
+  const std::vector<double>* side = def.side_enable.empty() ? nullptr : find_or_null(timeline.side, b.name);
   // A block timed by its array acts in the array's stream cycles, not its loads.
   const bool own = source.timed_block == b.name;
   std::vector<PrimitiveActivity> activity(windows);
@@ -153,11 +186,13 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
     const double len = double(t.window_cycles(w));
     const double busy_w = busy && w < busy->size() ? (*busy)[w] : 0.0;
     const double enabled_w = own && enabled && w < enabled->size() ? (*enabled)[w] : busy_w;
-    activity[w] = {bits ? toggles[w] / (double(bits) * len) : 0.0, enabled_w / len, zeros[w]};
+    const double side_w = side && w < side->size() ? (*side)[w] : 0.0;
+    activity[w] = {bits ? toggles[w] / (double(bits) * len) : 0.0, enabled_w / len, zeros[w], side_w / len};
     bp.alpha += activity[w].alpha * len / double(t.cycles);
     bp.busy += busy_w / double(t.cycles);
     bp.enable += enabled_w / double(t.cycles);
   }
+  if (side) average_over_commands(activity, busy, side, t);
   const std::vector<double> fj = model.dynamic_fj(b.kind, bp.h, activity);
   for (uint64_t w = 0; w < windows; ++w) {
     bp.mw[w] = fj[w] * t.clock_mhz * 1e-6 + bp.leakage_mw;  // fJ per cycle x cycles per us -> mW
