@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "compiler/matmul.h"
+#include "models/platform.h"
 #include "power/memory_macro.h"
 #include "sim/power_report.h"
 
@@ -198,6 +199,18 @@ TEST(Characterize, DmaIsDrivenThroughItsAxiPorts) {
   EXPECT_GT(dma.alpha, 0.0);          // read data and the written results toggle
   EXPECT_GT(dma.average_mw, dma.leakage_mw);
   EXPECT_EQ(m.primitive("dma").features, (std::vector<std::string>{"W", "alpha", "enable", "zeros", "side"}));
+  // In one-cycle windows each command is estimated over its whole burst: every cycle from
+  // the command to the burst's DONE takes the burst's power.
+  const Program prog = compile_matmul(g, mp);
+  const PowerTrace t1 = estimate_power(g, prog, m, 1);
+  const BlockTimeline bursts = run_on_systemc(g, prog).timelines.at("dma");
+  ASSERT_EQ(bursts.side.size(), bursts.busy.size());
+  const std::vector<double>& mw = t1.blocks.front().mw;
+  for (size_t i = 0; i < bursts.busy.size(); ++i) {
+    const uint64_t command = bursts.side[i].start, end = bursts.busy[i].start + bursts.busy[i].cycles;
+    EXPECT_EQ(command + 1, bursts.busy[i].start);  // the address handshake follows the command
+    for (uint64_t c = command; c < end && c < mw.size(); ++c) EXPECT_DOUBLE_EQ(mw[c], mw[command]) << "burst " << i;
+  }
   // Commands cost energy apart from their beats: the same beats in more bursts cost more.
   EXPECT_GT(m.dynamic_fj("dma", {1}, PrimitiveActivity{0.05, 0.4, 0.0, 0.1}),
             m.dynamic_fj("dma", {1}, PrimitiveActivity{0.05, 0.4, 0.0, 0.02}));
