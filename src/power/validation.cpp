@@ -289,7 +289,7 @@ void print_validation(const ValidationSummary& s, std::ostream& out) {
   out << std::fixed << "## Average power of the modelled blocks, predicted against gate-level golden\n\n"
       << s.designs.size() << " designs (" << s.designs.size() - sparse << " dense, " << sparse
       << " with value networks; " << exact << " of characterised primitive variants, " << s.designs.size() - exact
-      << " extrapolated beyond the characterised primitives, marked *), " << s.blocks << " blocks (PE arrays, value networks, accumulator caches).\n\n"
+      << " extrapolated beyond the characterised primitives, marked *), " << s.blocks << " blocks (PE arrays, value networks, accumulator caches, DMAs).\n\n"
       << "| method | MAPE, characterised | R | dense: MAPE | R | sparse: MAPE | R | MAPE, all designs | R | max error, all |\n"
       << "|---|---|---|---|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < s.methods.size(); ++i)

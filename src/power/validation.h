@@ -1,5 +1,5 @@
 // Validation of the power models against gate-level golden power (docs/POWER.md,
-// "Validation"): every modelled block (PE arrays, value networks, accumulator caches) of
+// "Validation"): every modelled block (PE arrays, value networks, accumulator caches, the DMA) of
 // every validation design is a record (its run's
 // features, predicted and golden power, area, trace agreement), appended to a CSV by
 // `fsgen power --golden --record`; `fsgen power-validate` reads the records and scores
