@@ -99,6 +99,7 @@ void Dma::burst(const Command& c) {
   const auto cycles = static_cast<uint64_t>((sc_core::sc_time_stamp() - start) / clock_.period);
   activity_.busy_cycles += cycles;
   timeline_.busy.push_back({handshake, cycles});
+  FSGEN_ASSERT(handshake >= 1, "a DMA command is taken in a cycle before its address handshake");
   timeline_.side.push_back({handshake - 1, 1});  // the command was taken in the cycle before
 }
 
