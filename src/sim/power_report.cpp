@@ -91,6 +91,11 @@ const std::vector<double>* find_or_null(const std::map<std::string, std::vector<
   return it == m.end() ? nullptr : &it->second;
 }
 
+// Window w of a per-window series that may be missing or end early (no activity: 0).
+double window_value(const std::vector<double>* series, uint64_t w) {
+  return series && w < series->size() ? (*series)[w] : 0.0;
+}
+
 // The zero share of the operands `block` was presented in each window; a window without
 // operands takes the run's share (the registers hold what the block saw last).
 std::vector<double> window_zeros(const ActivityTimeline& timeline, const std::string& block, uint64_t windows,
@@ -120,7 +125,7 @@ BlockPower macro_power(const MemoryMacro& m, const BlockActivity& accesses, cons
   for (double b : array_busy) busy_total += b;
   bp.mw.assign(t.windows(), bp.leakage_mw);
   for (uint64_t w = 0; w < t.windows(); ++w) {
-    const double len = double(t.window_cycles(w)), busy_w = w < array_busy.size() ? array_busy[w] : 0.0;
+    const double len = double(t.window_cycles(w)), busy_w = window_value(&array_busy, w);
     const double share = busy_total > 0 ? busy_w / busy_total : len / double(t.cycles);
     bp.mw[w] += energy_pj * share / len * t.clock_mhz * 1e-3;  // pJ per cycle x cycles per us -> mW
     bp.average_mw += bp.mw[w] * len / double(t.cycles);
@@ -136,14 +141,13 @@ BlockPower macro_power(const MemoryMacro& m, const BlockActivity& accesses, cons
 // each of those windows takes the average (zeros weighted by the beats).
 void average_over_commands(std::vector<PrimitiveActivity>& a, const std::vector<double>* busy,
                            const std::vector<double>* side, const PowerTrace& t) {
-  auto at = [](const std::vector<double>* v, uint64_t w) { return v && w < v->size() ? (*v)[w] : 0.0; };
   for (uint64_t w = 0; w < a.size();) {
-    if (at(side, w) == 0) {
+    if (window_value(side, w) == 0) {
       ++w;
       continue;
     }
     uint64_t end = w + 1;
-    while (end < a.size() && at(busy, end) > 0 && at(side, end) == 0) ++end;
+    while (end < a.size() && window_value(busy, end) > 0 && window_value(side, end) == 0) ++end;
     PrimitiveActivity mean;
     double cycles = 0, beats = 0;
     for (uint64_t i = w; i < end; ++i) {
@@ -184,9 +188,9 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
   std::vector<PrimitiveActivity> activity(windows);
   for (uint64_t w = 0; w < windows; ++w) {
     const double len = double(t.window_cycles(w));
-    const double busy_w = busy && w < busy->size() ? (*busy)[w] : 0.0;
+    const double busy_w = window_value(busy, w);
     const double enabled_w = own && enabled && w < enabled->size() ? (*enabled)[w] : busy_w;
-    const double side_w = side && w < side->size() ? (*side)[w] : 0.0;
+    const double side_w = window_value(side, w);
     activity[w] = {bits ? toggles[w] / (double(bits) * len) : 0.0, enabled_w / len, zeros[w], side_w / len};
     bp.alpha += activity[w].alpha * len / double(t.cycles);
     bp.busy += busy_w / double(t.cycles);
