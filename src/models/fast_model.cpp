@@ -34,10 +34,6 @@ void ActivityTimeline::add_enabled(const std::string& block, uint64_t start, uin
   if (window && span && enabled_cycles) spread(enabled[block], window, expected_windows, start, span, enabled_cycles);
 }
 
-void ActivityTimeline::add_side(const std::string& block, uint64_t start, uint64_t span) {
-  if (window && span) spread(side[block], window, expected_windows, start, span, double(span));
-}
-
 ActivityTimeline ActivityTimeline::from_spans(const RunResult& r, uint64_t window, uint64_t windows) {
   ActivityTimeline t;
   t.window = window;
@@ -46,9 +42,13 @@ ActivityTimeline ActivityTimeline::from_spans(const RunResult& r, uint64_t windo
   // the operands one cycle after its controller raised the enable).
   for (const auto& [block, spans] : r.timelines) {
     const uint64_t lag = spans.switching_lag;
-    for (const CycleSpan& s : spans.busy) t.add(block, s.start + lag, s.cycles, double(s.cycles));
-    for (const CycleSpan& s : spans.enabled) t.add_enabled(block, s.start + lag, s.cycles, double(s.cycles));
-    for (const CycleSpan& s : spans.side) t.add_side(block, s.start + lag, s.cycles);
+    auto spread_all = [&](std::vector<double>& w, const std::vector<CycleSpan>& all) {
+      for (const CycleSpan& s : all)
+        if (s.cycles) spread(w, window, windows, s.start + lag, s.cycles, double(s.cycles));
+    };
+    if (!spans.busy.empty()) spread_all(t.busy[block], spans.busy);
+    if (!spans.enabled.empty()) spread_all(t.enabled[block], spans.enabled);
+    if (!spans.side.empty()) spread_all(t.side[block], spans.side);
     if (spans.operands.empty()) continue;
     std::vector<double>&bytes = t.operand_bytes[block], &zeros = t.zero_bytes[block];
     bytes.assign(windows, 0.0), zeros.assign(windows, 0.0);

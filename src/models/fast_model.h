@@ -36,7 +36,6 @@ struct ActivityTimeline {
   // `busy_cycles` of `block`, spread evenly over cycles [start, start + span).
   void add(const std::string& block, uint64_t start, uint64_t span, double busy_cycles);
   void add_enabled(const std::string& block, uint64_t start, uint64_t span, double enabled_cycles);
-  void add_side(const std::string& block, uint64_t start, uint64_t span);
 
   // The same windows from a cycle-model run's spans and operand samples of every PE array
   // (RunResult::timelines).

@@ -68,43 +68,50 @@ void Booster::from_json(const std::string& json) {
   check_xgb(XGBoosterLoadModelFromBuffer(handle_, json.data(), json.size()), "load");
 }
 
-TreeEnsemble::TreeEnsemble(const std::string& booster_json) {
+TreeEnsemble::TreeEnsemble(const nlohmann::json& booster) {
   try {
-    const nlohmann::json j = nlohmann::json::parse(booster_json);
-    const auto& learner = j.at("learner");
+    const auto& learner = booster.at("learner");
     if (learner.at("objective").at("name") != "reg:squarederror") fail("power model", "expected a reg:squarederror booster");
     base_score_ = std::stof(learner.at("learner_model_param").at("base_score").get<std::string>());
     features_ = std::stoul(learner.at("learner_model_param").at("num_feature").get<std::string>());
     for (const auto& t : learner.at("gradient_booster").at("model").at("trees")) {
-      const auto& left = t.at("left_children");
-      std::vector<Node> nodes(left.size());
-      for (size_t i = 0; i < nodes.size(); ++i)
-        nodes[i] = {left[i].get<int32_t>(), t.at("right_children")[i].get<int32_t>(), t.at("split_indices")[i].get<int32_t>(),
-                    t.at("split_conditions")[i].get<float>(), t.at("default_left")[i].get<int>() != 0};
-      trees_.push_back(std::move(nodes));
+      const auto &left = t.at("left_children"), &right = t.at("right_children"), &split = t.at("split_indices");
+      const auto &condition = t.at("split_conditions"), &default_left = t.at("default_left");
+      const int32_t root = int32_t(nodes_.size());
+      roots_.push_back(root);
+      for (size_t i = 0; i < left.size(); ++i) {
+        const int32_t l = left[i].get<int32_t>(), r = right[i].get<int32_t>(), feature = split[i].get<int32_t>();
+        if (l >= int32_t(left.size()) || r >= int32_t(left.size()) || (l >= 0 && size_t(feature) >= features_))
+          fail("power model", "a tree node refers to a node or feature it does not have");
+        nodes_.push_back({l < 0 ? -1 : root + l, r < 0 ? -1 : root + r, condition[i].get<float>(), uint32_t(feature),
+                          default_left[i].get<int>() != 0});
+      }
     }
   } catch (const nlohmann::json::exception& e) {
     fail("power model", std::string("unexpected XGBoost model layout: ") + e.what());
   }
 }
 
-float TreeEnsemble::predict(const float* row) const {
-  float sum = 0;
-  for (const auto& nodes : trees_) {
-    int32_t i = 0;
-    while (nodes[size_t(i)].left >= 0) {
-      const Node& n = nodes[size_t(i)];
-      const float v = row[n.feature];
-      i = std::isnan(v) ? (n.default_left ? n.left : n.right) : v < n.value ? n.left : n.right;
+std::vector<float> TreeEnsemble::predict_rows(const float* x, size_t rows) const {
+  std::vector<float> sum(rows, 0.0f);
+  for (const int32_t root : roots_)
+    for (size_t r = 0; r < rows; ++r) {
+      const float* row = x + r * features_;
+      int32_t i = root;
+      while (nodes_[size_t(i)].left >= 0) {
+        const Node& n = nodes_[size_t(i)];
+        const float v = row[n.feature];
+        i = std::isnan(v) ? (n.default_left ? n.left : n.right) : v < n.value ? n.left : n.right;
+      }
+      sum[r] += nodes_[size_t(i)].value;
     }
-    sum += nodes[size_t(i)].value;
-  }
-  return sum + base_score_;
+  for (float& s : sum) s += base_score_;
+  return sum;
 }
 
 namespace {
 
-constexpr const char* kFormat = "fsgen-power-model 3";
+constexpr const char* kFormat = "fsgen-power-model 4";
 
 // The activity features of a primitive's model, after its hyperparameters.
 std::vector<std::string> activity_features(const PrimitiveDef& def) {
@@ -128,9 +135,9 @@ std::vector<float> features_of(const CharPoint& p, size_t activity_columns) {
   return f;
 }
 
-// Least squares of value = a + b . terms over the distinct sizes (normal equations, a
-// vanishing ridge so that fewer sizes than terms still give an answer).
-SizeFit fit_by_size(const std::vector<std::pair<std::vector<double>, double>>& pts) {
+// Least squares of value = a + b . terms (normal equations, a vanishing ridge so that
+// fewer points than terms still give an answer).
+LinearFit fit_least_squares(const std::vector<std::pair<std::vector<double>, double>>& pts) {
   const size_t k = pts.empty() ? 1 : pts.front().first.size() + 1;
   std::vector<std::vector<double>> m(k, std::vector<double>(k + 1, 0.0));  // [X'X | X'y]
   for (const auto& [terms, y] : pts) {
@@ -156,13 +163,25 @@ SizeFit fit_by_size(const std::vector<std::pair<std::vector<double>, double>>& p
       for (size_t j = c; j <= k; ++j) m[r][j] -= f * m[c][j];
     }
   }
-  SizeFit f;
+  LinearFit f;
   for (size_t i = 0; i < k; ++i) {
     const double v = m[i][i] != 0 ? m[i][k] / m[i][i] : 0.0;
     if (i == 0) f.a = v;
     else f.b.push_back(v);
   }
   return f;
+}
+
+// The terms of PrimitivePowerModel::cycle_energy.
+std::vector<double> cycle_terms(double enable, double side, double alpha) { return {enable, side, alpha}; }
+
+std::map<std::vector<int>, LinearFit> fit_cycle_energy(const PrimitiveDef& def, const std::vector<const CharPoint*>& pts) {
+  std::map<std::vector<int>, std::vector<std::pair<std::vector<double>, double>>> by_size;
+  for (const CharPoint* p : pts)
+    by_size[p->h].push_back({cycle_terms(p->enable, p->side, p->alpha), p->dynamic_fj / def.elements(p->h)});
+  std::map<std::vector<int>, LinearFit> fits;
+  for (const auto& [h, size_pts] : by_size) fits[h] = fit_least_squares(size_pts);
+  return fits;
 }
 
 PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<const CharPoint*>& pts, int rounds) {
@@ -188,20 +207,22 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
   }
   for (const auto& size : by_size) m.characterised_sizes.push_back(size.first);
   if (ytr.size() < 4) fail("dataset", kind + ": expected at least 4 training points, got " + std::to_string(ytr.size()));
-  m.booster = std::make_unique<Booster>();
-  m.booster->train(xtr, ytr, cols, rounds);
-  m.trees = std::make_unique<TreeEnsemble>(m.booster->to_json());
+  Booster booster;
+  booster.train(xtr, ytr, cols, rounds);
+  m.booster = nlohmann::json::parse(booster.to_json());
+  m.trees = std::make_unique<TreeEnsemble>(m.booster);
   std::vector<std::pair<std::vector<double>, double>> leak, area;
   for (const auto& [h, la] : by_size) {
     leak.push_back({def.size_terms_at(h), la.first});
     area.push_back({def.size_terms_at(h), la.second});
   }
-  m.leakage_mw = fit_by_size(leak);
-  m.area_um2 = fit_by_size(area);
+  m.leakage_mw = fit_least_squares(leak);
+  m.area_um2 = fit_least_squares(area);
+  if (!def.side_enable.empty()) m.cycle_energy = fit_cycle_energy(def, pts);
   m.quality.train_points = ytr.size();
   m.quality.test_points = yte.size();
   if (!yte.empty()) {
-    const std::vector<float> pred = m.booster->predict(xte, cols);
+    const std::vector<float> pred = booster.predict(xte, cols);
     std::vector<double> got(yte.size());
     double ape = 0;
     for (size_t i = 0; i < yte.size(); ++i) {
@@ -272,19 +293,40 @@ std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::v
     if (added) x.insert(x.end(), h.begin(), h.end()), x.insert(x.end(), f.begin(), f.begin() + long(activity_columns));
     row[i] = it->second;
   }
-  std::vector<double> per_element(row_of.size());
-  for (size_t r = 0; r < per_element.size(); ++r) per_element[r] = m.trees->predict(x.data() + r * cols);
+  const std::vector<float> per_element = m.trees->predict_rows(x.data(), row_of.size());
   const double elements = primitive_def(kind).elements(h);
   std::vector<double> out(activity.size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = std::max(0.0, per_element[row[i]]) * elements;
+  for (size_t i = 0; i < out.size(); ++i) out[i] = std::max(0.0, double(per_element[row[i]])) * elements;
   return out;
 }
 
-double SizeFit::at(const std::vector<double>& terms) const {
-  FSGEN_ASSERT(terms.size() == b.size(), "a size fit evaluated with its own terms");
+double LinearFit::at(const std::vector<double>& terms) const {
+  FSGEN_ASSERT(terms.size() == b.size(), "a linear fit evaluated with its own terms");
   double v = a;
   for (size_t i = 0; i < b.size(); ++i) v += b[i] * terms[i];
   return v;
+}
+
+std::vector<double> PowerModel::cycle_energy_fj(const std::string& kind, const std::vector<int>& h,
+                                                const std::vector<PrimitiveActivity>& activity) const {
+  const PrimitivePowerModel& m = primitive(kind);
+  if (m.cycle_energy.empty()) fail("power model", kind + ": no energy per kind of cycle (a primitive without a side enable)");
+  // The nearest characterised size: the least summed log ratio of its hyperparameters to h.
+  auto distance = [&](const std::vector<int>& size) {
+    double d = 0;
+    for (size_t i = 0; i < h.size() && i < size.size(); ++i)
+      d += std::fabs(std::log(double(std::max(1, h[i])) / double(std::max(1, size[i]))));
+    return d;
+  };
+  const LinearFit* fit = &m.cycle_energy.begin()->second;
+  double best = distance(m.cycle_energy.begin()->first);
+  for (const auto& [size, f] : m.cycle_energy)
+    if (const double d = distance(size); d < best) best = d, fit = &f;
+  const double elements = primitive_def(kind).elements(h);
+  std::vector<double> out;
+  out.reserve(activity.size());
+  for (const PrimitiveActivity& a : activity) out.push_back(std::max(0.0, fit->at(cycle_terms(a.enable, a.side, a.alpha))) * elements);
+  return out;
 }
 
 double PowerModel::leakage_mw(const std::string& kind, const std::vector<int>& h) const {
@@ -320,7 +362,8 @@ void save_power_model(const PowerModel& m, const std::string& path) {
     e["quality"] = {{"train_points", p.quality.train_points}, {"test_points", p.quality.test_points},
                     {"test_mape_percent", p.quality.mape}, {"test_pearson_r", p.quality.pearson}};
     e["characterised_sizes"] = p.characterised_sizes;
-    e["booster"] = nlohmann::json::parse(p.booster->to_json());
+    for (const auto& [h, f] : p.cycle_energy) e["cycle_energy"].push_back({{"h", h}, {"a", f.a}, {"b_enable_side_alpha", f.b}});
+    e["booster"] = p.booster;
     j["primitives"][kind] = e;
   }
   const std::string tmp = path + ".tmp";
@@ -359,9 +402,19 @@ PowerModel load_power_model(const std::string& path) {
       p.quality.mape = e.at("quality").at("test_mape_percent");
       p.quality.pearson = e.at("quality").at("test_pearson_r");
       p.characterised_sizes = e.at("characterised_sizes").get<std::vector<std::vector<int>>>();
-      p.booster = std::make_unique<Booster>();
-      p.booster->from_json(e.at("booster").dump());
-      p.trees = std::make_unique<TreeEnsemble>(e.at("booster").dump());
+      if (!def.side_enable.empty()) {
+        if (!e.contains("cycle_energy") || e.at("cycle_energy").empty())
+          fail(path, kind + ": expected its energy per kind of cycle (\"cycle_energy\"; retrain with fsgen train)");
+        for (const auto& c : e.at("cycle_energy"))
+          p.cycle_energy[c.at("h").get<std::vector<int>>()] = {c.at("a"), c.at("b_enable_side_alpha").get<std::vector<double>>()};
+        for (const auto& [h, f] : p.cycle_energy)
+          if (f.b.size() != 3) fail(path, kind + ": expected three cycle-energy coefficients (enable, side, alpha)");
+      }
+      p.booster = e.at("booster");
+      p.trees = std::make_unique<TreeEnsemble>(p.booster);
+      if (p.trees->features() != p.features.size())
+        fail(path, kind + ": its booster has " + std::to_string(p.trees->features()) + " features, expected " +
+                       std::to_string(p.features.size()));
       m.primitives[kind] = std::move(p);
     }
   } catch (const nlohmann::json::exception& e) {

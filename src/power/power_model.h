@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "power/characterize.h"
 
 namespace fsgen {
@@ -32,28 +34,35 @@ class Booster {
   void* handle_ = nullptr;
 };
 
-// A trained booster's trees evaluated directly from its JSON (XGBoost 1.7 layout): the
+// A trained booster's trees evaluated directly from its JSON (XGBoost 1.6-1.7 layout): the
 // same predictions as Booster::predict without a DMatrix per call, which is what makes
-// per-window traces cheap.
+// per-window traces cheap, and without loading XGBoost's own copy of the model.
 class TreeEnsemble {
  public:
-  explicit TreeEnsemble(const std::string& booster_json);  // UserError on another layout
-  float predict(const float* row) const;
+  explicit TreeEnsemble(const nlohmann::json& booster);  // UserError on another layout
+  float predict(const float* row) const { return predict_rows(row, 1).front(); }
+  // `rows` rows of features, one after another. Tree by tree over all rows, so that each
+  // tree's nodes stay in cache; each row's sum is taken in tree order, as predict's.
+  std::vector<float> predict_rows(const float* x, size_t rows) const;
+  size_t features() const { return features_; }
 
  private:
-  struct Node {
-    int32_t left = -1, right = -1, feature = 0;
-    float value = 0;  // split condition, or the leaf's value
-    bool default_left = true;
+  struct Node {             // 16 bytes; the trees' nodes in one array
+    int32_t left, right;    // absolute indices of the children; left < 0 at a leaf
+    float value;            // split condition, or the leaf's value
+    uint32_t feature : 31;
+    uint32_t default_left : 1;  // where a missing (NaN) feature goes
   };
-  std::vector<std::vector<Node>> trees_;
+  std::vector<Node> nodes_;
+  std::vector<int32_t> roots_;
   float base_score_ = 0;
   size_t features_ = 0;
 };
 
-// value = a + sum of b[i] x term i (PrimitiveDef::size_terms_at), least squares over the
-// characterised sizes.
-struct SizeFit {
+// value = a + sum of b[i] x term i, least squares: a primitive's leakage and area over its
+// characterised sizes (the terms of PrimitiveDef::size_terms_at), its energy per kind of
+// cycle over its points (PrimitivePowerModel::cycle_energy).
+struct LinearFit {
   double a = 0;
   std::vector<double> b;
   double at(const std::vector<double>& terms) const;
@@ -68,9 +77,15 @@ struct ModelQuality {
 struct PrimitivePowerModel {
   std::string kind;
   std::vector<std::string> features;  // hyperparameters, then alpha, enable, zeros (and side, if it has one)
-  std::unique_ptr<Booster> booster;   // dynamic fJ per element per cycle
-  std::unique_ptr<TreeEnsemble> trees;  // the booster's trees, for prediction
-  SizeFit leakage_mw, area_um2;
+  nlohmann::json booster;  // XGBoost's JSON of the booster: dynamic fJ per element per cycle
+  std::unique_ptr<TreeEnsemble> trees;  // its trees, for prediction
+  LinearFit leakage_mw, area_um2;
+  // A primitive with a side enable only: dynamic fJ per element per cycle = a + b . (enable,
+  // side, alpha), least squares over the points of each characterised size. Its labels are
+  // whole runs, so the fit splits a run's energy into what a waiting cycle, an enabled
+  // cycle, a side-enabled cycle and a toggle add; estimation spreads a command's energy
+  // over its cycles by it (the trees price the command as a whole).
+  std::map<std::vector<int>, LinearFit> cycle_energy;
   ModelQuality quality;
   std::vector<std::vector<int>> characterised_sizes;  // the hyperparameters of its training data
 };
@@ -98,6 +113,11 @@ class PowerModel {
   double dynamic_fj(const std::string& kind, const std::vector<int>& h, const PrimitiveActivity& a) const {
     return dynamic_fj(kind, h, std::vector<PrimitiveActivity>{a}).front();
   }
+  // The cycle_energy fit at the characterised size nearest h, for each activity taken as
+  // one cycle's (fJ per cycle of one instance, at least 0). UserError for a primitive
+  // without a side enable.
+  std::vector<double> cycle_energy_fj(const std::string& kind, const std::vector<int>& h,
+                                      const std::vector<PrimitiveActivity>& activity) const;
   double leakage_mw(const std::string& kind, const std::vector<int>& h) const;
   double area_um2(const std::string& kind, const std::vector<int>& h) const;
   // The hyperparameters of h no characterised point had, e.g. "R=8 (characterised 2, 4)":

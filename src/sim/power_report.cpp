@@ -136,31 +136,66 @@ BlockPower macro_power(const MemoryMacro& m, const BlockActivity& accesses, cons
 
 // A primitive with a side enable (the DMA) is characterised over runs of whole commands: a
 // one-cycle window holding a command (side = 1) lies outside every characterised point,
-// since a command and its burst take at least four cycles. Its activity is averaged over
-// each command, from the window it is taken in through the busy windows that follow, and
-// each of those windows takes the average (zeros weighted by the beats).
-void average_over_commands(std::vector<PrimitiveActivity>& a, const std::vector<double>* busy,
-                           const std::vector<double>* side, const PowerTrace& t) {
-  for (uint64_t w = 0; w < a.size();) {
+// since a command and its burst take at least four cycles. Its energy is therefore priced
+// per command, over the windows from the one it is taken in through the busy windows that
+// follow: [begin, end).
+struct CommandWindows {
+  uint64_t begin, end;
+};
+
+std::vector<CommandWindows> command_windows(const std::vector<double>* busy, const std::vector<double>* side,
+                                            uint64_t windows) {
+  std::vector<CommandWindows> out;
+  for (uint64_t w = 0; w < windows;) {
     if (window_value(side, w) == 0) {
       ++w;
       continue;
     }
     uint64_t end = w + 1;
-    while (end < a.size() && window_value(busy, end) > 0 && window_value(side, end) == 0) ++end;
-    PrimitiveActivity mean;
-    double cycles = 0, beats = 0;
-    for (uint64_t i = w; i < end; ++i) {
-      const double len = double(t.window_cycles(i));
-      cycles += len, beats += a[i].enable * len;
-      mean.alpha += a[i].alpha * len, mean.enable += a[i].enable * len, mean.side += a[i].side * len;
-      mean.zeros += a[i].zeros * a[i].enable * len;
-    }
-    mean.alpha /= cycles, mean.enable /= cycles, mean.side /= cycles;
-    mean.zeros = beats > 0 ? mean.zeros / beats : a[w].zeros;
-    std::fill(a.begin() + long(w), a.begin() + long(end), mean);
+    while (end < windows && window_value(busy, end) > 0 && window_value(side, end) == 0) ++end;
+    out.push_back({w, end});
     w = end;
   }
+  return out;
+}
+
+// The activity over a command's windows (zeros weighted by the beats).
+PrimitiveActivity command_mean(const std::vector<PrimitiveActivity>& a, CommandWindows c, const PowerTrace& t) {
+  PrimitiveActivity mean;
+  double cycles = 0, beats = 0;
+  for (uint64_t i = c.begin; i < c.end; ++i) {
+    const double len = double(t.window_cycles(i));
+    cycles += len, beats += a[i].enable * len;
+    mean.alpha += a[i].alpha * len, mean.enable += a[i].enable * len, mean.side += a[i].side * len;
+    mean.zeros += a[i].zeros * a[i].enable * len;
+  }
+  mean.alpha /= cycles, mean.enable /= cycles, mean.side /= cycles;
+  mean.zeros = beats > 0 ? mean.zeros / beats : a[c.begin].zeros;
+  return mean;
+}
+
+// Dynamic fJ per cycle in each window of a primitive with a side enable: each command's
+// energy from the trees at its mean activity, spread over its windows by the primitive's
+// energy per kind of cycle at each window's own activity (the command's cycle, its beats,
+// the waits between); windows outside a command from the trees at their own activity.
+std::vector<double> command_priced_fj(const PowerModel& model, const std::string& kind, const std::vector<int>& h,
+                                      const std::vector<PrimitiveActivity>& activity,
+                                      const std::vector<CommandWindows>& commands, const PowerTrace& t) {
+  std::vector<PrimitiveActivity> priced = activity;
+  for (const CommandWindows& c : commands)
+    std::fill(priced.begin() + long(c.begin), priced.begin() + long(c.end), command_mean(activity, c, t));
+  std::vector<double> fj = model.dynamic_fj(kind, h, priced);
+  const std::vector<double> shape = model.cycle_energy_fj(kind, h, activity);
+  for (const CommandWindows& c : commands) {
+    double energy = 0, weight = 0;
+    for (uint64_t i = c.begin; i < c.end; ++i) {
+      const double len = double(t.window_cycles(i));
+      energy += fj[i] * len, weight += shape[i] * len;
+    }
+    if (weight > 0)
+      for (uint64_t i = c.begin; i < c.end; ++i) fj[i] = energy * shape[i] / weight;
+  }
+  return fj;
 }
 
 // A block of a characterised primitive, per window of trace t: its activity from the run
@@ -196,8 +231,8 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
     bp.busy += busy_w / double(t.cycles);
     bp.enable += enabled_w / double(t.cycles);
   }
-  if (side) average_over_commands(activity, busy, side, t);
-  const std::vector<double> fj = model.dynamic_fj(b.kind, bp.h, activity);
+  const std::vector<double> fj = side ? command_priced_fj(model, b.kind, bp.h, activity, command_windows(busy, side, windows), t)
+                                      : model.dynamic_fj(b.kind, bp.h, activity);
   for (uint64_t w = 0; w < windows; ++w) {
     bp.mw[w] = fj[w] * t.clock_mhz * 1e-6 + bp.leakage_mw;  // fJ per cycle x cycles per us -> mW
     bp.average_mw += bp.mw[w] * double(t.window_cycles(w)) / double(t.cycles);
