@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -236,6 +237,45 @@ TEST(Characterize, DmaIsDrivenThroughItsAxiPorts) {
   // Commands cost energy apart from their beats: the same beats in more bursts cost more.
   EXPECT_GT(m.dynamic_fj("dma", {1}, PrimitiveActivity{0.05, 0.4, 0.0, 0.1}),
             m.dynamic_fj("dma", {1}, PrimitiveActivity{0.05, 0.4, 0.0, 0.02}));
+}
+
+// A dot array's loads are its side enable: characterised at a share of its enabled cycles
+// that the grid varies, and taken from the SystemC model's load spans.
+TEST(Characterize, DotArrayLoadsAreItsSideEnable) {
+  if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
+  const std::string dir = test::scratch_dir("characterize_dot");
+  CharacterizeOptions o;
+  o.kinds = {"pe_array_dot"};
+  o.cycles = 400;
+  o.small_grid = true;
+  o.max_elements = 4;  // 2 x 2
+  o.work_dir = dir + "/work";
+  ASSERT_EQ(characterize(o, dir + "/dataset.csv").added, 8u);
+  const Dataset d = read_dataset(dir + "/dataset.csv");
+  std::set<double> shares;
+  for (const auto& p : d.points) {
+    const double share = double(p.seed % 3) / 2;  // the loads' share of the enabled cycles: 0, 1/2, 1
+    shares.insert(share);
+    EXPECT_NEAR(p.side, share * p.enable, 0.06) << p.key();
+    EXPECT_GT(p.enable, 0.3) << p.key();
+  }
+  EXPECT_EQ(shares.size(), 3u);
+  const PowerModel m = train_power_model(d, 20);
+  EXPECT_EQ(m.primitive("pe_array_dot").features, (std::vector<std::string>{"P", "K", "alpha", "enable", "zeros", "side"}));
+  EXPECT_TRUE(m.primitive("pe_array_dot").cycle_energy.empty());  // each window priced at its own loads
+
+  const Graph g = elaborate(parse_spec_text(test::tiny_ws_core_spec(), "tiny_ws.yaml"));
+  MatmulProblem mp;
+  mp.m = 4;
+  mp.n = 8;
+  mp.k = 16;
+  const BlockTimeline array = run_on_systemc(g, compile_matmul(g, mp)).timelines.at("array_a");
+  ASSERT_FALSE(array.side.empty());
+  uint64_t loads = 0, enabled = 0, streams = 0;
+  for (const CycleSpan& s : array.side) loads += s.cycles;
+  for (const CycleSpan& s : array.enabled) enabled += s.cycles;
+  for (const CycleSpan& s : array.busy) streams += s.cycles;
+  EXPECT_EQ(loads + streams, enabled);  // an enabled cycle loads or streams
 }
 
 // What makes an RTL instance another variant than the characterised primitive.

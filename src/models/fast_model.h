@@ -30,7 +30,8 @@ struct ActivityTimeline {
   // PE arrays, from a cycle-model run only (the fast model has no data): the operand bytes
   // presented in each window, and how many were zero.
   std::map<std::string, std::vector<double>> operand_bytes, zero_bytes;
-  // The DMA, from a cycle-model run: cycles it took a command in (its side enable).
+  // From a cycle-model run: the cycles the DMA took a command in, a dot array's load
+  // cycles (their side enables).
   std::map<std::string, std::vector<double>> side;
 
   // `busy_cycles` of `block`, spread evenly over cycles [start, start + span).

@@ -112,6 +112,7 @@ class DotArrayModel : public PeArrayModel {
       load_stationary(c, a, b);
       if (compressed_) pack_lanes();
       timeline_.enabled.push_back({c, s_rows_});
+      timeline_.side.push_back({c, s_rows_});  // the loads: the dot array primitive's side enable
       c += s_rows_;
     }
     timeline_.busy.push_back({c, stream_});

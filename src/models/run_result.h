@@ -87,7 +87,8 @@ struct OperandSample {
 };
 
 // When a block worked (SystemC only). A PE array: the cycles it streamed operands (busy)
-// and those with an enable high (streaming, or loading a stationary operand). The DMA: its
+// and those with an enable high (streaming, or loading a stationary operand); a dot
+// array's loads of its stationary operand (side). The DMA: its
 // bursts (busy, from the address handshake to its DONE cycle), its data beats (enabled) and
 // the cycles it took a command in (side). Power traces take their busy, enabled and side
 // windows from these, and the zero-operand share window by window from the operand samples

@@ -43,8 +43,9 @@ const std::vector<PrimitiveDef>& primitive_catalog() {
       {"pe_array_dot", "fsgen_array_dot", {"P", "K"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}},
        // The controller streams x (v) and loads the stationary operand (w into column
        // ld_idx = 0, 1, ... K - 1; ld) in separate cycles.
+       // The loads are its side enable, a share of the enabled cycles varied by the grid.
        {{"LOAD_COL", 1}}, {"v", "ld"}, {}, {{"x", "v"}, {"w", "ld"}, {"ld_idx", "ld"}}, {{"ld_idx", "K"}},
-       [](const std::vector<int>& h) { return double(h[0]) * h[1]; }, {}, {}, false, {}, {}, "", ""},
+       [](const std::vector<int>& h) { return double(h[0]) * h[1]; }, {}, {}, false, {}, {}, "", "ld"},
       // A value network (fsgen_sparse_net) of ROWS operand rows x LANES lanes, each an
       // SK-to-1 byte pick into a register; its window, selects and has bits change with step.
       {"sparse_net", "fsgen_sparse_net", {"ROWS", "SK", "LANES"},
@@ -79,7 +80,7 @@ const std::vector<PrimitiveDef>& primitive_catalog() {
        // Area and leakage: the fit's constant (FSM, address and beat counters) and a write
        // data register byte per lane.
        [](const std::vector<int>& h) { return double(h[0]); }, {}, {"m_rdata", "m_wdata"}, false, {}, {}, "axi_dma",
-       "commands"},
+       "commands", true},
   };
   return catalog;
 }
@@ -199,7 +200,7 @@ std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, c
           {"cycles", std::to_string(o.cycles)},
           {"seed", std::to_string(o.seed)},
           {"grid", o.small_grid ? "small" : "full"},
-          {"stimulus", "4 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time; the DMA: bursts answered by an AXI slave)"}};
+          {"stimulus", "5 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0, 1/2 or 1 by seed % 3; the DMA: bursts answered by an AXI slave)"}};
 }
 
 struct Stimulus {
@@ -242,6 +243,7 @@ class SizeRun {
     stim_.held_low = def.held_low;
     stim_.enable_of = def.enable_of;
     stim_.driver = def.driver;
+    if (def.driver.empty()) stim_.side_enable = def.side_enable;
     for (const auto& [port, param] : def.counters) {
       const auto at = std::find(def.params.begin(), def.params.end(), param);
       FSGEN_ASSERT(at != def.params.end(), "a counter's modulus names a hyperparameter of its primitive");

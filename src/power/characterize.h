@@ -56,9 +56,17 @@ struct PrimitiveDef {
   std::string driver;
   // A second kind of event the primitive's energy depends on apart from its enable, counted
   // by its driver and given by the SystemC model's spans (BlockTimeline::side): the DMA's
-  // commands (each loads its address and beat registers, and costs several beats). Its
-  // share of the cycles is a model feature of this primitive only; "" none.
+  // commands (each loads its address and beat registers, and costs several beats), a dot
+  // array's loads (the random driver's enable port of that name, PrimitiveStimulus::
+  // side_enable: a load writes one column of stationary registers where a stream cycle
+  // switches every MAC). Its share of the cycles is a model feature of this primitive
+  // only; "" none.
   std::string side_enable;
+  // The side event opens a burst that follows it (the DMA's command): estimation prices it
+  // over the burst, since a window of the command alone lies outside every characterised
+  // point, and shapes the burst by the energy per kind of cycle (power_model.h). Otherwise
+  // each window is priced at its own side share.
+  bool side_opens_burst = false;
   std::vector<double> size_terms_at(const std::vector<int>& h) const {
     return size_terms ? size_terms(h) : std::vector<double>{elements(h)};
   }

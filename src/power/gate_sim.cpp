@@ -104,7 +104,15 @@ std::string axi_dma_testbench(const GateNetlist& n) {
 std::string random_ports(const GateNetlist& n, const PrimitiveStimulus& s) {
   std::ostringstream o;
   o << "    bool any = false;\n";
-  if (!s.enable_of.empty())  // one enable at a time, drawn uniformly in an enabled cycle
+  const auto side = std::find(s.enables.begin(), s.enables.end(), s.side_enable);
+  FSGEN_ASSERT(s.side_enable.empty() || (side != s.enables.end() && s.enables.size() == 2 && !s.enable_of.empty()),
+               "a random driver's side enable is one of two enables driven one at a time");
+  if (!s.side_enable.empty())  // the side enable with its share (seed % 3) / 2, else the other
+    o << "    const bool on = c >= 2 && enable(rng);\n"
+      << "    const bool side_on = on && std::bernoulli_distribution((seed % 3) / 2.0)(rng);\n"
+      << "    const int which = !on ? -1 : side_on ? " << (side - s.enables.begin()) << " : "
+      << (side == s.enables.begin() ? 1 : 0) << ";\n    side += side_on;\n";
+  else if (!s.enable_of.empty())  // one enable at a time, drawn uniformly in an enabled cycle
     o << "    const int which = c >= 2 && enable(rng) ? int(std::uniform_int_distribution<int>(0, " << s.enables.size() - 1
       << ")(rng)) : -1;\n";
   for (const auto& [port, bits] : n.ports) {

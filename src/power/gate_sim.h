@@ -23,6 +23,10 @@ namespace fsgen {
 // is high; a data port named there changes only in its enable's cycles. A port in
 // counters (port -> modulus) is an index that counts 0, 1, ... modulus - 1, 0, ... in its
 // enable's cycles instead of taking random values (a dot array's load column).
+// With side_enable (one of the enables, under enable_of): instead of uniformly, it is the
+// one high in an enabled cycle with probability 0, 1/2 or 1 as the seed counts through the
+// stimulus grid (seed % 3), so that the points cover all of its shares of the enabled
+// cycles (a dot array's loads against its streams); its cycles are the side cycles.
 struct PrimitiveStimulus {
   uint64_t cycles = 1000;
   double toggle_rate = 0.2;
@@ -34,6 +38,7 @@ struct PrimitiveStimulus {
   std::vector<std::string> held_low;
   std::map<std::string, std::string> enable_of;
   std::map<std::string, uint32_t> counters;
+  std::string side_enable;
   // "axi_dma": instead of the above, the DMA's controller and AXI slave (gate_sim.cpp,
   // axi_dma_testbench); the rates keep their meaning for its data, enable_rate sets how
   // busy it is, and its enabled cycles are its data beats.

@@ -218,7 +218,7 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
   }
   m.leakage_mw = fit_least_squares(leak);
   m.area_um2 = fit_least_squares(area);
-  if (!def.side_enable.empty()) m.cycle_energy = fit_cycle_energy(def, pts);
+  if (def.side_opens_burst) m.cycle_energy = fit_cycle_energy(def, pts);
   m.quality.train_points = ytr.size();
   m.quality.test_points = yte.size();
   if (!yte.empty()) {
@@ -310,7 +310,7 @@ double LinearFit::at(const std::vector<double>& terms) const {
 std::vector<double> PowerModel::cycle_energy_fj(const std::string& kind, const std::vector<int>& h,
                                                 const std::vector<PrimitiveActivity>& activity) const {
   const PrimitivePowerModel& m = primitive(kind);
-  if (m.cycle_energy.empty()) fail("power model", kind + ": no energy per kind of cycle (a primitive without a side enable)");
+  if (m.cycle_energy.empty()) fail("power model", kind + ": no energy per kind of cycle (its side enable opens no burst)");
   // The nearest characterised size: the least summed log ratio of its hyperparameters to h.
   auto distance = [&](const std::vector<int>& size) {
     double d = 0;
@@ -402,7 +402,7 @@ PowerModel load_power_model(const std::string& path) {
       p.quality.mape = e.at("quality").at("test_mape_percent");
       p.quality.pearson = e.at("quality").at("test_pearson_r");
       p.characterised_sizes = e.at("characterised_sizes").get<std::vector<std::vector<int>>>();
-      if (!def.side_enable.empty()) {
+      if (def.side_opens_burst) {
         if (!e.contains("cycle_energy") || e.at("cycle_energy").empty())
           fail(path, kind + ": expected its energy per kind of cycle (\"cycle_energy\"; retrain with fsgen train)");
         for (const auto& c : e.at("cycle_energy"))

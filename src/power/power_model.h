@@ -80,7 +80,8 @@ struct PrimitivePowerModel {
   nlohmann::json booster;  // XGBoost's JSON of the booster: dynamic fJ per element per cycle
   std::unique_ptr<TreeEnsemble> trees;  // its trees, for prediction
   LinearFit leakage_mw, area_um2;
-  // A primitive with a side enable only: dynamic fJ per element per cycle = a + b . (enable,
+  // A primitive whose side enable opens a burst (PrimitiveDef::side_opens_burst, the DMA)
+  // only: dynamic fJ per element per cycle = a + b . (enable,
   // side, alpha), least squares over the points of each characterised size. Its labels are
   // whole runs, so the fit splits a run's energy into what a waiting cycle, an enabled
   // cycle, a side-enabled cycle and a toggle add; estimation spreads a command's energy
@@ -115,7 +116,7 @@ class PowerModel {
   }
   // The cycle_energy fit at the characterised size nearest h, for each activity taken as
   // one cycle's (fJ per cycle of one instance, at least 0). UserError for a primitive
-  // without a side enable.
+  // whose side enable opens no burst.
   std::vector<double> cycle_energy_fj(const std::string& kind, const std::vector<int>& h,
                                       const std::vector<PrimitiveActivity>& activity) const;
   double leakage_mw(const std::string& kind, const std::vector<int>& h) const;

@@ -134,9 +134,9 @@ BlockPower macro_power(const MemoryMacro& m, const BlockActivity& accesses, cons
   return bp;
 }
 
-// A primitive with a side enable (the DMA) is characterised over runs of whole commands: a
-// one-cycle window holding a command (side = 1) lies outside every characterised point,
-// since a command and its burst take at least four cycles. Its energy is therefore priced
+// A primitive whose side enable opens a burst (the DMA) is characterised over runs of
+// whole commands: a one-cycle window holding a command (side = 1) lies outside every
+// characterised point, since a command and its burst take at least four cycles. Its energy is therefore priced
 // per command, over the windows from the one it is taken in through the busy windows that
 // follow: [begin, end).
 struct CommandWindows {
@@ -231,7 +231,7 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
     bp.busy += busy_w / double(t.cycles);
     bp.enable += enabled_w / double(t.cycles);
   }
-  const std::vector<double> fj = side ? command_priced_fj(model, b.kind, bp.h, activity, command_windows(busy, side, windows), t)
+  const std::vector<double> fj = side && def.side_opens_burst ? command_priced_fj(model, b.kind, bp.h, activity, command_windows(busy, side, windows), t)
                                       : model.dynamic_fj(b.kind, bp.h, activity);
   for (uint64_t w = 0; w < windows; ++w) {
     bp.mw[w] = fj[w] * t.clock_mhz * 1e-6 + bp.leakage_mw;  // fJ per cycle x cycles per us -> mW
