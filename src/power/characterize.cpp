@@ -200,7 +200,7 @@ std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, c
           {"cycles", std::to_string(o.cycles)},
           {"seed", std::to_string(o.seed)},
           {"grid", o.small_grid ? "small" : "full"},
-          {"stimulus", "5 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0, 1/2 or 1 by seed % 3; the DMA: bursts answered by an AXI slave)"}};
+          {"stimulus", "5 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or 0.9 by seed % 3; the DMA: bursts answered by an AXI slave)"}};
 }
 
 struct Stimulus {

@@ -107,9 +107,9 @@ std::string random_ports(const GateNetlist& n, const PrimitiveStimulus& s) {
   const auto side = std::find(s.enables.begin(), s.enables.end(), s.side_enable);
   FSGEN_ASSERT(s.side_enable.empty() || (side != s.enables.end() && s.enables.size() == 2 && !s.enable_of.empty()),
                "a random driver's side enable is one of two enables driven one at a time");
-  if (!s.side_enable.empty())  // the side enable with its share (seed % 3) / 2, else the other
+  if (!s.side_enable.empty())  // the side enable with its share 0.1 + 0.4 x (seed % 3), else the other
     o << "    const bool on = c >= 2 && enable(rng);\n"
-      << "    const bool side_on = on && std::bernoulli_distribution((seed % 3) / 2.0)(rng);\n"
+      << "    const bool side_on = on && std::bernoulli_distribution(0.1 + 0.4 * double(seed % 3))(rng);\n"
       << "    const int which = !on ? -1 : side_on ? " << (side - s.enables.begin()) << " : "
       << (side == s.enables.begin() ? 1 : 0) << ";\n    side += side_on;\n";
   else if (!s.enable_of.empty())  // one enable at a time, drawn uniformly in an enabled cycle

@@ -24,9 +24,11 @@ namespace fsgen {
 // counters (port -> modulus) is an index that counts 0, 1, ... modulus - 1, 0, ... in its
 // enable's cycles instead of taking random values (a dot array's load column).
 // With side_enable (one of the enables, under enable_of): instead of uniformly, it is the
-// one high in an enabled cycle with probability 0, 1/2 or 1 as the seed counts through the
-// stimulus grid (seed % 3), so that the points cover all of its shares of the enabled
-// cycles (a dot array's loads against its streams); its cycles are the side cycles.
+// one high in an enabled cycle with probability 0.1, 0.5 or 0.9 as the seed counts through
+// the stimulus grid (seed % 3), so that the points cover its shares of the enabled cycles
+// (a dot array's loads against its streams); its cycles are the side cycles. Neither kind
+// is left out: a dot array that never loads streams against zero weights, one that never
+// streams loads against zero operands, and a design's cycles of either kind do neither.
 struct PrimitiveStimulus {
   uint64_t cycles = 1000;
   double toggle_rate = 0.2;
