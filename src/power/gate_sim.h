@@ -24,11 +24,8 @@ namespace fsgen {
 // counters (port -> modulus) is an index that counts 0, 1, ... modulus - 1, 0, ... in its
 // enable's cycles instead of taking random values (a dot array's load column).
 // With side_enable (one of the enables, under enable_of): instead of uniformly, it is the
-// one high in an enabled cycle with probability 0.1, 0.5 or 0.9 as the seed counts through
-// the stimulus grid (seed % 3), so that the points cover its shares of the enabled cycles
-// (a dot array's loads against its streams); its cycles are the side cycles. Neither kind
-// is left out: a dot array that never loads streams against zero weights, one that never
-// streams loads against zero operands, and a design's cycles of either kind do neither.
+// one high in an enabled cycle with probability side_share (a dot array's loads against its
+// streams); its cycles are the side cycles.
 struct PrimitiveStimulus {
   uint64_t cycles = 1000;
   double toggle_rate = 0.2;
@@ -41,6 +38,7 @@ struct PrimitiveStimulus {
   std::map<std::string, std::string> enable_of;
   std::map<std::string, uint32_t> counters;
   std::string side_enable;
+  double side_share = 0.5;
   // "axi_dma": instead of the above, the DMA's controller and AXI slave (gate_sim.cpp,
   // axi_dma_testbench); the rates keep their meaning for its data, enable_rate sets how
   // busy it is, and its enabled cycles are its data beats.
