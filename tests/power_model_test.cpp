@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -20,14 +21,20 @@
 namespace fsgen {
 namespace {
 
+// The test grid of `kinds`, `cycles` per stimulus, built under `dir`.
+CharacterizeOptions small_characterisation(std::vector<std::string> kinds, uint64_t cycles, const std::string& dir) {
+  CharacterizeOptions o;
+  o.kinds = std::move(kinds);
+  o.cycles = cycles;
+  o.small_grid = true;
+  o.work_dir = dir + "/work";
+  return o;
+}
+
 TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
   const std::string dir = test::scratch_dir("characterize");
-  CharacterizeOptions o;
-  o.kinds = {"pe_array_os", "sparse_net"};
-  o.cycles = 200;
-  o.small_grid = true;
-  o.work_dir = dir + "/work";
+  CharacterizeOptions o = small_characterisation({"pe_array_os", "sparse_net"}, 200, dir);
   const std::string path = dir + "/dataset.csv";
   uint64_t last_total = 0;
   const CharacterizeSummary first = characterize(o, path, [&](uint64_t, uint64_t total) { last_total = total; });
@@ -166,11 +173,7 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
 TEST(Characterize, DmaIsDrivenThroughItsAxiPorts) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
   const std::string dir = test::scratch_dir("characterize_dma");
-  CharacterizeOptions o;
-  o.kinds = {"dma"};
-  o.cycles = 400;
-  o.small_grid = true;
-  o.work_dir = dir + "/work";
+  const CharacterizeOptions o = small_characterisation({"dma"}, 400, dir);
   ASSERT_EQ(characterize(o, dir + "/dataset.csv").added, 16u);  // W = 1, 2 x 8 stimuli
   const Dataset d = read_dataset(dir + "/dataset.csv");
   auto point = [&](int w, double rate, double zeros, double enable) {
@@ -244,12 +247,8 @@ TEST(Characterize, DmaIsDrivenThroughItsAxiPorts) {
 TEST(Characterize, DotArrayLoadsAreItsSideEnable) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
   const std::string dir = test::scratch_dir("characterize_dot");
-  CharacterizeOptions o;
-  o.kinds = {"pe_array_dot"};
-  o.cycles = 400;
-  o.small_grid = true;
+  CharacterizeOptions o = small_characterisation({"pe_array_dot"}, 400, dir);
   o.max_elements = 4;  // 2 x 2
-  o.work_dir = dir + "/work";
   ASSERT_EQ(characterize(o, dir + "/dataset.csv").added, 8u);
   const Dataset d = read_dataset(dir + "/dataset.csv");
   std::set<double> shares;  // the loads' share of the enabled cycles: 0.1, 0.5 or 0.9

@@ -136,9 +136,9 @@ BlockPower macro_power(const MemoryMacro& m, const BlockActivity& accesses, cons
 
 // A primitive whose side enable opens a burst (the DMA) is characterised over runs of
 // whole commands: a one-cycle window holding a command (side = 1) lies outside every
-// characterised point, since a command and its burst take at least four cycles. Its energy is therefore priced
-// per command, over the windows from the one it is taken in through the busy windows that
-// follow: [begin, end).
+// characterised point, since a command and its burst take at least four cycles. Its
+// energy is therefore priced per command, over the windows from the one it is taken in
+// through the busy windows that follow: [begin, end).
 struct CommandWindows {
   uint64_t begin, end;
 };
@@ -174,10 +174,11 @@ PrimitiveActivity command_mean(const std::vector<PrimitiveActivity>& a, CommandW
   return mean;
 }
 
-// Dynamic fJ per cycle in each window of a primitive with a side enable: each command's
-// energy from the trees at its mean activity, spread over its windows by the primitive's
-// energy per kind of cycle at each window's own activity (the command's cycle, its beats,
-// the waits between); windows outside a command from the trees at their own activity.
+// Dynamic fJ per cycle in each window of a primitive whose side enable opens a burst: each
+// command's energy from the trees at its mean activity, spread over its windows by the
+// primitive's energy per kind of cycle at each window's own activity (the command's cycle,
+// its beats, the waits between); windows outside a command from the trees at their own
+// activity.
 std::vector<double> command_priced_fj(const PowerModel& model, const std::string& kind, const std::vector<int>& h,
                                       const std::vector<PrimitiveActivity>& activity,
                                       const std::vector<CommandWindows>& commands, const PowerTrace& t) {
@@ -231,8 +232,9 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
     bp.busy += busy_w / double(t.cycles);
     bp.enable += enabled_w / double(t.cycles);
   }
-  const std::vector<double> fj = side && def.side_opens_burst ? command_priced_fj(model, b.kind, bp.h, activity, command_windows(busy, side, windows), t)
-                                      : model.dynamic_fj(b.kind, bp.h, activity);
+  const std::vector<double> fj =
+      side && def.side_opens_burst ? command_priced_fj(model, b.kind, bp.h, activity, command_windows(busy, side, windows), t)
+                                   : model.dynamic_fj(b.kind, bp.h, activity);
   for (uint64_t w = 0; w < windows; ++w) {
     bp.mw[w] = fj[w] * t.clock_mhz * 1e-6 + bp.leakage_mw;  // fJ per cycle x cycles per us -> mW
     bp.average_mw += bp.mw[w] * double(t.window_cycles(w)) / double(t.cycles);
