@@ -87,6 +87,11 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   }
   const std::vector<float> together = os.trees->predict_rows(rows.data(), rows.size() / 6);
   for (size_t r = 0; r < together.size(); ++r) EXPECT_EQ(together[r], os.trees->predict(rows.data() + 6 * r));
+  // With an instance's hyperparameters fixed, its rows' predictions are the same.
+  for (size_t r = 0; r < together.size(); ++r) {
+    const TreeEnsemble fixed = os.trees->with_fixed(std::vector<float>(rows.begin() + long(6 * r), rows.begin() + long(6 * r + 3)));
+    EXPECT_EQ(fixed.predict(rows.data() + 6 * r), together[r]);
+  }
   EXPECT_EQ(os.quality.train_points + os.quality.test_points, 16u);
   EXPECT_EQ(m.primitive("sparse_net").quality.train_points + m.primitive("sparse_net").quality.test_points, 16u);
   EXPECT_GT(m.leakage_mw("pe_array_os", {4, 4, 0}), m.leakage_mw("pe_array_os", {2, 2, 0}));  // scales by elements

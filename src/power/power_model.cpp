@@ -90,6 +90,45 @@ TreeEnsemble::TreeEnsemble(const nlohmann::json& booster) {
   } catch (const nlohmann::json::exception& e) {
     fail("power model", std::string("unexpected XGBoost model layout: ") + e.what());
   }
+  conditions_.resize(features_);
+  for (const Node& n : nodes_)
+    if (n.left >= 0) conditions_[n.feature].push_back(n.value);
+  for (auto& c : conditions_) {
+    std::sort(c.begin(), c.end());
+    c.erase(std::unique(c.begin(), c.end()), c.end());
+  }
+}
+
+TreeEnsemble TreeEnsemble::with_fixed(const std::vector<float>& fixed) const {
+  FSGEN_ASSERT(fixed.size() <= features_, "fewer fixed features than the trees have");
+  TreeEnsemble t;
+  t.base_score_ = base_score_;
+  t.features_ = features_;
+  t.conditions_ = conditions_;
+  for (const int32_t root : roots_) t.roots_.push_back(copy_taking_fixed(root, fixed, t.nodes_));
+  return t;
+}
+
+int32_t TreeEnsemble::copy_taking_fixed(int32_t i, const std::vector<float>& fixed, std::vector<Node>& out) const {
+  for (const Node* n = &nodes_[size_t(i)]; n->left >= 0 && n->feature < fixed.size(); n = &nodes_[size_t(i)]) {
+    const float v = fixed[n->feature];
+    i = std::isnan(v) ? (n->default_left ? n->left : n->right) : v < n->value ? n->left : n->right;
+  }
+  const int32_t at = int32_t(out.size());
+  out.push_back(nodes_[size_t(i)]);
+  if (nodes_[size_t(i)].left >= 0) {
+    const int32_t left = copy_taking_fixed(nodes_[size_t(i)].left, fixed, out);
+    const int32_t right = copy_taking_fixed(nodes_[size_t(i)].right, fixed, out);
+    out[size_t(at)].left = left;
+    out[size_t(at)].right = right;
+  }
+  return at;
+}
+
+uint32_t TreeEnsemble::interval(size_t feature, float v) const {
+  if (std::isnan(v)) return UINT32_MAX;
+  const std::vector<float>& c = conditions_[feature];
+  return uint32_t(std::upper_bound(c.begin(), c.end(), v) - c.begin());  // conditions <= v: v < each of the others
 }
 
 std::vector<float> TreeEnsemble::predict_rows(const float* x, size_t rows) const {
@@ -273,30 +312,40 @@ std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::v
   if (cols != m.features.size())
     fail("power model", kind + ": expected " + std::to_string(m.features.size() - activity_columns) + " hyperparameters");
   if (activity.empty()) return {};
-  // Short windows repeat a few activities (a one-cycle window is busy or not, with a whole
-  // number of toggles): each distinct feature row is predicted once.
-  struct RowHash {
-    size_t operator()(const ActivityRow& f) const {
-      uint32_t b[4];
-      std::memcpy(b, f.data(), sizeof b);
-      return (size_t(b[0]) * 0x9E3779B97F4A7C15ull) ^ (size_t(b[1]) * 0xC2B2AE3D27D4EB4Full) ^ b[2] ^
-             (size_t(b[3]) << 32);
+  // Each distinct path through the trees is predicted once: rows whose activities lie in the
+  // same intervals between the trees' split conditions. Short windows repeat a few
+  // activities exactly (looked up first, without the intervals' searches); longer ones
+  // differ mostly within an interval.
+  using Key = std::array<uint32_t, 4>;  // a row's feature bits, or its intervals
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return (size_t(k[0]) * 0x9E3779B97F4A7C15ull) ^ (size_t(k[1]) * 0xC2B2AE3D27D4EB4Full) ^ k[2] ^
+             (size_t(k[3]) << 32);
     }
   };
-  std::unordered_map<ActivityRow, size_t, RowHash> row_of;
-  std::vector<size_t> row(activity.size());
+  std::unordered_map<Key, size_t, KeyHash> path_of_row, path_of_intervals;
+  std::vector<size_t> path(activity.size());
   std::vector<float> x;
   for (size_t i = 0; i < activity.size(); ++i) {
     const PrimitiveActivity& a = activity[i];
     const ActivityRow f = activity_row(a.alpha, a.enable, a.zeros, a.side);
-    const auto [it, added] = row_of.emplace(f, row_of.size());
-    if (added) x.insert(x.end(), h.begin(), h.end()), x.insert(x.end(), f.begin(), f.begin() + long(activity_columns));
-    row[i] = it->second;
+    Key bits;
+    std::memcpy(bits.data(), f.data(), sizeof bits);
+    const auto [seen, new_row] = path_of_row.emplace(bits, 0);
+    if (new_row) {
+      Key intervals{};
+      for (size_t c = 0; c < activity_columns; ++c) intervals[c] = m.trees->interval(h.size() + c, f[c]);
+      const auto [it, new_path] = path_of_intervals.emplace(intervals, path_of_intervals.size());
+      if (new_path) x.insert(x.end(), h.begin(), h.end()), x.insert(x.end(), f.begin(), f.begin() + long(activity_columns));
+      seen->second = it->second;
+    }
+    path[i] = seen->second;
   }
-  const std::vector<float> per_element = m.trees->predict_rows(x.data(), row_of.size());
+  const std::vector<float> per_element =
+      m.trees->with_fixed(std::vector<float>(h.begin(), h.end())).predict_rows(x.data(), path_of_intervals.size());
   const double elements = primitive_def(kind).elements(h);
   std::vector<double> out(activity.size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = std::max(0.0, double(per_element[row[i]])) * elements;
+  for (size_t i = 0; i < out.size(); ++i) out[i] = std::max(0.0, double(per_element[path[i]])) * elements;
   return out;
 }
 

@@ -45,8 +45,17 @@ class TreeEnsemble {
   // tree's nodes stay in cache; each row's sum is taken in tree order, as predict's.
   std::vector<float> predict_rows(const float* x, size_t rows) const;
   size_t features() const { return features_; }
+  // The same predictions for rows whose first features are `fixed`, every split on them
+  // taken once here rather than at every row (an instance's hyperparameters are the same
+  // in all its windows, and the trees split on them first). Rows keep all their features.
+  TreeEnsemble with_fixed(const std::vector<float>& fixed) const;
+  // Which of the intervals between the trees' split conditions on `feature` v lies in: two
+  // rows whose every feature lies in the same interval take the same path through every
+  // tree, so they have the same prediction exactly.
+  uint32_t interval(size_t feature, float v) const;
 
  private:
+  TreeEnsemble() = default;
   struct Node {             // 16 bytes; the trees' nodes in one array
     int32_t left, right;    // absolute indices of the children; left < 0 at a leaf
     float value;            // split condition, or the leaf's value
@@ -55,6 +64,9 @@ class TreeEnsemble {
   };
   std::vector<Node> nodes_;
   std::vector<int32_t> roots_;
+  std::vector<std::vector<float>> conditions_;  // per feature: its split conditions, ascending, each once
+  // Copies the subtree at node i into `out` with the splits on fixed features taken; its index there.
+  int32_t copy_taking_fixed(int32_t i, const std::vector<float>& fixed, std::vector<Node>& out) const;
   float base_score_ = 0;
   size_t features_ = 0;
 };
