@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= 2
 FSGEN := $(BUILD)/fsgen
 
-.PHONY: deps build demo test validate validate-power bench clean
+.PHONY: deps build demo test validate validate-power bench bench-power clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -47,6 +47,10 @@ validate-power: build
 
 bench: build
 	$(FSGEN) bench
+
+# Power estimation's cost next to the SystemC run (BENCHMARKS.md).
+bench-power: build
+	./validation/power_bench.sh --fsgen $(FSGEN)
 
 clean:
 	rm -rf $(BUILD) rtl_out/*/
