@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "compiler/attention.h"
 #include "compiler/matmul.h"
 #include "generator/rtl_library.h"
 #include "models/platform.h"
@@ -212,6 +213,29 @@ TEST(GoldenPower, ReplaysTheDma) {
   ASSERT_EQ(golden.size(), 1u);
   EXPECT_EQ(golden[0].module, "fsgen_dma");
   EXPECT_EQ(golden[0].params.at("W"), int64_t(g.memory.beat_bytes));
+  EXPECT_GT(golden[0].average_mw, golden[0].leakage_mw);
+  EXPECT_EQ(golden[0].output_mismatch_cycles, 0u);
+}
+
+// The softmax unit sits inside the controller (u_ctrl / softmax_unit / u_softmax): its
+// netlist replays the fused attention's score rows with the same outputs as the RTL.
+TEST(GoldenPower, ReplaysTheSoftmaxUnit) {
+  if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
+  const std::string dir = test::scratch_dir("golden_softmax");
+  // Score rows of two keys (TN = 2): the smallest unit, still one of Yosys' longer runs.
+  std::string spec = test::tiny_matmul_core_spec();
+  spec = test::replace(spec, "tiling: {m: 2, n: 4, k: 8}", "tiling: {m: 2, n: 2, k: 8}");
+  spec = test::replace(spec, "tiling: {m: 2, n: 8, k: 4}", "tiling: {m: 2, n: 8, k: 2}");
+  spec = test::replace(spec, "kernels: [matmul]", "kernels: [matmul, attention]");
+  spec = test::replace(spec, "bandwidth_gbps: 2", "bandwidth_gbps: 1");  // 2-byte beats: rows of two
+  const Graph g = elaborate(parse_spec_text(spec, "tiny.yaml"));
+  AttentionProblem p;
+  p.tokens = 5;  // a partial key tile: some keys are not visible
+  const std::vector<GoldenBlockPower> golden =
+      golden_block_power(g, compile_attention(g, p).program, {"softmax"}, "", dir + "/rtl", dir + "/work");
+  ASSERT_EQ(golden.size(), 1u);
+  EXPECT_EQ(golden[0].module, "fsgen_softmax");
+  EXPECT_EQ(golden[0].params.at("TN"), 2);
   EXPECT_GT(golden[0].average_mw, golden[0].leakage_mw);
   EXPECT_EQ(golden[0].output_mismatch_cycles, 0u);
 }

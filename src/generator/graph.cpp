@@ -513,7 +513,14 @@ std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& b
   if ((block == "net_x" || block == "net_w") && g.array_a.sparse.skips_steps())
     return value_network_instance(g.array_a, block == "net_x");
   if (block == "dma") return ArrayInstance{"fsgen_dma", {{"W", g.memory.beat_bytes}}};
+  if (block == "softmax" && g.attention)
+    return ArrayInstance{"fsgen_softmax", {{"TN", g.array_a.spec.tile_n}, {"WIN", g.sliding_window()}}};
   return std::nullopt;
+}
+
+std::vector<std::string> block_scope(const std::string& block) {
+  if (block == "softmax") return {"u_ctrl", "softmax_unit", "u_softmax"};
+  return {"u_" + block};
 }
 
 ArrayInstance skew_instance(const ArrayPlan& p, bool x) {

@@ -125,6 +125,9 @@ ArrayInstance acc_cache_instance(const Graph& g, bool is_array_b);
 // a sparse array's value networks (net_x, net_w), the accumulator caches (acc_a, acc_b)
 // and the DMA; nullopt for other blocks.
 std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& block);
+// Where a block_instance sits: its instance names from fsgen_top down (u_<block>, or the
+// softmax unit's u_ctrl / softmax_unit / u_softmax).
+std::vector<std::string> block_scope(const std::string& block);
 
 ArrayPlan plan_array(const ArraySpec& spec, const std::map<std::string, uint32_t>& caches,
                      const std::string& cache_key);

@@ -176,6 +176,7 @@ std::vector<std::string> verilog_files(const Graph& g) {
   if (uses(Stationarity::kOutput, false)) files.push_back("fsgen_acc_cache.v");  // every dot array has one
   if (g.array_a.sparse.skips_steps()) files.push_back("fsgen_sparse_net.v");
   if (g.array_a.sparse.skips_steps() && g.array_a.spec.systolic) files.push_back("fsgen_skew.v");
+  if (g.attention) files.push_back("fsgen_softmax.v");
   files.push_back("fsgen_top.v");
   return files;
 }
@@ -448,6 +449,12 @@ std::string graph_json(const Graph& g) {
   return j.dump(2) + "\n";
 }
 
+std::map<std::string, std::string> module_sources() {
+  std::map<std::string, std::string> files = rtl_library();
+  files["fsgen_exp2.vh"] = emit_exp2_header();
+  return files;
+}
+
 std::map<std::string, std::string> emit_design(const Graph& g) {
   std::map<std::string, std::string> files;
   const auto& lib = rtl_library();
@@ -458,6 +465,7 @@ std::map<std::string, std::string> emit_design(const Graph& g) {
   files["fsgen_regs.vh"] = emit_regs_header();
   files["fsgen_exp2.vh"] = emit_exp2_header();
   files["fsgen_rescale.vh"] = lib.at("fsgen_rescale.vh");
+  files["fsgen_requant.vh"] = lib.at("fsgen_requant.vh");
   files["probes.h"] = emit_probes_header(g);
   files["graph.json"] = graph_json(g);
   return files;

@@ -20,6 +20,10 @@ std::string emit_csr();
 std::string emit_probes_header(const Graph& g);
 std::string graph_json(const Graph& g);
 
+// The library's modules with the headers they include (fsgen_exp2.vh generated): what
+// synthesising one module on its own needs. name -> text.
+std::map<std::string, std::string> module_sources();
+
 // Every file of the design folder: name -> text.
 std::map<std::string, std::string> emit_design(const Graph& g);
 

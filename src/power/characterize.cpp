@@ -12,7 +12,7 @@
 
 #include "core/error.h"
 #include "generator/graph.h"
-#include "generator/rtl_library.h"
+#include "generator/verilog_emitter.h"
 #include "power/gate_power.h"
 #include "power/gate_sim.h"
 #include "power/techmap.h"
@@ -234,7 +234,7 @@ class SizeRun {
       : def_(def), h_(h), o_(o), dir_((fs::path(o.work_dir) / (def.kind + "_" + hyperparameter_text(h, 'x'))).string()) {
     fs::create_directories(dir_);
     std::vector<std::string> files;
-    for (const auto& [name, text] : rtl_library()) {
+    for (const auto& [name, text] : module_sources()) {
       std::ofstream(fs::path(dir_) / name) << text;
       if (name == def.module + ".v") files.push_back((fs::path(dir_) / name).string());
     }

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "core/error.h"
-#include "generator/rtl_library.h"
+#include "generator/verilog_emitter.h"
 #include "power/gate_power.h"
 #include "power/gate_sim.h"
 #include "power/techmap.h"
@@ -17,12 +17,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The block's instance in the design's VCD.
+std::vector<std::string> rtl_scope(const std::string& block) {
+  std::vector<std::string> scope = {"fsgen_top"};
+  for (const auto& s : block_scope(block)) scope.push_back(s);
+  return scope;
+}
+
 // Cycles in which the replayed netlist's output ports differ from the RTL instance's.
 uint64_t output_mismatches(const GateNetlist& netlist, const std::string& rtl_vcd, const std::string& gates_vcd,
                            const std::string& block, uint64_t cycles) {
   std::vector<std::pair<std::string, uint32_t>> outputs;
   for (const auto& name : netlist.outputs) outputs.push_back({name, uint32_t(netlist.ports.at(name).size())});
-  const PortWaveforms rtl = read_vcd_waveforms(rtl_vcd, {"fsgen_top", "u_" + block}, outputs, cycles);
+  const PortWaveforms rtl = read_vcd_waveforms(rtl_vcd, rtl_scope(block), outputs, cycles);
   const PortWaveforms gates = read_vcd_waveforms(gates_vcd, {netlist.top}, outputs, cycles);
   const size_t per = rtl.words_per_cycle();
   uint64_t bad = 0;
@@ -48,7 +55,7 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
   const std::string dir = instance_dir(work_dir, inst);
   fs::create_directories(dir);
   std::vector<std::string> files;
-  for (const auto& [name, text] : rtl_library()) {
+  for (const auto& [name, text] : module_sources()) {
     std::ofstream(fs::path(dir) / name) << text;
     if (name == gb.module + ".v") files.push_back((fs::path(dir) / name).string());
   }
@@ -57,7 +64,7 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
   std::vector<std::pair<std::string, uint32_t>> inputs;
   for (const auto& [port, bits] : netlist.ports)
     if (!netlist.outputs.count(port) && port != "clk") inputs.push_back({port, uint32_t(bits.size())});
-  const PortWaveforms waves = read_vcd_waveforms(vcd, {"fsgen_top", "u_" + block}, inputs, cycles);
+  const PortWaveforms waves = read_vcd_waveforms(vcd, rtl_scope(block), inputs, cycles);
   const GateActivity activity = replay_gates(synth, netlist, lib, waves, "clk", "rst_n", dir, true);
   gb.output_mismatch_cycles = output_mismatches(netlist, vcd, (fs::path(dir) / "gates.vcd").string(), block, cycles);
   fs::remove(fs::path(dir) / "gates.vcd");
@@ -77,7 +84,9 @@ std::vector<GoldenBlockPower> golden_block_power(const Graph& g, const Program& 
   std::vector<ArrayInstance> instances;  // all checked before the (slow) RTL run
   for (const auto& b : blocks) {
     const auto inst = block_instance(g, b);
-    if (!inst) fail("block '" + b + "'", "no RTL instance the power flow replays (PE arrays, value networks, accumulator caches, the DMA)");
+    if (!inst)
+      fail("block '" + b + "'",
+           "no RTL instance the power flow replays (PE arrays, value networks, accumulator caches, the DMA, the softmax unit)");
     instances.push_back(*inst);
   }
   fs::create_directories(work_dir);

@@ -389,6 +389,18 @@ void print_golden_comparison(const std::vector<GoldenComparison>& c, const Trace
       << std::defaultfloat;
 }
 
+void print_golden_unmodelled(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden, std::ostream& out) {
+  out << std::fixed;
+  for (const auto& gb : golden)
+    if (!find_block(t, gb.block))
+      out << "    " << std::left << std::setw(10) << gb.block << std::right << " not modelled, golden " << std::setprecision(3)
+          << gb.average_mw << " mW (leakage " << gb.leakage_mw << " mW; area " << std::setprecision(0) << gb.area_um2
+          << " um^2 by Yosys; replay outputs "
+          << (gb.output_mismatch_cycles ? "DIFFER in " + std::to_string(gb.output_mismatch_cycles) + " cycles" : std::string("equal the RTL's"))
+          << ")\n";
+  out << std::defaultfloat;
+}
+
 void print_power(const PowerTrace& t, std::ostream& out) {
   out << "power of " << t.kernel << " on design " << t.design << " (" << t.cycles << " cycles at " << t.clock_mhz
       << " MHz)\n  models: fsgen hierarchical XGBoost primitive models and the SRAM macro model; activity from the "

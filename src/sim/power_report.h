@@ -68,6 +68,9 @@ struct TraceAgreement {
 };
 TraceAgreement design_trace_agreement(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden);
 void print_golden_comparison(const std::vector<GoldenComparison>& c, const TraceAgreement& design, std::ostream& out);
+// The golden power of replayed blocks the estimate has no model for (the softmax unit): what
+// the comparison above leaves out.
+void print_golden_unmodelled(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden, std::ostream& out);
 // One validation record (power/validation.h) per compared block, named `design`.
 std::vector<ValidationRecord> validation_records(const std::string& design, const PowerTrace& t,
                                                  const std::vector<GoldenComparison>& c, const TraceAgreement& total);

@@ -289,20 +289,7 @@ module fsgen_ctrl #(
   assign rd_row = (state == A_SM) ? sm_rd : row;
   assign rdb_row = row;
 
-  function [7:0] requant;
-    input [31:0] acc;
-    input [15:0] mult;
-    input [4:0]  shift;
-    reg signed [48:0] p;
-    begin
-      p = $signed(acc) * $signed({1'b0, mult});
-      if (shift != 5'd0) p = p + (49'sd1 <<< (shift - 5'd1));
-      p = p >>> shift;
-      if (p > 49'sd127) requant = 8'h7f;
-      else if (p < -49'sd128) requant = 8'h80;
-      else requant = p[7:0];
-    end
-  endfunction
+  `include "fsgen_requant.vh"
 
   // Operand vectors for stream step kk (x) and stationary/broadcast row kk (w).
   wire [XB*8-1:0] x_next;
@@ -420,11 +407,11 @@ module fsgen_ctrl #(
   /* verilator lint_off WIDTH */
   reg  [31:0] m_run [0:TM-1];            // running max per query row (log2 domain, Q.8)
   reg  [31:0] l_run [0:TM-1];            // running sum of P per query row
-  reg  [TN*32-1:0] s_row_q /*verilator public_flat_rd*/;   // score row entering the softmax unit
+  wire [TN*32-1:0] s_row_q /*verilator public_flat_rd*/;   // score row in the softmax unit
   reg  [TN*8-1:0]  p_row_q /*verilator public_flat_rd*/;   // probability row leaving it
   reg  [TK*32-1:0] fin_in_q /*verilator public_flat_rd*/;  // O row entering normalisation
   reg  [TK*8-1:0]  fin_out_q /*verilator public_flat_rd*/; // output row
-  reg         sm_v_q;
+  wire        sm_v_q;                    // the softmax unit holds a row
   reg  [7:0]  sm_idx_q;
   wire [7:0]  sm_rd = ({24'd0, kk} < TM) ? kk : 8'd0;
   wire [7:0]  rr_fin = ({24'd0, row} < TM) ? row : 8'd0;
@@ -504,29 +491,6 @@ module fsgen_ctrl #(
   /* verilator lint_on UNUSEDSIGNAL */
   assign at_next_jt = at_ranked ? tk_after : at_jt + 16'd1;
 
-  `include "fsgen_exp2.vh"
-
-  function [7:0] exp2_q7;  // 2^(x/256) in Q0.7 for x = -e <= 0, saturated to 127
-    input [32:0] e;
-    reg   [8:0]  t;
-    reg   [8:0]  v;
-    begin
-      t = {1'b0, fsgen_exp2_t7(e[7:0])};
-      v = t >> e[11:8];
-      exp2_q7 = (e[32:8] >= 25'd8) ? 8'd0 : (v > 9'd127) ? 8'd127 : v[7:0];
-    end
-  endfunction
-
-  function [31:0] exp2_q15;  // 2^(x/256) in Q0.15 for x = -e <= 0 (0..32768)
-    input [32:0] e;
-    reg   [16:0] t;
-    begin
-      t = {1'b0, fsgen_exp2_t15(e[7:0])};
-      exp2_q15 = (e[32:8] >= 25'd16) ? 32'd0 : {15'd0, t >> e[11:8]};
-    end
-  endfunction
-
-  `include "fsgen_rescale.vh"
 
   // clamp(a + b, -128, 127) for INT8 a and b: the residual add of both fused kernels.
   function [7:0] add_sat8;
@@ -574,60 +538,35 @@ module fsgen_ctrl #(
     end
   endfunction
 
-  // The softmax / activation unit on the registered score row of query row sm_idx_q.
-  // Built only with the fused datapath (ATTN = 1).
-  reg  [31:0]     sm_mnew, sm_alpha, sm_lnew;
-  reg  [TN*8-1:0] sm_p;
+  // The softmax / activation unit (fsgen_softmax.v) on the score row of query row sm_idx_q,
+  // loaded in the softmax state's cycles that present a row. Built only with the fused
+  // datapath (ATTN = 1).
+  wire [31:0]     sm_mnew, sm_alpha, sm_lnew;
+  wire [TN*8-1:0] sm_p;
   generate
     if (ATTN != 0) begin : softmax_unit
-      reg  [31:0]     sm_z [0:TN-1];
-      reg  [TN-1:0]   sm_vis;
-      reg  [31:0]     sm_tmax, sm_psum;
-      reg signed [48:0] sm_zp;
-      reg  [15:0]     sm_jg, sm_qpos;
-      reg  [32:0]     sm_e;
-      reg  [7:0]      sm_u, sm_g, sm_h;
-      reg  [15:0]     sm_ag;
-      integer j;
-      always @* begin
-        sm_tmax = 32'h80000000;
-        sm_qpos = q_pos0 + at_q0 + {8'd0, sm_idx_q};
-        for (j = 0; j < TN; j = j + 1) begin
-          sm_zp = $signed(s_row_q[j*32 +: 32]) * $signed({1'b0, score_mult});
-          if (score_shift != 5'd0) sm_zp = sm_zp + (49'sd1 <<< (score_shift - 5'd1));
-          sm_zp = sm_zp >>> score_shift;
-          sm_z[j] = sm_zp[31:0];
-          sm_jg = at_j0 + j[15:0];
-          sm_vis[j] = (sm_jg < len_kv) &&
-                      (!attn_flags[0] || (sm_jg <= sm_qpos && (WIN == 0 || {1'b0, sm_jg} + WIN17 > {1'b0, sm_qpos})));
-          if (sm_vis[j] && $signed(sm_z[j]) > $signed(sm_tmax)) sm_tmax = sm_z[j];
-        end
-        sm_mnew = at_first_kv ? sm_tmax
-                : ($signed(sm_tmax) > $signed(m_run[sm_idx_q]) ? sm_tmax : m_run[sm_idx_q]);
-        sm_e = {sm_mnew[31], sm_mnew} - {m_run[sm_idx_q][31], m_run[sm_idx_q]};
-        sm_alpha = at_first_kv ? 32'd32768 : exp2_q15(sm_e);
-        sm_psum = 32'd0;
-        for (j = 0; j < TN; j = j + 1) begin
-          sm_e = {sm_mnew[31], sm_mnew} - {sm_z[j][31], sm_z[j]};
-          sm_p[j*8 +: 8] = sm_vis[j] ? exp2_q7(sm_e) : 8'd0;
-          sm_psum = sm_psum + {24'd0, sm_p[j*8 +: 8]};
-        end
-        sm_lnew = (at_first_kv ? 32'd0 : rescale_q15(l_run[sm_idx_q], sm_alpha[16:0])) + sm_psum;
-        // FFN: the same unit applies the activation table (first pass) or the gate (second pass).
-        sm_u = 8'd0; sm_g = 8'd0; sm_ag = 16'd0; sm_h = 8'd0;
-        if (at_ffn)
-          for (j = 0; j < TN; j = j + 1) begin
-            sm_u = requant(s_row_q[j*32 +: 32], score_mult, score_shift);
-            sm_g = requant(s_row_q[j*32 +: 32], gate_mult, gate_shift);
-            sm_ag = $signed(p_buf[sm_idx_q*TN + j]) * $signed(sm_g);
-            sm_h = requant({{16{sm_ag[15]}}, sm_ag}, hid_mult, hid_shift);
-            sm_p[j*8 +: 8] = !sm_vis[j] ? 8'd0 : at_gate ? sm_h : lut[sm_u];
-          end
+      wire            sm_load = state == A_SM && {24'd0, kk} < TM;
+      wire [TN*8-1:0] p_prev;
+      wire [2047:0]   lut_bits;
+      genvar gj;
+      for (gj = 0; gj < TN; gj = gj + 1) begin : p_prev_bytes
+        assign p_prev[gj*8 +: 8] = p_buf[sm_idx_q*TN + gj];
       end
+      for (gj = 0; gj < 256; gj = gj + 1) begin : lut_entries
+        assign lut_bits[gj*8 +: 8] = lut[gj];
+      end
+      fsgen_softmax #(.TN(TN), .WIN(WIN)) u_softmax (
+          .clk(clk), .rst_n(rst_n), .ld(sm_load), .row(acc_rd_data), .first(at_first_kv),
+          .m_old(m_run[sm_idx_q]), .l_old(l_run[sm_idx_q]), .q_pos(q_pos0 + at_q0 + {8'd0, sm_idx_q}),
+          .j0(at_j0), .len_kv(len_kv), .causal(attn_flags[0]), .score_mult(score_mult),
+          .score_shift(score_shift), .ffn(at_ffn), .gate(at_gate), .gate_mult(gate_mult),
+          .gate_shift(gate_shift), .hid_mult(hid_mult), .hid_shift(hid_shift), .p_prev(p_prev),
+          .lut(lut_bits), .v(sm_v_q), .row_q(s_row_q), .m_new(sm_mnew), .alpha(sm_alpha),
+          .l_new(sm_lnew), .p(sm_p));
     end else begin : no_softmax_unit
-      always @* begin
-        sm_mnew = 32'd0; sm_alpha = 32'd0; sm_lnew = 32'd0; sm_p = {TN*8{1'b0}};
-      end
+      assign sm_v_q = 1'b0;
+      assign s_row_q = {TN*32{1'b0}};
+      assign sm_mnew = 32'd0; assign sm_alpha = 32'd0; assign sm_lnew = 32'd0; assign sm_p = {TN*8{1'b0}};
     end
   endgenerate
   /* verilator lint_on WIDTH */
@@ -851,8 +790,8 @@ module fsgen_ctrl #(
       at_mode <= 1'b0; at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0; at_j0 <= 16'd0;
       at_rows <= 8'd0; at_kv_rows <= 8'd0; at_first_kv <= 1'b0; at_ld_addr <= 32'd0; at_ld_rows <= 8'd0;
       at_ld_dst <= 2'd0; at_ld_ret <= 6'd0; at_jt <= 16'd0; b_slot <= 16'd0;
-      k_tag <= 16'd0; v_tag <= 16'd0; k_valid <= {(KC+1){1'b0}}; v_valid <= {(VC+1){1'b0}}; at_ffn <= 1'b0; at_gate <= 1'b0; sm_v_q <= 1'b0; sm_idx_q <= 8'd0;
-      s_row_q <= {TN*32{1'b0}}; p_row_q <= {TN*8{1'b0}}; fin_in_q <= {TK*32{1'b0}}; fin_out_q <= {TK*8{1'b0}};
+      k_tag <= 16'd0; v_tag <= 16'd0; k_valid <= {(KC+1){1'b0}}; v_valid <= {(VC+1){1'b0}}; at_ffn <= 1'b0; at_gate <= 1'b0; sm_idx_q <= 8'd0;
+      p_row_q <= {TN*8{1'b0}}; fin_in_q <= {TK*32{1'b0}}; fin_out_q <= {TK*8{1'b0}};
       xb_q <= {XBB*8{1'b0}}; wb_q <= {WBB*8{1'b0}}; vb_q <= 1'b0; clrb_q <= 1'b0; scb_q <= 1'b0;
       ldb_q <= 1'b0; idxb_q <= 8'd0; acwb <= 1'b0; acwb_first <= 1'b0; acwb_sc <= 1'b0; acwb_idx <= 8'd0;
       acwb_off <= 8'd0; b_mo <= 8'd0; b_no <= 8'd0; b_ko <= 8'd0;
@@ -977,8 +916,7 @@ module fsgen_ctrl #(
           if (tail == TAIL_LAST) state <= A_SM;
         end
         A_SM: begin
-          if ({24'd0, kk} < TM) begin s_row_q <= acc_rd_data; sm_idx_q <= kk; sm_v_q <= 1'b1; end
-          else sm_v_q <= 1'b0;
+          if ({24'd0, kk} < TM) sm_idx_q <= kk;  // the softmax unit loads the row (sm_load)
           if (sm_v_q) begin
             p_row_q <= sm_p;
             alpha_q[sm_idx_q*32 +: 32] <= sm_alpha;
