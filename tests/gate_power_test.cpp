@@ -21,9 +21,11 @@ struct Mapped {
   SynthReport synth;
 };
 
-// A size x size output-stationary PE array mapped onto the built-in library.
+// A size x size output-stationary PE array mapped onto the built-in library, in a folder of
+// the calling test's own (tests may run in parallel).
 Mapped mapped_pe_array(int size = 4) {
-  const std::string dir = test::scratch_dir("gate_power_" + std::to_string(size));
+  const std::string test_name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::string dir = test::scratch_dir("gate_power_" + test_name + "_" + std::to_string(size));
   const std::string src = dir + "/fsgen_array_os.v";
   std::ofstream(src) << rtl_library().at("fsgen_array_os.v");
   std::ofstream(dir + "/fsgen_rescale.vh") << rtl_library().at("fsgen_rescale.vh");  // its include
