@@ -121,9 +121,9 @@ struct Graph {
 // tiles, or array b's O tile with rows rescaled by alpha.
 ArrayInstance acc_cache_instance(const Graph& g, bool is_array_b);
 
-// The RTL instance u_<block> of a block the power flow models at gate level: the PE arrays,
-// a sparse array's value networks (net_x, net_w), the accumulator caches (acc_a, acc_b)
-// and the DMA; nullopt for other blocks.
+// The RTL instance (at block_scope) of a block the power flow replays at gate level: the PE
+// arrays, a sparse array's value networks (net_x, net_w), the accumulator caches (acc_a,
+// acc_b), the DMA and the fused datapath's softmax unit; nullopt for other blocks.
 std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& block);
 // Where a block_instance sits: its instance names from fsgen_top down (u_<block>, or the
 // softmax unit's u_ctrl / softmax_unit / u_softmax).

@@ -47,7 +47,8 @@ class TreeEnsemble {
   size_t features() const { return features_; }
   // The same predictions for rows whose first features are `fixed`, every split on them
   // taken once here rather than at every row (an instance's hyperparameters are the same
-  // in all its windows, and the trees split on them first). Rows keep all their features.
+  // in all its windows, and many of the trees' splits are on them). Rows keep all their
+  // features.
   TreeEnsemble with_fixed(const std::vector<float>& fixed) const;
   // Which of the intervals between the trees' split conditions on `feature` v lies in: two
   // rows whose every feature lies in the same interval take the same path through every
