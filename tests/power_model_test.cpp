@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -175,6 +176,26 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
 // The DMA is characterised as a design drives it (a controller's bursts, an AXI slave's
 // answers): its enable is the data beats, its alpha the toggles of its data buses; then
 // estimated from the SystemC model's bursts, beats and data probes.
+// Estimation predicts each path through the trees once (rows whose features lie in the same
+// intervals between the trees' split conditions, and exact repeats): every window still gets
+// what its own row predicts through the whole trees.
+TEST(PowerModel, EveryWindowGetsItsOwnRowsPrediction) {
+  const PowerModel m = train_power_model(read_dataset("data/power/fsgen45.csv"), 50);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> unit(0, 1);
+  std::vector<PrimitiveActivity> windows;
+  for (int i = 0; i < 3000; ++i) {
+    windows.push_back({0.5 * unit(rng), unit(rng), unit(rng), 0});
+    if (i % 3 == 0) windows.push_back(windows.back());
+  }
+  const std::vector<double> fj = m.dynamic_fj("pe_array_os", {4, 4, 0}, windows);
+  const TreeEnsemble& trees = *m.primitive("pe_array_os").trees;
+  for (size_t i = 0; i < windows.size(); ++i) {
+    const float row[6] = {4, 4, 0, float(windows[i].alpha), float(windows[i].enable), float(windows[i].zeros)};
+    ASSERT_EQ(fj[i], std::max(0.0, double(trees.predict(row))) * 16) << "window " << i;
+  }
+}
+
 TEST(Characterize, DmaIsDrivenThroughItsAxiPorts) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
   const std::string dir = test::scratch_dir("characterize_dma");
