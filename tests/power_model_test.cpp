@@ -173,9 +173,6 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   EXPECT_NE(test::error_of([&] { characterize(o, path); }).find("provenance 'cycles'"), std::string::npos);
 }
 
-// The DMA is characterised as a design drives it (a controller's bursts, an AXI slave's
-// answers): its enable is the data beats, its alpha the toggles of its data buses; then
-// estimated from the SystemC model's bursts, beats and data probes.
 // Estimation predicts each path through the trees once (rows whose features lie in the same
 // intervals between the trees' split conditions, and exact repeats): every window still gets
 // what its own row predicts through the whole trees.
@@ -196,6 +193,9 @@ TEST(PowerModel, EveryWindowGetsItsOwnRowsPrediction) {
   }
 }
 
+// The DMA is characterised as a design drives it (a controller's bursts, an AXI slave's
+// answers): its enable is the data beats, its alpha the toggles of its data buses; then
+// estimated from the SystemC model's bursts, beats and data probes.
 TEST(Characterize, DmaIsDrivenThroughItsAxiPorts) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
   const std::string dir = test::scratch_dir("characterize_dma");

@@ -35,8 +35,8 @@ CASES=(
 timed() {
   local args=$1 window=$2 best_sim="" best_est="" cycles=""
   for _ in $(seq "$RUNS"); do
-    # shellcheck disable=SC2086
     local report
+    # shellcheck disable=SC2086
     report=$("$FSGEN" power $args --power-model "$MODEL" --window "$window" --csv "$OUT/trace.csv" 2>&1)
     cycles=$(sed -n 's/.*(\([0-9]*\) cycles at.*/\1/p' <<< "$report")
     read -r sim est < <(sed -n 's/.*wall: SystemC run \([0-9.]*\) s, power estimate \([0-9.]*\) s.*/\1 \2/p' <<< "$report")

@@ -371,6 +371,13 @@ std::vector<ValidationRecord> validation_records(const std::string& design, cons
   return out;
 }
 
+namespace {
+// The replay's self-check (GoldenBlockPower::output_mismatch_cycles) as the reports state it.
+std::string replay_outputs_note(uint64_t mismatch_cycles) {
+  return mismatch_cycles ? "DIFFER in " + std::to_string(mismatch_cycles) + " cycles" : "equal the RTL's";
+}
+}  // namespace
+
 void print_golden_comparison(const std::vector<GoldenComparison>& c, const TraceAgreement& design, std::ostream& out) {
   out << "  against gate-level golden power (the RTL's stimulus replayed into each block's netlist):\n"
       << std::fixed;
@@ -380,8 +387,7 @@ void print_golden_comparison(const std::vector<GoldenComparison>& c, const Trace
         << g.error_percent << std::noshowpos << " %; per-window R " << std::setprecision(3) << g.window_r
         << ", NRMSE " << g.window_nrmse
         << "; area " << std::setprecision(0) << g.predicted_area_um2 << " um^2 predicted, " << g.golden_area_um2
-        << " by Yosys; replay outputs " << (g.replay_mismatch_cycles ? "DIFFER in " + std::to_string(g.replay_mismatch_cycles) + " cycles" : std::string("equal the RTL's"))
-        << "\n";
+        << " by Yosys; replay outputs " << replay_outputs_note(g.replay_mismatch_cycles) << "\n";
   out << "    " << std::left << std::setw(10) << "together" << std::right << " predicted " << std::setprecision(3)
       << design.predicted_mw << " mW, golden " << design.golden_mw << " mW: " << std::showpos << std::setprecision(1)
       << (design.golden_mw > 0 ? 100.0 * (design.predicted_mw - design.golden_mw) / design.golden_mw : 0.0)
@@ -395,9 +401,7 @@ void print_golden_unmodelled(const PowerTrace& t, const std::vector<GoldenBlockP
     if (!find_block(t, gb.block))
       out << "    " << std::left << std::setw(10) << gb.block << std::right << " not modelled, golden " << std::setprecision(3)
           << gb.average_mw << " mW (leakage " << gb.leakage_mw << " mW; area " << std::setprecision(0) << gb.area_um2
-          << " um^2 by Yosys; replay outputs "
-          << (gb.output_mismatch_cycles ? "DIFFER in " + std::to_string(gb.output_mismatch_cycles) + " cycles" : std::string("equal the RTL's"))
-          << ")\n";
+          << " um^2 by Yosys; replay outputs " << replay_outputs_note(gb.output_mismatch_cycles) << ")\n";
   out << std::defaultfloat;
 }
 
