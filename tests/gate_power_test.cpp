@@ -225,12 +225,7 @@ TEST(GoldenPower, ReplaysTheSoftmaxUnit) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
   const std::string dir = test::scratch_dir("golden_softmax");
   // Score rows of two keys (TN = 2): the smallest unit, still one of Yosys' longer runs.
-  std::string spec = test::tiny_matmul_core_spec();
-  spec = test::replace(spec, "tiling: {m: 2, n: 4, k: 8}", "tiling: {m: 2, n: 2, k: 8}");
-  spec = test::replace(spec, "tiling: {m: 2, n: 8, k: 4}", "tiling: {m: 2, n: 8, k: 2}");
-  spec = test::replace(spec, "kernels: [matmul]", "kernels: [matmul, attention]");
-  spec = test::replace(spec, "bandwidth_gbps: 2", "bandwidth_gbps: 1");  // 2-byte beats: rows of two
-  const Graph g = elaborate(parse_spec_text(spec, "tiny.yaml"));
+  const Graph g = elaborate(parse_spec_text(test::tiny_attention_core_spec(), "tiny.yaml"));
   AttentionProblem p;
   p.tokens = 5;  // a partial key tile: some keys are not visible
   const std::vector<GoldenBlockPower> golden =

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <set>
@@ -11,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/attention.h"
+#include "compiler/ffn.h"
 #include "compiler/matmul.h"
 #include "core/json_file.h"
 #include "models/platform.h"
@@ -301,6 +304,70 @@ TEST(Characterize, DotArrayLoadsAreItsSideEnable) {
   for (const CycleSpan& s : array.enabled) enabled += s.cycles;
   for (const CycleSpan& s : array.busy) streams += s.cycles;
   EXPECT_EQ(loads + streams, enabled);  // an enabled cycle loads or streams
+}
+
+// The softmax unit is characterised on score rows as its controller presents them, in
+// both modes from one synthesis: its enable is the loads, its side the FFN's gate passes'
+// loads, its alpha the row's toggles; then estimated from the SystemC model's loads with
+// the mode the kernel programs.
+TEST(Characterize, SoftmaxUnitIsDrivenWithScoreRows) {
+  if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
+  const std::string dir = test::scratch_dir("characterize_softmax");
+  const CharacterizeOptions o = small_characterisation({"softmax"}, 300, dir);
+  ASSERT_EQ(characterize(o, dir + "/dataset.csv").added, 16u);  // TN = 1, MODE 0 and 1, x 8 stimuli
+  EXPECT_TRUE(std::filesystem::exists(dir + "/work/softmax_1"));   // one folder, one synthesis
+  EXPECT_FALSE(std::filesystem::exists(dir + "/work/softmax_1x1"));
+  const Dataset d = read_dataset(dir + "/dataset.csv");
+  auto point = [&](int mode, double rate, double zeros, double enable) {
+    for (const auto& p : d.points)
+      if (p.h[1] == mode && p.toggle_rate == rate && p.zero_fraction == zeros && p.enable_rate == enable) return p;
+    ADD_FAILURE() << "point missing";
+    return CharPoint{};
+  };
+  for (const auto& p : d.points) {
+    EXPECT_NEAR(p.enable, p.enable_rate, 0.1) << p.key();  // a row loaded at the enable rate
+    if (p.h[1] == 0) {
+      EXPECT_EQ(p.side, 0.0) << p.key();  // attention has no gate passes
+    }
+    EXPECT_LE(p.side, p.enable) << p.key();
+    EXPECT_GT(p.alpha, 0.0) << p.key();
+    EXPECT_GT(p.dynamic_fj, 0.0) << p.key();
+  }
+  for (int mode : {0, 1}) {
+    EXPECT_GT(point(mode, 0.4, 0.0, 1.0).alpha, 1.5 * point(mode, 0.1, 0.0, 1.0).alpha);  // scores redrawn more often
+    EXPECT_GT(point(mode, 0.4, 0.7, 1.0).zeros, point(mode, 0.4, 0.0, 1.0).zeros + 0.1);  // zero operands: zero scores
+    EXPECT_GT(point(mode, 0.4, 0.0, 1.0).dynamic_fj, point(mode, 0.4, 0.0, 0.5).dynamic_fj);  // more rows
+  }
+  double gate_loads = 0;
+  for (const auto& p : d.points) gate_loads += p.h[1] == 1 ? p.side : 0.0;
+  EXPECT_GT(gate_loads, 0.0);  // the FFN's gate passes
+  const PowerModel m = train_power_model(d, 20);
+  EXPECT_EQ(m.primitive("softmax").features, (std::vector<std::string>{"TN", "MODE", "alpha", "enable", "zeros", "side"}));
+
+  const Graph g = elaborate(parse_spec_text(test::tiny_attention_core_spec(), "tiny.yaml"));
+  AttentionProblem ap;
+  ap.tokens = 5;
+  FfnProblem fp;
+  fp.tokens = 4;
+  fp.ffn = 8;
+  for (int mode : {0, 1}) {
+    const Program prog = mode == 0 ? compile_attention(g, ap).program : compile_ffn(g, fp).program;
+    const PowerTrace t = estimate_power(g, prog, m, 8);
+    const auto sm = std::find_if(t.blocks.begin(), t.blocks.end(), [](const BlockPower& b) { return b.block == "softmax"; });
+    ASSERT_NE(sm, t.blocks.end()) << "mode " << mode;
+    EXPECT_EQ(sm->h, (std::vector<int>{2, mode}));  // MODE from the kernel
+    EXPECT_EQ(sm->variant_note, "TN=2 (characterised 1)");  // rows of two scores, from the one-score points
+    EXPECT_GT(sm->enable, 0.0);
+    EXPECT_GT(sm->alpha, 0.0);
+    EXPECT_GT(sm->average_mw, sm->leakage_mw);
+    const BlockTimeline loads = run_on_systemc(g, prog).timelines.at("softmax");
+    uint64_t rows = 0, gate_rows = 0, bytes = 0;
+    for (const CycleSpan& s : loads.busy) rows += s.cycles;
+    for (const CycleSpan& s : loads.side) gate_rows += s.cycles;
+    for (const OperandSample& s : loads.operands) bytes += s.bytes;
+    EXPECT_EQ(bytes, rows * 2 * 4);  // each row's two INT32 scores
+    EXPECT_EQ(gate_rows, mode == 0 ? 0 : rows / 2);  // gated: an activation and a gate pass per tile
+  }
 }
 
 // What makes an RTL instance another variant than the characterised primitive.

@@ -91,6 +91,10 @@ TEST(PowerValidation, RecordsRoundTripAndScore) {
   EXPECT_NE(table.str().find("of the designs (the sum over their modelled blocks): R mean 0.950, min 0.950, NRMSE mean 0.100"),
             std::string::npos);
   EXPECT_NE(table.str().find("| d4 * |"), std::string::npos);
+  ASSERT_EQ(s.by_kind.size(), 1u);  // every block a pe_array_os, 10 % high
+  EXPECT_EQ(s.by_kind[0].method, "pe_array_os");
+  EXPECT_NEAR(s.by_kind[0].mape, 10.0, 1e-6);
+  EXPECT_NE(table.str().find("| pe_array_os | 5 | 10.0 % | 1.000 | 10.0 % | 0.900 |"), std::string::npos);
   EXPECT_NE(table.str().find("constant energy per action"), std::string::npos);
 }
 

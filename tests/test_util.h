@@ -71,6 +71,18 @@ inline std::string tiny_ws_core_spec() {
   return spec + "caches: {acc_a: 64}\n";
 }
 
+// The same core with the fused datapath on score rows of two keys (TN = 2: the smallest
+// softmax unit) and 2-byte beats.
+inline std::string tiny_attention_core_spec() {
+  std::string spec = tiny_matmul_core_spec();
+  auto swap = [&](const std::string& from, const std::string& to) { spec.replace(spec.find(from), from.size(), to); };
+  swap("tiling: {m: 2, n: 4, k: 8}", "tiling: {m: 2, n: 2, k: 8}");
+  swap("tiling: {m: 2, n: 8, k: 4}", "tiling: {m: 2, n: 8, k: 2}");
+  swap("kernels: [matmul]", "kernels: [matmul, attention]");
+  swap("bandwidth_gbps: 2", "bandwidth_gbps: 1");  // 2-byte beats: rows of two
+  return spec;
+}
+
 // A minimal valid spec; tests replace lines of it to make it invalid.
 inline std::string base_spec() {
   return "name: t\n"

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Power validation (docs/POWER.md, "Validation"): trains the primitive models on a
 # characterisation dataset, runs every design of power_specs.sh (dense) and
-# sparse_power_specs.sh (value-sparse) with its kernel on the
+# sparse_power_specs.sh (value-sparse) and softmax_power_specs.sh (the fused datapath's
+# softmax / activation unit) with its kernel on the
 # SystemC model (prediction) and on the Verilated RTL replayed into the arrays' gate-level
 # netlists (golden), appends each design's records, then scores fsgen's model and the
 # baselines: a Markdown table and a predicted-against-golden PNG.
 # Resumable: designs already in the records are not run again.
 #
 # usage: validation/power_validation.sh [--liberty FILE] [--dataset CSV] [--out DIR] [--fsgen BIN]
-#                                       [--designs dense|sparse|all]
+#                                       [--designs dense|sparse|softmax|all]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$HERE")
@@ -27,7 +28,7 @@ LIB_NAME=fsgen45
 [ -n "$LIBERTY" ] && LIB_NAME=$(basename "$LIBERTY" | sed 's/\.gz$//; s/\.lib$//')
 DATASET=${DATASET:-$ROOT/data/power/$LIB_NAME.csv}
 OUT=${OUT:-$ROOT/validation_out/power/$LIB_NAME}
-case "$DESIGNS" in dense|sparse|all) ;; *) echo "power_validation.sh: --designs '$DESIGNS': expected dense, sparse or all" >&2; exit 2 ;; esac
+case "$DESIGNS" in dense|sparse|softmax|all) ;; *) echo "power_validation.sh: --designs '$DESIGNS': expected dense, sparse, softmax or all" >&2; exit 2 ;; esac
 [ -f "$DATASET" ] || { echo "power_validation.sh: no dataset $DATASET: make one with fsgen characterize${LIBERTY:+ --liberty $LIBERTY} -o $DATASET" >&2; exit 2; }
 mkdir -p "$OUT/specs"
 RECORDS=$OUT/records.csv
@@ -36,8 +37,9 @@ RECORDS=$OUT/records.csv
 LIB_ARGS=()
 [ -n "$LIBERTY" ] && LIB_ARGS=(--liberty "$LIBERTY")
 {
-  [ "$DESIGNS" = sparse ] || "$HERE/power_specs.sh" "$OUT/specs"
-  [ "$DESIGNS" = dense ] || "$HERE/sparse_power_specs.sh" "$OUT/specs"
+  case "$DESIGNS" in dense|all) "$HERE/power_specs.sh" "$OUT/specs" ;; esac
+  case "$DESIGNS" in sparse|all) "$HERE/sparse_power_specs.sh" "$OUT/specs" ;; esac
+  case "$DESIGNS" in softmax|all) "$HERE/softmax_power_specs.sh" "$OUT/specs" ;; esac
 } > "$OUT/designs.txt"
 failed=0
 while IFS='|' read -r name args; do

@@ -79,9 +79,7 @@ CompiledAttention build(const Graph& g, const AttentionProblem& p, const Attenti
   ap.window = g.sliding_window();
   ap.q_pos0 = lkv - lq;
   ap.tile_q = g.spec.array_a.tile_m;
-  // Synthetic operands are INT8 codes of values x / 64: logits = S / (64 * 64 * sqrt(d)).
-  num::choose_score_scaling(p.score_scale > 0 ? p.score_scale : 1.0 / (64.0 * 64.0 * std::sqrt(double(d))), ap.score_mult,
-                            ap.score_shift);
+  num::choose_score_scaling(p.score_scale > 0 ? p.score_scale : synthetic_score_scale(d), ap.score_mult, ap.score_shift);
 
   const size_t q_bytes = size_t(p.q_heads) * lq * d, kv_bytes = size_t(p.kv_heads) * cap * d;
   Program& prog = out.program;
@@ -154,6 +152,8 @@ CompiledAttention build(const Graph& g, const AttentionProblem& p, const Attenti
 }
 
 }  // namespace
+
+double synthetic_score_scale(uint32_t d) { return 1.0 / (64.0 * 64.0 * std::sqrt(double(d))); }
 
 CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p, Materialise what) {
   if (what == Materialise::kLayoutOnly) return build(g, p, nullptr);

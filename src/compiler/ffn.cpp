@@ -7,6 +7,19 @@
 
 namespace fsgen {
 
+num::FfnParams synthetic_ffn_scaling() {
+  num::FfnParams fp;
+  fp.u = {1, 7};  // S / 4096 * 32
+  fp.g = {1, 7};
+  fp.h = {1, 5};  // a * g / 32
+  fp.y = {1, 6};  // sum h / 32 * w / 64 * 32
+  return fp;
+}
+
+num::ActivationTable synthetic_activation_table(const std::string& activation) {
+  return num::make_activation_table(activation, 1.0 / 32, 1.0 / 32);
+}
+
 CompiledFfn compile_ffn(const Graph& g, const FfnProblem& p, Materialise what) {
   const uint32_t hd = g.spec.array_a.tile_k;
   const std::string where = "ffn kernel on design '" + g.spec.name + "'";
@@ -16,18 +29,12 @@ CompiledFfn compile_ffn(const Graph& g, const FfnProblem& p, Materialise what) {
   if (p.tokens == 0 || p.ffn == 0 || p.tokens >= 65536 || p.ffn + g.spec.array_a.tile_n >= 65536)
     fail(where, "expected 1..65535 tokens and FFN width, got " + std::to_string(p.tokens) + " and " + std::to_string(p.ffn));
 
-  // Operand codes are values x / 64; U and G are coded in steps of 1/32, so are the
-  // activation and H; Y in steps of 1/32 as well.
-  num::FfnParams fp;
+  num::FfnParams fp = synthetic_ffn_scaling();
   fp.tokens = p.tokens;
   fp.hidden = hd;
   fp.ffn = p.ffn;
   fp.gated = p.gated;
-  fp.u = {1, 7};  // S / 4096 * 32
-  fp.g = {1, 7};
-  fp.h = {1, 5};  // a * g / 32
-  fp.y = {1, 6};  // sum h / 32 * w / 64 * 32
-  const num::ActivationTable lut = num::make_activation_table(p.activation, 1.0 / 32, 1.0 / 32);
+  const num::ActivationTable lut = synthetic_activation_table(p.activation);
 
   const size_t xb = size_t(p.tokens) * hd, wb = size_t(p.ffn) * hd;
   const bool data = what == Materialise::kOperands;

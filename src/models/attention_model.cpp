@@ -21,6 +21,27 @@ void FusedCore::scores(bool reload, uint32_t b_slot) {
                              reload, Accumulate::kClear, nullptr, {s_acc_.data(), plan_.spec.tile_n}));
 }
 
+// Row i of the score tile, loaded into the softmax unit in cycle c0 + i: its probe and
+// operand bytes where the unit's row register holds it, a cycle later.
+void FusedCore::load_softmax_row(uint64_t c0, uint32_t i) {
+  const uint32_t tkv = plan_.spec.tile_n;
+  array_a_->read_row(i, {s_acc_.data(), tkv}, tkv, s_row_.data());
+  sm_in_->update(c0 + i + 1, s_row_.data());
+  record_operands(*sm_activity_, *sm_timeline_, c0 + i + 1, reinterpret_cast<const uint8_t*>(s_row_.data()),
+                  size_t(tkv) * sizeof(int32_t));
+}
+
+// The unit's pass over the tile's rows, loaded in cycles [c0, c0 + TM): its loads in its
+// timeline (an FFN gate pass's also as its side enable), then TM + 1 cycles.
+void FusedCore::end_softmax_pass(uint64_t c0, bool gate_pass) {
+  const uint32_t tq = plan_.spec.tile_m;
+  sm_activity_->busy_cycles += tq;
+  sm_timeline_->busy.push_back({c0, tq});
+  sm_timeline_->enabled.push_back({c0, tq});
+  if (gate_pass) sm_timeline_->side.push_back({c0, tq});
+  advance(tq + 1);
+}
+
 // A_SM: row r's scores are registered in cycle r, the softmax unit turns them into P
 // in cycle r + 1 (TM + 1 cycles in all).
 void FusedCore::softmax(uint32_t q0, uint32_t j0, bool first_kv) {
@@ -29,8 +50,7 @@ void FusedCore::softmax(uint32_t q0, uint32_t j0, bool first_kv) {
   std::vector<int32_t> z(tkv);
   std::vector<bool> vis(tkv);
   for (uint32_t i = 0; i < tq; ++i) {
-    array_a_->read_row(i, {s_acc_.data(), tkv}, tkv, s_row_.data());
-    sm_in_->update(c0 + i + 1, s_row_.data());
+    load_softmax_row(c0, i);
     int32_t tmax = INT32_MIN;
     const uint32_t qpos = uint32_t(regs_.q_pos0) + q0 + i;
     for (uint32_t j = 0; j < tkv; ++j) {
@@ -53,8 +73,7 @@ void FusedCore::softmax(uint32_t q0, uint32_t j0, bool first_kv) {
     alpha_[i] = alpha;
     sm_out_->update(c0 + i + 2, p_row_.data());
   }
-  result_.activity["softmax"].busy_cycles += tq;
-  advance(tq + 1);
+  end_softmax_pass(c0, false);
 }
 
 // A_SM in FFN mode: the unit applies the activation table to the requantised scores
@@ -63,8 +82,7 @@ void FusedCore::activation(uint32_t j0, bool gate_pass) {
   const uint32_t tq = plan_.spec.tile_m, tkv = plan_.spec.tile_n;
   const uint64_t c0 = now();
   for (uint32_t i = 0; i < tq; ++i) {
-    array_a_->read_row(i, {s_acc_.data(), tkv}, tkv, s_row_.data());
-    sm_in_->update(c0 + i + 1, s_row_.data());
+    load_softmax_row(c0, i);
     for (uint32_t j = 0; j < tkv; ++j) {
       int8_t p = 0;
       if (j0 + j < regs_.len_kv) {
@@ -80,8 +98,7 @@ void FusedCore::activation(uint32_t j0, bool gate_pass) {
     }
     sm_out_->update(c0 + i + 2, p_row_.data());
   }
-  result_.activity["softmax"].busy_cycles += tq;
-  advance(tq + 1);
+  end_softmax_pass(c0, gate_pass);
 }
 
 // A_OLD (dot arrays), A_O and A_O_TAIL: O = alpha O + P V in array b (FFN: O += H W2);

@@ -133,6 +133,8 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
     if (g.matmul_on_both) array_b_matmul_ = make_pe_array_model(g.array_b_matmul, result, "array_b");
     sm_in_ = result.find_probe("softmax", "in");
     sm_out_ = result.find_probe("softmax", "out");
+    sm_activity_ = &result.activity["softmax"];
+    sm_timeline_ = &result.timelines["softmax"];
     fin_in_probe_ = result.find_probe("normalise", "in");
     fin_out_probe_ = result.find_probe("normalise", "out");
     FSGEN_ASSERT(sm_in_ && sm_out_ && fin_in_probe_ && fin_out_probe_,

@@ -113,6 +113,8 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   int32_t key_tile_score(uint32_t rows) override;
   void activation(uint32_t j0, bool gate_pass) override;
   void update_o(bool first_kv, uint32_t b_slot) override;
+  void load_softmax_row(uint64_t c0, uint32_t i);
+  void end_softmax_pass(uint64_t c0, bool gate_pass);
   void store_o_rows(uint32_t h, uint32_t q0, uint32_t rows) override;
 
   Dma& dma_;
@@ -144,6 +146,8 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   std::vector<int32_t> s_row_, fin_in_;
   std::vector<uint8_t> p_row_, fin_out_;
   ToggleProbe *sm_in_ = nullptr, *sm_out_ = nullptr, *fin_in_probe_ = nullptr, *fin_out_probe_ = nullptr;
+  BlockActivity* sm_activity_ = nullptr;  // the softmax unit's loads and score bytes
+  BlockTimeline* sm_timeline_ = nullptr;
 };
 
 // AXI4-Lite register file: a TLM-2.0 target for the host's register accesses.

@@ -81,6 +81,20 @@ const std::vector<PrimitiveDef>& primitive_catalog() {
        // data register byte per lane.
        [](const std::vector<int>& h) { return double(h[0]); }, {}, {"m_rdata", "m_wdata"}, false, {}, {}, "axi_dma",
        "commands", true},
+      // The softmax / activation unit (fsgen_softmax, rows of TN INT32 scores), driven as its
+      // controller drives it (gate_sim.h, "softmax_rows"): realistic score rows, the kernel's
+      // scaling and table held, its outputs fed back as running state. MODE, held on its
+      // ports: 0 attention (the online softmax), 1 FFN (the activation table, and the gate
+      // passes, which multiply by the stored activations: its side enable). Its alpha is
+      // measured on the score row, the bus the SystemC model probes as its input. Sizes: rows
+      // of one and two scores (TN = 2 is about 24,000 cells, its synthesis minutes; TN = 4
+      // took Yosys over half an hour here), wider rows scaled per score.
+      {"softmax", "fsgen_softmax", {"TN", "MODE"}, {{1, 0}, {1, 1}, {2, 0}, {2, 1}}, {{"WIN", 0}}, {"ld"}, {}, {}, {},
+       [](const std::vector<int>& h) { return double(h[0]); }, {}, {"row"}, false, {},
+       // Area and leakage: the fit's constant (the row's shared max, sum and rescale) and a
+       // score's scaling, exponentials and table per score.
+       [](const std::vector<int>& h) { return std::vector<double>{double(h[0])}; }, "softmax_rows", "gate", false,
+       {"MODE"}, {"in"}},
   };
   return catalog;
 }
@@ -192,6 +206,13 @@ std::string tool_version(const std::string& tool, const std::string& flag) {
   return v.empty() ? "unknown" : v;
 }
 
+// The drivers' version: a dataset of another is refused (resume it with its own fsgen).
+// Version 6 added the softmax unit's driver; the other primitives' stimulus is 5's.
+const char* kStimulus =
+    "6 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or 0.9 of "
+    "them, a Latin square over rate, zeros and enable; the DMA: bursts answered by an AXI slave; the softmax unit: "
+    "score rows of INT8 dot products, its outputs fed back, gate passes a share of the FFN's)";
+
 std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, const Liberty& lib) {
   return {{"format", "fsgen-characterisation 2"},
           {"liberty", lib.name + (o.liberty.empty() ? " (built in)" : " (" + o.liberty + ")")},
@@ -200,7 +221,7 @@ std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, c
           {"cycles", std::to_string(o.cycles)},
           {"seed", std::to_string(o.seed)},
           {"grid", o.small_grid ? "small" : "full"},
-          {"stimulus", "5 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or 0.9 of them, a Latin square over rate, zeros and enable; the DMA: bursts answered by an AXI slave)"}};
+          {"stimulus", kStimulus}};
 }
 
 struct Stimulus {
@@ -226,12 +247,29 @@ std::vector<Stimulus> stimulus_grid(bool small) {
   return g;
 }
 
+// A size's folder is named by its module parameters alone, so that the values of held
+// hyperparameters share its synthesis and gate-level build; their runs' folders by those.
+std::string module_size_text(const PrimitiveDef& def, const std::vector<int>& h) {
+  std::vector<int> module_h;
+  for (size_t i = 0; i < h.size(); ++i)
+    if (!listed(def.held_params, def.params[i])) module_h.push_back(h[i]);
+  return hyperparameter_text(module_h, 'x');
+}
+
+std::string held_text(const PrimitiveDef& def, const std::vector<int>& h) {
+  std::string text;
+  for (size_t i = 0; i < h.size(); ++i)
+    if (listed(def.held_params, def.params[i])) text += def.params[i] + std::to_string(h[i]) + "_";
+  return text;
+}
+
 // One primitive at one size: synthesis, the engine, one gate-level build, then every
 // missing stimulus in parallel.
 class SizeRun {
  public:
   SizeRun(const PrimitiveDef& def, const std::vector<int>& h, const Liberty& lib, const CharacterizeOptions& o)
-      : def_(def), h_(h), o_(o), dir_((fs::path(o.work_dir) / (def.kind + "_" + hyperparameter_text(h, 'x'))).string()) {
+      : def_(def), h_(h), o_(o), dir_((fs::path(o.work_dir) / (def.kind + "_" + module_size_text(def, h))).string()),
+        runs_(held_text(def, h)) {
     fs::create_directories(dir_);
     std::vector<std::string> files;
     for (const auto& [name, text] : module_sources()) {
@@ -239,7 +277,9 @@ class SizeRun {
       if (name == def.module + ".v") files.push_back((fs::path(dir_) / name).string());
     }
     std::map<std::string, int64_t> params = def.fixed;
-    for (size_t i = 0; i < h.size(); ++i) params[def.params[i]] = h[i];
+    for (size_t i = 0; i < h.size(); ++i)
+      if (listed(def.held_params, def.params[i])) stim_.settings.push_back(h[i]);
+      else params[def.params[i]] = h[i];
     if (def.derived)
       for (const auto& [name, value] : def.derived(h)) params[name] = value;
     synth_ = synth_to_liberty(files, def.module, params, lib, dir_);
@@ -271,7 +311,7 @@ class SizeRun {
     stim.side_share = s.side_share;
     stim.seed = o_.seed + index;
     const GateActivity a =
-        run_gate_simulation(binary_, netlist_, stim, (fs::path(dir_) / ("run" + std::to_string(index))).string());
+        run_gate_simulation(binary_, netlist_, stim, (fs::path(dir_) / (runs_ + "run" + std::to_string(index))).string());
     CharPoint p = unlabelled(s, stim.seed);
     uint64_t alpha_toggles = 0;
     for (int b : alpha_bits_) alpha_toggles += a.toggles.at(size_t(b));
@@ -308,6 +348,7 @@ class SizeRun {
   std::vector<int> h_;
   const CharacterizeOptions& o_;
   std::string dir_;
+  std::string runs_;  // the run folders' prefix: the held hyperparameters' values
   SynthReport synth_;
   GateNetlist netlist_;
   std::unique_ptr<GatePowerModel> engine_;

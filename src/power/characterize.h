@@ -52,7 +52,8 @@ struct PrimitiveDef {
   // least-squares fit); empty: its elements alone.
   std::function<std::vector<double>(const std::vector<int>&)> size_terms;
   // How the gate-level testbench drives it (PrimitiveStimulus::driver): "" random ports,
-  // "axi_dma" a controller issuing bursts and an AXI slave answering them.
+  // "axi_dma" a controller issuing bursts and an AXI slave answering them, "softmax_rows"
+  // a controller's score rows with the unit's outputs fed back (gate_sim.h).
   std::string driver;
   // A second kind of event the primitive's energy depends on apart from its enable, counted
   // by its driver and given by the SystemC model's spans (BlockTimeline::side): the DMA's
@@ -67,6 +68,15 @@ struct PrimitiveDef {
   // point, and shapes the burst by the energy per kind of cycle (power_model.h). Otherwise
   // each window is priced at its own side share.
   bool side_opens_burst = false;
+  // Hyperparameters that are not module parameters but settings the driver holds on input
+  // ports for a whole run (the softmax unit's MODE: 0 the attention's online softmax, 1 the
+  // FFN's activation and gate passes): one synthesis serves every value, and the testbench
+  // takes them as arguments after the stimulus' own. An RTL instance does not carry them:
+  // estimation takes them from the kernel the run programs.
+  std::vector<std::string> held_params{};
+  // The block's probes (graph port names) whose toggles give alpha in estimation; empty:
+  // its input ports, or, with alpha_ports, every probed port of the block.
+  std::vector<std::string> probes{};
   std::vector<double> size_terms_at(const std::vector<int>& h) const {
     return size_terms ? size_terms(h) : std::vector<double>{elements(h)};
   }

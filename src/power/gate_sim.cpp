@@ -8,6 +8,9 @@
 #include <map>
 #include <sstream>
 
+#include "compiler/attention.h"
+#include "compiler/ffn.h"
+#include "core/attention_numerics.h"
 #include "core/error.h"
 #include "sim/tools.h"
 
@@ -100,6 +103,102 @@ std::string axi_dma_testbench(const GateNetlist& n) {
   return o.str();
 }
 
+// The softmax / activation unit's testbench (driver "softmax_rows"), as fsgen_ctrl.v drives
+// it: a row loaded in a cycle (ld, at the enable rate) is registered and transformed in the
+// next, with the running state of the row it holds on the other ports. A row holds TN INT32
+// scores, each kept from the last row or, with probability min(1, 2 x toggle rate), a new
+// dot product of kHeadDim INT8 operand pairs (uniform codes, each zero with the zero
+// fraction): the sums array a accumulates. Rows come in passes of kRows query rows over
+// key tiles of TN keys (len_kv: kTiles tiles less one key; causal, the queries at the last
+// positions, so that the last tile is partly masked); the unit's outputs for the row it
+// holds are stored as the controller stores them (the running max and sum; the FFN's
+// activations, which its gate passes multiply). Held ports take a kernel's values on
+// synthetic operands: the score scaling, the FFN's requantisers and SiLU table. MODE
+// (argument 7): 0 attention, 1 FFN, each pass a gate pass with probability side_share.
+// Enabled cycles are the loads, side cycles the gate passes' loads; zero and data bytes are
+// counted over the loaded rows' bytes (the SystemC model's operand bytes of the unit).
+constexpr int kHeadDim = 16, kRows = 4, kTiles = 4;
+
+// Port access by 32-bit word and by byte, whatever type Verilator gives the port.
+const char* kPortAccess = R"(template <class P> void put32(P& p, int word, uint32_t v) {
+  if constexpr (!std::is_integral_v<P>) p[word] = v;
+  else if constexpr (sizeof(P) > 4) p = (p & ~(uint64_t(0xFFFFFFFFu) << (32 * word))) | uint64_t(v) << (32 * word);
+  else p = P(v);
+}
+template <class P> uint32_t get8(const P& p, int byte) {
+  if constexpr (!std::is_integral_v<P>) return (p[byte / 4] >> (8 * (byte % 4))) & 0xFFu;
+  else return uint32_t(uint64_t(p) >> (8 * byte)) & 0xFFu;
+}
+template <class P> void put8(P& p, int byte, uint32_t v) {
+  if constexpr (!std::is_integral_v<P>) p[byte / 4] = (p[byte / 4] & ~(0xFFu << (8 * (byte % 4)))) | v << (8 * (byte % 4));
+  else p = P((uint64_t(p) & ~(uint64_t(0xFF) << (8 * byte))) | uint64_t(v) << (8 * byte));
+}
+)";
+
+std::string softmax_declarations(const GateNetlist& n) {
+  const size_t tn = n.ports.at("row").size() / 32;
+  num::AttentionParams attention;
+  num::choose_score_scaling(synthetic_score_scale(kHeadDim), attention.score_mult, attention.score_shift);
+  const num::FfnParams ffn = synthetic_ffn_scaling();
+  const num::ActivationTable lut = synthetic_activation_table("silu");
+  std::ostringstream o;
+  o << "  if (argc < 8) return 2;\n  const int mode = std::atoi(argv[7]);\n"
+    << "  constexpr int TN = " << tn << ", D = " << kHeadDim << ", TQ = " << kRows << ", TILES = " << kTiles << ";\n"
+    << "  const uint32_t len_kv = TILES * TN - 1;\n  static const int8_t lut[256] = {";
+  for (size_t i = 0; i < lut.size(); ++i) o << (i ? "," : "") << int(lut[i]);
+  o << "};\n"
+    << "  for (int w = 0; w < 64; ++w)\n"
+    << "    put32(top->lut, w, uint32_t(uint8_t(lut[4 * w])) | uint32_t(uint8_t(lut[4 * w + 1])) << 8 |\n"
+    << "                       uint32_t(uint8_t(lut[4 * w + 2])) << 16 | uint32_t(uint8_t(lut[4 * w + 3])) << 24);\n"
+    << "  top->len_kv = len_kv;\n  top->causal = 1;\n  top->ffn = mode == 1;\n"
+    << "  top->score_mult = mode == 1 ? " << ffn.u.mult << " : " << attention.score_mult << ";\n"
+    << "  top->score_shift = mode == 1 ? " << int(ffn.u.shift) << " : " << int(attention.score_shift) << ";\n"
+    << "  top->gate_mult = " << ffn.g.mult << ";\n  top->gate_shift = " << int(ffn.g.shift) << ";\n"
+    << "  top->hid_mult = " << ffn.h.mult << ";\n  top->hid_shift = " << int(ffn.h.shift) << ";\n"
+    << "  std::uniform_int_distribution<int> code(-128, 127);\n"
+    << "  std::bernoulli_distribution redraw(std::min(1.0, 2 * rate)), gate_pass(side_share);\n"
+    << "  auto operand = [&] { return zero(rng) ? 0 : code(rng); };\n"
+    << "  int32_t score[TN] = {}, m_run[TQ] = {}, l_run[TQ] = {};\n  uint8_t acts[TQ][TN] = {};\n"
+    << "  int row = 0, tile = 0, held = -1, held_tile = 0, next = -1, next_tile = 0;\n"
+    << "  bool gate = false, held_gate = false, next_gate = false;\n";
+  return o.str();
+}
+
+// One cycle's inputs: the held row's state, and a new row if one is loaded.
+std::string softmax_cycle() {
+  return "    top->rst_n = c >= 2;\n"
+         "    const bool load = c >= 2 && enable(rng);\n"
+         "    top->ld = load;\n"
+         "    if (held >= 0) {\n"
+         "      top->first = held_tile == 0;\n"
+         "      top->m_old = uint32_t(m_run[held]);\n      top->l_old = uint32_t(l_run[held]);\n"
+         "      top->q_pos = len_kv - TQ + held;\n      top->j0 = held_tile * TN;\n      top->gate = held_gate;\n"
+         "      for (int j = 0; j < TN; ++j) put8(top->p_prev, j, acts[held][j]);\n    }\n"
+         "    next = -1;\n"
+         "    if (load) {\n"
+         "      ++enabled;\n      side += gate;\n"
+         "      for (int j = 0; j < TN; ++j) {\n"
+         "        if (redraw(rng)) {\n          score[j] = 0;\n"
+         "          for (int d = 0; d < D; ++d) score[j] += operand() * operand();\n        }\n"
+         "        put32(top->row, j, uint32_t(score[j]));\n"
+         "        for (int y = 0; y < 4; ++y) zero_bytes += ((uint32_t(score[j]) >> (8 * y)) & 0xFFu) == 0;\n"
+         "      }\n"
+         "      data_bytes += 4 * TN;\n"
+         "      next = row, next_tile = tile, next_gate = gate;\n"
+         "      if (++row == TQ) {\n        row = 0;\n        tile = (tile + 1) % TILES;\n"
+         "        gate = mode == 1 && gate_pass(rng);\n      }\n    }\n";
+}
+
+// After the cycle's inputs settle: the held row's outputs stored, then the row loaded at
+// this cycle's edge is the one held.
+std::string softmax_settled() {
+  return "    if (held >= 0 && mode == 0) {\n"
+         "      m_run[held] = int32_t(top->m_new);\n      l_run[held] = int32_t(top->l_new);\n"
+         "    } else if (held >= 0 && !held_gate) {\n"
+         "      for (int j = 0; j < TN; ++j) acts[held][j] = uint8_t(get8(top->p, j));\n    }\n"
+         "    held = next, held_tile = next_tile, held_gate = next_gate;\n";
+}
+
 // One cycle of random stimulus (PrimitiveStimulus' comment).
 std::string random_ports(const GateNetlist& n, const PrimitiveStimulus& s) {
   std::ostringstream o;
@@ -145,7 +244,8 @@ std::string testbench(const GateNetlist& n, const PrimitiveStimulus& s) {
     << "#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <random>\n#include \"V" << n.top << ".h\"\n"
     << "#include \"verilated.h\"\n#include \"verilated_vcd_c.h\"\n"
     << "// Arguments: cycles, toggle rate, seed, zero fraction, enable rate, side share (one build serves every\n"
-    << "// stimulus).\n"
+    << "// stimulus), then the held settings.\n"
+    << (s.driver == "softmax_rows" ? std::string("#include <algorithm>\n#include <type_traits>\n") + kPortAccess : "")
     << "int main(int argc, char** argv) {\n  if (argc < 7) return 2;\n"
     << "  const uint64_t cycles = std::strtoull(argv[1], nullptr, 10);\n"
     << "  const double rate = std::strtod(argv[2], nullptr);\n"
@@ -163,10 +263,13 @@ std::string testbench(const GateNetlist& n, const PrimitiveStimulus& s) {
       << "  std::uniform_int_distribution<uint32_t> beats_of(1, 1u << (seed % 6)), latency_of(1, 8);\n"
       << "  bool busy = false;\n  uint32_t addr = 0, wait = 0;\n  uint64_t burst_cycles = 0;\n  double mean_gap = 0;\n"
       << "  for (uint64_t c = 0; c < cycles; ++c) {\n" << axi_dma_testbench(n);
+  else if (s.driver == "softmax_rows")
+    o << softmax_declarations(n) << "  for (uint64_t c = 0; c < cycles; ++c) {\n" << softmax_cycle();
   else
     o << "  for (uint64_t c = 0; c < cycles; ++c) {\n" << random_ports(n, s);
-  o << "    top->" << s.clock << " = 0;\n    top->eval();\n    vcd.dump(2 * c);\n"
-    << "    top->" << s.clock << " = 1;\n    top->eval();\n    vcd.dump(2 * c + 1);\n  }\n"
+  o << "    top->" << s.clock << " = 0;\n    top->eval();\n    vcd.dump(2 * c);\n";
+  if (s.driver == "softmax_rows") o << softmax_settled();
+  o << "    top->" << s.clock << " = 1;\n    top->eval();\n    vcd.dump(2 * c + 1);\n  }\n"
     << "  vcd.close();\n  top->final();\n  delete top;\n"
     << "  std::printf(\"enabled %llu side %llu zero_bytes %llu data_bytes %llu\\n\", (unsigned long long)enabled,\n"
     << "              (unsigned long long)side, (unsigned long long)zero_bytes, (unsigned long long)data_bytes);\n"
@@ -349,6 +452,7 @@ GateActivity run_gate_simulation(const fs::path& binary, const GateNetlist& netl
   std::ostringstream args;
   args << stim.cycles << " " << stim.toggle_rate << " " << stim.seed << " " << stim.zero_fraction << " " << stim.enable_rate
        << " " << stim.side_share;
+  for (int64_t v : stim.settings) args << " " << v;
   const CommandResult r = run_command("cd " + shell_quote(run_dir) + " && " + shell_quote(binary.string()) + " " + args.str());
   if (r.status != 0) fail("gate-level simulation of " + netlist.top, r.output);
   const fs::path vcd = fs::path(run_dir) / "gates.vcd";

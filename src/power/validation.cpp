@@ -110,6 +110,20 @@ std::vector<float> design_features(const std::vector<const ValidationRecord*>& b
           float(os / elements),  float(net / elements),   float(acc / elements),    float(blocks.front()->clock_mhz)};
 }
 
+// The fsgen model's blocks of each primitive against their golden power.
+void score_by_kind(const std::vector<ValidationRecord>& records, ValidationSummary& s) {
+  std::map<std::string, std::vector<const ValidationRecord*>> kinds;
+  for (const auto& r : records) kinds[r.kind].push_back(&r);
+  for (const auto& [kind, blocks] : kinds) {
+    std::vector<double> predicted, golden;
+    double trace_r = 0;
+    for (const auto* b : blocks)
+      predicted.push_back(b->predicted_mw), golden.push_back(b->golden_mw), trace_r += b->trace_r / double(blocks.size());
+    s.by_kind.push_back(score(kind, predicted, golden));
+    s.by_kind_trace_r.push_back(trace_r);
+  }
+}
+
 // The whole-design model needs a few other designs to learn from.
 constexpr size_t kMinDesignsToLearn = 4;
 
@@ -227,6 +241,7 @@ ValidationSummary summarise_validation(const std::vector<ValidationRecord>& reco
     fsgen_mw.push_back(ours), action_mw.push_back(act), mac_mw.push_back(mac);
     features.push_back(design_features(blocks));
   }
+  score_by_kind(records, s);
   std::vector<std::pair<std::string, std::vector<double>>> methods = {
       {"fsgen hierarchical XGBoost", fsgen_mw},
       {"constant energy per action (Accelergy-style)", action_mw},
@@ -289,7 +304,7 @@ void print_validation(const ValidationSummary& s, std::ostream& out) {
   out << std::fixed << "## Average power of the modelled blocks, predicted against gate-level golden\n\n"
       << s.designs.size() << " designs (" << s.designs.size() - sparse << " dense, " << sparse
       << " with value networks; " << exact << " of characterised primitive variants, " << s.designs.size() - exact
-      << " extrapolated beyond the characterised primitives, marked *), " << s.blocks << " blocks (PE arrays, value networks, accumulator caches, DMAs).\n\n"
+      << " extrapolated beyond the characterised primitives, marked *), " << s.blocks << " blocks (PE arrays, value networks, accumulator caches, DMAs, softmax units).\n\n"
       << "| method | MAPE, characterised | R | dense: MAPE | R | sparse: MAPE | R | MAPE, all designs | R | max error, all |\n"
       << "|---|---|---|---|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < s.methods.size(); ++i)
@@ -302,7 +317,13 @@ void print_validation(const ValidationSummary& s, std::ostream& out) {
       << trace_scores(s, [&](size_t d) { return bool(s.sparse[d]); }) << ". Of the blocks alone: R mean "
       << std::setprecision(3) << s.trace_r_mean << ", min " << s.trace_r_min << "; NRMSE mean " << s.trace_nrmse_mean
       << ".\nArea (primitive fits against Yosys on the liberty): mean |error| " << std::setprecision(2)
-      << s.area_error_mean << " %, max " << s.area_error_max << " %.\n\n| design | golden mW | trace R |";
+      << s.area_error_mean << " %, max " << s.area_error_max << " %.\n\n"
+      << "| primitive | blocks | fsgen MAPE | R | max error | block trace R mean |\n|---|---|---|---|---|---|\n";
+  for (size_t k = 0; k < s.by_kind.size(); ++k)
+    out << "| " << s.by_kind[k].method << " | " << s.by_kind[k].predicted_mw.size() << " | " << std::setprecision(1)
+        << s.by_kind[k].mape << " % | " << std::setprecision(3) << s.by_kind[k].pearson << " | " << std::setprecision(1)
+        << s.by_kind[k].max_abs_error << " % | " << std::setprecision(3) << s.by_kind_trace_r[k] << " |\n";
+  out << "\n| design | golden mW | trace R |";
   for (const auto& m : s.methods) out << " " << m.method << " |";
   out << "\n|---|---|---|";
   for (size_t i = 0; i < s.methods.size(); ++i) out << "---|";

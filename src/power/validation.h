@@ -52,6 +52,11 @@ struct ValidationSummary {
   std::vector<double> design_trace_r, design_trace_nrmse;          // per design: its blocks' sum
   double area_error_mean = 0, area_error_max = 0;                   // |%| over blocks
   uint64_t blocks = 0, trace_window = 0;
+  // The fsgen model's blocks by primitive: their average power against golden (MAPE,
+  // Pearson R, max error over the blocks of that kind, method = the kind) and their own
+  // traces' mean R.
+  std::vector<MethodScore> by_kind;
+  std::vector<double> by_kind_trace_r;
 };
 
 // Scores the hierarchical model and the baselines: constant energy per action and energy

@@ -9,8 +9,10 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/regmap.h"
 #include "core/statistics.h"
 #include "models/fast_model.h"
+#include "models/kernel_regs.h"
 #include "models/platform.h"
 #include "power/characterize.h"
 #include "sim/tools.h"
@@ -57,6 +59,10 @@ const ToggleProbe* upstream_probe(const Graph& g, const RunResult& r, const std:
   return nullptr;
 }
 
+bool listed(const std::vector<std::string>& names, const std::string& n) {
+  return std::find(names.begin(), names.end(), n) != names.end();
+}
+
 ActivitySource activity_source(const Graph& g, const RunResult& r, const Block& b) {
   ActivitySource s{{}, b.name};
   const PrimitiveDef& def = primitive_def(b.kind);
@@ -68,7 +74,7 @@ ActivitySource activity_source(const Graph& g, const RunResult& r, const Block& 
   }
   const bool outputs_too = !def.alpha_ports.empty();
   for (const auto& port : b.ports)
-    if (!port.output || outputs_too)
+    if (def.probes.empty() ? !port.output || outputs_too : listed(def.probes, port.name))
       if (const ToggleProbe* probe = r.find_probe(b.name, port.name)) s.probes.push_back(probe);
   return s;
 }
@@ -199,17 +205,30 @@ std::vector<double> command_priced_fj(const PowerModel& model, const std::string
   return fj;
 }
 
+// An instance's parameters with the values of its primitive's held hyperparameters
+// (PrimitiveDef::held_params), which the kernel sets: the softmax unit's MODE is 1 in the
+// FFN kernel (activation and gate passes), 0 in attention.
+std::map<std::string, int64_t> instance_parameters(const PrimitiveDef& def, const ArrayInstance& inst,
+                                                   const KernelRegs& regs) {
+  std::map<std::string, int64_t> params = inst.params;
+  for (const auto& held : def.held_params) {
+    FSGEN_ASSERT(def.kind == "softmax" && held == "MODE", "a held hyperparameter has its value from the kernel here");
+    params[held] = regs.kernel == uint32_t(reg::Kernel::kFfn) ? 1 : 0;
+  }
+  return params;
+}
+
 // A block of a characterised primitive, per window of trace t: its activity from the run
 // (where activity_source observes it), the primitive's model for the dynamic energy.
 BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTimeline& timeline, const Block& b,
-                           const ArrayInstance& inst, const PowerModel& model, const PowerTrace& t) {
+                           const std::map<std::string, int64_t>& params, const PowerModel& model, const PowerTrace& t) {
   const PrimitiveDef& def = primitive_def(b.kind);
   const uint64_t windows = t.windows();
   BlockPower bp;
-  bp.block = b.name, bp.kind = b.kind, bp.h = hyperparameters_of(def, inst.params), bp.mw.assign(windows, 0.0);
+  bp.block = b.name, bp.kind = b.kind, bp.h = hyperparameters_of(def, params), bp.mw.assign(windows, 0.0);
   bp.model = "XGBoost primitive " + b.kind + " " + hyperparameter_text(bp.h, 'x');
   bp.leakage_mw = model.leakage_mw(b.kind, bp.h);
-  const std::string variant = variant_difference(def, inst.params), beyond = model.extrapolation(b.kind, bp.h);
+  const std::string variant = variant_difference(def, params), beyond = model.extrapolation(b.kind, bp.h);
   bp.variant_note = variant + (!variant.empty() && !beyond.empty() ? ", " : "") + beyond;
   const ActivitySource source = activity_source(g, r, b);
   const auto [toggles, bits] = probe_toggles(source.probes, windows, t.window);
@@ -259,6 +278,7 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
   t.clock_mhz = g.spec.clock_mhz;
   t.window = window;
   const RunResult r = run_on_systemc(g, p);
+  const KernelRegs regs = registers_at_start(p);
   t.simulate_seconds = r.wall_seconds;
   const auto t0 = std::chrono::steady_clock::now();
   t.cycles = r.cycles;
@@ -276,7 +296,8 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
       continue;
     }
     const std::optional<ArrayInstance> inst = block_instance(g, b.name);
-    if (inst && model.primitives.count(b.kind)) t.blocks.push_back(primitive_power(g, r, timeline, b, *inst, model, t));
+    if (inst && model.primitives.count(b.kind))
+      t.blocks.push_back(primitive_power(g, r, timeline, b, instance_parameters(primitive_def(b.kind), *inst, regs), model, t));
     else t.not_modelled.push_back(b.name);
   }
   t.estimate_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
