@@ -12,24 +12,8 @@ set -euo pipefail
 SPECS=${1:?usage: power_specs.sh <folder>}
 mkdir -p "$SPECS"
 
-# At 500 MHz a memory beat carries bandwidth_gbps x 2 bytes; tiny arrays get narrow beats
-# (a beat must divide the rows of the operand tiles).
-# name loop_order m n k bandwidth_gbps latency kernels | kernel arguments
-design() {
-  local name=$1 order=$2 m=$3 n=$4 k=$5 bw=$6 lat=$7 kernels=$8; shift 8
-  cat > "$SPECS/$name.yaml" <<YAML
-name: $name
-clock_mhz: 500
-pe_budget: 256
-memory: {bandwidth_gbps: $bw, latency_cycles: $lat, buffer_limit_bytes: 16384}
-arrays:
-  a: {loop_order: $order, tiling: {m: $m, n: $n, k: $k}}
-  b: {loop_order: $order, tiling: {m: $m, n: $k, k: $n}}
-caches: {acc_a: ${ACC:-4096}, acc_b: 4096}
-kernels: [$kernels]
-YAML
-  echo "$name|$*"
-}
+# shellcheck source=validation/power_design.sh
+source "$(dirname "$0")/power_design.sh"
 
 OS=output_stationary; WS=weight_stationary; IS=input_stationary
 MM="--kernel matmul --m 8 --n 8 --k 16 --seed 7"
