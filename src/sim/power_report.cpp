@@ -59,10 +59,6 @@ const ToggleProbe* upstream_probe(const Graph& g, const RunResult& r, const std:
   return nullptr;
 }
 
-bool listed(const std::vector<std::string>& names, const std::string& n) {
-  return std::find(names.begin(), names.end(), n) != names.end();
-}
-
 ActivitySource activity_source(const Graph& g, const RunResult& r, const Block& b) {
   ActivitySource s{{}, b.name};
   const PrimitiveDef& def = primitive_def(b.kind);
@@ -74,7 +70,8 @@ ActivitySource activity_source(const Graph& g, const RunResult& r, const Block& 
   }
   const bool outputs_too = !def.alpha_ports.empty();
   for (const auto& port : b.ports)
-    if (def.probes.empty() ? !port.output || outputs_too : listed(def.probes, port.name))
+    if (def.probes.empty() ? !port.output || outputs_too
+                           : std::find(def.probes.begin(), def.probes.end(), port.name) != def.probes.end())
       if (const ToggleProbe* probe = r.find_probe(b.name, port.name)) s.probes.push_back(probe);
   return s;
 }
