@@ -132,9 +132,9 @@ class FastCore : private TileSequencer {
     return 0;
   }
   void activation(uint32_t, bool) override { softmax_unit_pass(); }
-  void softmax_unit_pass() {  // one score row per cycle, then one pipeline cycle
+  void softmax_unit_pass() {  // one score row per cycle, then one pipeline cycle; rows of INT32 scores
     const uint32_t tq = plan_.spec.tile_m;
-    phase("softmax", tq + 1, tq);
+    phase("softmax", tq + 1, tq, uint64_t(tq) * plan_.spec.tile_n * sizeof(int32_t));
     now_ += tq + 1;
   }
 
