@@ -71,18 +71,6 @@ inline std::string tiny_ws_core_spec() {
   return spec + "caches: {acc_a: 64}\n";
 }
 
-// The same core with the fused datapath on score rows of two keys (TN = 2: the smallest
-// softmax unit) and 2-byte beats.
-inline std::string tiny_attention_core_spec() {
-  std::string spec = tiny_matmul_core_spec();
-  auto swap = [&](const std::string& from, const std::string& to) { spec.replace(spec.find(from), from.size(), to); };
-  swap("tiling: {m: 2, n: 4, k: 8}", "tiling: {m: 2, n: 2, k: 8}");
-  swap("tiling: {m: 2, n: 8, k: 4}", "tiling: {m: 2, n: 8, k: 2}");
-  swap("kernels: [matmul]", "kernels: [matmul, attention]");
-  swap("bandwidth_gbps: 2", "bandwidth_gbps: 1");  // 2-byte beats: rows of two
-  return spec;
-}
-
 // A minimal valid spec; tests replace lines of it to make it invalid.
 inline std::string base_spec() {
   return "name: t\n"
@@ -106,6 +94,16 @@ inline std::string replace(std::string s, const std::string& from, const std::st
   EXPECT_NE(pos, std::string::npos) << "test spec lacks '" << from << "'";
   if (pos != std::string::npos) s.replace(pos, from.size(), to);
   return s;
+}
+
+// The tiny matmul core with the fused datapath on score rows of two keys (TN = 2: the
+// smallest softmax unit) and 2-byte beats.
+inline std::string tiny_attention_core_spec() {
+  std::string spec = tiny_matmul_core_spec();
+  spec = replace(spec, "tiling: {m: 2, n: 4, k: 8}", "tiling: {m: 2, n: 2, k: 8}");
+  spec = replace(spec, "tiling: {m: 2, n: 8, k: 4}", "tiling: {m: 2, n: 8, k: 2}");
+  spec = replace(spec, "kernels: [matmul]", "kernels: [matmul, attention]");
+  return replace(spec, "bandwidth_gbps: 2", "bandwidth_gbps: 1");  // 2-byte beats: rows of two
 }
 
 }  // namespace fsgen::test

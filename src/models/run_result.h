@@ -91,9 +91,10 @@ struct OperandSample {
 // array's loads of its stationary operand (side). The DMA: its
 // bursts (busy, from the address handshake to its DONE cycle), its data beats (enabled) and
 // the cycles it took a command in (side). The softmax unit: its row loads (busy and
-// enabled), those of the FFN's gate passes (side), the score rows' bytes (operands). Power traces take their busy, enabled and side
-// windows from these, and the zero-operand share window by window from the operand samples
-// (a design's zeros come in runs: a zero tile row, a pruned block).
+// enabled), those of the FFN's gate passes (side), the score rows' bytes (operands). Power
+// traces take their busy, enabled and side windows from these, and the zero-operand share
+// window by window from the operand samples (a design's zeros come in runs: a zero tile
+// row, a pruned block).
 struct BlockTimeline {
   std::vector<CycleSpan> busy, enabled, side;
   std::vector<OperandSample> operands;  // in cycle order, one per cycle with operands

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/regmap.h"
 #include "generator/graph.h"
 #include "generator/verilog_emitter.h"
 #include "power/gate_power.h"
@@ -94,7 +95,8 @@ const std::vector<PrimitiveDef>& primitive_catalog() {
        // Area and leakage: the fit's constant (the row's shared max, sum and rescale) and a
        // score's scaling, exponentials and table per score.
        [](const std::vector<int>& h) { return std::vector<double>{double(h[0])}; }, "softmax_rows", "gate", false,
-       {"MODE"}, {"in"}},
+       {"MODE"}, [](uint32_t kernel) { return std::vector<int64_t>{kernel == uint32_t(reg::Kernel::kFfn) ? 1 : 0}; },
+       {"in"}},
   };
   return catalog;
 }

@@ -72,8 +72,11 @@ struct PrimitiveDef {
   // ports for a whole run (the softmax unit's MODE: 0 the attention's online softmax, 1 the
   // FFN's activation and gate passes): one synthesis serves every value, and the testbench
   // takes them as arguments after the stimulus' own. An RTL instance does not carry them:
-  // estimation takes them from the kernel the run programs.
+  // estimation takes them from the kernel the run programs (held_in_kernel).
   std::vector<std::string> held_params{};
+  // Their values, in held_params' order, in a run of the kernel with this id (reg::Kernel,
+  // core/regmap.h).
+  std::function<std::vector<int64_t>(uint32_t kernel)> held_in_kernel{};
   // The block's probes (graph port names) whose toggles give alpha in estimation; empty:
   // its input ports, or, with alpha_ports, every probed port of the block.
   std::vector<std::string> probes{};

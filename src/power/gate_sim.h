@@ -42,11 +42,11 @@ struct PrimitiveStimulus {
   // "axi_dma": instead of the above, the DMA's controller and AXI slave (gate_sim.cpp,
   // axi_dma_testbench); the rates keep their meaning for its data, enable_rate sets how
   // busy it is, and its enabled cycles are its data beats.
-  // "softmax_rows": the softmax unit's controller (gate_sim.cpp, softmax_testbench): rows
-  // loaded at the enable rate, each score redrawn with probability min(1, 2 x toggle
-  // rate) as a dot product of INT8 operands that are zero with the zero fraction; settings
-  // {MODE}: 0 attention, 1 FFN with gate passes at side_share; side cycles: the gate
-  // passes' loads.
+  // "softmax_rows": the softmax unit's controller (gate_sim.cpp, softmax_declarations,
+  // softmax_cycle, softmax_settled): rows loaded at the enable rate, each score redrawn
+  // with probability min(1, 2 x toggle rate) as a dot product of INT8 operands that are
+  // zero with the zero fraction; settings {MODE}: 0 attention, 1 FFN with gate passes at
+  // side_share; side cycles: the gate passes' loads.
   std::string driver;
   // Values the testbench holds for the whole run (PrimitiveDef::held_params), passed after
   // the stimulus' arguments, so one build serves all of them.

@@ -9,7 +9,6 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "core/regmap.h"
 #include "core/statistics.h"
 #include "models/fast_model.h"
 #include "models/kernel_regs.h"
@@ -203,15 +202,14 @@ std::vector<double> command_priced_fj(const PowerModel& model, const std::string
 }
 
 // An instance's parameters with the values of its primitive's held hyperparameters
-// (PrimitiveDef::held_params), which the kernel sets: the softmax unit's MODE is 1 in the
-// FFN kernel (activation and gate passes), 0 in attention.
+// (PrimitiveDef::held_params) in the kernel the run programs (the softmax unit's MODE).
 std::map<std::string, int64_t> instance_parameters(const PrimitiveDef& def, const ArrayInstance& inst,
                                                    const KernelRegs& regs) {
   std::map<std::string, int64_t> params = inst.params;
-  for (const auto& held : def.held_params) {
-    FSGEN_ASSERT(def.kind == "softmax" && held == "MODE", "a held hyperparameter has its value from the kernel here");
-    params[held] = regs.kernel == uint32_t(reg::Kernel::kFfn) ? 1 : 0;
-  }
+  if (def.held_params.empty()) return params;
+  const std::vector<int64_t> held = def.held_in_kernel(regs.kernel);
+  FSGEN_ASSERT(held.size() == def.held_params.size(), "a primitive gives a value to each of its held hyperparameters");
+  for (size_t i = 0; i < held.size(); ++i) params[def.held_params[i]] = held[i];
   return params;
 }
 
