@@ -129,30 +129,43 @@ TEST(FastModel, TimelineWindowsAddUpToTheTotals) {
 }
 
 // The cycle model's own spans of every PE array give the fast model's windows: the power
-// timeline of data-dependent designs is the same quantity, taken from the run itself.
-TEST(FastModel, CycleModelSpansGiveTheSameTimeline) {
-  const Graph g = graph_of(kCachedWs);
-  AttentionProblem ap;
-  ap.q_heads = 2;
-  ap.tokens = 40;
-  const Program prog = compile_attention(g, ap).program;
+// timeline of data-dependent designs is the same quantity, taken from the run itself. The
+// side enables too: a dot array's loads, the DMA's commands, the rescaling array's sc.
+void expect_same_timeline(const Graph& g, const Program& prog, bool dot_arrays) {
   const RunResult cycle = run_on_systemc(g, prog);
   const FastRun fast = run_fast(g, registers_at_start(prog), 500);
   ASSERT_EQ(fast.result.cycles, cycle.cycles);
   const ActivityTimeline spans = ActivityTimeline::from_spans(cycle, 500, (cycle.cycles + 499) / 500);
   using Windows = std::map<std::string, std::vector<double>> ActivityTimeline::*;
+  std::vector<std::pair<std::string, Windows>> compared = {{"dma", &ActivityTimeline::side}};
   for (const char* array : {"array_a", "array_b"})
-    for (const Windows which : {&ActivityTimeline::busy, &ActivityTimeline::enabled}) {
-      const std::vector<double>& a = (spans.*which).at(array);
-      const std::vector<double>& b = (fast.timeline.*which).at(array);
-      double sum_a = 0, sum_b = 0, worst = 0;
-      for (size_t w = 0; w < std::max(a.size(), b.size()); ++w) {
-        const double x = w < a.size() ? a[w] : 0.0, y = w < b.size() ? b[w] : 0.0;
-        sum_a += x, sum_b += y, worst = std::max(worst, std::abs(x - y));
-      }
-      EXPECT_NEAR(sum_a, sum_b, 1e-6) << array;
-      EXPECT_LE(worst, 0.05 * 500) << array;  // phases the fast model spreads over their span
+    for (const Windows which : {&ActivityTimeline::busy, &ActivityTimeline::enabled}) compared.push_back({array, which});
+  compared.push_back({"array_b", &ActivityTimeline::side});  // loads, or the rescales
+  if (dot_arrays) compared.push_back({"array_a", &ActivityTimeline::side});
+  for (const auto& [block, which] : compared) {
+    ASSERT_TRUE((spans.*which).count(block) && (fast.timeline.*which).count(block)) << block;
+    const std::vector<double>& a = (spans.*which).at(block);
+    const std::vector<double>& b = (fast.timeline.*which).at(block);
+    double sum_a = 0, sum_b = 0, worst = 0;
+    for (size_t w = 0; w < std::max(a.size(), b.size()); ++w) {
+      const double x = w < a.size() ? a[w] : 0.0, y = w < b.size() ? b[w] : 0.0;
+      sum_a += x, sum_b += y, worst = std::max(worst, std::abs(x - y));
     }
+    EXPECT_GT(sum_a, 0.0) << block;
+    EXPECT_NEAR(sum_a, sum_b, 1e-6) << block;
+    EXPECT_LE(worst, 0.05 * 500) << block;  // phases the fast model spreads over their span
+  }
+}
+
+TEST(FastModel, CycleModelSpansGiveTheSameTimeline) {
+  AttentionProblem ap;
+  ap.q_heads = 2;
+  ap.tokens = 40;
+  const Graph ws = graph_of(kCachedWs);
+  expect_same_timeline(ws, compile_attention(ws, ap).program, true);
+  const Graph os = graph_of(test::tiny_attention_core_spec());
+  ASSERT_EQ(os.block("array_b").kind, "pe_array_rescale");
+  expect_same_timeline(os, compile_attention(os, ap).program, false);
 }
 
 // Every operand byte an array counts is sampled in the cycle its registers hold it (one

@@ -306,6 +306,48 @@ TEST(Characterize, DotArrayLoadsAreItsSideEnable) {
   EXPECT_EQ(loads + streams, enabled);  // an enabled cycle loads or streams
 }
 
+// The rescaling array (array b of the fused attention) rescales its accumulators in the
+// steps sc qualifies: its side enable, characterised at a share of its enabled cycles
+// with the rows' factors redrawn at it, and taken from the SystemC model at the first step
+// of every key tile but the first.
+TEST(Characterize, RescalingArrayScIsItsSideEnable) {
+  if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
+  const std::string dir = test::scratch_dir("characterize_rescale");
+  CharacterizeOptions o = small_characterisation({"pe_array_rescale"}, 400, dir);
+  o.max_elements = 4;  // 2 x 2
+  ASSERT_EQ(characterize(o, dir + "/dataset.csv").added, 8u);
+  const Dataset d = read_dataset(dir + "/dataset.csv");
+  std::set<double> shares;  // sc's share of the enabled cycles: 0.1, 0.5 or 0.9
+  for (const auto& p : d.points) {
+    EXPECT_GT(p.alpha, 0.0) << p.key();  // measured on x and w, not on sc or the factors
+    EXPECT_LT(p.alpha, p.toggle_rate * p.enable * 1.2) << p.key();
+    const double share = std::round(p.side / p.enable * 2.5 - 0.25) / 2.5 + 0.1;
+    EXPECT_NEAR(p.side / p.enable, share, 0.08) << p.key();
+    shares.insert(share);
+  }
+  EXPECT_EQ(shares.size(), 3u);
+  const PowerModel m = train_power_model(d, 20);
+  EXPECT_EQ(m.primitive("pe_array_rescale").features, (std::vector<std::string>{"R", "C", "alpha", "enable", "zeros", "side"}));
+
+  const Graph g = elaborate(parse_spec_text(test::tiny_attention_core_spec(), "tiny_attention.yaml"));
+  EXPECT_EQ(g.block("array_b").kind, "pe_array_rescale");
+  EXPECT_EQ(g.block("array_a").kind, "pe_array_os");
+  AttentionProblem ap;
+  ap.q_heads = 1;
+  ap.tokens = 8;  // four key tiles of two keys for the last query rows, causal
+  const BlockTimeline b = run_on_systemc(g, compile_attention(g, ap).program).timelines.at("array_b");
+  std::set<uint64_t> tile_starts;
+  for (const CycleSpan& s : b.busy) tile_starts.insert(s.start);
+  uint64_t rescales = 0;
+  for (const CycleSpan& s : b.side) {
+    EXPECT_EQ(s.cycles, 1u);
+    EXPECT_TRUE(tile_starts.count(s.start)) << s.start;  // the first step of a tile
+    ++rescales;
+  }
+  EXPECT_GT(rescales, 0u);
+  EXPECT_LT(rescales, b.busy.size());  // each query tile's first key tile clears instead
+}
+
 // The softmax unit is characterised on score rows as its controller presents them, in
 // both modes from one synthesis: its enable is the loads, its side the FFN's gate passes'
 // loads, its alpha the row's toggles; then estimated from the SystemC model's loads with

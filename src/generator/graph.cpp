@@ -205,7 +205,7 @@ Block array_block(const ArrayPlan& p, const std::string& name, const std::string
                              : os   ? "row of B, broadcast down PE columns"
                                     : "stationary operand load bus";
   Block b{name,
-          os ? "pe_array_os" : "pe_array_dot",
+          os ? (rescale ? "pe_array_rescale" : "pe_array_os") : "pe_array_dot",
           std::string(stationarity_name(p.stationarity)) + (p.spec.systolic ? " systolic" : "") + " INT8 PE array" + what,
           {{"rows", p.spec.pe_rows(), "PE", "PE rows"},
            {"cols", p.spec.pe_cols(), "PE", "PE columns"},

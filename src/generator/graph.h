@@ -36,7 +36,7 @@ struct Port {
 
 struct Block {
   std::string name;      // instance name, e.g. "array_a"
-  std::string kind;      // csr, ctrl, dma, pe_array_os, pe_array_dot, acc_cache, requant
+  std::string kind;      // csr, ctrl, dma, pe_array_os, pe_array_rescale, pe_array_dot, acc_cache, requant
   std::string desc;
   std::vector<Param> params;
   std::vector<Port> ports;

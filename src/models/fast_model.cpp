@@ -34,6 +34,10 @@ void ActivityTimeline::add_enabled(const std::string& block, uint64_t start, uin
   if (window && span && enabled_cycles) spread(enabled[block], window, expected_windows, start, span, enabled_cycles);
 }
 
+void ActivityTimeline::add_side(const std::string& block, uint64_t start, uint64_t span, double side_cycles) {
+  if (window && span && side_cycles) spread(side[block], window, expected_windows, start, span, side_cycles);
+}
+
 ActivityTimeline ActivityTimeline::from_spans(const RunResult& r, uint64_t window, uint64_t windows) {
   ActivityTimeline t;
   t.window = window;
@@ -90,6 +94,7 @@ class FastCore : private TileSequencer {
     const uint32_t beats = row_bytes / mem_.beat_bytes;
     const uint64_t span = rows * mem_.row_load_cycles(beats);
     phase("dma", span, rows * mem_.read_burst_cycles(beats), uint64_t(rows) * row_bytes);
+    timeline_.add_side("dma", now_, span, rows);  // a command per row
     now_ += span;
   }
 
@@ -101,6 +106,7 @@ class FastCore : private TileSequencer {
     const uint32_t beats = row_bytes / mem_.beat_bytes;
     const uint64_t span = rows * mem_.row_store_cycles(beats);
     phase("dma", span, rows * mem_.write_burst_cycles(beats), uint64_t(rows) * row_bytes);
+    timeline_.add_side("dma", now_, span, rows);
     now_ += span;
   }
 
@@ -112,10 +118,14 @@ class FastCore : private TileSequencer {
   }
 
   // A PE array computing `passes` tiles in `span` cycles: busy while streaming, enabled
-  // also while loading a stationary operand.
-  void array_phase(const std::string& block, const ArrayPlan& p, uint64_t span, uint32_t passes, bool reload) {
+  // also while loading a stationary operand (a dot array's side enable); `rescales` of its
+  // passes start with sc (the rescaling array's side enable).
+  void array_phase(const std::string& block, const ArrayPlan& p, uint64_t span, uint32_t passes, bool reload,
+                   uint32_t rescales = 0) {
     phase(block, span, uint64_t(passes) * p.stream_cycles);
-    timeline_.add_enabled(block, now_, span, double(passes) * (p.stream_cycles + (reload ? p.stationary_rows : 0)));
+    const uint32_t loads = reload ? p.stationary_rows : 0;
+    timeline_.add_enabled(block, now_, span, double(passes) * (p.stream_cycles + loads));
+    timeline_.add_side(block, now_, span, p.stationarity == Stationarity::kOutput ? rescales : double(passes) * loads);
   }
 
   void store_tile(uint32_t, uint32_t) override { store_rows(plan_.spec.tile_m, tile_n_); }
@@ -138,9 +148,9 @@ class FastCore : private TileSequencer {
     now_ += tq + 1;
   }
 
-  void update_o(bool, uint32_t) override {
+  void update_o(bool first_kv, uint32_t) override {
     const FusedStageCycles c = fused_stage_cycles(plan_, graph_.array_b, mem_);
-    array_phase("array_b", graph_.array_b, c.o_update, c.o_passes, true);
+    array_phase("array_b", graph_.array_b, c.o_update, c.o_passes, true, first_kv || ffn() ? 0 : 1);
     now_ += c.o_update;
   }
 

@@ -30,13 +30,14 @@ struct ActivityTimeline {
   // PE arrays, from a cycle-model run only (the fast model has no data): the operand bytes
   // presented in each window, and how many were zero.
   std::map<std::string, std::vector<double>> operand_bytes, zero_bytes;
-  // From a cycle-model run: the cycles the DMA took a command in, a dot array's load
-  // cycles (their side enables).
+  // The side enables' cycles: the DMA's commands, a dot array's loads, the rescaling
+  // array's sc (in the fast model spread over their phase, like the busy cycles).
   std::map<std::string, std::vector<double>> side;
 
   // `busy_cycles` of `block`, spread evenly over cycles [start, start + span).
   void add(const std::string& block, uint64_t start, uint64_t span, double busy_cycles);
   void add_enabled(const std::string& block, uint64_t start, uint64_t span, double enabled_cycles);
+  void add_side(const std::string& block, uint64_t start, uint64_t span, double side_cycles);
 
   // The same windows from a cycle-model run's spans and operand samples of every PE array
   // (RunResult::timelines).

@@ -59,6 +59,9 @@ class OsArrayModel : public PeArrayModel {
     act_.busy_cycles += stream_;
     timeline_.busy.push_back({cycle0, stream_});
     timeline_.enabled.push_back({cycle0, stream_});
+    // The rescaling array's sc: its side enable (a systolic array's token reaches the
+    // PEs over the next cycles; the span marks where it enters).
+    if (mode == Accumulate::kRescale) timeline_.side.push_back({cycle0, 1});
     return tile_cycles(plan_, false);
   }
 

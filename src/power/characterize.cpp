@@ -41,6 +41,16 @@ const std::vector<PrimitiveDef>& primitive_catalog() {
        {"LM", "LN"}, {}, false, {},
        // Area and leakage: a MAC and accumulator per PE, and a systolic PE's operand registers.
        [](const std::vector<int>& h) { return std::vector<double>{double(h[0]) * h[1], double(h[0]) * h[1] * h[2]}; }, "", ""},
+      // The rescaling output-stationary array (fsgen_array_os, RESCALE = 1), the fused
+      // attention's array b: each PE's accumulator also feeds a multiplier by its row's
+      // Q0.15 factor alpha, switching with every accumulation, whose product replaces the
+      // accumulator in the steps sc qualifies (the first of every key tile but the first).
+      // Driven as the plain array, with sc a share of the enabled cycles (its side enable)
+      // and the factors redrawn at it (gate_sim.h); its alpha on x and w, as probed.
+      {"pe_array_rescale", "fsgen_array_os", {"R", "C"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}},
+       {{"RESCALE", 1}, {"SYSTOLIC", 0}}, {"en"}, {"clr", "rd_row"}, {}, {},
+       [](const std::vector<int>& h) { return double(h[0]) * h[1]; }, {}, {}, false, {}, {}, "", "sc", false, {}, {}, {},
+       "alpha"},
       {"pe_array_dot", "fsgen_array_dot", {"P", "K"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}},
        // The controller streams x (v) and loads the stationary operand (w into column
        // ld_idx = 0, 1, ... K - 1; ld) in separate cycles.
@@ -211,9 +221,10 @@ std::string tool_version(const std::string& tool, const std::string& flag) {
 // The drivers' version: a dataset of another is refused (resume it with its own fsgen).
 // Version 6 added the softmax unit's driver; the other primitives' stimulus is 5's.
 const char* kStimulus =
-    "6 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or 0.9 of "
+    "7 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or 0.9 of "
     "them, a Latin square over rate, zeros and enable; the DMA: bursts answered by an AXI slave; the softmax unit: "
-    "score rows of INT8 dot products, its outputs fed back, gate passes a share of the FFN's)";
+    "score rows of INT8 dot products, its outputs fed back, gate passes a share of the FFN's; the rescaling array: sc "
+    "that share of the enabled cycles, its Q0.15 factors redrawn at it, 1.0 half the time)";
 
 std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, const Liberty& lib) {
   return {{"format", "fsgen-characterisation 2"},
@@ -292,7 +303,7 @@ class SizeRun {
     stim_.held_low = def.held_low;
     stim_.enable_of = def.enable_of;
     stim_.driver = def.driver;
-    if (def.driver.empty()) stim_.side_enable = def.side_enable;
+    if (def.driver.empty()) stim_.side_enable = def.side_enable, stim_.factor_port = def.factor_port;
     for (const auto& [port, param] : def.counters) {
       const auto at = std::find(def.params.begin(), def.params.end(), param);
       FSGEN_ASSERT(at != def.params.end(), "a counter's modulus names a hyperparameter of its primitive");
@@ -344,7 +355,7 @@ class SizeRun {
   bool alpha_measured_on(const std::string& port) const {
     if (!def_.alpha_ports.empty()) return listed(def_.alpha_ports, port);
     return port != stim_.clock && port != stim_.reset_n && !netlist_.outputs.count(port) && !listed(def_.enables, port) &&
-           !listed(def_.held_low, port) && !def_.counters.count(port);
+           !listed(def_.held_low, port) && !def_.counters.count(port) && port != def_.side_enable && port != def_.factor_port;
   }
   const PrimitiveDef& def_;
   std::vector<int> h_;

@@ -60,8 +60,9 @@ struct PrimitiveDef {
   // commands (each loads its address and beat registers, and costs several beats), a dot
   // array's loads (the random driver's enable port of that name, PrimitiveStimulus::
   // side_enable: a load writes one column of stationary registers where a stream cycle
-  // switches every MAC). Its share of the cycles is a model feature of this primitive
-  // only; "" none.
+  // switches every MAC), or a port qualifying the enable (the rescaling array's sc: that
+  // step rescales the accumulators). Its share of the cycles is a model feature of this
+  // primitive only; "" none.
   std::string side_enable;
   // The side event opens a burst that follows it (the DMA's command): estimation prices it
   // over the burst, since a window of the command alone lies outside every characterised
@@ -80,6 +81,10 @@ struct PrimitiveDef {
   // The block's probes (graph port names) whose toggles give alpha in estimation; empty:
   // its input ports, or, with alpha_ports, every probed port of the block.
   std::vector<std::string> probes{};
+  // A port of Q0.15 factors, one per 32-bit word, that the random driver redraws in the
+  // cycles of a side enable qualifying the enable (the rescaling array's alpha at its sc;
+  // PrimitiveStimulus::factor_port). Not a data port: alpha is not measured on it.
+  std::string factor_port{};
   std::vector<double> size_terms_at(const std::vector<int>& h) const {
     return size_terms ? size_terms(h) : std::vector<double>{elements(h)};
   }

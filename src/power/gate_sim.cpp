@@ -199,14 +199,34 @@ std::string softmax_settled() {
          "    held = next, held_tile = next_tile, held_gate = next_gate;\n";
 }
 
+// In the cycles `when` is high, every 32-bit word of `port` (one Q0.15 factor per row) is
+// redrawn: 1.0 (32768) with probability one half, else uniform in [0, 1)
+// (PrimitiveStimulus::factor_port).
+std::string redraw_factors(const std::string& port, size_t width, const std::string& when) {
+  std::ostringstream o;
+  const size_t words = (width + 31) / 32;
+  o << "    if (top->" << when << ") {\n";
+  if (width > 64) {
+    o << "      for (int w = 0; w < " << words << "; ++w) top->" << port << "[w] = keep_factor(rng) ? 32768u : factor_of(rng);\n";
+  } else {
+    o << "      uint64_t v = 0;\n"
+      << "      for (int w = 0; w < " << words << "; ++w) v |= uint64_t(keep_factor(rng) ? 32768u : factor_of(rng)) << (32 * w);\n"
+      << "      top->" << port << " = v;\n";
+  }
+  o << "    }\n";
+  return o.str();
+}
+
 // One cycle of random stimulus (PrimitiveStimulus' comment).
 std::string random_ports(const GateNetlist& n, const PrimitiveStimulus& s) {
   std::ostringstream o;
   o << "    bool any = false;\n";
   const auto side = std::find(s.enables.begin(), s.enables.end(), s.side_enable);
-  FSGEN_ASSERT(s.side_enable.empty() || (side != s.enables.end() && s.enables.size() == 2 && !s.enable_of.empty()),
-               "a random driver's side enable is one of two enables driven one at a time");
-  if (!s.side_enable.empty())  // the side enable with its share, else the other
+  const bool qualifier = !s.side_enable.empty() && side == s.enables.end();
+  FSGEN_ASSERT(s.side_enable.empty() || qualifier || (s.enables.size() == 2 && !s.enable_of.empty()),
+               "a random driver's side enable is one of two enables driven one at a time, or qualifies the enable");
+  FSGEN_ASSERT(s.factor_port.empty() || qualifier, "rescale factors are redrawn in a qualifying side enable's cycles");
+  if (!s.side_enable.empty() && !qualifier)  // the side enable with its share, else the other
     o << "    const bool on = c >= 2 && enable(rng);\n"
       << "    const bool side_on = on && side_draw(rng);\n"
       << "    const int which = !on ? -1 : side_on ? " << (side - s.enables.begin()) << " : "
@@ -224,9 +244,12 @@ std::string random_ports(const GateNetlist& n, const PrimitiveStimulus& s) {
       o << "    for (int w = 0; w < " << (bits.size() + 31) / 32 << "; ++w) top->" << port << "[w] = 0;\n";
     else if (listed(s.held_low, port)) o << "    top->" << port << " = 0;\n";
   }
-  o << "    enabled += any;\n    if (any) {\n";
+  o << "    enabled += any;\n";
+  if (qualifier) o << "    top->" << s.side_enable << " = any && side_draw(rng);\n    side += top->" << s.side_enable << ";\n";
+  o << "    if (any) {\n";
   for (const auto& [port, bits] : n.ports)
-    if (port != s.clock && port != s.reset_n && !n.outputs.count(port) && !listed(s.enables, port) && !listed(s.held_low, port)) {
+    if (port != s.clock && port != s.reset_n && !n.outputs.count(port) && !listed(s.enables, port) && !listed(s.held_low, port) &&
+        port != s.side_enable && port != s.factor_port) {
       const auto tied = s.enable_of.find(port);
       const auto counter = s.counters.find(port);
       const std::string when = tied == s.enable_of.end() ? "" : "    if (top->" + tied->second + ")\n";
@@ -235,6 +258,7 @@ std::string random_ports(const GateNetlist& n, const PrimitiveStimulus& s) {
       else o << when << drive_data_port(port, bits.size());
     }
   o << "    }\n";
+  if (!s.factor_port.empty()) o << redraw_factors(s.factor_port, n.ports.at(s.factor_port).size(), s.side_enable);
   return o.str();
 }
 
@@ -258,6 +282,8 @@ std::string testbench(const GateNetlist& n, const PrimitiveStimulus& s) {
     << "  std::mt19937_64 rng(seed);\n"
     << "  std::bernoulli_distribution flip(rate), zero(zeros), enable(enable_rate), side_draw(side_share);\n"
     << "  uint64_t enabled = 0, side = 0, zero_bytes = 0, data_bytes = 0;\n";
+  if (!s.factor_port.empty())
+    o << "  std::bernoulli_distribution keep_factor(0.5);\n  std::uniform_int_distribution<uint32_t> factor_of(0, 32767);\n";
   if (s.driver == "axi_dma")
     o << "  std::bernoulli_distribution issue, write_of(0.25);\n"
       << "  std::uniform_int_distribution<uint32_t> beats_of(1, 1u << (seed % 6)), latency_of(1, 8);\n"

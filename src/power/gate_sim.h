@@ -25,7 +25,11 @@ namespace fsgen {
 // enable's cycles instead of taking random values (a dot array's load column).
 // With side_enable (one of the enables, under enable_of): instead of uniformly, it is the
 // one high in an enabled cycle with probability side_share (a dot array's loads against its
-// streams); its cycles are the side cycles.
+// streams); its cycles are the side cycles. A side_enable that is not one of the enables
+// qualifies them: it is high in an enabled cycle with probability side_share (the
+// rescaling array's sc, which rescales its accumulators in that cycle), and factor_port's
+// words, one Q0.15 rescale factor per row, are redrawn in its cycles: 1.0 with probability
+// one half (the row's running max unchanged), else uniform in [0, 1).
 struct PrimitiveStimulus {
   uint64_t cycles = 1000;
   double toggle_rate = 0.2;
@@ -39,6 +43,7 @@ struct PrimitiveStimulus {
   std::map<std::string, uint32_t> counters;
   std::string side_enable;
   double side_share = 0.5;
+  std::string factor_port;
   // "axi_dma": instead of the above, the DMA's controller and AXI slave (gate_sim.cpp,
   // axi_dma_testbench); the rates keep their meaning for its data, enable_rate sets how
   // busy it is, and its enabled cycles are its data beats.

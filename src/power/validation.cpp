@@ -102,7 +102,7 @@ std::vector<float> design_features(const std::vector<const ValidationRecord*>& b
   for (const auto* b : blocks) {
     const double e = primitive_def(b->kind).elements(b->h);
     elements += e, alpha += e * b->alpha, enable += e * b->enable, zeros += e * b->zeros;
-    os += b->kind == "pe_array_os" ? e : 0;
+    os += b->kind == "pe_array_os" || b->kind == "pe_array_rescale" ? e : 0;
     net += b->kind == "sparse_net" ? e : 0;
     acc += b->kind == "acc_cache" ? e : 0;
   }
