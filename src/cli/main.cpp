@@ -541,7 +541,7 @@ int run(int argc, char** argv) {
     std::cout << "power model (XGBoost, one regressor per primitive) from " << dataset << ", trained in " << std::fixed
               << std::setprecision(2) << s << " s:\n";
     for (const auto& [kind, p] : pm.primitives)
-      std::cout << "  " << std::left << std::setw(14) << kind << std::right << p.quality.train_points << " points, "
+      std::cout << "  " << std::left << std::setw(18) << kind << std::right << p.quality.train_points << " points, "
                 << p.quality.test_points << " held out: dynamic energy MAPE " << std::setprecision(1) << p.quality.mape
                 << " %, R " << std::setprecision(3) << p.quality.pearson << "\n";
     std::cout << "wrote " << model_out << "\n" << std::defaultfloat;
