@@ -135,6 +135,7 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
     sm_out_ = result.find_probe("softmax", "out");
     sm_activity_ = &result.activity["softmax"];
     sm_timeline_ = &result.timelines["softmax"];
+    sm_timeline_->switching_lead = 1;  // its datapath switches as the row is loaded
     fin_in_probe_ = result.find_probe("normalise", "in");
     fin_out_probe_ = result.find_probe("normalise", "out");
     FSGEN_ASSERT(sm_in_ && sm_out_ && fin_in_probe_ && fin_out_probe_,

@@ -127,6 +127,7 @@ struct RunResultCodec {
     for (const auto& [name, t] : r.timelines) {
       str(name);
       u64(t.switching_lag);
+      u64(t.switching_lead);
       for (const auto* spans : {&t.busy, &t.enabled, &t.side}) {
         u64(spans->size());
         for (const CycleSpan& sp : *spans) {
@@ -187,6 +188,7 @@ struct RunResultCodec {
     for (uint64_t n = get_u64(), i = 0; i < n; ++i) {
       BlockTimeline& t = r.timelines[get_str()];
       t.switching_lag = static_cast<uint32_t>(get_u64());
+      t.switching_lead = static_cast<uint32_t>(get_u64());
       for (auto* spans : {&t.busy, &t.enabled, &t.side})
         for (uint64_t m = get_u64(), j = 0; j < m; ++j) {
           const uint64_t start = get_u64();

@@ -102,6 +102,12 @@ struct BlockTimeline {
   // cycle its controller raises the enable, and the array's registers switch one cycle
   // later; the DMA records the cycles its own registers switch in.
   uint32_t switching_lag = 1;
+  // Cycles by which the block's switching, as the gate-level engine counts it, precedes its
+  // probes and lagged spans: the softmax unit's row register is loaded at the edge that
+  // ends its load cycle, and its datapath switches at that edge (counted in that cycle),
+  // one cycle before its probe holds the row. Estimation moves that share of each window's
+  // energy to the window before.
+  uint32_t switching_lead = 0;
 };
 
 // A block's n operand bytes v presented in `cycle`: counted in its activity and sampled
