@@ -35,6 +35,19 @@ CharacterizeOptions small_characterisation(std::vector<std::string> kinds, uint6
   return o;
 }
 
+// The test grid of a primitive at its 2 x 2 size, 400 cycles per stimulus, in a scratch
+// folder of that name.
+Dataset characterised_2x2(const std::string& kind, const std::string& name) {
+  const std::string dir = test::scratch_dir(name);
+  CharacterizeOptions o = small_characterisation({kind}, 400, dir);
+  o.max_elements = 4;
+  EXPECT_EQ(characterize(o, dir + "/dataset.csv").added, 8u);
+  return read_dataset(dir + "/dataset.csv");
+}
+
+// The grid's side share of the enabled cycles (0.1, 0.5 or 0.9) nearest to a point's.
+double grid_side_share(const CharPoint& p) { return std::round(p.side / p.enable * 2.5 - 0.25) / 2.5 + 0.1; }
+
 TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
   const std::string dir = test::scratch_dir("characterize");
@@ -275,15 +288,11 @@ TEST(Characterize, DmaIsDrivenThroughItsAxiPorts) {
 // that the grid varies, and taken from the SystemC model's load spans.
 TEST(Characterize, DotArrayLoadsAreItsSideEnable) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
-  const std::string dir = test::scratch_dir("characterize_dot");
-  CharacterizeOptions o = small_characterisation({"pe_array_dot"}, 400, dir);
-  o.max_elements = 4;  // 2 x 2
-  ASSERT_EQ(characterize(o, dir + "/dataset.csv").added, 8u);
-  const Dataset d = read_dataset(dir + "/dataset.csv");
+  const Dataset d = characterised_2x2("pe_array_dot", "characterize_dot");
   std::set<double> shares;  // the loads' share of the enabled cycles: 0.1, 0.5 or 0.9
   for (const auto& p : d.points) {
     EXPECT_GT(p.enable, 0.3) << p.key();
-    const double share = std::round(p.side / p.enable * 2.5 - 0.25) / 2.5 + 0.1;  // the nearest of the three
+    const double share = grid_side_share(p);
     EXPECT_NEAR(p.side / p.enable, share, 0.08) << p.key();
     shares.insert(share);
   }
@@ -312,16 +321,12 @@ TEST(Characterize, DotArrayLoadsAreItsSideEnable) {
 // of every key tile but the first.
 TEST(Characterize, RescalingArrayScIsItsSideEnable) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
-  const std::string dir = test::scratch_dir("characterize_rescale");
-  CharacterizeOptions o = small_characterisation({"pe_array_rescale"}, 400, dir);
-  o.max_elements = 4;  // 2 x 2
-  ASSERT_EQ(characterize(o, dir + "/dataset.csv").added, 8u);
-  const Dataset d = read_dataset(dir + "/dataset.csv");
+  const Dataset d = characterised_2x2("pe_array_rescale", "characterize_rescale");
   std::set<double> shares;  // sc's share of the enabled cycles: 0.1, 0.5 or 0.9
   for (const auto& p : d.points) {
     EXPECT_GT(p.alpha, 0.0) << p.key();  // measured on x and w, not on sc or the factors
     EXPECT_LT(p.alpha, p.toggle_rate * p.enable * 1.2) << p.key();
-    const double share = std::round(p.side / p.enable * 2.5 - 0.25) / 2.5 + 0.1;
+    const double share = grid_side_share(p);
     EXPECT_NEAR(p.side / p.enable, share, 0.08) << p.key();
     shares.insert(share);
   }
@@ -333,7 +338,7 @@ TEST(Characterize, RescalingArrayScIsItsSideEnable) {
   EXPECT_EQ(g.block("array_b").kind, "pe_array_rescale");
   EXPECT_EQ(g.block("array_a").kind, "pe_array_os");
   AttentionProblem ap;
-  ap.q_heads = 1;
+  ap.q_heads = ap.kv_heads = 1;
   ap.tokens = 8;  // four key tiles of two keys for the last query rows, causal
   const BlockTimeline b = run_on_systemc(g, compile_attention(g, ap).program).timelines.at("array_b");
   std::set<uint64_t> tile_starts;
