@@ -5,8 +5,8 @@
 # Matmul-only cores of the characterised primitive variants (output-stationary arrays,
 # weight-stationary dot arrays), varying array shape, reduction tile, memory bandwidth and
 # latency, loop order and the data (zeros, value spread); then designs whose arrays are
-# variants the primitives were not characterised as (input-stationary, systolic, the
-# attention kernel's rescaling array b), which the validation reports apart. Memory macros
+# variants or sizes the primitives were not characterised at (input-stationary, systolic,
+# the attention kernel's 4x4 rescaling array b), which the validation reports apart. Memory macros
 # (accumulator caches of 1 KiB and more) have no gate-level golden and are not scored.
 set -euo pipefail
 SPECS=${1:?usage: power_specs.sh <folder>}

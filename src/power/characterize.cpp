@@ -219,7 +219,7 @@ std::string tool_version(const std::string& tool, const std::string& flag) {
 }
 
 // The drivers' version: a dataset of another is refused (resume it with its own fsgen).
-// Version 6 added the softmax unit's driver; the other primitives' stimulus is 5's.
+// Version 7 added the rescaling array's (sc and its factors); the other primitives' stimulus is 6's.
 const char* kStimulus =
     "7 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or 0.9 of "
     "them, a Latin square over rate, zeros and enable; the DMA: bursts answered by an AXI slave; the softmax unit: "
