@@ -203,18 +203,14 @@ std::vector<double> command_priced_fj(const PowerModel& model, const std::string
 
 // Dynamic fJ per cycle of each window with the energy of its first `lead` cycles moved to
 // the window before (BlockTimeline::switching_lead), as if spread evenly over each window;
-// the first window keeps its own.
-std::vector<double> led(const std::vector<double>& fj, uint32_t lead, const PowerTrace& t) {
-  if (lead == 0) return fj;
-  std::vector<double> energy(fj.size());
-  for (uint64_t w = 0; w < fj.size(); ++w) energy[w] = fj[w] * double(t.window_cycles(w));
-  std::vector<double> out = energy;
+// the first window keeps its own. In place: window w gives before window w + 1 adds to it.
+void lead_energy(std::vector<double>& fj, uint32_t lead, const PowerTrace& t) {
+  if (lead == 0) return;
   for (uint64_t w = 1; w < fj.size(); ++w) {
-    const double moved = energy[w] * std::min(1.0, double(lead) / double(t.window_cycles(w)));
-    out[w] -= moved, out[w - 1] += moved;
+    const double len = double(t.window_cycles(w)), share = std::min(1.0, double(lead) / len);
+    fj[w - 1] += fj[w] * share * len / double(t.window_cycles(w - 1));
+    fj[w] -= fj[w] * share;
   }
-  for (uint64_t w = 0; w < fj.size(); ++w) out[w] /= double(t.window_cycles(w));
-  return out;
 }
 
 // An instance's parameters with the values of its primitive's held hyperparameters
@@ -266,7 +262,7 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
       side && def.side_opens_burst ? command_priced_fj(model, b.kind, bp.h, activity, command_windows(busy, side, windows), t)
                                    : model.dynamic_fj(b.kind, bp.h, activity);
   const auto own_timeline = r.timelines.find(source.timed_block);
-  if (own_timeline != r.timelines.end()) fj = led(fj, own_timeline->second.switching_lead, t);
+  if (own_timeline != r.timelines.end()) lead_energy(fj, own_timeline->second.switching_lead, t);
   for (uint64_t w = 0; w < windows; ++w) {
     bp.mw[w] = fj[w] * t.clock_mhz * 1e-6 + bp.leakage_mw;  // fJ per cycle x cycles per us -> mW
     bp.average_mw += bp.mw[w] * double(t.window_cycles(w)) / double(t.cycles);
