@@ -45,8 +45,17 @@ Dataset characterised_2x2(const std::string& kind, const std::string& name) {
   return read_dataset(dir + "/dataset.csv");
 }
 
-// The grid's side share of the enabled cycles (0.1, 0.5 or 0.9) nearest to a point's.
-double grid_side_share(const CharPoint& p) { return std::round(p.side / p.enable * 2.5 - 0.25) / 2.5 + 0.1; }
+// Every point's side enable at one of the grid's shares of its enabled cycles (0.1, 0.5 or
+// 0.9, the nearest), and each share met.
+void expect_side_at_grid_shares(const Dataset& d) {
+  std::set<double> shares;
+  for (const auto& p : d.points) {
+    const double share = std::round(p.side / p.enable * 2.5 - 0.25) / 2.5 + 0.1;
+    EXPECT_NEAR(p.side / p.enable, share, 0.08) << p.key();
+    shares.insert(share);
+  }
+  EXPECT_EQ(shares.size(), 3u);
+}
 
 TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
@@ -289,14 +298,8 @@ TEST(Characterize, DmaIsDrivenThroughItsAxiPorts) {
 TEST(Characterize, DotArrayLoadsAreItsSideEnable) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
   const Dataset d = characterised_2x2("pe_array_dot", "characterize_dot");
-  std::set<double> shares;  // the loads' share of the enabled cycles: 0.1, 0.5 or 0.9
-  for (const auto& p : d.points) {
-    EXPECT_GT(p.enable, 0.3) << p.key();
-    const double share = grid_side_share(p);
-    EXPECT_NEAR(p.side / p.enable, share, 0.08) << p.key();
-    shares.insert(share);
-  }
-  EXPECT_EQ(shares.size(), 3u);
+  for (const auto& p : d.points) EXPECT_GT(p.enable, 0.3) << p.key();
+  expect_side_at_grid_shares(d);  // the loads
   const PowerModel m = train_power_model(d, 20);
   EXPECT_EQ(m.primitive("pe_array_dot").features, (std::vector<std::string>{"P", "K", "alpha", "enable", "zeros", "side"}));
   EXPECT_TRUE(m.primitive("pe_array_dot").cycle_energy.empty());  // each window priced at its own loads
@@ -322,15 +325,11 @@ TEST(Characterize, DotArrayLoadsAreItsSideEnable) {
 TEST(Characterize, RescalingArrayScIsItsSideEnable) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
   const Dataset d = characterised_2x2("pe_array_rescale", "characterize_rescale");
-  std::set<double> shares;  // sc's share of the enabled cycles: 0.1, 0.5 or 0.9
   for (const auto& p : d.points) {
     EXPECT_GT(p.alpha, 0.0) << p.key();  // measured on x and w, not on sc or the factors
     EXPECT_LT(p.alpha, p.toggle_rate * p.enable * 1.2) << p.key();
-    const double share = grid_side_share(p);
-    EXPECT_NEAR(p.side / p.enable, share, 0.08) << p.key();
-    shares.insert(share);
   }
-  EXPECT_EQ(shares.size(), 3u);
+  expect_side_at_grid_shares(d);  // sc
   const PowerModel m = train_power_model(d, 20);
   EXPECT_EQ(m.primitive("pe_array_rescale").features, (std::vector<std::string>{"R", "C", "alpha", "enable", "zeros", "side"}));
 
