@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "generator/rtl_library.h"
 #include "test_util.h"
@@ -49,6 +50,26 @@ TEST(Techmap, PeArrayMapsOntoSky130) {
   if (!fs::exists(sky)) GTEST_SKIP() << sky << " not present";
   if (!test::have_tool("yosys") || !test::have_tool("sta")) GTEST_SKIP() << "yosys or sta not installed";
   expect_maps_and_times(sky, "sky130_fd_sc_hd__");
+}
+
+TEST(Techmap, ASynthesisIsReusedWhateverTheFolderIsCalled) {
+  if (!test::have_tool("yosys")) GTEST_SKIP() << "yosys not installed";
+  const std::string dir = test::scratch_dir("techmap_reuse");
+  const Liberty lib = prepare_liberty("", dir);
+  const auto sources = pe_array_source(dir);
+  const std::map<std::string, int64_t> params = {{"R", 2}, {"C", 2}};
+  const SynthReport first = synth_to_liberty(sources, "fsgen_array_os", params, lib, dir);
+  const fs::path report = fs::path(dir) / "fsgen_array_os_fsgen45.report";
+  const auto written = fs::last_write_time(report);
+  // The same folder through another name: the same script, so Yosys does not run again.
+  const std::string renamed = dir + "/../" + fs::path(dir).filename().string() + "/.";
+  const SynthReport again = synth_to_liberty(sources, "fsgen_array_os", params, lib, renamed);
+  EXPECT_EQ(fs::last_write_time(report), written);
+  EXPECT_EQ(again.netlist, first.netlist);
+  EXPECT_EQ(again.area_um2, first.area_um2);
+  // A changed parameter is a new synthesis.
+  const SynthReport wider = synth_to_liberty(sources, "fsgen_array_os", {{"R", 2}, {"C", 4}}, lib, dir);
+  EXPECT_GT(wider.area_um2, first.area_um2 * 1.5);
 }
 
 TEST(Techmap, BadLibertyFilesAreOneLineErrors) {

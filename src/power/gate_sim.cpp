@@ -448,12 +448,17 @@ fs::path build_gate_testbench(const SynthReport& synth, const GateNetlist& netli
   // few thousand cycles, so compile time dominates. -fno-gate: Verilator 5.006's gate
   // optimisation mis-simulates some mapped netlists (an fsgen_array_os accumulator's upper
   // bits on fsgen45; Icarus Verilog and an unoptimised Verilator build agree with the RTL).
-  const std::string build = shell_quote(require_tool("verilator")) +
-                            " --cc --exe --build -j 2 --trace --trace-underscore -fno-gate -Wno-fatal -Wno-lint -Wno-style"
-                            " -MAKEFLAGS 'OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0' --output-split 200000 --top-module " + netlist.top + " -Mdir " + shell_quote(obj.string()) +
-                            " -o gate_tb " + shell_quote(fs::absolute(synth.netlist).string()) + " " + shell_quote(cells) + " " +
-                            shell_quote(tb.string());
-  const std::string key = read_text_file(synth.netlist) + tb_text + build;
+  // Verilator's runtime is the same for every netlist: with ccache it compiles once (the
+  // cache changes how the binary is built, not what it is, so it is not in the stamp).
+  const auto command = [&](const std::string& objcache) {
+    return shell_quote(require_tool("verilator")) +
+           " --cc --exe --build -j 2 --trace --trace-underscore -fno-gate -Wno-fatal -Wno-lint -Wno-style"
+           " -MAKEFLAGS 'OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0" + objcache + "' --output-split 200000 --top-module " +
+           netlist.top + " -Mdir " + shell_quote(obj.string()) + " -o gate_tb " +
+           shell_quote(fs::absolute(synth.netlist).string()) + " " + shell_quote(cells) + " " + shell_quote(tb.string());
+  };
+  const std::string key = read_text_file(synth.netlist) + tb_text + command("");
+  const std::string build = command(find_tool("ccache").empty() ? "" : " OBJCACHE=ccache");
   if (fs::exists(binary) && stamp_matches(stamp, key)) return binary;
   fs::remove_all(obj);  // a stale build's dependency files may name sources that are gone
   write_cell_models(lib, dir.string());

@@ -41,6 +41,9 @@ std::string tail_of(const std::string& output, size_t lines) {
   return output.substr(start + 1);
 }
 
+// An absolute path without "." or "..", whether or not the file exists yet.
+fs::path canonical_path(const std::string& path) { return fs::weakly_canonical(fs::absolute(path)); }
+
 }  // namespace
 
 Liberty prepare_liberty(const std::string& file, const std::string& work_dir) {
@@ -88,16 +91,21 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
                              const std::string& out_dir, const std::vector<std::string>& blackboxes) {
   const std::string yosys = require_tool("yosys");
   SynthReport r;
-  r.netlist = (fs::path(out_dir) / (top + "_" + lib.name + ".v")).string();
-  r.netlist_json = (fs::path(out_dir) / (top + "_" + lib.name + ".json")).string();
+  // Canonical paths in the script: the same folder named from another working directory
+  // gives the same script, so its synthesis is reused.
+  const fs::path dir = canonical_path(out_dir);
+  r.netlist = (dir / (top + "_" + lib.name + ".v")).string();
+  r.netlist_json = (dir / (top + "_" + lib.name + ".json")).string();
   // A script file: Yosys reads paths unquoted, so they must not contain spaces.
-  const std::string& l = lib.path;
+  const std::string l = canonical_path(lib.path).string();
+  std::vector<std::string> sources;
+  for (const auto& f : files) sources.push_back(canonical_path(f).string());
   std::ostringstream ys;
   ys << "read_liberty -lib " << l << "\nread_verilog";
   std::set<std::string> include_dirs;
-  for (const auto& f : files) include_dirs.insert(fs::path(f).parent_path().string());
+  for (const auto& f : sources) include_dirs.insert(fs::path(f).parent_path().string());
   for (const auto& d : include_dirs) ys << " -I" << d;
-  for (const auto& f : files) ys << " " << f;
+  for (const auto& f : sources) ys << " " << f;
   ys << "\n";
   for (const auto& b : blackboxes) ys << "blackbox " << b << "\n";
   if (!params.empty()) {
@@ -110,9 +118,9 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
      // The JSON is read back from the Verilog so that net names match it (and a simulation's).
      << "\ndesign -reset\nread_liberty -lib " << l << "\nread_verilog " << r.netlist << "\nwrite_json " << r.netlist_json
      << "\n";
-  const fs::path script = fs::path(out_dir) / (top + "_" + lib.name + ".ys");
+  const fs::path script = dir / (top + "_" + lib.name + ".ys");
   write_text(script, ys.str());
-  std::vector<std::string> inputs = files;
+  std::vector<std::string> inputs = sources;
   inputs.push_back(lib.path);
   const std::string output = synthesis_output(yosys, script, inputs, r, top + " on " + lib.name);
   const std::regex area(R"(Chip area for (?:top )?module '\\?[^']*': ([0-9.]+))");
