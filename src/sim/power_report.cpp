@@ -98,17 +98,12 @@ double window_value(const std::vector<double>* series, uint64_t w) {
   return series && w < series->size() ? (*series)[w] : 0.0;
 }
 
-// The zero share of the operands `block` was presented in each window; a window without
-// operands takes the run's share (the registers hold what the block saw last).
-std::vector<double> window_zeros(const ActivityTimeline& timeline, const std::string& block, uint64_t windows,
-                                 double run_share) {
-  std::vector<double> share(windows, run_share);
-  const std::vector<double>* bytes = find_or_null(timeline.operand_bytes, block);
-  const std::vector<double>* zeros = find_or_null(timeline.zero_bytes, block);
-  if (bytes && zeros)
-    for (uint64_t w = 0; w < windows && w < bytes->size(); ++w)
-      if ((*bytes)[w] > 0) share[w] = (*zeros)[w] / (*bytes)[w];
-  return share;
+// The zero share of the operands a block was presented in window w (bytes and zeros: its
+// series, ActivityTimeline::operand_bytes and zero_bytes); a window without operands takes
+// the run's share (the registers hold what the block saw last).
+double window_zero_share(const std::vector<double>* bytes, const std::vector<double>* zeros, uint64_t w, double run_share) {
+  const double b = window_value(bytes, w);
+  return b > 0 && zeros ? window_value(zeros, w) / b : run_share;
 }
 
 // A memory macro's power per window of trace t: its accesses placed where its array is busy.
@@ -161,18 +156,19 @@ std::vector<CommandWindows> command_windows(const std::vector<double>* busy, con
   return out;
 }
 
-// The activity over a command's windows (zeros weighted by the beats).
-PrimitiveActivity command_mean(const std::vector<PrimitiveActivity>& a, CommandWindows c, const PowerTrace& t) {
+// The activity over a command's windows (zeros weighted by the beats); a[i] is the
+// activity of window first + i.
+PrimitiveActivity command_mean(const std::vector<PrimitiveActivity>& a, uint64_t first, CommandWindows c, const PowerTrace& t) {
   PrimitiveActivity mean;
   double cycles = 0, beats = 0;
-  for (uint64_t i = c.begin; i < c.end; ++i) {
-    const double len = double(t.window_cycles(i));
+  for (uint64_t i = c.begin - first; i < c.end - first; ++i) {
+    const double len = double(t.window_cycles(first + i));
     cycles += len, beats += a[i].enable * len;
     mean.alpha += a[i].alpha * len, mean.enable += a[i].enable * len, mean.side += a[i].side * len;
     mean.zeros += a[i].zeros * a[i].enable * len;
   }
   mean.alpha /= cycles, mean.enable /= cycles, mean.side /= cycles;
-  mean.zeros = beats > 0 ? mean.zeros / beats : a[c.begin].zeros;
+  mean.zeros = beats > 0 ? mean.zeros / beats : a[c.begin - first].zeros;
   return mean;
 }
 
@@ -180,23 +176,24 @@ PrimitiveActivity command_mean(const std::vector<PrimitiveActivity>& a, CommandW
 // command's energy from the trees at its mean activity, spread over its windows by the
 // primitive's energy per kind of cycle at each window's own activity (the command's cycle,
 // its beats, the waits between); windows outside a command from the trees at their own
-// activity.
+// activity. activity[i] is window first + i's; the commands lie within those windows.
 std::vector<double> command_priced_fj(const PowerModel& model, const std::string& kind, const std::vector<int>& h,
-                                      const std::vector<PrimitiveActivity>& activity,
+                                      const std::vector<PrimitiveActivity>& activity, uint64_t first,
                                       const std::vector<CommandWindows>& commands, const PowerTrace& t) {
   std::vector<PrimitiveActivity> priced = activity;
   for (const CommandWindows& c : commands)
-    std::fill(priced.begin() + long(c.begin), priced.begin() + long(c.end), command_mean(activity, c, t));
+    std::fill(priced.begin() + long(c.begin - first), priced.begin() + long(c.end - first),
+              command_mean(activity, first, c, t));
   std::vector<double> fj = model.dynamic_fj(kind, h, priced);
   const std::vector<double> shape = model.cycle_energy_fj(kind, h, activity);
   for (const CommandWindows& c : commands) {
     double energy = 0, weight = 0;
-    for (uint64_t i = c.begin; i < c.end; ++i) {
-      const double len = double(t.window_cycles(i));
+    for (uint64_t i = c.begin - first; i < c.end - first; ++i) {
+      const double len = double(t.window_cycles(first + i));
       energy += fj[i] * len, weight += shape[i] * len;
     }
     if (weight > 0)
-      for (uint64_t i = c.begin; i < c.end; ++i) fj[i] = energy * shape[i] / weight;
+      for (uint64_t i = c.begin - first; i < c.end - first; ++i) fj[i] = energy * shape[i] / weight;
   }
   return fj;
 }
@@ -225,6 +222,11 @@ std::map<std::string, int64_t> instance_parameters(const PrimitiveDef& def, cons
   return params;
 }
 
+// Windows are priced in chunks of this many (a chunk is extended to hold its last command
+// whole): a per-cycle trace of a long run keeps only its output series whole, not every
+// window's features.
+constexpr uint64_t kChunkWindows = uint64_t(1) << 16;
+
 // A block of a characterised primitive, per window of trace t: its activity from the run
 // (where activity_source observes it), the primitive's model for the dynamic energy.
 BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTimeline& timeline, const Block& b,
@@ -241,26 +243,42 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
   const auto [toggles, bits] = probe_toggles(source.probes, windows, t.window);
   const BlockActivity act = r.activity.count(source.timed_block) ? r.activity.at(source.timed_block) : BlockActivity{};
   bp.zeros = act.operand_bytes ? double(act.zero_bytes) / double(act.operand_bytes) : 0.0;
-  const std::vector<double> zeros = window_zeros(timeline, source.timed_block, windows, bp.zeros);
+  const std::vector<double>* bytes = find_or_null(timeline.operand_bytes, source.timed_block);
+  const std::vector<double>* zero_bytes = find_or_null(timeline.zero_bytes, source.timed_block);
   const std::vector<double>* busy = find_or_null(timeline.busy, source.timed_block);
   const std::vector<double>* enabled = find_or_null(timeline.enabled, source.timed_block);
   const std::vector<double>* side = def.side_enable.empty() ? nullptr : find_or_null(timeline.side, b.name);
   // A block timed by its array acts in the array's stream cycles, not its loads.
   const bool own = source.timed_block == b.name;
-  std::vector<PrimitiveActivity> activity(windows);
-  for (uint64_t w = 0; w < windows; ++w) {
-    const double len = double(t.window_cycles(w));
-    const double busy_w = window_value(busy, w);
-    const double enabled_w = own && enabled && w < enabled->size() ? (*enabled)[w] : busy_w;
-    const double side_w = window_value(side, w);
-    activity[w] = {bits ? toggles[w] / (double(bits) * len) : 0.0, enabled_w / len, zeros[w], side_w / len};
-    bp.alpha += activity[w].alpha * len / double(t.cycles);
-    bp.busy += busy_w / double(t.cycles);
-    bp.enable += enabled_w / double(t.cycles);
+  const std::vector<CommandWindows> commands =
+      side && def.side_opens_burst ? command_windows(busy, side, windows) : std::vector<CommandWindows>{};
+  std::vector<double>& fj = bp.mw;  // dynamic fJ per cycle until the leakage is added
+  size_t next_command = 0;
+  std::vector<PrimitiveActivity> activity;
+  for (uint64_t first = 0; first < windows;) {
+    uint64_t end = std::min(windows, first + kChunkWindows);
+    const size_t first_command = next_command;
+    for (; next_command < commands.size() && commands[next_command].begin < end; ++next_command)
+      end = std::max(end, commands[next_command].end);
+    activity.resize(end - first);
+    for (uint64_t w = first; w < end; ++w) {
+      const double len = double(t.window_cycles(w));
+      const double busy_w = window_value(busy, w);
+      const double enabled_w = own && enabled && w < enabled->size() ? (*enabled)[w] : busy_w;
+      activity[w - first] = {bits ? toggles[w] / (double(bits) * len) : 0.0, enabled_w / len,
+                             window_zero_share(bytes, zero_bytes, w, bp.zeros), window_value(side, w) / len};
+      bp.alpha += activity[w - first].alpha * len / double(t.cycles);
+      bp.busy += busy_w / double(t.cycles);
+      bp.enable += enabled_w / double(t.cycles);
+    }
+    const std::vector<double> chunk =
+        def.side_opens_burst && side
+            ? command_priced_fj(model, b.kind, bp.h, activity, first,
+                                {commands.begin() + long(first_command), commands.begin() + long(next_command)}, t)
+            : model.dynamic_fj(b.kind, bp.h, activity);
+    std::copy(chunk.begin(), chunk.end(), fj.begin() + long(first));
+    first = end;
   }
-  std::vector<double> fj =
-      side && def.side_opens_burst ? command_priced_fj(model, b.kind, bp.h, activity, command_windows(busy, side, windows), t)
-                                   : model.dynamic_fj(b.kind, bp.h, activity);
   const auto own_timeline = r.timelines.find(source.timed_block);
   if (own_timeline != r.timelines.end()) lead_energy(fj, own_timeline->second.switching_lead, t);
   for (uint64_t w = 0; w < windows; ++w) {
