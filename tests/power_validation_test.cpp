@@ -141,7 +141,7 @@ namespace {
 
 // Two blocks whose traces each disagree with their golden in shape, but whose sum follows
 // the design's golden: the design's agreement is of the sums, window by window, from the
-// second window on (the golden's first cycle is the netlist settling from its initial state).
+// second window on (the golden's first cycle counts every net's initial value as a toggle).
 TEST(PowerValidation, DesignTraceIsTheSumOfItsBlocks) {
   PowerTrace t;
   t.cycles = 8, t.window = 2;

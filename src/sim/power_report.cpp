@@ -344,10 +344,11 @@ std::vector<double> golden_windows(const PowerTrace& t, const std::vector<double
   return w;
 }
 
-// From the second window on (kSettleWindows): the golden trace's first cycle holds the
-// netlist settling from the simulator's initial state (every net that is 1 after the first
-// evaluation counts as a toggle, 10-30 times a busy cycle's energy), which is no part of
-// the kernel and which no model predicts; at one-cycle windows it alone would dominate R.
+// From the second window on (kSettleWindows): the gate-level engine counts each net's first
+// value in the VCD as a toggle from 0 (10-30 times a busy cycle's energy in the golden trace's
+// first cycle), which is no switching of the kernel and which no model predicts; at one-cycle
+// windows it alone would dominate R. (The characterisation's labels carry the same count,
+// spread over their runs' cycles, so averages keep it on both sides.)
 TraceAgreement agreement(const std::vector<double>& predicted, const std::vector<double>& golden, double golden_average) {
   TraceAgreement a;
   a.golden_mw = golden_average;

@@ -52,8 +52,8 @@ struct GoldenComparison {
   std::string block;
   double predicted_mw = 0, golden_mw = 0;
   double error_percent = 0;  // (predicted - golden) / golden
-  // Per-window traces from the second window on (the golden's first cycle is the netlist
-  // settling from the simulator's initial state; power_report.cpp, agreement):
+  // Per-window traces from the second window on (the golden's first cycle counts every
+  // net's initial value as a toggle; power_report.cpp, agreement):
   double window_r = 0;       // Pearson R of the per-window traces
   double window_nrmse = 0;   // RMS of the per-window differences over the golden average
   double golden_area_um2 = 0, predicted_area_um2 = 0;
