@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iomanip>
 #include <sstream>
+#include <tuple>
 
 #include "core/error.h"
 #include "core/statistics.h"
@@ -227,6 +228,26 @@ std::map<std::string, int64_t> instance_parameters(const PrimitiveDef& def, cons
 // window's features.
 constexpr uint64_t kChunkWindows = uint64_t(1) << 16;
 
+// A block's per-window series as the run observed them, and its features in one window.
+struct BlockSeries {
+  const std::vector<double>* busy = nullptr;
+  const std::vector<double>* enabled = nullptr;  // nullptr: its busy cycles (a block timed by its array)
+  const std::vector<double>* side = nullptr;
+  const std::vector<double>* bytes = nullptr;
+  const std::vector<double>* zero_bytes = nullptr;
+  std::vector<double> toggles;  // of its probes
+  uint64_t bits = 0;            // their width
+  double run_zeros = 0;         // the run's zero share, for windows without operands
+
+  double enabled_cycles(uint64_t w) const {
+    return enabled && w < enabled->size() ? (*enabled)[w] : window_value(busy, w);
+  }
+  PrimitiveActivity at(uint64_t w, double len) const {
+    return {bits ? toggles[w] / (double(bits) * len) : 0.0, enabled_cycles(w) / len,
+            window_zero_share(bytes, zero_bytes, w, run_zeros), window_value(side, w) / len};
+  }
+};
+
 // A block of a characterised primitive, per window of trace t: its activity from the run
 // (where activity_source observes it), the primitive's model for the dynamic energy.
 BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTimeline& timeline, const Block& b,
@@ -240,18 +261,20 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
   const std::string variant = variant_difference(def, params), beyond = model.extrapolation(b.kind, bp.h);
   bp.variant_note = variant + (!variant.empty() && !beyond.empty() ? ", " : "") + beyond;
   const ActivitySource source = activity_source(g, r, b);
-  const auto [toggles, bits] = probe_toggles(source.probes, windows, t.window);
   const BlockActivity act = r.activity.count(source.timed_block) ? r.activity.at(source.timed_block) : BlockActivity{};
   bp.zeros = act.operand_bytes ? double(act.zero_bytes) / double(act.operand_bytes) : 0.0;
-  const std::vector<double>* bytes = find_or_null(timeline.operand_bytes, source.timed_block);
-  const std::vector<double>* zero_bytes = find_or_null(timeline.zero_bytes, source.timed_block);
-  const std::vector<double>* busy = find_or_null(timeline.busy, source.timed_block);
-  const std::vector<double>* enabled = find_or_null(timeline.enabled, source.timed_block);
-  const std::vector<double>* side = def.side_enable.empty() ? nullptr : find_or_null(timeline.side, b.name);
+  BlockSeries series;
+  series.busy = find_or_null(timeline.busy, source.timed_block);
   // A block timed by its array acts in the array's stream cycles, not its loads.
-  const bool own = source.timed_block == b.name;
+  series.enabled = source.timed_block == b.name ? find_or_null(timeline.enabled, b.name) : nullptr;
+  series.side = def.side_enable.empty() ? nullptr : find_or_null(timeline.side, b.name);
+  series.bytes = find_or_null(timeline.operand_bytes, source.timed_block);
+  series.zero_bytes = find_or_null(timeline.zero_bytes, source.timed_block);
+  std::tie(series.toggles, series.bits) = probe_toggles(source.probes, windows, t.window);
+  series.run_zeros = bp.zeros;
+  const bool by_command = series.side && def.side_opens_burst;
   const std::vector<CommandWindows> commands =
-      side && def.side_opens_burst ? command_windows(busy, side, windows) : std::vector<CommandWindows>{};
+      by_command ? command_windows(series.busy, series.side, windows) : std::vector<CommandWindows>{};
   std::vector<double>& fj = bp.mw;  // dynamic fJ per cycle until the leakage is added
   size_t next_command = 0;
   std::vector<PrimitiveActivity> activity;
@@ -263,19 +286,15 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
     activity.resize(end - first);
     for (uint64_t w = first; w < end; ++w) {
       const double len = double(t.window_cycles(w));
-      const double busy_w = window_value(busy, w);
-      const double enabled_w = own && enabled && w < enabled->size() ? (*enabled)[w] : busy_w;
-      activity[w - first] = {bits ? toggles[w] / (double(bits) * len) : 0.0, enabled_w / len,
-                             window_zero_share(bytes, zero_bytes, w, bp.zeros), window_value(side, w) / len};
+      activity[w - first] = series.at(w, len);
       bp.alpha += activity[w - first].alpha * len / double(t.cycles);
-      bp.busy += busy_w / double(t.cycles);
-      bp.enable += enabled_w / double(t.cycles);
+      bp.busy += window_value(series.busy, w) / double(t.cycles);
+      bp.enable += series.enabled_cycles(w) / double(t.cycles);
     }
     const std::vector<double> chunk =
-        def.side_opens_burst && side
-            ? command_priced_fj(model, b.kind, bp.h, activity, first,
-                                {commands.begin() + long(first_command), commands.begin() + long(next_command)}, t)
-            : model.dynamic_fj(b.kind, bp.h, activity);
+        by_command ? command_priced_fj(model, b.kind, bp.h, activity, first,
+                                       {commands.begin() + long(first_command), commands.begin() + long(next_command)}, t)
+                   : model.dynamic_fj(b.kind, bp.h, activity);
     std::copy(chunk.begin(), chunk.end(), fj.begin() + long(first));
     first = end;
   }
