@@ -919,7 +919,9 @@ module fsgen_ctrl #(
           if ({24'd0, kk} < TM) sm_idx_q <= kk;  // the softmax unit loads the row (sm_load)
           if (sm_v_q) begin
             p_row_q <= sm_p;
-            alpha_q[sm_idx_q*32 +: 32] <= sm_alpha;
+            // The FFN never rescales: holding the factors keeps array b's rescale
+            // multipliers (acc x alpha, combinational) from switching in its passes.
+            if (!at_ffn) alpha_q[sm_idx_q*32 +: 32] <= sm_alpha;
           end
           if ({24'd0, kk} == TM) begin
             kk <= 8'd0;
