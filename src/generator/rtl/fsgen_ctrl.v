@@ -919,9 +919,10 @@ module fsgen_ctrl #(
           if ({24'd0, kk} < TM) sm_idx_q <= kk;  // the softmax unit loads the row (sm_load)
           if (sm_v_q) begin
             p_row_q <= sm_p;
-            // The FFN never rescales: holding the factors keeps array b's rescale
-            // multipliers (acc x alpha, combinational) from switching in its passes.
-            if (!at_ffn) alpha_q[sm_idx_q*32 +: 32] <= sm_alpha;
+            // Written only for the tiles that rescale (scb_q's condition): the FFN and the
+            // first key tile never do, and holding the factors keeps array b's rescale
+            // multipliers (acc x alpha, combinational) from switching in their passes.
+            if (!at_ffn && !at_first_kv) alpha_q[sm_idx_q*32 +: 32] <= sm_alpha;
           end
           if ({24'd0, kk} == TM) begin
             kk <= 8'd0;
