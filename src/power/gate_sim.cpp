@@ -458,7 +458,7 @@ fs::path build_gate_testbench(const SynthReport& synth, const GateNetlist& netli
            shell_quote(fs::absolute(synth.netlist).string()) + " " + shell_quote(cells) + " " + shell_quote(tb.string());
   };
   const std::string key = read_text_file(synth.netlist) + tb_text + command("");
-  const std::string build = command(find_tool("ccache").empty() ? "" : " OBJCACHE=ccache");
+  const std::string build = command(verilator_objcache());
   if (fs::exists(binary) && stamp_matches(stamp, key)) return binary;
   fs::remove_all(obj);  // a stale build's dependency files may name sources that are gone
   write_cell_models(lib, dir.string());

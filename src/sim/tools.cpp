@@ -55,6 +55,8 @@ std::string read_text_file(const std::string& path) {
   return ss.str();
 }
 
+std::string verilator_objcache() { return find_tool("ccache").empty() ? "" : " OBJCACHE=ccache"; }
+
 namespace {
 std::string stamp_of(const std::string& fingerprint) { return std::to_string(std::hash<std::string>{}(fingerprint)); }
 }  // namespace
@@ -102,7 +104,7 @@ std::string build_verilator_harness(const std::string& design_dir, unsigned beat
   const std::string opt = trace ? "-O0" : "-O2";
   // The harness' own sources and Verilator's runtime are the same for every design: with
   // ccache their objects are compiled once.
-  const std::string objcache = find_tool("ccache").empty() ? "" : " OBJCACHE=ccache";
+  const std::string objcache = verilator_objcache();
   std::string cmd = shell_quote(verilator) + " --cc --exe --build -j 2 --top-module fsgen_top -Wno-fatal" +
                     (trace ? " --trace" : "") +
                     " -Mdir " + shell_quote(obj.string()) + " -I" + shell_quote(design_dir) + " -o fsgen_tb" +

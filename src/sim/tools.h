@@ -9,6 +9,9 @@ namespace fsgen {
 std::string require_tool(const std::string& name);
 // The same, "" when absent (tools that only speed things up).
 std::string find_tool(const std::string& name);
+// A Verilator makefile setting that compiles its objects through ccache when it is installed
+// (" OBJCACHE=ccache"), else "": the runtime's objects then compile once for every build.
+std::string verilator_objcache();
 
 struct CommandResult {
   int status;
