@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "sim/tools.h"
 #include "test_util.h"
 
 namespace fsgen {
@@ -18,7 +19,7 @@ template <typename Problem, typename Cosim>
 void expect_pass(const std::string& example, const Problem& p, Cosim cosim, size_t min_checks) {
   if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
   const Graph g = elaborate(parse_spec_file("examples/" + example + ".yaml"));
-  const CosimReport rep = cosim(g, p, rtl_root());
+  const CosimReport rep = cosim(g, p, rtl_root(), "");
   std::ostringstream table;
   print_cosim(rep, table);
   EXPECT_TRUE(rep.pass()) << table.str();
@@ -45,6 +46,20 @@ TEST(Cosim, WeightStationaryHalfZeros) { expect_cosim_pass("ws_8x16", problem(24
 TEST(Cosim, InputStationaryMostlyZeros) { expect_cosim_pass("is_16x8", problem(32, 16, 48, 0.9, 3)); }
 TEST(Cosim, SystolicArrays) { expect_cosim_pass("systolic_16x8", problem(32, 16, 48, 0.5, 6)); }
 TEST(Cosim, ExplicitLoopOrderWithLiveTiles) { expect_cosim_pass("explicit_16x16", problem(32, 32, 32, 0.0, 4)); }
+
+// --vcd: the RTL run's waveform, written whole (no partial file beside it), the run unchanged.
+TEST(Cosim, WritesTheRtlWaveformOnRequest) {
+  if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed";
+  const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
+  const std::string vcd = test::scratch_dir("cosim_vcd") + "/run.vcd";
+  const CosimReport rep = cosim_matmul(g, problem(8, 16, 8, 0.0, 5), rtl_root(), vcd);
+  EXPECT_TRUE(rep.pass());
+  ASSERT_TRUE(std::filesystem::exists(vcd));
+  EXPECT_FALSE(std::filesystem::exists(vcd + ".part"));
+  const std::string text = read_text_file(vcd);
+  EXPECT_NE(text.find("$enddefinitions"), std::string::npos);
+  EXPECT_NE(text.find("u_array_a"), std::string::npos);
+}
 
 TEST(Cosim, ADisagreementIsReported) {
   if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed";

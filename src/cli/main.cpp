@@ -431,6 +431,8 @@ int run(int argc, char** argv) {
   cos->add_option("spec", spec_path, "design spec (YAML)")->required();
   cos->add_option("--kernel", kernel, "kernel to run")->check(CLI::IsMember({"matmul", "attention", "ffn"}))->capture_default_str();
   cos->add_option("-o,--out", out_root, "RTL output root folder")->capture_default_str();
+  std::string cosim_vcd;
+  cos->add_option("--vcd", cosim_vcd, "also write the RTL run's waveform (every signal, from the kernel's cycle 0) as a VCD");
   add_problem_options(cos, m, n, k, seed, value_opts);
   add_attention_options(cos, attn);
   add_ffn_options(cos, ffn);
@@ -490,6 +492,7 @@ int run(int argc, char** argv) {
   charz->add_option("--work", copt.work_dir, "folder for netlists and builds (default: <out>.work)");
   charz->add_option("--max-elements", copt.max_elements, "only sizes with at most this many processing elements (0: all)")
       ->capture_default_str();
+  charz->add_option("--sizes", copt.sizes, "only these catalog sizes, the hyperparameters joined by x (2x4; default: all)");
   charz->add_flag("--small", copt.small_grid, "the two smallest sizes and 8 stimuli per primitive");
 
   auto* train = app.add_subcommand("train", "train the XGBoost power model of every primitive in a dataset");
@@ -742,10 +745,12 @@ int run(int argc, char** argv) {
   }
   if (cos->parsed()) {
     const Graph g = elaborate(parse_spec_file(spec_path));
-    const CosimReport rep = kernel == "attention" ? cosim_attention(g, attention_from(attn, seed, value_opts), out_root)
-                            : kernel == "ffn"     ? cosim_ffn(g, ffn_from(ffn, attn.tokens, seed, value_opts, !attn.no_residual), out_root)
-                                                  : cosim_matmul(g, problem_from(m, n, k, seed, value_opts), out_root);
+    const CosimReport rep =
+        kernel == "attention" ? cosim_attention(g, attention_from(attn, seed, value_opts), out_root, cosim_vcd)
+        : kernel == "ffn" ? cosim_ffn(g, ffn_from(ffn, attn.tokens, seed, value_opts, !attn.no_residual), out_root, cosim_vcd)
+                          : cosim_matmul(g, problem_from(m, n, k, seed, value_opts), out_root, cosim_vcd);
     print_cosim(rep, std::cout);
+    if (!cosim_vcd.empty()) std::cout << "wrote " << cosim_vcd << " (the RTL run's waveform)\n";
     return rep.pass() ? 0 : 1;
   }
   if (numerics->parsed()) {

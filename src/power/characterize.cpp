@@ -427,14 +427,30 @@ Dataset read_dataset(const std::string& path) {
 
 namespace {
 
-// The catalog sizes of a primitive this run covers: within --max-elements, and of those
-// --small's two smallest.
+// The catalog sizes of a primitive this run covers: within --max-elements and among
+// --sizes, and of those --small's two smallest.
 std::vector<std::vector<int>> sizes_to_run(const PrimitiveDef& d, const CharacterizeOptions& o) {
   std::vector<std::vector<int>> out;
   for (const auto& h : d.sizes)
-    if (o.max_elements == 0 || d.elements(h) <= double(o.max_elements)) out.push_back(h);
+    if ((o.max_elements == 0 || d.elements(h) <= double(o.max_elements)) &&
+        (o.sizes.empty() || listed(o.sizes, hyperparameter_text(h, 'x'))))
+      out.push_back(h);
   if (o.small_grid && out.size() > 2) out.resize(2);
   return out;
+}
+
+// Every size named by --sizes is one of a selected primitive's catalog sizes.
+void check_sizes(const std::vector<const PrimitiveDef*>& defs, const std::vector<std::string>& sizes) {
+  std::vector<std::string> known;
+  for (const auto* d : defs)
+    for (const auto& h : d->sizes)
+      if (!listed(known, hyperparameter_text(h, 'x'))) known.push_back(hyperparameter_text(h, 'x'));
+  for (const auto& want : sizes)
+    if (!listed(known, want)) {
+      std::string names;
+      for (const auto& k : known) names += (names.empty() ? "" : ", ") + k;
+      fail("--sizes " + want, "expected a catalog size of the primitives characterised (" + names + ")");
+    }
 }
 
 }  // namespace
@@ -442,15 +458,16 @@ std::vector<std::vector<int>> sizes_to_run(const PrimitiveDef& d, const Characte
 CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string& path,
                                  const std::function<void(uint64_t, uint64_t)>& progress) {
   if (o.jobs == 0) fail("--jobs", "expected at least 1");
-  fs::create_directories(o.work_dir);
-  const Liberty lib = prepare_liberty(o.liberty, o.work_dir);
-  std::set<std::string> done;
-  std::ofstream out = open_dataset(path, provenance_of(o, lib), done);
   std::vector<const PrimitiveDef*> defs;
   if (o.kinds.empty())
     for (const auto& d : primitive_catalog()) defs.push_back(&d);
   else
     for (const auto& k : o.kinds) defs.push_back(&primitive_def(k));
+  check_sizes(defs, o.sizes);
+  fs::create_directories(o.work_dir);
+  const Liberty lib = prepare_liberty(o.liberty, o.work_dir);
+  std::set<std::string> done;
+  std::ofstream out = open_dataset(path, provenance_of(o, lib), done);
 
   const std::vector<Stimulus> grid = stimulus_grid(o.small_grid);
   uint64_t total = 0, finished = 0;

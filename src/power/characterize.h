@@ -127,6 +127,7 @@ struct CharacterizeOptions {
   unsigned jobs = 2;               // gate-level simulations in parallel
   bool small_grid = false;         // the two smallest sizes and 8 stimuli each (tests)
   uint64_t max_elements = 0;       // only sizes with at most this many elements (0: every size)
+  std::vector<std::string> sizes;  // only these catalog sizes, as hyperparameter_text(h, 'x') ("2x4"); empty: every size
   std::string work_dir;
 };
 

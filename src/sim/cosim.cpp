@@ -23,11 +23,16 @@ RunResult run_on_verilator(const Graph& g, const Program& p, const std::string& 
   const std::string tag = std::to_string(getpid());
   const std::string prog_file = (fs::path(dir) / ("program." + tag + ".json")).string();
   const std::string result_file = (fs::path(dir) / ("result." + tag + ".bin")).string();
+  const std::string vcd_part = vcd.empty() ? "" : vcd + ".part";
   save_program(p, prog_file);
   const CommandResult r = run_command(shell_quote(exe) + " " + shell_quote(prog_file) + " " + shell_quote(result_file) +
-                                      (probes ? "" : " --no-probes") + (vcd.empty() ? "" : " --vcd " + shell_quote(vcd)));
+                                      (probes ? "" : " --no-probes") + (vcd.empty() ? "" : " --vcd " + shell_quote(vcd_part)));
   fs::remove(prog_file);
-  if (r.status != 0) fail(dir, "verilator run failed: " + r.output);
+  if (r.status != 0) {
+    if (!vcd.empty()) fs::remove(vcd_part);
+    fail(dir, "verilator run failed: " + r.output);
+  }
+  if (!vcd.empty()) fs::rename(vcd_part, vcd);
   RunResult result = decode_run_result(read_text_file(result_file));
   fs::remove(result_file);
   return result;
@@ -95,24 +100,27 @@ CosimReport compare_runs(const Graph& g, const Program& p, const std::vector<uin
   return rep;
 }
 
-CosimReport cosim_matmul(const Graph& g, const MatmulProblem& problem, const std::string& rtl_root) {
+CosimReport cosim_matmul(const Graph& g, const MatmulProblem& problem, const std::string& rtl_root,
+                         const std::string& vcd) {
   const Program prog = compile_matmul(g, problem);
   const std::vector<uint8_t> expected = matmul_expected(prog, problem);
-  const RunResult rtl = run_on_verilator(g, prog, rtl_root, true);
+  const RunResult rtl = run_on_verilator(g, prog, rtl_root, true, vcd);
   const RunResult sc = run_on_systemc(g, prog);
   return compare_runs(g, prog, expected, sc, rtl);
 }
 
-CosimReport cosim_attention(const Graph& g, const AttentionProblem& problem, const std::string& rtl_root) {
+CosimReport cosim_attention(const Graph& g, const AttentionProblem& problem, const std::string& rtl_root,
+                         const std::string& vcd) {
   const CompiledAttention c = compile_attention(g, problem);
-  const RunResult rtl = run_on_verilator(g, c.program, rtl_root, true);
+  const RunResult rtl = run_on_verilator(g, c.program, rtl_root, true, vcd);
   const RunResult sc = run_on_systemc(g, c.program);
   return compare_runs(g, c.program, c.expected, sc, rtl);
 }
 
-CosimReport cosim_ffn(const Graph& g, const FfnProblem& problem, const std::string& rtl_root) {
+CosimReport cosim_ffn(const Graph& g, const FfnProblem& problem, const std::string& rtl_root,
+                         const std::string& vcd) {
   const CompiledFfn c = compile_ffn(g, problem);
-  const RunResult rtl = run_on_verilator(g, c.program, rtl_root, true);
+  const RunResult rtl = run_on_verilator(g, c.program, rtl_root, true, vcd);
   const RunResult sc = run_on_systemc(g, c.program);
   return compare_runs(g, c.program, c.expected, sc, rtl);
 }

@@ -16,7 +16,8 @@ namespace fsgen {
 
 // Generates the design's RTL under rtl_root/<design>, builds its harness and runs
 // the program. probes = false skips per-cycle toggle sampling (raw RTL speed). vcd: also
-// write a VCD of every signal from the kernel's cycle 0 on (a separate, traced build).
+// write a VCD of every signal from the kernel's cycle 0 on (a separate, traced build; the
+// file appears only when the run succeeded).
 RunResult run_on_verilator(const Graph& g, const Program& p, const std::string& rtl_root, bool probes = true,
                            const std::string& vcd = "");
 
@@ -38,9 +39,12 @@ struct CosimReport {
 
 CosimReport compare_runs(const Graph& g, const Program& p, const std::vector<uint8_t>& expected,
                          const RunResult& sc, const RunResult& rtl);
-CosimReport cosim_matmul(const Graph& g, const MatmulProblem& problem, const std::string& rtl_root);
-CosimReport cosim_attention(const Graph& g, const AttentionProblem& problem, const std::string& rtl_root);
-CosimReport cosim_ffn(const Graph& g, const FfnProblem& problem, const std::string& rtl_root);
+// vcd: also write the RTL run's waveform there (run_on_verilator's vcd).
+CosimReport cosim_matmul(const Graph& g, const MatmulProblem& problem, const std::string& rtl_root,
+                         const std::string& vcd = "");
+CosimReport cosim_attention(const Graph& g, const AttentionProblem& problem, const std::string& rtl_root,
+                            const std::string& vcd = "");
+CosimReport cosim_ffn(const Graph& g, const FfnProblem& problem, const std::string& rtl_root, const std::string& vcd = "");
 void print_cosim(const CosimReport& r, std::ostream& out);
 
 }  // namespace fsgen
