@@ -44,7 +44,7 @@ module fsgen_acc_cache #(
     input [31:0] old;
     input [16:0] a;
     begin
-      base = first ? 32'd0 : (RESCALE != 0 && sc) ? rescale_q15_when(sc, old, a) : old;
+      base = first ? 32'd0 : (RESCALE != 0 && sc) ? rescale_q15(old, a) : old;
     end
   endfunction
 

@@ -95,7 +95,7 @@ module fsgen_array_os #(
         wire signed [15:0] prod = $signed(xv) * $signed(wv);
         wire [31:0]        base;
         if (RESCALE) begin : rs
-          assign base = cl ? 32'd0 : sv ? rescale_q15_when(sv, acc, alpha[i*32 +: 17]) : acc;
+          assign base = cl ? 32'd0 : sv ? rescale_q15(acc, alpha[i*32 +: 17]) : acc;
         end else begin : plain
           assign base = cl ? 32'd0 : acc;
         end

@@ -10,15 +10,3 @@ function [31:0] rescale_q15;
     rescale_q15 = rs_p[31:0];
   end
 endfunction
-
-// The same with operand isolation: the multiplier's operands are held at zero unless `on`,
-// so acc x alpha switches only in the cycles that rescale (an accumulator that changes every
-// cycle, or a factor written ahead of its step, would otherwise toggle it in every cycle).
-function [31:0] rescale_q15_when;
-  input        rs_on;
-  input [31:0] rs_x;
-  input [16:0] rs_alpha;
-  begin
-    rescale_q15_when = rescale_q15(rs_x & {32{rs_on}}, rs_alpha & {17{rs_on}});
-  end
-endfunction
