@@ -110,15 +110,14 @@ CosimReport cosim_matmul(const Graph& g, const MatmulProblem& problem, const std
 }
 
 CosimReport cosim_attention(const Graph& g, const AttentionProblem& problem, const std::string& rtl_root,
-                         const std::string& vcd) {
+                            const std::string& vcd) {
   const CompiledAttention c = compile_attention(g, problem);
   const RunResult rtl = run_on_verilator(g, c.program, rtl_root, true, vcd);
   const RunResult sc = run_on_systemc(g, c.program);
   return compare_runs(g, c.program, c.expected, sc, rtl);
 }
 
-CosimReport cosim_ffn(const Graph& g, const FfnProblem& problem, const std::string& rtl_root,
-                         const std::string& vcd) {
+CosimReport cosim_ffn(const Graph& g, const FfnProblem& problem, const std::string& rtl_root, const std::string& vcd) {
   const CompiledFfn c = compile_ffn(g, problem);
   const RunResult rtl = run_on_verilator(g, c.program, rtl_root, true, vcd);
   const RunResult sc = run_on_systemc(g, c.program);
