@@ -55,7 +55,7 @@ TEST(Cosim, WritesTheRtlWaveformOnRequest) {
   const CosimReport rep = cosim_matmul(g, problem(8, 16, 8, 0.0, 5), rtl_root(), vcd);
   EXPECT_TRUE(rep.pass());
   ASSERT_TRUE(std::filesystem::exists(vcd));
-  EXPECT_FALSE(std::filesystem::exists(vcd + ".part"));
+  EXPECT_FALSE(std::filesystem::exists(vcd + ".tmp"));
   const std::string text = read_text_file(vcd);
   EXPECT_NE(text.find("$enddefinitions"), std::string::npos);
   EXPECT_NE(text.find("u_array_a"), std::string::npos);

@@ -23,16 +23,16 @@ RunResult run_on_verilator(const Graph& g, const Program& p, const std::string& 
   const std::string tag = std::to_string(getpid());
   const std::string prog_file = (fs::path(dir) / ("program." + tag + ".json")).string();
   const std::string result_file = (fs::path(dir) / ("result." + tag + ".bin")).string();
-  const std::string vcd_part = vcd.empty() ? "" : vcd + ".part";
+  const std::string vcd_tmp = vcd.empty() ? "" : vcd + ".tmp";  // renamed once the run succeeded
   save_program(p, prog_file);
   const CommandResult r = run_command(shell_quote(exe) + " " + shell_quote(prog_file) + " " + shell_quote(result_file) +
-                                      (probes ? "" : " --no-probes") + (vcd.empty() ? "" : " --vcd " + shell_quote(vcd_part)));
+                                      (probes ? "" : " --no-probes") + (vcd.empty() ? "" : " --vcd " + shell_quote(vcd_tmp)));
   fs::remove(prog_file);
   if (r.status != 0) {
-    if (!vcd.empty()) fs::remove(vcd_part);
+    if (!vcd.empty()) fs::remove(vcd_tmp);
     fail(dir, "verilator run failed: " + r.output);
   }
-  if (!vcd.empty()) fs::rename(vcd_part, vcd);
+  if (!vcd.empty()) fs::rename(vcd_tmp, vcd);
   RunResult result = decode_run_result(read_text_file(result_file));
   fs::remove(result_file);
   return result;
