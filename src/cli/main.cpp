@@ -11,6 +11,7 @@
 #include "compiler/matmul.h"
 #include "compiler/model_config.h"
 #include "core/error.h"
+#include "core/write_file.h"
 #include "generator/graph.h"
 #include "generator/spec.h"
 #include "generator/verilog_emitter.h"
@@ -312,17 +313,6 @@ struct ChosenKernel {
   double macs = 0;  // matmul only
 };
 
-// Writes through a temporary file, so that a failed write leaves no half file behind.
-void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    write(out);
-    if (!out) fail(path, "cannot write the file");
-  }
-  std::filesystem::rename(tmp, path);
-}
-
 struct ModelSimArgs {
   std::string model, layers = "all", mode = "fast", activity_csv;
   bool every_launch = false, json = false, tokens_given = false;
@@ -369,7 +359,7 @@ int simulate_model_command(const Graph& g, const AttentionOptions& attn, const M
   o.window = a.window ? a.window : (a.activity_csv.empty() ? 0 : 4096);
   ProgressBar bar;
   const ModelSimReport r = simulate_model(g, m, o, std::ref(bar));
-  if (!a.activity_csv.empty()) write_file_atomically(a.activity_csv, [&](std::ostream& o) { write_activity_csv(r, o); });
+  if (!a.activity_csv.empty()) write_file_atomically(a.activity_csv, "activity trace", [&](std::ostream& o) { write_activity_csv(r, o); });
   if (a.json)
     write_model_sim_json(r, std::cout);
   else
@@ -556,7 +546,7 @@ int run(int argc, char** argv) {
     std::cout << "power validation of " << record_path << " (golden: gate-level replay of the RTL's stimulus; "
               << "baselines calibrated on " << dataset << ")\n\n";
     print_validation(v, std::cout);
-    if (!markdown_out.empty()) write_file_atomically(markdown_out, [&](std::ostream& o) { print_validation(v, o); });
+    if (!markdown_out.empty()) write_file_atomically(markdown_out, "validation report", [&](std::ostream& o) { print_validation(v, o); });
     if (!png_validate.empty()) plot_validation_png(v, png_validate), std::cout << "wrote " << png_validate << "\n";
     return 0;
   }
@@ -671,18 +661,18 @@ int run(int argc, char** argv) {
       print_golden_comparison(comparison, together, std::cout);
       print_golden_unmodelled(t, golden_power, std::cout);
       if (!golden_csv.empty())
-        write_file_atomically(golden_csv, [&](std::ostream& o) { write_golden_trace_csv(t, golden_power, o); });
+        write_file_atomically(golden_csv, "golden power trace", [&](std::ostream& o) { write_golden_trace_csv(t, golden_power, o); });
       if (!record_path.empty())
         append_validation_records(record_path,
                                   validation_records(record_name.empty() ? g.spec.name : record_name, t, comparison, together));
     }
     if (!csv_out.empty() || !png_out.empty()) {
       const std::string csv = csv_out.empty() ? png_out + ".csv" : csv_out;
-      write_file_atomically(csv, [&](std::ostream& o) { write_power_csv(t, o); });
+      write_file_atomically(csv, "power trace", [&](std::ostream& o) { write_power_csv(t, o); });
       if (!png_out.empty()) plot_power_png(t, csv, png_out);
       if (csv_out.empty()) std::filesystem::remove(csv);
     }
-    if (!vcd_out.empty()) write_file_atomically(vcd_out, [&](std::ostream& o) { write_power_vcd(t, o); });
+    if (!vcd_out.empty()) write_file_atomically(vcd_out, "power waveform", [&](std::ostream& o) { write_power_vcd(t, o); });
     return 0;
   }
   if (sim->parsed()) {
@@ -769,7 +759,7 @@ int run(int argc, char** argv) {
     const SparsityStudy s = run_sparsity_study(study_opts, [](const std::string& m) { std::cerr << "  " << m << "\n"; });
     print_sparsity_study(s, std::cout);
     if (!study_markdown.empty())
-      write_file_atomically(study_markdown, [&](std::ostream& o) { print_sparsity_study(s, o); });
+      write_file_atomically(study_markdown, "sparsity study", [&](std::ostream& o) { print_sparsity_study(s, o); });
     return 0;
   }
   return 0;

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/json_file.h"
+#include "core/write_file.h"
 
 namespace fsgen {
 
@@ -72,13 +73,7 @@ void save_program(const Program& p, const std::string& path) {
   for (const auto& r : p.inputs) j["inputs"].push_back({{"name", r.name}, {"addr", r.addr}, {"hex", to_hex(r.bytes)}});
   for (const auto& w : p.writes) j["writes"].push_back({{"offset", w.offset}, {"value", w.value}});
   for (const auto& o : p.outputs) j["outputs"].push_back({{"name", o.name}, {"addr", o.addr}, {"bytes", o.bytes}});
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << j.dump(1) << "\n";
-    if (!out) fail(path, "cannot write program file");
-  }
-  std::filesystem::rename(tmp, path);
+  write_file_atomically(path, "program", [&](std::ostream& out) { out << j.dump(1) << "\n"; });
 }
 
 Program load_program(const std::string& path) {

@@ -10,6 +10,7 @@
 
 #include "core/compression.h"
 #include "core/error.h"
+#include "core/write_file.h"
 #include "core/attention_numerics.h"
 #include "core/regmap.h"
 #include "generator/rtl_library.h"
@@ -27,12 +28,6 @@ int stationarity_code(Stationarity s) {
 std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
   return s;
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) fail(path.string(), "cannot write file");
 }
 
 const char* kAxiPorts = R"(    input  wire        clk,
@@ -489,7 +484,7 @@ std::string write_design(const Graph& g, const std::string& out_dir) {
   fs::remove_all(tmp_dir, ec);
   fs::create_directories(tmp_dir, ec);
   if (ec) fail(tmp_dir.string(), "cannot create output folder: " + ec.message());
-  for (const auto& [name, text] : emit_design(g)) write_file(tmp_dir / name, text);
+  for (const auto& [name, text] : emit_design(g)) write_text_file(tmp_dir / name, text);
   fs::remove_all(final_dir, ec);
   fs::rename(tmp_dir, final_dir, ec);
   if (ec) fail(final_dir.string(), "cannot move generated design into place: " + ec.message());

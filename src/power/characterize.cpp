@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/write_file.h"
 #include "core/regmap.h"
 #include "generator/graph.h"
 #include "generator/verilog_emitter.h"
@@ -293,7 +294,7 @@ class SizeRun {
     fs::create_directories(dir_);
     std::vector<std::string> files;
     for (const auto& [name, text] : module_sources()) {
-      std::ofstream(fs::path(dir_) / name) << text;
+      write_text_file(fs::path(dir_) / name, text);
       if (name == def.module + ".v") files.push_back((fs::path(dir_) / name).string());
     }
     std::map<std::string, int64_t> params = def.fixed;

@@ -12,6 +12,7 @@
 #include "compiler/ffn.h"
 #include "core/attention_numerics.h"
 #include "core/error.h"
+#include "core/write_file.h"
 #include "sim/tools.h"
 
 namespace fsgen {
@@ -443,7 +444,7 @@ fs::path build_gate_testbench(const SynthReport& synth, const GateNetlist& netli
   const std::string stamp = (obj / "netlist.stamp").string();
   const std::string cells = cell_models_path(lib, dir.string());
   const fs::path tb = dir / "gate_tb.cpp";
-  std::ofstream(tb) << tb_text;
+  write_text_file(tb, tb_text);
   // -O0: a traced gate-level netlist is hundreds of thousands of lines of C++ and a run a
   // few thousand cycles, so compile time dominates. -fno-gate: Verilator 5.006's gate
   // optimisation mis-simulates some mapped netlists (an fsgen_array_os accumulator's upper

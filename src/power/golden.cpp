@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "core/write_file.h"
 #include "generator/verilog_emitter.h"
 #include "power/gate_power.h"
 #include "power/gate_sim.h"
@@ -56,7 +57,7 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
   fs::create_directories(dir);
   std::vector<std::string> files;
   for (const auto& [name, text] : module_sources()) {
-    std::ofstream(fs::path(dir) / name) << text;
+    write_text_file(fs::path(dir) / name, text);
     if (name == gb.module + ".v") files.push_back((fs::path(dir) / name).string());
   }
   const SynthReport synth = synth_to_liberty(files, gb.module, gb.params, lib, dir);

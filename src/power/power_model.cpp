@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/json_file.h"
 #include "core/statistics.h"
+#include "core/write_file.h"
 
 namespace fsgen {
 
@@ -418,13 +419,7 @@ void save_power_model(const PowerModel& m, const std::string& path) {
     e["booster"] = p.booster;
     j["primitives"][kind] = e;
   }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << j.dump() << "\n";
-    if (!out) fail(path, "cannot write the power model");
-  }
-  std::filesystem::rename(tmp, path);
+  write_file_atomically(path, "power model", [&](std::ostream& out) { out << j.dump() << "\n"; });
 }
 
 PowerModel load_power_model(const std::string& path) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/write_file.h"
 #include "power/liberty.h"
 #include "sim/tech_library.h"
 #include "sim/tools.h"
@@ -16,14 +17,6 @@ namespace fsgen {
 namespace fs = std::filesystem;
 
 namespace {
-
-void write_text(const fs::path& path, const std::string& text) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) fail(path.string(), "cannot write file");
-}
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -49,7 +42,7 @@ fs::path canonical_path(const std::string& path) { return fs::weakly_canonical(f
 Liberty prepare_liberty(const std::string& file, const std::string& work_dir) {
   if (file.empty()) {
     const fs::path path = fs::path(work_dir) / "fsgen45.lib";
-    write_text(path, tech_library().at("fsgen45.lib"));
+    write_text_file(path, tech_library().at("fsgen45.lib"));
     return {"fsgen45", path.string()};
   }
   if (!fs::is_regular_file(file)) fail(file, "liberty file not found: expected a .lib or .lib.gz file");
@@ -57,7 +50,7 @@ Liberty prepare_liberty(const std::string& file, const std::string& work_dir) {
   if (ends_with(stem, ".gz")) {
     stem = stem.substr(0, stem.size() - 3);
     const fs::path path = fs::path(work_dir) / stem;
-    write_text(path, read_liberty_text(file));
+    write_text_file(path, read_liberty_text(file));
     return {fs::path(stem).stem().string(), path.string()};
   }
   return {fs::path(stem).stem().string(), fs::absolute(file).string()};
@@ -79,7 +72,7 @@ std::string synthesis_output(const std::string& yosys, const fs::path& script, c
   fs::remove(stamp_file);
   const CommandResult res = run_command(shell_quote(yosys) + " -q -s " + shell_quote(script.string()));
   if (res.status != 0) fail("yosys (" + what + ")", "synthesis failed:\n" + tail_of(res.output, 12));
-  write_text(report, res.output);
+  write_text_file(report, res.output);
   write_stamp(stamp_file, fingerprint);
   return res.output;
 }
@@ -119,7 +112,7 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
      << "\ndesign -reset\nread_liberty -lib " << l << "\nread_verilog " << r.netlist << "\nwrite_json " << r.netlist_json
      << "\n";
   const fs::path script = dir / (top + "_" + lib.name + ".ys");
-  write_text(script, ys.str());
+  write_text_file(script, ys.str());
   std::vector<std::string> inputs = sources;
   inputs.push_back(lib.path);
   const std::string output = synthesis_output(yosys, script, inputs, r, top + " on " + lib.name);
@@ -150,7 +143,7 @@ CommandResult run_sta(const SynthReport& synth, const std::string& top, const Li
       << "set_input_delay 0 -clock " << clock << " [delete_from_list [all_inputs] [get_ports " << clock << "]]\n"
       << "set_output_delay 0 -clock " << clock << " [all_outputs]\n"
       << commands << "exit\n";
-  write_text(script, tcl.str());
+  write_text_file(script, tcl.str());
   return run_command(shell_quote(sta) + " -no_splash -exit " + shell_quote(script.string()));
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/statistics.h"
+#include "core/write_file.h"
 #include "power/baselines.h"
 #include "power/power_model.h"
 #include "sim/tools.h"
@@ -159,14 +160,10 @@ std::vector<std::string> record_rows(const std::string& path, std::istream& in) 
 
 // Writes `path` whole (header and rows) through a temporary file.
 void rewrite_records(const std::string& path, const std::vector<std::string>& rows) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
+  write_file_atomically(path, "validation records", [&](std::ostream& out) {
     out << kHeader << "\n";
     for (const auto& row : rows) out << row << "\n";
-    if (!out) fail(tmp, "cannot write validation records");
-  }
-  fs::rename(tmp, path);
+  });
 }
 
 }  // namespace
