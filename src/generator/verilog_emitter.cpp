@@ -10,9 +10,9 @@
 
 #include "core/compression.h"
 #include "core/error.h"
-#include "core/write_file.h"
 #include "core/attention_numerics.h"
 #include "core/regmap.h"
+#include "core/write_file.h"
 #include "generator/rtl_library.h"
 
 namespace fsgen {
@@ -448,6 +448,11 @@ std::map<std::string, std::string> module_sources() {
   std::map<std::string, std::string> files = rtl_library();
   files["fsgen_exp2.vh"] = emit_exp2_header();
   return files;
+}
+
+std::string write_module_sources(const std::string& dir, const std::string& module) {
+  for (const auto& [name, text] : module_sources()) write_text_file(fs::path(dir) / name, text);
+  return (fs::path(dir) / (module + ".v")).string();
 }
 
 std::map<std::string, std::string> emit_design(const Graph& g) {

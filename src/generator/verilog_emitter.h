@@ -24,6 +24,10 @@ std::string graph_json(const Graph& g);
 // synthesising one module on its own needs. name -> text.
 std::map<std::string, std::string> module_sources();
 
+// Writes module_sources() into dir (created) and returns the path of `module`'s file, for
+// synthesising that module on its own.
+std::string write_module_sources(const std::string& dir, const std::string& module);
+
 // Every file of the design folder: name -> text.
 std::map<std::string, std::string> emit_design(const Graph& g);
 

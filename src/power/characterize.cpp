@@ -11,7 +11,6 @@
 #include <thread>
 
 #include "core/error.h"
-#include "core/write_file.h"
 #include "core/regmap.h"
 #include "generator/graph.h"
 #include "generator/verilog_emitter.h"
@@ -291,12 +290,7 @@ class SizeRun {
   SizeRun(const PrimitiveDef& def, const std::vector<int>& h, const Liberty& lib, const CharacterizeOptions& o)
       : def_(def), h_(h), o_(o), dir_((fs::path(o.work_dir) / (def.kind + "_" + module_size_text(def, h))).string()),
         runs_(held_text(def, h)) {
-    fs::create_directories(dir_);
-    std::vector<std::string> files;
-    for (const auto& [name, text] : module_sources()) {
-      write_text_file(fs::path(dir_) / name, text);
-      if (name == def.module + ".v") files.push_back((fs::path(dir_) / name).string());
-    }
+    const std::vector<std::string> files = {write_module_sources(dir_, def.module)};
     std::map<std::string, int64_t> params = def.fixed;
     for (size_t i = 0; i < h.size(); ++i)
       if (listed(def.held_params, def.params[i])) stim_.settings.push_back(h[i]);

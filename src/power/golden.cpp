@@ -5,7 +5,6 @@
 #include <fstream>
 
 #include "core/error.h"
-#include "core/write_file.h"
 #include "generator/verilog_emitter.h"
 #include "power/gate_power.h"
 #include "power/gate_sim.h"
@@ -54,12 +53,7 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
   gb.module = inst.module;
   gb.params = inst.params;
   const std::string dir = instance_dir(work_dir, inst);
-  fs::create_directories(dir);
-  std::vector<std::string> files;
-  for (const auto& [name, text] : module_sources()) {
-    write_text_file(fs::path(dir) / name, text);
-    if (name == gb.module + ".v") files.push_back((fs::path(dir) / name).string());
-  }
+  const std::vector<std::string> files = {write_module_sources(dir, gb.module)};
   const SynthReport synth = synth_to_liberty(files, gb.module, gb.params, lib, dir);
   const GateNetlist netlist = read_netlist_json(synth.netlist_json, gb.module);
   std::vector<std::pair<std::string, uint32_t>> inputs;
