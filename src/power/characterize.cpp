@@ -219,12 +219,15 @@ std::string tool_version(const std::string& tool, const std::string& flag) {
 }
 
 // The drivers' version: a dataset of another is refused (resume it with its own fsgen).
-// Version 7 added the rescaling array's (sc and its factors); the other primitives' stimulus is 6's.
+// Version 7 added the rescaling array's (sc and its factors); version 8 loads the softmax
+// unit's rows in passes, its state ports showing the last row held; the other primitives'
+// stimulus is 6's.
 const char* kStimulus =
-    "7 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or 0.9 of "
+    "8 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or 0.9 of "
     "them, a Latin square over rate, zeros and enable; the DMA: bursts answered by an AXI slave; the softmax unit: "
-    "score rows of INT8 dot products, its outputs fed back, gate passes a share of the FFN's; the rescaling array: sc "
-    "that share of the enabled cycles, its Q0.15 factors redrawn at it, 1.0 half the time)";
+    "passes of score rows of INT8 dot products loaded back to back, its outputs fed back, its state ports the last "
+    "row's, gate passes a share of the FFN's; the rescaling array: sc that share of the enabled cycles, its Q0.15 "
+    "factors redrawn at it, 1.0 half the time)";
 
 std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, const Liberty& lib) {
   return {{"format", "fsgen-characterisation 2"},

@@ -105,19 +105,23 @@ std::string axi_dma_testbench(const GateNetlist& n) {
 }
 
 // The softmax / activation unit's testbench (driver "softmax_rows"), as fsgen_ctrl.v drives
-// it: a row loaded in a cycle (ld, at the enable rate) is registered and transformed in the
-// next, with the running state of the row it holds on the other ports. A row holds TN INT32
-// scores, each kept from the last row or, with probability min(1, 2 x toggle rate), a new
-// dot product of kHeadDim INT8 operand pairs (uniform codes, each zero with the zero
-// fraction): the sums array a accumulates. Rows come in passes of kRows query rows over
+// it: a row loaded in a cycle (ld) is registered and transformed in the next, with the
+// running state of the row it holds on the other ports. Rows come in passes of kRows query
+// rows loaded back to back (the controller's softmax state), a pass starting in an idle
+// cycle with the probability that makes the loads the enable rate's share of the cycles.
+// A row holds TN INT32 scores, each kept from the last row or, with probability
+// min(1, 2 x toggle rate), a new dot product of kHeadDim INT8 operand pairs (uniform
+// codes, each zero with the zero fraction): the sums array a accumulates. Passes go over
 // key tiles of TN keys (len_kv: kTiles tiles less one key; causal, the queries at the last
 // positions, so that the last tile is partly masked); the unit's outputs for the row it
 // holds are stored as the controller stores them (the running max and sum; the FFN's
-// activations, which its gate passes multiply). Held ports take a kernel's values on
-// synthetic operands: the score scaling, the FFN's requantisers and SiLU table. MODE
-// (argument 7): 0 attention, 1 FFN, each pass a gate pass with probability side_share.
-// Enabled cycles are the loads, side cycles the gate passes' loads; zero and data bytes are
-// counted over the loaded rows' bytes (the SystemC model's operand bytes of the unit).
+// activations, which its gate passes multiply), and the state ports keep showing the last
+// row held, so that they change to its stored state in the cycle after it (the
+// controller's m_run[sm_idx_q]). Held ports take a kernel's values on synthetic operands:
+// the score scaling, the FFN's requantisers and SiLU table. MODE (argument 7): 0 attention,
+// 1 FFN, each pass a gate pass with probability side_share. Enabled cycles are the loads,
+// side cycles the gate passes' loads; zero and data bytes are counted over the loaded
+// rows' bytes (the SystemC model's operand bytes of the unit).
 constexpr int kHeadDim = 16, kRows = 4, kTiles = 4;
 
 // Port access by 32-bit word and by byte, whatever type Verilator gives the port.
@@ -158,23 +162,23 @@ std::string softmax_declarations(const GateNetlist& n) {
     << "  top->hid_mult = " << ffn.h.mult << ";\n  top->hid_shift = " << int(ffn.h.shift) << ";\n"
     << "  std::uniform_int_distribution<int> code(-128, 127);\n"
     << "  std::bernoulli_distribution redraw(std::min(1.0, 2 * rate)), gate_pass(side_share);\n"
+    << "  std::bernoulli_distribution pass_start(enable_rate >= 1 ? 1.0 : enable_rate / (enable_rate + TQ * (1 - enable_rate)));\n"
     << "  auto operand = [&] { return zero(rng) ? 0 : code(rng); };\n"
     << "  int32_t score[TN] = {}, m_run[TQ] = {}, l_run[TQ] = {};\n  uint8_t acts[TQ][TN] = {};\n"
-    << "  int row = 0, tile = 0, held = -1, held_tile = 0, next = -1, next_tile = 0;\n"
-    << "  bool gate = false, held_gate = false, next_gate = false;\n";
+    << "  int row = 0, tile = 0, held = -1, shown = 0, shown_tile = 0, next = -1, next_tile = 0;\n"
+    << "  bool gate = false, shown_gate = false, next_gate = false;\n";
   return o.str();
 }
 
 // One cycle's inputs: the held row's state, and a new row if one is loaded.
 std::string softmax_cycle() {
   return "    top->rst_n = c >= 2;\n"
-         "    const bool load = c >= 2 && enable(rng);\n"
+         "    const bool load = c >= 2 && (row > 0 || pass_start(rng));\n"
          "    top->ld = load;\n"
-         "    if (held >= 0) {\n"
-         "      top->first = held_tile == 0;\n"
-         "      top->m_old = uint32_t(m_run[held]);\n      top->l_old = uint32_t(l_run[held]);\n"
-         "      top->q_pos = len_kv - TQ + held;\n      top->j0 = held_tile * TN;\n      top->gate = held_gate;\n"
-         "      for (int j = 0; j < TN; ++j) put8(top->p_prev, j, acts[held][j]);\n    }\n"
+         "    top->first = shown_tile == 0;\n"
+         "    top->m_old = uint32_t(m_run[shown]);\n    top->l_old = uint32_t(l_run[shown]);\n"
+         "    top->q_pos = len_kv - TQ + shown;\n    top->j0 = shown_tile * TN;\n    top->gate = shown_gate;\n"
+         "    for (int j = 0; j < TN; ++j) put8(top->p_prev, j, acts[shown][j]);\n"
          "    next = -1;\n"
          "    if (load) {\n"
          "      ++enabled;\n      side += gate;\n"
@@ -195,9 +199,10 @@ std::string softmax_cycle() {
 std::string softmax_settled() {
   return "    if (held >= 0 && mode == 0) {\n"
          "      m_run[held] = int32_t(top->m_new);\n      l_run[held] = int32_t(top->l_new);\n"
-         "    } else if (held >= 0 && !held_gate) {\n"
+         "    } else if (held >= 0 && !shown_gate) {\n"
          "      for (int j = 0; j < TN; ++j) acts[held][j] = uint8_t(get8(top->p, j));\n    }\n"
-         "    held = next, held_tile = next_tile, held_gate = next_gate;\n";
+         "    held = next;\n"
+         "    if (held >= 0) shown = held, shown_tile = next_tile, shown_gate = next_gate;\n";
 }
 
 // In the cycles `when` is high, every 32-bit word of `port` (one Q0.15 factor per row) is

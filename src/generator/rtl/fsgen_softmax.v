@@ -114,11 +114,15 @@ module fsgen_softmax #(
     end
     l_new = (first ? 32'd0 : rescale_q15(l_old, alpha[16:0])) + psum;
     // FFN: the activation table (first pass) or the gate (second pass) on the INT8 scores.
+    // Each sees its operands only in its own pass (operand isolation): the gate multiplier
+    // p_prev x q and the table's 256-way select would otherwise switch with every row the
+    // controller presents, in attention too.
     ag = 16'd0;
     if (ffn)
       for (j = 0; j < TN; j = j + 1) begin
-        ag = $signed(p_prev[j*8 +: 8]) * $signed(q[j]);
-        p[j*8 +: 8] = !vis[j] ? 8'd0 : gate ? requant({{16{ag[15]}}, ag}, hid_mult, hid_shift) : lut[q[j]*8 +: 8];
+        ag = $signed(p_prev[j*8 +: 8] & {8{gate}}) * $signed(q[j]);
+        p[j*8 +: 8] = !vis[j] ? 8'd0 : gate ? requant({{16{ag[15]}}, ag}, hid_mult, hid_shift)
+                                            : lut[(q[j] & {8{ffn && !gate}})*8 +: 8];
       end
   end
   /* verilator lint_on WIDTH */
