@@ -226,7 +226,7 @@ const char* kStimulus =
     "8 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or 0.9 of "
     "them, a Latin square over rate, zeros and enable; the DMA: bursts answered by an AXI slave; the softmax unit: "
     "passes of score rows of INT8 dot products loaded back to back, its outputs fed back, its state ports the last "
-    "row's, gate passes a share of the FFN's; the rescaling array: sc that share of the enabled cycles, its Q0.15 "
+    "row's, gate passes a share of the FFN's, gate turned after a pass's last load; the rescaling array: sc that share of the enabled cycles, its Q0.15 "
     "factors redrawn at it, 1.0 half the time)";
 
 std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, const Liberty& lib) {

@@ -117,7 +117,8 @@ std::string axi_dma_testbench(const GateNetlist& n) {
 // holds are stored as the controller stores them (the running max and sum; the FFN's
 // activations, which its gate passes multiply), and the state ports keep showing the last
 // row held, so that they change to its stored state in the cycle after it (the
-// controller's m_run[sm_idx_q]). Held ports take a kernel's values on synthetic operands:
+// controller's m_run[sm_idx_q]); gate is the loaded row's pass's, and turns for the next
+// pass after a pass's last load (the unit registers it with the row). Held ports take a kernel's values on synthetic operands:
 // the score scaling, the FFN's requantisers and SiLU table. MODE (argument 7): 0 attention,
 // 1 FFN, each pass a gate pass with probability side_share. Enabled cycles are the loads,
 // side cycles the gate passes' loads; zero and data bytes are counted over the loaded
@@ -177,7 +178,7 @@ std::string softmax_cycle() {
          "    top->ld = load;\n"
          "    top->first = shown_tile == 0;\n"
          "    top->m_old = uint32_t(m_run[shown]);\n    top->l_old = uint32_t(l_run[shown]);\n"
-         "    top->q_pos = len_kv - TQ + shown;\n    top->j0 = shown_tile * TN;\n    top->gate = shown_gate;\n"
+         "    top->q_pos = len_kv - TQ + shown;\n    top->j0 = shown_tile * TN;\n    top->gate = gate;\n"
          "    for (int j = 0; j < TN; ++j) put8(top->p_prev, j, acts[shown][j]);\n"
          "    next = -1;\n"
          "    if (load) {\n"

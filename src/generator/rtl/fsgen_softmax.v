@@ -8,7 +8,8 @@
 //     sum l_new;
 //   FFN (ffn): the activation table on the requantised row (first pass), or the gate (gate:
 //     the first pass's activations p_prev times the requantised row, requantised again).
-// Outputs are meaningful only with v.
+// Outputs are meaningful only with v. gate is registered with the row (gate_q), so that the
+// controller's turning it between passes does not transform the held row again.
 module fsgen_softmax #(
     parameter integer TN = 8,   // scores per row
     parameter integer WIN = 0   // causal sliding window in keys; 0 = none
@@ -27,7 +28,7 @@ module fsgen_softmax #(
     input  wire [15:0]      score_mult,  // scores to the log2 domain (attention), to INT8 (FFN)
     input  wire [4:0]       score_shift,
     input  wire             ffn,
-    input  wire             gate,
+    input  wire             gate,        // with ld: the row belongs to the FFN's gate pass
     input  wire [15:0]      gate_mult,
     input  wire [4:0]       gate_shift,
     input  wire [15:0]      hid_mult,
@@ -41,13 +42,16 @@ module fsgen_softmax #(
     output reg  [31:0]      l_new,
     output reg  [TN*8-1:0]  p
 );
+  reg gate_q;
   always @(posedge clk) begin
     if (!rst_n) begin
       v <= 1'b0;
       row_q <= {TN*32{1'b0}};
+      gate_q <= 1'b0;
     end else begin
       v <= ld;
       if (ld) row_q <= row;
+      if (ld) gate_q <= gate;
     end
   end
 
@@ -79,8 +83,8 @@ module fsgen_softmax #(
   // One multiplier per score scales it: to the log2 domain for the softmax (score_mult), to
   // INT8 for the activation table (the same factor) or for the gate (gate_mult, in the gate
   // pass, when the softmax's outputs are not used).
-  wire [15:0] mult  = gate ? gate_mult : score_mult;
-  wire [4:0]  shift = gate ? gate_shift : score_shift;
+  wire [15:0] mult  = gate_q ? gate_mult : score_mult;
+  wire [4:0]  shift = gate_q ? gate_shift : score_shift;
   /* verilator lint_off WIDTH */
   reg  [31:0]       z [0:TN-1];
   reg  [7:0]        q [0:TN-1];   // z saturated to INT8: requant(row, mult, shift)
@@ -120,9 +124,9 @@ module fsgen_softmax #(
     ag = 16'd0;
     if (ffn)
       for (j = 0; j < TN; j = j + 1) begin
-        ag = $signed(p_prev[j*8 +: 8] & {8{gate}}) * $signed(q[j]);
-        p[j*8 +: 8] = !vis[j] ? 8'd0 : gate ? requant({{16{ag[15]}}, ag}, hid_mult, hid_shift)
-                                            : lut[(q[j] & {8{ffn && !gate}})*8 +: 8];
+        ag = $signed(p_prev[j*8 +: 8] & {8{gate_q}}) * $signed(q[j]);
+        p[j*8 +: 8] = !vis[j] ? 8'd0 : gate_q ? requant({{16{ag[15]}}, ag}, hid_mult, hid_shift)
+                                              : lut[(q[j] & {8{ffn && !gate_q}})*8 +: 8];
       end
   end
   /* verilator lint_on WIDTH */
