@@ -57,5 +57,13 @@ TEST(WriteFile, AnUnwritablePathIsALocatedError) {
   EXPECT_FALSE(fs::exists(f.string() + ".tmp"));
 }
 
+TEST(WriteFile, ATextFileUnderAFileNamesWhatItWrites) {
+  const fs::path blocker = fresh_dir("fsgen_test_write_text_blocked") / "stamp_dir";
+  write_text_file(blocker, "a file where a folder is expected\n");
+  const fs::path f = blocker / "build.stamp";
+  EXPECT_EQ(test::error_of([&] { write_text_file(f, "stamp", "build stamp"); }),
+            f.string() + ": cannot write the build stamp");
+}
+
 }  // namespace
 }  // namespace fsgen

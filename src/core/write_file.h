@@ -11,14 +11,16 @@
 
 namespace fsgen {
 
-// Writes text into path (its folders created), for files in a build or work folder.
-inline void write_text_file(const std::filesystem::path& path, const std::string& text) {
+// Writes text into path (its folders created), for files in a build or work folder; what
+// names the file in the error.
+inline void write_text_file(const std::filesystem::path& path, const std::string& text,
+                            const std::string& what = "file") {
   std::error_code ignored;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ignored);
   std::ofstream out(path, std::ios::binary);
   out << text;
   out.close();
-  if (!out) fail(path.string(), "cannot write the file");
+  if (!out) fail(path.string(), "cannot write the " + what);
 }
 
 // The writer fills <path>.tmp, which is renamed over path only once written, so that a

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/write_file.h"
 
 namespace fsgen {
 
@@ -66,9 +67,7 @@ bool stamp_matches(const std::string& stamp_file, const std::string& fingerprint
 }
 
 void write_stamp(const std::string& stamp_file, const std::string& fingerprint) {
-  std::ofstream out(stamp_file);
-  out << stamp_of(fingerprint);
-  if (!out) fail(stamp_file, "cannot write the build stamp");
+  write_text_file(stamp_file, stamp_of(fingerprint), "build stamp");
 }
 
 namespace {
