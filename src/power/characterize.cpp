@@ -106,7 +106,7 @@ const std::vector<PrimitiveDef>& primitive_catalog() {
        // score's scaling, exponentials and table per score.
        [](const std::vector<int>& h) { return std::vector<double>{double(h[0])}; }, "softmax_rows", "gate", false,
        {"MODE"}, [](uint32_t kernel) { return std::vector<int64_t>{kernel == uint32_t(reg::Kernel::kFfn) ? 1 : 0}; },
-       {"in"}},
+       {"in"}, {}, {0.5}},
   };
   return catalog;
 }
@@ -220,13 +220,14 @@ std::string tool_version(const std::string& tool, const std::string& flag) {
 
 // The drivers' version: a dataset of another is refused (resume it with its own fsgen).
 // Version 7 added the rescaling array's (sc and its factors); version 8 loads the softmax
-// unit's rows in passes, its state ports showing the last row held; the other primitives'
+// unit's rows in passes, its state ports showing the last row held; version 9 adds its
+// points at toggle rate 0.5 (PrimitiveDef::extra_toggle_rates); the other primitives'
 // stimulus is 6's.
 const char* kStimulus =
-    "8 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or 0.9 of "
+    "9 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or 0.9 of "
     "them, a Latin square over rate, zeros and enable; the DMA: bursts answered by an AXI slave; the softmax unit: "
     "passes of score rows of INT8 dot products loaded back to back, its outputs fed back, its state ports the last "
-    "row's, gate passes a share of the FFN's, gate turned after a pass's last load; the rescaling array: sc that share of the enabled cycles, its Q0.15 "
+    "row's, gate passes a share of the FFN's, gate turned after a pass's last load, also at toggle rate 0.5; the rescaling array: sc that share of the enabled cycles, its Q0.15 "
     "factors redrawn at it, 1.0 half the time)";
 
 std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, const Liberty& lib) {
@@ -245,7 +246,7 @@ struct Stimulus {
   double side_share;  // the random driver's side enable (PrimitiveStimulus::side_share)
 };
 
-std::vector<Stimulus> stimulus_grid(bool small) {
+std::vector<Stimulus> stimulus_grid(bool small, const PrimitiveDef& def) {
   std::vector<Stimulus> g;
   // Enable rates reach down to the few percent a PE array is busy under a DMA-bound schedule.
   const std::vector<double> rates = small ? std::vector<double>{0.1, 0.4} : std::vector<double>{0.05, 0.2, 0.45};
@@ -265,8 +266,12 @@ std::vector<Stimulus> stimulus_grid(bool small) {
   // unit, are priced by a characterised corner and not by the trees' lowest split. Three
   // seeds of the same run, so that holding every fifth point out cannot leave a size without
   // one. Last in the grid: the other points keep their seeds (o.seed + index).
-  if (!small)
-    for (int i = 0; i < 3; ++i) g.push_back({0.0, 0.0, 0.0, 0.0});
+  if (small) return g;
+  for (int i = 0; i < 3; ++i) g.push_back({0.0, 0.0, 0.0, 0.0});
+  for (size_t x = 0; x < def.extra_toggle_rates.size(); ++x)
+    for (size_t zi = 0; zi < zeros.size(); ++zi)
+      for (size_t ei = 0; ei < enables.size(); ++ei)
+        g.push_back({def.extra_toggle_rates[x], zeros[zi], enables[ei], shares[(rates.size() + x + zi + ei) % 3]});
   return g;
 }
 
@@ -467,12 +472,12 @@ CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string
   std::set<std::string> done;
   std::ofstream out = open_dataset(path, provenance_of(o, lib), done);
 
-  const std::vector<Stimulus> grid = stimulus_grid(o.small_grid);
   uint64_t total = 0, finished = 0;
-  for (const auto* d : defs) total += sizes_to_run(*d, o).size() * grid.size();
+  for (const auto* d : defs) total += sizes_to_run(*d, o).size() * stimulus_grid(o.small_grid, *d).size();
   CharacterizeSummary sum;
   std::mutex lock;
   for (const auto* d : defs) {
+    const std::vector<Stimulus> grid = stimulus_grid(o.small_grid, *d);
     for (const std::vector<int>& h : sizes_to_run(*d, o)) {
       std::vector<size_t> todo;
       for (size_t i = 0; i < grid.size(); ++i) {

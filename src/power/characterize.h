@@ -85,6 +85,11 @@ struct PrimitiveDef {
   // cycles of a side enable qualifying the enable (the rescaling array's alpha at its sc;
   // PrimitiveStimulus::factor_port). Not a data port: alpha is not measured on it.
   std::string factor_port{};
+  // Toggle rates characterised beyond the grid's, at every zero fraction and enable rate:
+  // the softmax unit's 0.5, rows whose every score is new (its driver redraws a score with
+  // probability 2 x rate), as the rows of a pass are (other queries' scores), which the
+  // grid's 0.45 falls short of. Appended after the grid, so its points keep their seeds.
+  std::vector<double> extra_toggle_rates{};
   std::vector<double> size_terms_at(const std::vector<int>& h) const {
     return size_terms ? size_terms(h) : std::vector<double>{elements(h)};
   }
