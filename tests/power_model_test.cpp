@@ -234,6 +234,29 @@ TEST(PowerModel, AnIdleWindowIsPricedAtTheIdlePoints) {
   }
 }
 
+// A pass's rows are other queries' scores, every score new: the shipped softmax points
+// reach that (toggle rate 0.5, PrimitiveDef::extra_toggle_rates) at every size and mode,
+// their rows' alpha per load about 0.5 (the grid's top: 0.455; the fused designs' loads:
+// 0.46-0.54), and the model prices such a load above the grid's top, where it stopped before.
+TEST(PowerModel, SoftmaxLoadsOfNewScoresAreCharacterised) {
+  const Dataset d = read_dataset("data/power/fsgen45.csv");
+  const PowerModel m = train_power_model(d, 100);
+  for (const std::vector<int>& h : primitive_def("softmax").sizes) {
+    double every_new = 0, most_new = 0, alpha_per_load = 0;
+    for (const CharPoint& p : d.points) {
+      if (p.kind != "softmax" || p.h != h || p.zero_fraction != 0 || p.enable_rate != 1) continue;
+      if (p.toggle_rate == 0.5) every_new = p.dynamic_fj, alpha_per_load = p.alpha / p.enable;
+      if (p.toggle_rate == 0.45) most_new = p.dynamic_fj;
+    }
+    ASSERT_GT(every_new, 0) << "no point at toggle rate 0.5 of softmax " << hyperparameter_text(h);
+    EXPECT_GT(alpha_per_load, 0.49) << hyperparameter_text(h);
+    EXPECT_GT(every_new, most_new) << hyperparameter_text(h);
+    const PrimitiveActivity load{0.52, 1, 0.28, 0};
+    const PrimitiveActivity grid_top{0.45, 1, 0.25, 0};
+    EXPECT_GT(m.dynamic_fj("softmax", h, load), m.dynamic_fj("softmax", h, grid_top)) << hyperparameter_text(h);
+  }
+}
+
 // The DMA is characterised as a design drives it (a controller's bursts, an AXI slave's
 // answers): its enable is the data beats, its alpha the toggles of its data buses; then
 // estimated from the SystemC model's bursts, beats and data probes.
