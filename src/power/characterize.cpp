@@ -224,11 +224,12 @@ std::string tool_version(const std::string& tool, const std::string& flag) {
 // points at toggle rate 0.5 (PrimitiveDef::extra_toggle_rates); the other primitives'
 // stimulus is 6's.
 const char* kStimulus =
-    "9 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or 0.9 of "
-    "them, a Latin square over rate, zeros and enable; the DMA: bursts answered by an AXI slave; the softmax unit: "
-    "passes of score rows of INT8 dot products loaded back to back, its outputs fed back, its state ports the last "
-    "row's, gate passes a share of the FFN's, gate turned after a pass's last load, also at toggle rate 0.5; the rescaling array: sc that share of the enabled cycles, its Q0.15 "
-    "factors redrawn at it, 1.0 half the time)";
+    "9 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or "
+    "0.9 of them, a Latin square over rate, zeros and enable; the DMA: bursts answered by an AXI slave; the "
+    "softmax unit: passes of score rows of INT8 dot products loaded back to back, its outputs fed back, its state "
+    "ports the last row's, gate passes a share of the FFN's, gate turned after a pass's last load, also at toggle "
+    "rate 0.5; the rescaling array: sc that share of the enabled cycles, its Q0.15 factors redrawn at it, 1.0 "
+    "half the time)";
 
 std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, const Liberty& lib) {
   return {{"format", "fsgen-characterisation 2"},
@@ -265,7 +266,8 @@ std::vector<Stimulus> stimulus_grid(bool small, const PrimitiveDef& def) {
   // cycles in which a block is idle, most cycles of a fused design's arrays and softmax
   // unit, are priced by a characterised corner and not by the trees' lowest split. Three
   // seeds of the same run, so that holding every fifth point out cannot leave a size without
-  // one. Last in the grid: the other points keep their seeds (o.seed + index).
+  // one. After the grid's points (and before a primitive's extra toggle rates), so that
+  // those keep their seeds (o.seed + index).
   if (small) return g;
   for (int i = 0; i < 3; ++i) g.push_back({0.0, 0.0, 0.0, 0.0});
   for (size_t x = 0; x < def.extra_toggle_rates.size(); ++x)

@@ -118,11 +118,12 @@ std::string axi_dma_testbench(const GateNetlist& n) {
 // activations, which its gate passes multiply), and the state ports keep showing the last
 // row held, so that they change to its stored state in the cycle after it (the
 // controller's m_run[sm_idx_q]); gate is the loaded row's pass's, and turns for the next
-// pass after a pass's last load (the unit registers it with the row). Held ports take a kernel's values on synthetic operands:
-// the score scaling, the FFN's requantisers and SiLU table. MODE (argument 7): 0 attention,
-// 1 FFN, each pass a gate pass with probability side_share. Enabled cycles are the loads,
-// side cycles the gate passes' loads; zero and data bytes are counted over the loaded
-// rows' bytes (the SystemC model's operand bytes of the unit).
+// pass after a pass's last load (the unit registers it with the row). Held ports take a
+// kernel's values on synthetic operands: the score scaling, the FFN's requantisers and SiLU
+// table. MODE (argument 7): 0 attention, 1 FFN, each pass a gate pass with probability
+// side_share. Enabled cycles are the loads, side cycles the gate passes' loads; zero and
+// data bytes are counted over the loaded rows' bytes (the SystemC model's operand bytes of
+// the unit).
 constexpr int kHeadDim = 16, kRows = 4, kTiles = 4;
 
 // Port access by 32-bit word and by byte, whatever type Verilator gives the port.
