@@ -259,9 +259,12 @@ std::vector<Stimulus> stimulus_grid(bool small, const PrimitiveDef& def) {
   // that never loads streams against zero weights, one that never streams loads against
   // zero operands, and a design's cycles of either kind do neither.
   const double shares[] = {0.1, 0.5, 0.9};
-  for (size_t ai = 0; ai < rates.size(); ++ai)
+  // The toggle rate of index ai at every zero fraction and enable rate.
+  auto add_rate = [&](size_t ai, double rate) {
     for (size_t zi = 0; zi < zeros.size(); ++zi)
-      for (size_t ei = 0; ei < enables.size(); ++ei) g.push_back({rates[ai], zeros[zi], enables[ei], shares[(ai + zi + ei) % 3]});
+      for (size_t ei = 0; ei < enables.size(); ++ei) g.push_back({rate, zeros[zi], enables[ei], shares[(ai + zi + ei) % 3]});
+  };
+  for (size_t ai = 0; ai < rates.size(); ++ai) add_rate(ai, rates[ai]);
   // Idle points (never enabled: the clock and the held state alone), so that a trace's
   // cycles in which a block is idle, most cycles of a fused design's arrays and softmax
   // unit, are priced by a characterised corner and not by the trees' lowest split. Three
@@ -270,10 +273,7 @@ std::vector<Stimulus> stimulus_grid(bool small, const PrimitiveDef& def) {
   // those keep their seeds (o.seed + index).
   if (small) return g;
   for (int i = 0; i < 3; ++i) g.push_back({0.0, 0.0, 0.0, 0.0});
-  for (size_t x = 0; x < def.extra_toggle_rates.size(); ++x)
-    for (size_t zi = 0; zi < zeros.size(); ++zi)
-      for (size_t ei = 0; ei < enables.size(); ++ei)
-        g.push_back({def.extra_toggle_rates[x], zeros[zi], enables[ei], shares[(rates.size() + x + zi + ei) % 3]});
+  for (size_t x = 0; x < def.extra_toggle_rates.size(); ++x) add_rate(rates.size() + x, def.extra_toggle_rates[x]);
   return g;
 }
 
