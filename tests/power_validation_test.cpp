@@ -98,6 +98,30 @@ TEST(PowerValidation, RecordsRoundTripAndScore) {
   EXPECT_NE(table.str().find("constant energy per action"), std::string::npos);
 }
 
+// A core replayed whole: the golden power of its blocks without a model (the controller,
+// the register file) is kept with its records and stated against the modelled sum.
+TEST(PowerValidation, BlocksWithoutAModelAreTheRestOfTheCore) {
+  const std::string path = test::scratch_dir("power_validation_unmodelled") + "/records.csv";
+  std::vector<ValidationRecord> recs = {record("d0", 0.5, 1.0, 1.1), record("d1", 0.5, 2.0, 2.0)};
+  recs[0].design_unmodelled_golden_mw = 3.0;  // d0's core: 1 mW modelled + 3 mW without a model
+  append_validation_records(path, recs);
+  const std::vector<ValidationRecord> back = read_validation_records(path);
+  EXPECT_DOUBLE_EQ(back[0].design_unmodelled_golden_mw, 3.0);
+  EXPECT_TRUE(std::isnan(back[1].design_unmodelled_golden_mw));  // d1's core not replayed whole
+  const ValidationSummary s = summarise_validation(back, rule_dataset());
+  std::ostringstream table;
+  print_validation(s, table);
+  // Of d0's 4 mW, 75 % lie outside the model; its 1.1 mW prediction is 72.5 % under the core.
+  EXPECT_NE(table.str().find("Cores replayed whole (1 designs): the blocks without a model (controller with its "
+                             "requantiser, register file) hold 75.0 % of the core's golden power on average (75.0 to "
+                             "75.0 %); fsgen's sum over the modelled blocks against the whole core's golden power: "
+                             "MAPE 72.5 %."),
+            std::string::npos)
+      << table.str();
+  EXPECT_NE(table.str().find("| d0 | 1.000 | 0.950 | 3.000 |"), std::string::npos);
+  EXPECT_NE(table.str().find("| d1 | 2.000 | 0.950 | - |"), std::string::npos);
+}
+
 TEST(PowerValidation, MalformedRecordsAreOneLineErrors) {
   const std::string dir = test::scratch_dir("power_validation_errors");
   std::ofstream(dir + "/a.csv") << "design,block\n";
@@ -105,21 +129,31 @@ TEST(PowerValidation, MalformedRecordsAreOneLineErrors) {
             std::string::npos);
   append_validation_records(dir + "/b.csv", {record("d", 0.5, 1, 1)});
   std::ofstream(dir + "/b.csv", std::ios::app) << "d2,array_a,pe_array_os,4;4,,10,1,500,x\n";
-  EXPECT_NE(test::error_of([&] { read_validation_records(dir + "/b.csv"); }).find("b.csv:3: expected 22 comma-separated fields"),
+  EXPECT_NE(test::error_of([&] { read_validation_records(dir + "/b.csv"); }).find("b.csv:3: expected 23 comma-separated fields"),
             std::string::npos);
-  // Records of the earlier layout (no design traces) read as unknown, and are upgraded
-  // in place when a design is appended.
+  // Records of the earlier layouts (no design traces; no golden power of the blocks without
+  // a model) read as unknown, and are upgraded in place when a design is appended.
+  std::string header, line;
   {
     append_validation_records(dir + "/new.csv", {record("d1", 0.5, 1, 1)});
     std::ifstream in(dir + "/new.csv");
-    std::string header, line;
     std::getline(in, header), std::getline(in, line);
-    const std::string old_header = header.substr(0, header.find(",design_trace_r"));
-    std::ofstream(dir + "/old.csv") << old_header << "\n" << line.substr(0, line.rfind(',', line.rfind(',') - 1)) << "\n";
   }
+  // The header and row without their last `fields` columns.
+  auto earlier = [&](const std::string& name, int fields) {
+    std::string h = header, l = line;
+    for (int i = 0; i < fields; ++i) h.erase(h.rfind(',')), l.erase(l.rfind(','));
+    std::ofstream(dir + "/" + name) << h << "\n" << l << "\n";
+  };
+  earlier("old.csv", 3);
+  earlier("before_unmodelled.csv", 1);
   const auto old_records = read_validation_records(dir + "/old.csv");
   ASSERT_EQ(old_records.size(), 1u);
   EXPECT_TRUE(std::isnan(old_records[0].design_trace_r));
+  EXPECT_TRUE(std::isnan(old_records[0].design_unmodelled_golden_mw));
+  const auto later_records = read_validation_records(dir + "/before_unmodelled.csv");
+  EXPECT_DOUBLE_EQ(later_records.at(0).design_trace_r, 0.95);
+  EXPECT_TRUE(std::isnan(later_records.at(0).design_unmodelled_golden_mw));
   append_validation_records(dir + "/old.csv", {record("d2", 0.5, 1, 1)});
   const auto upgraded = read_validation_records(dir + "/old.csv");
   ASSERT_EQ(upgraded.size(), 2u);
@@ -128,6 +162,7 @@ TEST(PowerValidation, MalformedRecordsAreOneLineErrors) {
   std::ostringstream table;
   print_validation(summarise_validation(upgraded, rule_dataset()), table);
   EXPECT_NE(table.str().find("R mean 0.950, min 0.950, NRMSE mean 0.100 (1 designs)"), std::string::npos);
+  EXPECT_EQ(table.str().find("Cores replayed whole"), std::string::npos);  // none recorded
   EXPECT_NE(test::error_of([&] { append_validation_records(dir + "/a.csv", {record("d", 0.5, 1, 1)}); })
                 .find("not a validation record file"),
             std::string::npos);

@@ -664,7 +664,8 @@ int run(int argc, char** argv) {
         write_file_atomically(golden_csv, "golden power trace", [&](std::ostream& o) { write_golden_trace_csv(t, golden_power, o); });
       if (!record_path.empty())
         append_validation_records(record_path,
-                                  validation_records(record_name.empty() ? g.spec.name : record_name, t, comparison, together));
+                                  validation_records(record_name.empty() ? g.spec.name : record_name, t, comparison, together,
+                                                     golden_power));
     }
     if (!csv_out.empty() || !png_out.empty()) {
       const std::string csv = csv_out.empty() ? png_out + ".csv" : csv_out;

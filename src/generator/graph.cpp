@@ -2,6 +2,7 @@
 
 #include <tuple>
 
+#include "core/compression.h"
 #include "core/error.h"
 
 namespace fsgen {
@@ -506,6 +507,50 @@ ArrayInstance acc_cache_instance(const Graph& g, bool is_array_b) {
            {"LANES", rows ? a.tile_n : a.tile_m}}};
 }
 
+int stationarity_code(Stationarity s) {
+  return s == Stationarity::kOutput ? 0 : s == Stationarity::kWeight ? 1 : 2;
+}
+
+ArrayInstance ctrl_instance(const Graph& g) {
+  const ArrayPlan& p = g.array_a;
+  const ArraySpec& a = p.spec;
+  ArrayInstance c{"fsgen_ctrl",
+                  {{"TM", a.tile_m},
+                   {"TN", a.tile_n},
+                   {"TK", a.tile_k},
+                   {"W", g.memory.beat_bytes},
+                   {"ST", stationarity_code(p.stationarity)},
+                   {"ORD0", static_cast<int>(a.loop_order[0])},
+                   {"ORD1", static_cast<int>(a.loop_order[1])},
+                   {"ORD2", static_cast<int>(a.loop_order[2])},
+                   {"M_LIVE", a.m_inside_k() ? 1 : 0},
+                   {"N_LIVE", a.n_inside_k() ? 1 : 0},
+                   {"ATTN", g.attention ? 1 : 0},
+                   // Without the fused kernels array b's ports keep their output-stationary widths.
+                   {"STB", g.attention ? stationarity_code(g.array_b.stationarity) : 0},
+                   {"KC", g.k_cache_tiles},
+                   {"VC", g.v_cache_tiles},
+                   {"DUAL", g.matmul_on_both ? 1 : 0},
+                   {"SYS_A", a.systolic ? 1 : 0},
+                   {"SYS_B", g.attention && g.array_b.spec.systolic ? 1 : 0}}};
+  auto& prm = c.params;
+  if (g.sliding_window()) prm["WIN"] = g.sliding_window();
+  const GroupNetwork& topk = g.sparse.group;
+  if (topk.present) prm["GRP"] = 1, prm["TOPK"] = topk.topk, prm["GT"] = topk.params.i;
+  const MemorySparsity& ms = g.sparse.memory;
+  const uint32_t beat = g.memory.beat_bytes;
+  if (ms.compresses("x")) prm["CMP_A"] = 1, prm["MA_BEATS"] = metadata_record_bytes(a.tile_m, beat) / beat;
+  if (ms.compresses("w")) prm["CMP_B"] = 1, prm["MB_BEATS"] = metadata_record_bytes(a.tile_k, beat) / beat;
+  const ArraySparsity& sp = p.sparse;
+  if (sp.skips_steps()) {
+    prm["SPARSE"] = 1, prm["SK"] = sp.window(), prm["LM"] = sp.lanes_m(), prm["LN"] = sp.lanes_n();
+    prm["XSP"] = sp.x_sparse ? 1 : 0, prm["WSP"] = sp.w_sparse ? 1 : 0;
+  }
+  if (g.attention)
+    prm["BM"] = g.array_b.spec.tile_m, prm["BN"] = g.array_b.spec.tile_n, prm["BK"] = g.array_b.spec.tile_k;
+  return c;
+}
+
 std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& block) {
   if ((block == "acc_a" || block == "acc_b") && g.has_block(block)) return acc_cache_instance(g, block == "acc_b");
   if (block == "array_a") return array_instance(g.array_a, false);
@@ -515,6 +560,9 @@ std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& b
   if (block == "dma") return ArrayInstance{"fsgen_dma", {{"W", g.memory.beat_bytes}}};
   if (block == "softmax" && g.attention)
     return ArrayInstance{"fsgen_softmax", {{"TN", g.array_a.spec.tile_n}, {"WIN", g.sliding_window()}}};
+  // A fused core's controller holds the softmax unit, a block of its own: not replayed whole.
+  if (block == "ctrl" && !g.attention) return ctrl_instance(g);
+  if (block == "csr") return ArrayInstance{"fsgen_csr", {}};
   return std::nullopt;
 }
 

@@ -121,9 +121,18 @@ struct Graph {
 // tiles, or array b's O tile with rows rescaled by alpha.
 ArrayInstance acc_cache_instance(const Graph& g, bool is_array_b);
 
+// The controller (fsgen_ctrl.v) with the parameters the emitter instantiates it with: the
+// tile sequencer, its operand buffers, the requantiser and (fused kernels) the normaliser
+// and the softmax unit's surroundings.
+ArrayInstance ctrl_instance(const Graph& g);
+// Verilog's code of a stationarity (fsgen_ctrl.v's ST and STB: 0 output, 1 weight, 2 input).
+int stationarity_code(Stationarity s);
+
 // The RTL instance (at block_scope) of a block the power flow replays at gate level: the PE
 // arrays, a sparse array's value networks (net_x, net_w), the accumulator caches (acc_a,
-// acc_b), the DMA and the fused datapath's softmax unit; nullopt for other blocks.
+// acc_b), the DMA, the fused datapath's softmax unit, and, for matmul cores, the
+// controller (ctrl: with the requantiser inside it) and the register file (csr); nullopt
+// for other blocks.
 std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& block);
 // Where a block_instance sits: its instance names from fsgen_top down (u_<block>, or the
 // softmax unit's u_ctrl / softmax_unit / u_softmax).

@@ -21,10 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-int stationarity_code(Stationarity s) {
-  return s == Stationarity::kOutput ? 0 : s == Stationarity::kWeight ? 1 : 2;
-}
-
 std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
   return s;
@@ -269,7 +265,6 @@ std::string emit_top(const Graph& g) {
   const ArrayPlan& p = g.array_a;
   // Without the fused kernels the controller's unused array b ports keep their
   // output-stationary widths (x: TM bytes, w: TK bytes).
-  const int stb = g.attention ? stationarity_code(g.array_b.stationarity) : 0;
   const uint32_t xb_bytes = g.attention ? g.array_b.x_bytes : p.spec.tile_m;
   const uint32_t wb_bytes = g.attention ? g.array_b.w_bytes : p.spec.tile_k;
   const ArraySpec& a = p.spec;
@@ -336,27 +331,7 @@ std::string emit_top(const Graph& g) {
       .m_bresp(m_bresp), .m_bvalid(m_bvalid), .m_bready(m_bready));
 
 )";
-  o << "  fsgen_ctrl #(.TM(" << a.tile_m << "), .TN(" << a.tile_n << "), .TK(" << a.tile_k
-    << "), .W(DW/8), .ST(" << stationarity_code(p.stationarity) << "), .ORD0("
-    << static_cast<int>(a.loop_order[0]) << "), .ORD1(" << static_cast<int>(a.loop_order[1]) << "), .ORD2("
-    << static_cast<int>(a.loop_order[2]) << "), .M_LIVE(" << (a.m_inside_k() ? 1 : 0) << "), .N_LIVE("
-    << (a.n_inside_k() ? 1 : 0) << "), .ATTN(" << (g.attention ? 1 : 0) << "), .STB("
-    << stb << "), .KC(" << g.k_cache_tiles << "), .VC(" << g.v_cache_tiles << "), .DUAL("
-    << (g.matmul_on_both ? 1 : 0) << "), .SYS_A(" << (p.spec.systolic ? 1 : 0) << "), .SYS_B("
-    << (g.attention && g.array_b.spec.systolic ? 1 : 0) << ")";
-  if (g.sliding_window()) o << ", .WIN(" << g.sliding_window() << ")";
-  const GroupNetwork& topk = g.sparse.group;
-  if (topk.present) o << ", .GRP(1), .TOPK(" << topk.topk << "), .GT(" << topk.params.i << ")";
-  const MemorySparsity& ms = g.sparse.memory;
-  if (ms.compresses("x")) o << ", .CMP_A(1), .MA_BEATS(" << metadata_record_bytes(a.tile_m, g.memory.beat_bytes) / g.memory.beat_bytes << ")";
-  if (ms.compresses("w")) o << ", .CMP_B(1), .MB_BEATS(" << metadata_record_bytes(a.tile_k, g.memory.beat_bytes) / g.memory.beat_bytes << ")";
-  if (steps)
-    o << ", .SPARSE(1), .SK(" << sp.window() << "), .LM(" << sp.lanes_m() << "), .LN(" << sp.lanes_n() << "), .XSP("
-      << (sp.x_sparse ? 1 : 0) << "), .WSP(" << (sp.w_sparse ? 1 : 0) << ")";
-  if (g.attention)
-    o << ", .BM(" << g.array_b.spec.tile_m << "), .BN(" << g.array_b.spec.tile_n << "), .BK(" << g.array_b.spec.tile_k
-      << ")";
-  o << ") u_ctrl (\n";
+  o << "  fsgen_ctrl #(" << parameter_list(ctrl_instance(g)) << ") u_ctrl (\n";
   o << "      .clk(clk), .rst_n(rst_n), .start(start),\n" << register_connections();
   o << R"(      .busy(busy), .done_pulse(done_pulse), .cycles(cycles),
       .cmd_valid(cmd_valid), .cmd_write(cmd_write), .cmd_addr(cmd_addr), .cmd_beats(cmd_beats),
@@ -447,6 +422,8 @@ std::string graph_json(const Graph& g) {
 std::map<std::string, std::string> module_sources() {
   std::map<std::string, std::string> files = rtl_library();
   files["fsgen_exp2.vh"] = emit_exp2_header();
+  files["fsgen_csr.v"] = emit_csr();
+  files["fsgen_regs.vh"] = emit_regs_header();
   return files;
 }
 
@@ -457,15 +434,12 @@ std::string write_module_sources(const std::string& dir, const std::string& modu
 
 std::map<std::string, std::string> emit_design(const Graph& g) {
   std::map<std::string, std::string> files;
-  const auto& lib = rtl_library();
+  const std::map<std::string, std::string> lib = module_sources();
   for (const auto& f : verilog_files(g))
-    if (f != "fsgen_top.v" && f != "fsgen_csr.v") files[f] = lib.at(f);
-  files["fsgen_csr.v"] = emit_csr();
+    if (f != "fsgen_top.v") files[f] = lib.at(f);
   files["fsgen_top.v"] = emit_top(g);
-  files["fsgen_regs.vh"] = emit_regs_header();
-  files["fsgen_exp2.vh"] = emit_exp2_header();
-  files["fsgen_rescale.vh"] = lib.at("fsgen_rescale.vh");
-  files["fsgen_requant.vh"] = lib.at("fsgen_requant.vh");
+  for (const char* header : {"fsgen_regs.vh", "fsgen_exp2.vh", "fsgen_rescale.vh", "fsgen_requant.vh"})
+    files[header] = lib.at(header);
   files["probes.h"] = emit_probes_header(g);
   files["graph.json"] = graph_json(g);
   return files;

@@ -20,8 +20,9 @@ std::string emit_csr();
 std::string emit_probes_header(const Graph& g);
 std::string graph_json(const Graph& g);
 
-// The library's modules with the headers they include (fsgen_exp2.vh generated): what
-// synthesising one module on its own needs. name -> text.
+// The library's modules with the headers they include (generated: fsgen_exp2.vh, the
+// register file fsgen_csr.v and its fsgen_regs.vh): what synthesising one module on its
+// own needs. name -> text.
 std::map<std::string, std::string> module_sources();
 
 // Writes module_sources() into dir (created) and returns the path of `module`'s file, for

@@ -25,18 +25,31 @@ namespace {
 #define FSGEN_RECORD_COLUMNS                                                                          \
   "design,block,kind,h,variant,cycles,window,clock_mhz,alpha,busy,enable,zeros,predicted_mw,golden_mw," \
   "predicted_leakage_mw,golden_leakage_mw,predicted_area_um2,golden_area_um2,trace_r,trace_nrmse"
-constexpr const char* kHeader = FSGEN_RECORD_COLUMNS ",design_trace_r,design_trace_nrmse";
+#define FSGEN_DESIGN_TRACE_COLUMNS ",design_trace_r,design_trace_nrmse"
+constexpr const char* kHeader = FSGEN_RECORD_COLUMNS FSGEN_DESIGN_TRACE_COLUMNS ",design_unmodelled_golden_mw";
 constexpr size_t fields_of(const char* header) {
   size_t n = 1;
   for (; *header; ++header) n += *header == ',';
   return n;
 }
 constexpr size_t kFields = fields_of(kHeader);
-// Records written before the design traces were kept: read with those unknown (nan), and
-// upgraded in place when a design is appended.
-constexpr const char* kHeaderWithoutDesignTraces = FSGEN_RECORD_COLUMNS;
+// Records of earlier layouts: written before the design traces, or before the golden power
+// of the blocks without a model, were kept. Read with those unknown (nan), and upgraded in
+// place when a design is appended.
+struct EarlierLayout {
+  const char* header;
+  const char* unknown_fields;
+};
+constexpr EarlierLayout kEarlierLayouts[] = {{FSGEN_RECORD_COLUMNS, ",nan,nan,nan"},
+                                             {FSGEN_RECORD_COLUMNS FSGEN_DESIGN_TRACE_COLUMNS, ",nan"}};
 #undef FSGEN_RECORD_COLUMNS
-constexpr const char* kUnknownDesignTrace = ",nan,nan";
+#undef FSGEN_DESIGN_TRACE_COLUMNS
+
+const EarlierLayout* earlier_layout(const std::string& header) {
+  for (const auto& l : kEarlierLayouts)
+    if (header == l.header) return &l;
+  return nullptr;
+}
 
 std::string csv_safe(std::string s) {
   for (char& c : s)
@@ -63,7 +76,8 @@ ValidationRecord record_of(const std::string& line, const std::string& where) {
     r.cycles = std::stoull(f[5]), r.window = std::stoull(f[6]);
     double* numbers[] = {&r.clock_mhz, &r.alpha, &r.busy, &r.enable, &r.zeros, &r.predicted_mw, &r.golden_mw,
                          &r.predicted_leakage_mw, &r.golden_leakage_mw, &r.predicted_area_um2, &r.golden_area_um2,
-                         &r.trace_r, &r.trace_nrmse, &r.design_trace_r, &r.design_trace_nrmse};
+                         &r.trace_r, &r.trace_nrmse, &r.design_trace_r, &r.design_trace_nrmse,
+                         &r.design_unmodelled_golden_mw};
     for (size_t i = 0; i < std::size(numbers); ++i) *numbers[i] = std::stod(f[7 + i]);
   } catch (const std::exception&) {
     fail(where, "expected numbers in the numeric fields of a validation record");
@@ -146,15 +160,16 @@ std::vector<double> leave_one_design_out(const std::vector<std::vector<float>>& 
 
 namespace {
 
-// The record file's lines after its header, rows of the earlier layout completed with
-// unknown design traces; UserError when the header is neither layout.
+// The record file's lines after its header, rows of an earlier layout completed with
+// unknown fields; UserError when the header is no layout.
 std::vector<std::string> record_rows(const std::string& path, std::istream& in) {
   std::string header;
   std::getline(in, header);
-  const bool earlier = header == kHeaderWithoutDesignTraces;
+  const EarlierLayout* earlier = earlier_layout(header);
   if (header != kHeader && !earlier) fail(path + ":1", "expected the header " + std::string(kHeader));
   std::vector<std::string> rows;
-  for (std::string line; std::getline(in, line);) rows.push_back(earlier && !line.empty() ? line + kUnknownDesignTrace : line);
+  for (std::string line; std::getline(in, line);)
+    rows.push_back(earlier && !line.empty() ? line + earlier->unknown_fields : line);
   return rows;
 }
 
@@ -174,7 +189,7 @@ void append_validation_records(const std::string& path, const std::vector<Valida
     std::ifstream in(path);
     std::string first;
     std::getline(in, first);
-    if (first == kHeaderWithoutDesignTraces) {
+    if (earlier_layout(first)) {
       in.seekg(0);
       rewrite_records(path, record_rows(path, in));
     } else if (first != kHeader) {
@@ -190,7 +205,7 @@ void append_validation_records(const std::string& path, const std::vector<Valida
         << r.cycles << "," << r.window << "," << r.clock_mhz << "," << r.alpha << "," << r.busy << "," << r.enable << "," << r.zeros << ","
         << r.predicted_mw << "," << r.golden_mw << "," << r.predicted_leakage_mw << "," << r.golden_leakage_mw << ","
         << r.predicted_area_um2 << "," << r.golden_area_um2 << "," << r.trace_r << "," << r.trace_nrmse << ","
-        << r.design_trace_r << "," << r.design_trace_nrmse << "\n";
+        << r.design_trace_r << "," << r.design_trace_nrmse << "," << r.design_unmodelled_golden_mw << "\n";
   if (!out) fail(path, "cannot append validation records");
 }
 
@@ -235,6 +250,7 @@ ValidationSummary summarise_validation(const std::vector<ValidationRecord>& reco
     s.golden_mw.push_back(golden), s.extrapolated.push_back(extrapolated), s.sparse.push_back(sparse);
     s.design_trace_r.push_back(blocks.front()->design_trace_r);
     s.design_trace_nrmse.push_back(blocks.front()->design_trace_nrmse);
+    s.unmodelled_golden_mw.push_back(blocks.front()->design_unmodelled_golden_mw);
     fsgen_mw.push_back(ours), action_mw.push_back(act), mac_mw.push_back(mac);
     features.push_back(design_features(blocks));
   }
@@ -292,6 +308,29 @@ std::string trace_scores(const ValidationSummary& s, Keep keep) {
   return o.str();
 }
 
+// What the compared blocks leave out of the cores replayed whole (the controller with its
+// requantiser, the register file): their share of the core's golden power, and fsgen's
+// sum over the modelled blocks against the whole core's golden power.
+std::string unmodelled_scores(const ValidationSummary& s) {
+  std::vector<double> share, predicted, whole;
+  for (size_t d = 0; d < s.designs.size(); ++d) {
+    if (std::isnan(s.unmodelled_golden_mw[d])) continue;
+    const double core = s.golden_mw[d] + s.unmodelled_golden_mw[d];
+    share.push_back(100.0 * s.unmodelled_golden_mw[d] / core);
+    predicted.push_back(s.methods.front().predicted_mw[d]), whole.push_back(core);
+  }
+  if (share.empty()) return "";
+  double mean = 0;
+  for (double v : share) mean += v / double(share.size());
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(1) << "\nCores replayed whole (" << share.size()
+    << " designs): the blocks without a model (controller with its requantiser, register file) hold " << mean
+    << " % of the core's golden power on average (" << *std::min_element(share.begin(), share.end()) << " to "
+    << *std::max_element(share.begin(), share.end()) << " %); fsgen's sum over the modelled blocks against the "
+    << "whole core's golden power: MAPE " << score("", predicted, whole).mape << " %.\n";
+  return o.str();
+}
+
 }  // namespace
 
 void print_validation(const ValidationSummary& s, std::ostream& out) {
@@ -314,20 +353,21 @@ void print_validation(const ValidationSummary& s, std::ostream& out) {
       << trace_scores(s, [&](size_t d) { return bool(s.sparse[d]); }) << ". Of the blocks alone: R mean "
       << std::setprecision(3) << s.trace_r_mean << ", min " << s.trace_r_min << "; NRMSE mean " << s.trace_nrmse_mean
       << ".\nArea (primitive fits against Yosys on the liberty): mean |error| " << std::setprecision(2)
-      << s.area_error_mean << " %, max " << s.area_error_max << " %.\n\n"
+      << s.area_error_mean << " %, max " << s.area_error_max << " %.\n" << unmodelled_scores(s) << "\n"
       << "| primitive | blocks | fsgen MAPE | R | max error | block trace R mean |\n|---|---|---|---|---|---|\n";
   for (size_t k = 0; k < s.by_kind.size(); ++k)
     out << "| " << s.by_kind[k].method << " | " << s.by_kind[k].predicted_mw.size() << " | " << std::setprecision(1)
         << s.by_kind[k].mape << " % | " << std::setprecision(3) << s.by_kind[k].pearson << " | " << std::setprecision(1)
         << s.by_kind[k].max_abs_error << " % | " << std::setprecision(3) << s.by_kind_trace_r[k] << " |\n";
-  out << "\n| design | golden mW | trace R |";
+  out << "\n| design | golden mW | trace R | not modelled, golden mW |";
   for (const auto& m : s.methods) out << " " << m.method << " |";
-  out << "\n|---|---|---|";
+  out << "\n|---|---|---|---|";
   for (size_t i = 0; i < s.methods.size(); ++i) out << "---|";
   out << "\n";
   for (size_t d = 0; d < s.designs.size(); ++d) {
     out << "| " << s.designs[d] << (s.extrapolated[d] ? " *" : "") << " | " << std::setprecision(3) << s.golden_mw[d]
-        << " | " << (std::isnan(s.design_trace_r[d]) ? std::string("-") : fixed3(s.design_trace_r[d])) << " |";
+        << " | " << (std::isnan(s.design_trace_r[d]) ? std::string("-") : fixed3(s.design_trace_r[d])) << " | "
+        << (std::isnan(s.unmodelled_golden_mw[d]) ? std::string("-") : fixed3(s.unmodelled_golden_mw[d])) << " |";
     for (const auto& m : s.methods)
       out << " " << m.predicted_mw[d] << " (" << std::showpos << std::setprecision(1)
           << 100.0 * (m.predicted_mw[d] - s.golden_mw[d]) / s.golden_mw[d] << std::noshowpos << " %) |"

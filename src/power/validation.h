@@ -5,6 +5,7 @@
 // `fsgen power --golden --record`; `fsgen power-validate` reads the records and scores
 // the hierarchical model and the baselines design by design.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -26,6 +27,10 @@ struct ValidationRecord {
   double trace_r = 0, trace_nrmse = 0;  // per window of `window` cycles
   // The same for the sum over the design's compared blocks (equal in all of its records).
   double design_trace_r = 0, design_trace_nrmse = 0;
+  // Golden power of the design's replayed blocks that have no model (the controller and
+  // register file of a matmul core): what the compared sum leaves out of the core. nan
+  // when not replayed (fused cores, records of earlier layouts).
+  double design_unmodelled_golden_mw = std::nan("");
 };
 
 // Appends to `path` (with the column header when new); UserError when the file's header
@@ -50,6 +55,8 @@ struct ValidationSummary {
   std::vector<MethodScore> headline, headline_dense, headline_sparse;
   double trace_r_mean = 0, trace_r_min = 0, trace_nrmse_mean = 0;  // over blocks
   std::vector<double> design_trace_r, design_trace_nrmse;          // per design: its blocks' sum
+  // Per design: golden power of its replayed blocks without a model (nan: not replayed).
+  std::vector<double> unmodelled_golden_mw;
   double area_error_mean = 0, area_error_max = 0;                   // |%| over blocks
   uint64_t blocks = 0, trace_window = 0;
   // The fsgen model's blocks by primitive: their average power against golden (MAPE,

@@ -430,7 +430,14 @@ TraceAgreement design_trace_agreement(const PowerTrace& t, const std::vector<Gol
 }
 
 std::vector<ValidationRecord> validation_records(const std::string& design, const PowerTrace& t,
-                                                 const std::vector<GoldenComparison>& c, const TraceAgreement& total) {
+                                                 const std::vector<GoldenComparison>& c, const TraceAgreement& total,
+                                                 const std::vector<GoldenBlockPower>& golden) {
+  double unmodelled_mw = std::nan("");
+  if (std::any_of(golden.begin(), golden.end(), [](const GoldenBlockPower& gb) { return gb.block == "ctrl"; })) {
+    unmodelled_mw = 0;
+    for (const auto& gb : golden)
+      if (!find_block(t, gb.block)) unmodelled_mw += gb.average_mw;
+  }
   std::vector<ValidationRecord> out;
   for (const auto& g : c)
     for (const auto& b : t.blocks) {
@@ -444,6 +451,7 @@ std::vector<ValidationRecord> validation_records(const std::string& design, cons
       r.predicted_area_um2 = g.predicted_area_um2, r.golden_area_um2 = g.golden_area_um2;
       r.trace_r = g.window_r, r.trace_nrmse = g.window_nrmse;
       r.design_trace_r = total.r, r.design_trace_nrmse = total.nrmse;
+      r.design_unmodelled_golden_mw = unmodelled_mw;
       out.push_back(r);
     }
   return out;
@@ -475,11 +483,19 @@ void print_golden_comparison(const std::vector<GoldenComparison>& c, const Trace
 
 void print_golden_unmodelled(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden, std::ostream& out) {
   out << std::fixed;
-  for (const auto& gb : golden)
-    if (!find_block(t, gb.block))
-      out << "    " << std::left << std::setw(10) << gb.block << std::right << " not modelled, golden " << std::setprecision(3)
-          << gb.average_mw << " mW (leakage " << gb.leakage_mw << " mW; area " << std::setprecision(0) << gb.area_um2
-          << " um^2 by Yosys; replay outputs " << replay_outputs_note(gb.output_mismatch_cycles) << ")\n";
+  double all_mw = 0, unmodelled_mw = 0, all_area = 0, unmodelled_area = 0;
+  for (const auto& gb : golden) {
+    all_mw += gb.average_mw, all_area += gb.area_um2;
+    if (find_block(t, gb.block)) continue;
+    unmodelled_mw += gb.average_mw, unmodelled_area += gb.area_um2;
+    out << "    " << std::left << std::setw(10) << gb.block << std::right << " not modelled, golden " << std::setprecision(3)
+        << gb.average_mw << " mW (leakage " << gb.leakage_mw << " mW; area " << std::setprecision(0) << gb.area_um2
+        << " um^2 by Yosys; replay outputs " << replay_outputs_note(gb.output_mismatch_cycles) << ")\n";
+  }
+  if (unmodelled_mw > 0)
+    out << "    " << std::left << std::setw(10) << "replayed" << std::right << " golden " << std::setprecision(3) << all_mw
+        << " mW over every replayed block, " << std::setprecision(1) << 100.0 * unmodelled_mw / all_mw
+        << " % of it (and " << 100.0 * unmodelled_area / all_area << " % of their area) in blocks without a model\n";
   out << std::defaultfloat;
 }
 

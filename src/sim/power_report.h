@@ -70,12 +70,16 @@ struct TraceAgreement {
 };
 TraceAgreement design_trace_agreement(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden);
 void print_golden_comparison(const std::vector<GoldenComparison>& c, const TraceAgreement& design, std::ostream& out);
-// The golden power of replayed blocks the estimate has no model for (the softmax unit): what
-// the comparison above leaves out.
+// The golden power of replayed blocks the estimate has no model for (the controller and
+// register file of a matmul core; the softmax unit with a model that lacks it): what the
+// comparison above leaves out, and its share of every replayed block's golden power.
 void print_golden_unmodelled(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden, std::ostream& out);
-// One validation record (power/validation.h) per compared block, named `design`.
+// One validation record (power/validation.h) per compared block, named `design`; with the
+// golden power of the replayed blocks without a model when the controller is among them
+// (the requantiser and normaliser are inside it, so the core is then replayed whole).
 std::vector<ValidationRecord> validation_records(const std::string& design, const PowerTrace& t,
-                                                 const std::vector<GoldenComparison>& c, const TraceAgreement& total);
+                                                 const std::vector<GoldenComparison>& c, const TraceAgreement& total,
+                                                 const std::vector<GoldenBlockPower>& golden);
 
 // `macros`: the design's memory macros (power/memory_macro.h), estimated from the SystemC
 // model's accesses (each placed in the windows where its array computes) and leakage.
