@@ -37,6 +37,24 @@ TEST(Emitter, WritesEveryFileAtomically) {
   EXPECT_NE(top.find("fsgen_acc_cache"), std::string::npos);
 }
 
+// The power flow replays the controller with the parameters the top instantiates it with;
+// a fused core's controller holds the softmax unit (a block of its own), so it is not
+// replayed whole. The register file's module is in the library a lone synthesis reads.
+TEST(Emitter, TheControllerIsReplayedAsTheTopInstantiatesIt) {
+  const Graph g = tiny("weight_stationary");
+  const std::optional<ArrayInstance> ctrl = block_instance(g, "ctrl");
+  ASSERT_TRUE(ctrl);
+  EXPECT_EQ(ctrl->module, "fsgen_ctrl");
+  EXPECT_EQ(ctrl->params.at("ST"), 1);
+  EXPECT_EQ(ctrl->params.at("W"), 4);  // beat bytes
+  std::string list;
+  for (const auto& [name, value] : ctrl->params) list += (list.empty() ? "." : ", .") + name + "(" + std::to_string(value) + ")";
+  EXPECT_NE(emit_top(g).find("fsgen_ctrl #(" + list + ") u_ctrl ("), std::string::npos) << list;
+  EXPECT_FALSE(block_instance(tiny("output_stationary", "[matmul, attention]"), "ctrl"));
+  EXPECT_EQ(block_instance(g, "csr")->module, "fsgen_csr");
+  EXPECT_EQ(module_sources().at("fsgen_csr.v"), emit_design(g).at("fsgen_csr.v"));
+}
+
 TEST(Emitter, ADesignFolderIsCurrentOnlyWhileEveryFileMatches) {
   const Graph g = tiny("output_stationary");
   const std::string dir = write_design(g, test::scratch_dir("current") + "/d");
