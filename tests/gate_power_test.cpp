@@ -198,8 +198,8 @@ TEST(GoldenPower, ReplaysTheAccumulatorCache) {
   EXPECT_EQ(golden[0].params.at("TN"), 4);
   EXPECT_GT(golden[0].average_mw, golden[0].leakage_mw);
   EXPECT_EQ(golden[0].output_mismatch_cycles, 0u);
-  EXPECT_NE(test::error_of([&] { golden_block_power(g, prog, {"ctrl"}, "", dir + "/rtl", dir + "/work"); })
-                .find("block 'ctrl': no RTL instance the power flow replays"),
+  EXPECT_NE(test::error_of([&] { golden_block_power(g, prog, {"requant"}, "", dir + "/rtl", dir + "/work"); })
+                .find("block 'requant': no RTL instance the power flow replays"),
             std::string::npos);
 }
 

@@ -6,14 +6,17 @@
 # SystemC model (prediction) and on the Verilated RTL replayed into the arrays' gate-level
 # netlists (golden), appends each design's records, then scores fsgen's model and the
 # baselines: a Markdown table and a predicted-against-golden PNG.
-# Resumable: designs already in the records are not run again.
+# Resumable: designs already in the records are not run again. --whole-core also replays
+# each matmul core's controller and register file (no model yet): their golden power is
+# kept with the records and scored against the modelled sum (slow: a controller's synthesis
+# and gate-level build take minutes per distinct controller).
 #
 # usage: validation/power_validation.sh [--liberty FILE] [--dataset CSV] [--out DIR] [--fsgen BIN]
-#                                       [--designs dense|sparse|softmax|all]
+#                                       [--designs dense|sparse|softmax|all] [--whole-core]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$HERE")
-FSGEN=$ROOT/build/fsgen LIBERTY="" DATASET="" OUT="" DESIGNS=all
+FSGEN=$ROOT/build/fsgen LIBERTY="" DATASET="" OUT="" DESIGNS=all WHOLE_CORE=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --liberty) LIBERTY=$2; shift 2 ;;
@@ -21,7 +24,8 @@ while [ $# -gt 0 ]; do
     --out) OUT=$2; shift 2 ;;
     --fsgen) FSGEN=$2; shift 2 ;;
     --designs) DESIGNS=$2; shift 2 ;;
-    *) echo "power_validation.sh: unknown argument '$1' (expected --liberty, --dataset, --out, --fsgen, --designs)" >&2; exit 2 ;;
+    --whole-core) WHOLE_CORE=(--whole-core); shift ;;
+    *) echo "power_validation.sh: unknown argument '$1' (expected --liberty, --dataset, --out, --fsgen, --designs, --whole-core)" >&2; exit 2 ;;
   esac
 done
 LIB_NAME=fsgen45
@@ -46,7 +50,7 @@ while IFS='|' read -r name args; do
   if [ -f "$RECORDS" ] && grep -q "^$name," "$RECORDS"; then continue; fi
   echo "== $name" >&2
   # shellcheck disable=SC2086
-  if ! "$FSGEN" power "$OUT/specs/$name.yaml" $args --power-model "$OUT/model.json" --window 1 --golden \
+  if ! "$FSGEN" power "$OUT/specs/$name.yaml" $args --power-model "$OUT/model.json" --window 1 --golden "${WHOLE_CORE[@]}" \
       "${LIB_ARGS[@]}" -o "$OUT/rtl" --record "$RECORDS" < /dev/null > "$OUT/$name.log" 2>&1; then
     echo "FAILED: $name (see $OUT/$name.log)" >&2; failed=$((failed + 1))
   fi

@@ -1,6 +1,7 @@
 // fsgen: generate fused accelerators, simulate them, cross-check them against RTL.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -507,6 +508,10 @@ int run(int argc, char** argv) {
   pow->add_option("--png", png_out, "draw the trace as a PNG (gnuplot)");
   bool golden = false;
   pow->add_flag("--golden", golden, "also compute the arrays' gate-level golden power on the same run (slow)");
+  bool whole_core = false;
+  pow->add_flag("--whole-core", whole_core,
+                "--golden: also replay the blocks without a model (a matmul core's controller and register file): "
+                "what the estimate leaves out of the core (the controller's synthesis takes minutes to an hour)");
   pow->add_option("--liberty", liberty, "the power model's liberty (memory macros, --golden); default: the built-in fsgen45");
   add_macro_options(pow, macro_opts);
   pow->add_option("-o,--out", out_root, "output root folder: the liberty copy, and the RTL and gate-level builds of --golden")
@@ -638,6 +643,7 @@ int run(int argc, char** argv) {
   if (pow->parsed()) {
     if (!golden && !record_path.empty()) fail("--record", "records need the golden power: add --golden");
     if (!golden && !golden_csv.empty()) fail("--golden-csv", "the golden trace needs the golden power: add --golden");
+    if (!golden && whole_core) fail("--whole-core", "replaying the blocks without a model needs --golden");
     const Graph g = elaborate(parse_spec_file(spec_path));
     const PowerModel pm = load_power_model(power_model);
     const Program prog = compile_chosen(g).program;
@@ -653,8 +659,14 @@ int run(int argc, char** argv) {
       std::vector<std::string> replayed;  // memory macros have no logic to replay
       for (const auto& b : t.blocks)
         if (b.kind != "sram_macro") replayed.push_back(b.block);
-      for (const auto& b : t.not_modelled)  // golden alone: how much the estimate leaves out
-        if (block_instance(g, b)) replayed.push_back(b);
+      // Golden alone, how much the estimate leaves out: a primitive the model lacks (the
+      // softmax unit), and with --whole-core the blocks no primitive covers yet.
+      auto is_primitive = [](const std::string& kind) {
+        const auto& c = primitive_catalog();
+        return std::any_of(c.begin(), c.end(), [&](const PrimitiveDef& d) { return d.kind == kind; });
+      };
+      for (const auto& b : t.not_modelled)
+        if (block_instance(g, b) && (whole_core || is_primitive(g.block(b).kind))) replayed.push_back(b);
       const auto golden_power = golden_block_power(g, prog, replayed, liberty, out_root, work);
       const auto comparison = compare_to_golden(t, golden_power, pm);
       const TraceAgreement together = design_trace_agreement(t, golden_power);
