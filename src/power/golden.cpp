@@ -72,13 +72,6 @@ std::string instance_dir(const std::string& work_dir, const ArrayInstance& inst)
   return (fs::path(work_dir) / name).string();
 }
 
-// The controller is mapped fast: its full mapping takes hours (techmap.h, MappingEffort).
-// It has no model, so its golden power measures what the estimate leaves out of the core,
-// not a label the model learns from.
-MappingEffort mapping_effort(const std::string& module) {
-  return module == "fsgen_ctrl" ? MappingEffort::kFast : MappingEffort::kFull;
-}
-
 GoldenBlockPower replay_block(const Graph& g, const std::string& block, const ArrayInstance& inst, const Liberty& lib,
                               const std::string& vcd, uint64_t cycles, const std::string& work_dir) {
   GoldenBlockPower gb;
@@ -87,18 +80,22 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
   gb.params = inst.params;
   const std::string dir = instance_dir(work_dir, inst);
   const std::vector<std::string> files = {write_module_sources(dir, gb.module)};
-  gb.mapping = mapping_effort(gb.module);
+  // The controller is mapped fast: its full mapping takes hours (techmap.h, MappingEffort).
+  // It has no model, so its golden power measures what the estimate leaves out of the core,
+  // not a label the model learns from. Its replay starts a cycle early (with_start_cycle).
+  const bool controller = gb.module == "fsgen_ctrl";
+  gb.mapping = controller ? MappingEffort::kFast : MappingEffort::kFull;
   const SynthReport synth = synth_to_liberty(files, gb.module, gb.params, lib, dir, {}, gb.mapping);
   const GateNetlist netlist = read_netlist_json(synth.netlist_json, gb.module);
   std::vector<std::pair<std::string, uint32_t>> inputs;
   for (const auto& [port, bits] : netlist.ports)
     if (!netlist.outputs.count(port) && port != "clk") inputs.push_back({port, uint32_t(bits.size())});
   const PortWaveforms waves = read_vcd_waveforms(vcd, rtl_scope(block), inputs, cycles);
-  const bool starts = gb.module == "fsgen_ctrl";
-  GateActivity activity = replay_gates(synth, netlist, lib, starts ? with_start_cycle(waves) : waves, "clk", "rst_n", dir, true);
-  if (starts) drop_start_cycle(activity);
+  GateActivity activity =
+      replay_gates(synth, netlist, lib, controller ? with_start_cycle(waves) : waves, "clk", "rst_n", dir, true);
+  if (controller) drop_start_cycle(activity);
   gb.output_mismatch_cycles = output_mismatches(netlist, vcd, (fs::path(dir) / "gates.vcd").string(), block, cycles,
-                                                starts ? kStartCycles : 0);
+                                                controller ? kStartCycles : 0);
   fs::remove(fs::path(dir) / "gates.vcd");
   const GatePowerModel engine(netlist, read_liberty_file(lib.path), {g.spec.clock_mhz, 0.05, 0});
   gb.mw = power_trace_mw(engine, activity, g.spec.clock_mhz);

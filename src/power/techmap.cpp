@@ -107,7 +107,8 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
     for (const auto& [name, value] : params) ys << " -set " << name << " " << value;
     ys << " " << top << "\n";
   }
-  ys << "synth -flatten -top " << top << "\ndfflibmap -liberty " << l << "\nabc " << (effort == MappingEffort::kFast ? "-fast " : "") << "-liberty " << l
+  const char* abc = effort == MappingEffort::kFast ? "\nabc -fast -liberty " : "\nabc -liberty ";
+  ys << "synth -flatten -top " << top << "\ndfflibmap -liberty " << l << abc << l
      << "\nopt_clean\ntee -o /dev/stdout stat -liberty " << l << "\nwrite_verilog -noattr " << r.netlist
      // The JSON is read back from the Verilog so that net names match it (and a simulation's).
      << "\ndesign -reset\nread_liberty -lib " << l << "\nread_verilog " << r.netlist << "\nwrite_json " << r.netlist_json
