@@ -270,13 +270,21 @@ module fsgen_ctrl #(
   assign cmd_beats = (state == S_MDA_ISSUE) ? MA_BEATS[7:0] : (state == S_MDB_ISSUE) ? MB_BEATS[7:0] :
                      (state == S_LDA_ISSUE || state == A_LD_ISSUE || state == A_FIN_ISSUE) ? BEATS_A[7:0]
                                                                                          : BEATS_B[7:0];
-  wire [31:0] a_row_addr = addr_a + ({16'd0, mt} * TM + {24'd0, row}) * stride_a + {16'd0, kt} * TK;
-  wire [31:0] b_row_addr = addr_b + ({16'd0, kt} * TK + {24'd0, row}) * stride_b + {16'd0, nt} * NB;
-  wire [31:0] c_row_addr = addr_c + ({16'd0, mt} * TM + {24'd0, row}) * stride_c + {16'd0, nt} * NB;
-  assign cmd_addr = (state == S_LDA_ISSUE) ? a_row_addr : (state == S_LDB_ISSUE) ? b_row_addr :
-                    (state == S_MDA_ISSUE) ? meta_a_addr : (state == S_MDB_ISSUE) ? meta_b_addr :
-                    (state == A_LD_ISSUE) ? at_ld_addr + {24'd0, row} * TK :
-                    (state == A_FIN_ISSUE) ? at_o_addr + {24'd0, row} * TK : c_row_addr;
+  // The row of a matmul tile a command moves: A's (LDA), B's (LDB), else C's. One
+  // multiplier serves the three, as one command is issued at a time.
+  wire        row_of_a = (state == S_LDA_ISSUE), row_of_b = (state == S_LDB_ISSUE);
+  wire [31:0] mm_base = row_of_a ? addr_a : row_of_b ? addr_b : addr_c;
+  wire [31:0] mm_stride = row_of_a ? stride_a : row_of_b ? stride_b : stride_c;
+  wire [31:0] mm_row = row_of_b ? {16'd0, kt} * TK + {24'd0, row} : {16'd0, mt} * TM + {24'd0, row};
+  wire [31:0] mm_col = row_of_a ? {16'd0, kt} * TK : {16'd0, nt} * NB;
+  wire [31:0] mm_row_addr = mm_base + mm_row * mm_stride + mm_col;
+  // States of a feature the core is built without are never entered; their terms are
+  // guarded by its parameter as well, so that synthesis drops the logic they read (the
+  // metadata and attention address arithmetic) from cores without the feature.
+  assign cmd_addr = (CMP_A != 0 && state == S_MDA_ISSUE) ? meta_a_addr :
+                    (CMP_B != 0 && state == S_MDB_ISSUE) ? meta_b_addr :
+                    (ATTN != 0 && state == A_LD_ISSUE) ? at_ld_addr + {24'd0, row} * TK :
+                    (ATTN != 0 && state == A_FIN_ISSUE) ? at_o_addr + {24'd0, row} * TK : mm_row_addr;
   wire need_a_now = first || (mt != la_m) || (kt != la_k);
   wire need_b_now = first || (kt != lb_k) || (nt != lb_n);
   wire [7:0] wr_beat_c = ({24'd0, wr_beat} < BEATS_B) ? wr_beat : 8'd0;
@@ -761,11 +769,12 @@ module fsgen_ctrl #(
       for (b = 0; b < TK; b = b + 1) buf_a[row*TK + b] <= 8'd0;
     if (state == S_LDB_ISSUE && skip_b_row)
       for (b = 0; b < NB; b = b + 1) buf_b[row*NB + b] <= 8'd0;
-    if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd1)
+    // Loads of the fused kernels, guarded by their parameters as cmd_addr's terms are.
+    if ((ATTN != 0) && rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd1)
       for (b = 0; b < W; b = b + 1) buf_b[bb + row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
-    if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd2)
+    if ((ATTN != 0) && rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd2)
       for (b = 0; b < W; b = b + 1) lut[(row*TK + rd_beat*W + b) & 255] <= rd_data[b*8 +: 8];
-    if (rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd3)
+    if ((GRP != 0) && rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd3)
       for (b = 0; b < W; b = b + 1) kpool[rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (sm_v_q && at_ffn)
       for (b = 0; b < TN; b = b + 1) p_buf[sm_idx_q*TN + b] <= sm_p[b*8 +: 8];
@@ -849,7 +858,7 @@ module fsgen_ctrl #(
         end else state <= A_TKS;
         A_TKC: begin
           /* verilator lint_off WIDTH */
-          tk_score[tk_j[GTW-1:0]] <= tk_dot;
+          if (GRP != 0) tk_score[tk_j[GTW-1:0]] <= tk_dot;  // guarded: no scorer without GRP
           /* verilator lint_on WIDTH */
           tk_j <= tk_j + 16'd1;
           state <= A_TKI;
