@@ -55,6 +55,32 @@ TEST(Emitter, TheControllerIsReplayedAsTheTopInstantiatesIt) {
   EXPECT_EQ(module_sources().at("fsgen_csr.v"), emit_design(g).at("fsgen_csr.v"));
 }
 
+// Multipliers of two operands that synthesis keeps in a controller built at `ctrl`'s
+// parameters (constant factors of the tiny tiling, powers of two, become shifts).
+size_t controller_multipliers(const ArrayInstance& ctrl, const std::string& dir) {
+  const std::string file = write_module_sources(dir, ctrl.module);
+  std::string script = "read_verilog -I" + fs::path(file).parent_path().string() + " " + file + "; chparam";
+  for (const auto& [name, value] : ctrl.params) script += " -set " + name + " " + std::to_string(value);
+  script += " " + ctrl.module + "; hierarchy -top " + ctrl.module + "; proc; opt -fast; select -count t:$mul";
+  const CommandResult r = run_command("yosys -p " + shell_quote(script) + " 2>&1");
+  EXPECT_EQ(r.status, 0) << r.output;
+  const size_t at = r.output.rfind(" objects.");
+  if (at == std::string::npos) return 0;
+  const size_t line = r.output.rfind('\n', at) + 1;
+  return std::stoul(r.output.substr(line, at - line));
+}
+
+// A matmul core's controller holds one row-address multiplier (A's, B's and C's rows
+// share it) and a requantiser per output column, and none of the fused kernels' or the
+// compressed operands' arithmetic: those states are never entered in such a core.
+TEST(Emitter, AMatmulCoresControllerHoldsOnlyItsOwnArithmetic) {
+  if (!test::have_tool("yosys")) GTEST_SKIP() << "yosys not installed (scripts/install-deps.sh)";
+  const std::optional<ArrayInstance> ctrl = block_instance(tiny("output_stationary"), "ctrl");
+  ASSERT_TRUE(ctrl);
+  const int64_t columns = ctrl->params.at("DUAL") ? ctrl->params.at("TN") + ctrl->params.at("TK") : ctrl->params.at("TN");
+  EXPECT_EQ(controller_multipliers(*ctrl, test::scratch_dir("ctrl_mul")), size_t(1 + columns));
+}
+
 TEST(Emitter, ADesignFolderIsCurrentOnlyWhileEveryFileMatches) {
   const Graph g = tiny("output_stationary");
   const std::string dir = write_design(g, test::scratch_dir("current") + "/d");

@@ -80,12 +80,9 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
   gb.params = inst.params;
   const std::string dir = instance_dir(work_dir, inst);
   const std::vector<std::string> files = {write_module_sources(dir, gb.module)};
-  // The controller is mapped fast: its full mapping takes hours (techmap.h, MappingEffort).
-  // It has no model, so its golden power measures what the estimate leaves out of the core,
-  // not a label the model learns from. Its replay starts a cycle early (with_start_cycle).
+  // The controller's replay starts a cycle early (with_start_cycle).
   const bool controller = gb.module == "fsgen_ctrl";
-  gb.mapping = controller ? MappingEffort::kFast : MappingEffort::kFull;
-  const SynthReport synth = synth_to_liberty(files, gb.module, gb.params, lib, dir, {}, gb.mapping);
+  const SynthReport synth = synth_to_liberty(files, gb.module, gb.params, lib, dir);
   const GateNetlist netlist = read_netlist_json(synth.netlist_json, gb.module);
   std::vector<std::pair<std::string, uint32_t>> inputs;
   for (const auto& [port, bits] : netlist.ports)

@@ -21,7 +21,6 @@ struct GoldenBlockPower {
   std::map<std::string, int64_t> params;
   std::vector<double> mw;  // per kernel cycle
   double average_mw = 0, leakage_mw = 0, area_um2 = 0;
-  MappingEffort mapping = MappingEffort::kFull;  // kFast: the controller (golden.cpp)
   // The replay's self-check: cycles in which the netlist's outputs differ from the RTL
   // instance's (0 when the stimulus was replayed exactly and the mapping is right).
   uint64_t output_mismatch_cycles = 0;

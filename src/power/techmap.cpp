@@ -81,8 +81,7 @@ std::string synthesis_output(const std::string& yosys, const fs::path& script, c
 
 SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::string& top,
                              const std::map<std::string, int64_t>& params, const Liberty& lib,
-                             const std::string& out_dir, const std::vector<std::string>& blackboxes,
-                             MappingEffort effort) {
+                             const std::string& out_dir, const std::vector<std::string>& blackboxes) {
   const std::string yosys = require_tool("yosys");
   SynthReport r;
   // Canonical paths in the script: the same folder named from another working directory
@@ -107,8 +106,7 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
     for (const auto& [name, value] : params) ys << " -set " << name << " " << value;
     ys << " " << top << "\n";
   }
-  const char* abc = effort == MappingEffort::kFast ? "\nabc -fast -liberty " : "\nabc -liberty ";
-  ys << "synth -flatten -top " << top << "\ndfflibmap -liberty " << l << abc << l
+  ys << "synth -flatten -top " << top << "\ndfflibmap -liberty " << l << "\nabc -liberty " << l
      << "\nopt_clean\ntee -o /dev/stdout stat -liberty " << l << "\nwrite_verilog -noattr " << r.netlist
      // The JSON is read back from the Verilog so that net names match it (and a simulation's).
      << "\ndesign -reset\nread_liberty -lib " << l << "\nread_verilog " << r.netlist << "\nwrite_json " << r.netlist_json

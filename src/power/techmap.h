@@ -28,21 +28,13 @@ struct SynthReport {
   std::string netlist_json;                   // the same netlist as Yosys JSON
 };
 
-// How hard ABC maps the logic onto the liberty: kFull, its default script (SAT sweeping,
-// choices: the primitives' labels and the golden power of the modelled blocks); kFast,
-// `abc -fast` (structural mapping only), for logic whose full mapping takes hours (the
-// controller's address and requantiser multipliers: over 75 minutes without finishing on a
-// 2x2 core's), at some cost in area and power.
-enum class MappingEffort { kFull, kFast };
-
 // Synthesises `top` from `files` (with parameters `params` on the top), flattened, onto
 // `lib`, and writes the netlist to out_dir/<top>_<lib>.v. Modules in `blackboxes` stay
 // instances without contents (memory macros; their area is not in area_um2). UserError
 // with Yosys' last lines if it fails.
 SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::string& top,
                              const std::map<std::string, int64_t>& params, const Liberty& lib,
-                             const std::string& out_dir, const std::vector<std::string>& blackboxes = {},
-                             MappingEffort effort = MappingEffort::kFull);
+                             const std::string& out_dir, const std::vector<std::string>& blackboxes = {});
 
 struct TimingReport {
   double arrival_ns = 0;  // data arrival time of the worst register-to-register/input path

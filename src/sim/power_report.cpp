@@ -490,7 +490,7 @@ void print_golden_unmodelled(const PowerTrace& t, const std::vector<GoldenBlockP
     unmodelled_mw += gb.average_mw, unmodelled_area += gb.area_um2;
     out << "    " << std::left << std::setw(10) << gb.block << std::right << " not modelled, golden " << std::setprecision(3)
         << gb.average_mw << " mW (leakage " << gb.leakage_mw << " mW; area " << std::setprecision(0) << gb.area_um2
-        << " um^2 by Yosys" << (gb.mapping == MappingEffort::kFast ? ", mapped by abc -fast" : "")
+        << " um^2 by Yosys"
         << "; replay outputs " << replay_outputs_note(gb.output_mismatch_cycles) << ")\n";
   }
   if (unmodelled_mw > 0)
