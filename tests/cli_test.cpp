@@ -83,7 +83,7 @@ TEST(Cli, PowerErrorsAreOneLine) {
   EXPECT_NE(golden_csv.out.find("--golden-csv: the golden trace needs the golden power: add --golden"), std::string::npos);
   const CliRun whole_core = fsgen_cli("power examples/os_8x8.yaml --whole-core");
   EXPECT_EQ(whole_core.status, 1);
-  EXPECT_NE(whole_core.out.find("--whole-core: replaying the blocks without a model needs --golden"), std::string::npos)
+  EXPECT_NE(whole_core.out.find("--whole-core: replaying the whole core needs --golden"), std::string::npos)
       << whole_core.out;
   const CliRun model = fsgen_cli("train data/power/fsgen45.csv -o " + dir + "/m.json");
   ASSERT_EQ(model.status, 0) << model.out;

@@ -16,8 +16,11 @@
 #include "compiler/ffn.h"
 #include "compiler/matmul.h"
 #include "core/json_file.h"
+#include "generator/verilog_emitter.h"
 #include "models/platform.h"
+#include "power/gate_power.h"
 #include "power/memory_macro.h"
+#include "power/techmap.h"
 #include "sim/power_report.h"
 
 #include "test_util.h"
@@ -525,6 +528,110 @@ TEST(PowerEstimate, AccumulatorCacheFromItsArraysOutput) {
   const PowerTrace as_macro = estimate_power(g, prog, m, 64, design_macros(g, tech, MacroOptions{64, 45}));
   ASSERT_EQ(as_macro.blocks.size(), 1u);
   EXPECT_EQ(as_macro.blocks.front().kind, "sram_macro");
+}
+
+// A structural primitive is labelled by synthesis and the engine alone: its one point per
+// size is the energy of the clock net's two transitions per cycle, every other net still.
+TEST(Characterize, TheRegisterFileIsLabelledByItsClock) {
+  const std::string dir = test::scratch_dir("characterize_csr");
+  const CharacterizeOptions o = small_characterisation({"csr"}, 400, dir);
+  ASSERT_EQ(characterize(o, dir + "/dataset.csv").added, 1u);
+  EXPECT_EQ(characterize(o, dir + "/dataset.csv").added, 0u);  // resumed: nothing left to run
+  const Dataset d = read_dataset(dir + "/dataset.csv");
+  ASSERT_EQ(d.points.size(), 1u);
+  const CharPoint& p = d.points.front();
+  EXPECT_EQ(p.kind, "csr");
+  EXPECT_TRUE(p.h.empty());
+  EXPECT_EQ(p.enable, 0.0);
+  EXPECT_EQ(p.alpha, 0.0);
+  // The same module synthesised by hand: its clock net's energy per transition, twice.
+  const Liberty lib = prepare_liberty("", dir + "/by_hand");
+  const SynthReport synth =
+      synth_to_liberty({write_module_sources(dir + "/by_hand", "fsgen_csr")}, "fsgen_csr", {}, lib, dir + "/by_hand");
+  const GateNetlist netlist = read_netlist_json(synth.netlist_json, "fsgen_csr");
+  const GatePowerModel engine(netlist, read_liberty_file(lib.path), GatePowerOptions{1000, 0.05, 0});
+  double clock_fj = 0;
+  for (int bit : netlist.ports.at("clk")) clock_fj += 2 * engine.energy_per_toggle_fj(bit);
+  EXPECT_NEAR(p.dynamic_fj, clock_fj, 1e-6 * clock_fj);
+  EXPECT_GT(p.dynamic_fj, 1000.0);  // hundreds of flip-flops' clock pins
+  EXPECT_NEAR(p.leakage_mw, engine.leakage_mw(), 1e-9);
+  EXPECT_NEAR(p.area_um2, synth.area_um2, 1e-3);
+}
+
+// The structural primitives (a matmul core's controller, the register file): idle energy,
+// leakage and area fitted over their sizes, priced in every window whatever the kernel does.
+// A fused core's controller holds the softmax unit, a block of its own, and stays unmodelled.
+TEST(PowerEstimate, StructuralPrimitivesPriceTheControllerAndRegisterFile) {
+  const PrimitiveDef& ctrl = primitive_def("ctrl");
+  // A rule exact in the controller's size terms, which the fits must recover.
+  auto rule = [&](const std::vector<int>& h) {
+    const std::vector<double> t = ctrl.size_terms_at(h);
+    return 500.0 + 20 * t.at(0) + 30 * t.at(1) + 10 * t.at(2) + 5 * t.at(3) + 40 * t.at(4);
+  };
+  Dataset d;
+  for (const auto& h : ctrl.sizes) {
+    CharPoint p;
+    p.kind = "ctrl", p.h = h, p.dynamic_fj = rule(h), p.leakage_mw = 1e-4 * rule(h), p.area_um2 = 10 * rule(h);
+    d.points.push_back(p);
+  }
+  CharPoint csr;
+  csr.kind = "csr", csr.dynamic_fj = 3000, csr.leakage_mw = 0.1, csr.area_um2 = 6000;
+  d.points.push_back(csr);
+  const std::string dir = test::scratch_dir("structural_model");
+  save_power_model(train_power_model(d, 10), dir + "/m.json");
+  const PowerModel m = load_power_model(dir + "/m.json");
+  const PrimitivePowerModel& c = m.primitive("ctrl");
+  EXPECT_EQ(c.features, ctrl.params);  // no activity features
+  EXPECT_EQ(c.quality.test_points, ctrl.sizes.size());  // each size left out in turn
+  EXPECT_LT(c.quality.mape, 1e-3);
+  EXPECT_EQ(m.primitive("csr").quality.test_points, 0u);  // one size: nothing to leave out
+
+  const Graph g = elaborate(parse_spec_text(test::tiny_matmul_core_spec(), "tiny.yaml"));
+  MatmulProblem mp;
+  mp.m = 8, mp.n = 8, mp.k = 16;
+  const PowerTrace t = estimate_power(g, compile_matmul(g, mp), m, 16);
+  auto block = [&](const PowerTrace& tr, const std::string& name) {
+    return std::find_if(tr.blocks.begin(), tr.blocks.end(), [&](const BlockPower& b) { return b.block == name; });
+  };
+  const auto tc = block(t, "ctrl"), tr = block(t, "csr");
+  ASSERT_NE(tc, t.blocks.end());
+  ASSERT_NE(tr, t.blocks.end());
+  EXPECT_EQ(tc->h, hyperparameters_of(ctrl, ctrl_instance(g).params));
+  const double expected_mw = rule(tc->h) * t.clock_mhz * 1e-6 + 1e-4 * rule(tc->h);
+  EXPECT_NEAR(tc->average_mw, expected_mw, 1e-4 * expected_mw);
+  EXPECT_NEAR(tc->leakage_mw, 1e-4 * rule(tc->h), 1e-6 * rule(tc->h));
+  for (double w : tc->mw) EXPECT_DOUBLE_EQ(w, tc->average_mw);  // the same in every window
+  EXPECT_NEAR(tr->average_mw, 3000 * t.clock_mhz * 1e-6 + 0.1, 1e-6);
+  EXPECT_NE(tc->model.find("structural primitive ctrl"), std::string::npos);
+  EXPECT_NE(tc->model.find("switching of its logic not modelled"), std::string::npos);
+  EXPECT_EQ(std::find(t.not_modelled.begin(), t.not_modelled.end(), "ctrl"), t.not_modelled.end());
+  EXPECT_NEAR(m.area_um2("ctrl", tc->h), 10 * rule(tc->h), 1e-3 * rule(tc->h));
+  std::ostringstream printed;
+  print_power(t, printed);
+  const std::string line = printed.str().substr(printed.str().find("  ctrl"));
+  EXPECT_EQ(line.substr(0, line.find('\n')).find("alpha"), std::string::npos);  // no activity features to state
+
+  const Graph fused = elaborate(parse_spec_text(test::tiny_attention_core_spec(), "tiny.yaml"));
+  AttentionProblem ap;
+  ap.tokens = 5;
+  const PowerTrace ft = estimate_power(fused, compile_attention(fused, ap).program, m, 16);
+  EXPECT_EQ(block(ft, "ctrl"), ft.blocks.end());
+  EXPECT_NE(std::find(ft.not_modelled.begin(), ft.not_modelled.end(), "ctrl"), ft.not_modelled.end());
+  EXPECT_NE(block(ft, "csr"), ft.blocks.end());
+}
+
+// The controller's catalog sizes are controllers the generator can build: the DMA's beat
+// divides a tile row of A (TK bytes) and of B (TN bytes).
+TEST(Characterize, ControllerSizesAreBuildable) {
+  const PrimitiveDef& ctrl = primitive_def("ctrl");
+  EXPECT_TRUE(ctrl.structural());
+  for (const auto& h : ctrl.sizes) {
+    EXPECT_EQ(h.at(2) % h.at(3), 0) << hyperparameter_text(h, 'x');
+    EXPECT_EQ(h.at(1) % h.at(3), 0) << hyperparameter_text(h, 'x');
+  }
+  EXPECT_EQ(variant_difference(ctrl, {{"TM", 2}, {"TN", 2}, {"TK", 8}, {"W", 2}, {"ST", 0}, {"M_LIVE", 0}, {"N_LIVE", 0},
+                                      {"ORD0", 2}, {"ORD1", 0}, {"ORD2", 1}, {"ATTN", 0}, {"SPARSE", 1}}),
+            "SPARSE=1, not characterised");  // the loop order only names the counters
 }
 
 TEST(Characterize, MalformedDatasetsAreOneLineErrors) {

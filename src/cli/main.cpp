@@ -510,8 +510,8 @@ int run(int argc, char** argv) {
   pow->add_flag("--golden", golden, "also compute the arrays' gate-level golden power on the same run (slow)");
   bool whole_core = false;
   pow->add_flag("--whole-core", whole_core,
-                "--golden: also replay the blocks without a model (a matmul core's controller and register file): "
-                "what the estimate leaves out of the core (the controller's synthesis takes minutes to an hour)");
+                "--golden: replay the whole core: also the structural primitives (a matmul core's controller and "
+                "register file) and the blocks without a model (the controller's synthesis and build take minutes)");
   pow->add_option("--liberty", liberty, "the power model's liberty (memory macros, --golden); default: the built-in fsgen45");
   add_macro_options(pow, macro_opts);
   pow->add_option("-o,--out", out_root, "output root folder: the liberty copy, and the RTL and gate-level builds of --golden")
@@ -538,10 +538,16 @@ int run(int argc, char** argv) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::cout << "power model (XGBoost, one regressor per primitive) from " << dataset << ", trained in " << std::fixed
               << std::setprecision(2) << s << " s:\n";
-    for (const auto& [kind, p] : pm.primitives)
-      std::cout << "  " << std::left << std::setw(18) << kind << std::right << p.quality.train_points << " points, "
-                << p.quality.test_points << " held out: dynamic energy MAPE " << std::setprecision(1) << p.quality.mape
-                << " %, R " << std::setprecision(3) << p.quality.pearson << "\n";
+    for (const auto& [kind, p] : pm.primitives) {
+      std::cout << "  " << std::left << std::setw(18) << kind << std::right << p.quality.train_points;
+      const bool structural = primitive_def(kind).structural();
+      if (structural) std::cout << " sizes, structural (clock energy, leakage and area fitted over them)";
+      else std::cout << " points, " << p.quality.test_points << " held out";
+      if (!structural || p.quality.test_points > 0)
+        std::cout << (structural ? "; each size left out in turn: idle energy" : ": dynamic energy") << " MAPE "
+                  << std::setprecision(1) << p.quality.mape << " %, R " << std::setprecision(3) << p.quality.pearson;
+      std::cout << "\n";
+    }
     std::cout << "wrote " << model_out << "\n" << std::defaultfloat;
     return 0;
   }
@@ -643,7 +649,7 @@ int run(int argc, char** argv) {
   if (pow->parsed()) {
     if (!golden && !record_path.empty()) fail("--record", "records need the golden power: add --golden");
     if (!golden && !golden_csv.empty()) fail("--golden-csv", "the golden trace needs the golden power: add --golden");
-    if (!golden && whole_core) fail("--whole-core", "replaying the blocks without a model needs --golden");
+    if (!golden && whole_core) fail("--whole-core", "replaying the whole core needs --golden");
     const Graph g = elaborate(parse_spec_file(spec_path));
     const PowerModel pm = load_power_model(power_model);
     const Program prog = compile_chosen(g).program;
@@ -656,9 +662,12 @@ int run(int argc, char** argv) {
     const PowerTrace t = estimate_power(g, prog, pm, window, macros);
     print_power(t, std::cout);
     if (golden) {
-      std::vector<std::string> replayed;  // memory macros have no logic to replay
+      // Memory macros have no logic to replay; the structural primitives (a matmul core's
+      // controller, the register file) are replayed with the whole core only (their
+      // gate-level builds are the largest of a core's).
+      std::vector<std::string> replayed;
       for (const auto& b : t.blocks)
-        if (b.kind != "sram_macro") replayed.push_back(b.block);
+        if (b.kind != "sram_macro" && (whole_core || !primitive_def(b.kind).structural())) replayed.push_back(b.block);
       // Golden alone, how much the estimate leaves out: a primitive the model lacks (the
       // softmax unit), and with --whole-core the blocks no primitive covers yet.
       auto is_primitive = [](const std::string& kind) {

@@ -25,6 +25,49 @@ namespace fs = std::filesystem;
 
 namespace {
 bool listed(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+// A matmul core's controller (fsgen_ctrl, ATTN = 0: the tile sequencer, its operand
+// buffers, the address arithmetic of the DMA commands, the requantiser), a structural
+// primitive. Output-stationary cores (ST 0, m outermost) and weight-stationary ones (ST 1,
+// m inside k: M_LIVE, several output tiles live in the accumulator cache) at sizes around
+// the validation's cores, none of whose controllers is among them. The loop order only
+// picks which counter is which (parameters folded at elaboration: wires).
+PrimitiveDef matmul_controller() {
+  PrimitiveDef d;
+  d.kind = "ctrl", d.module = "fsgen_ctrl";
+  d.params = {"TM", "TN", "TK", "W", "ST", "M_LIVE"};
+  d.sizes = {{2, 2, 8, 1, 0, 0},  {2, 4, 8, 2, 0, 0}, {4, 2, 8, 2, 0, 0}, {4, 4, 8, 2, 0, 0}, {4, 4, 16, 4, 0, 0},
+             {2, 2, 16, 2, 0, 0}, {2, 4, 16, 4, 0, 0}, {8, 8, 8, 4, 0, 0}, {4, 2, 2, 1, 1, 1}, {4, 4, 4, 2, 1, 1},
+             {8, 4, 2, 2, 1, 1},  {8, 4, 4, 4, 1, 1}, {4, 2, 4, 2, 1, 1}};
+  d.fixed = {{"N_LIVE", 0}, {"ATTN", 0}, {"STB", 0}, {"KC", 0},    {"VC", 0},
+             {"DUAL", 0},   {"SYS_A", 0}, {"SYS_B", 0}};
+  d.wiring = {"ORD0", "ORD1", "ORD2"};
+  d.enables = {};
+  d.elements = [](const std::vector<int>&) { return 1.0; };
+  // Flip-flops and logic: the operand buffers (a byte each), a column's accumulator row,
+  // output row and requantiser, the array's operand buses, the DMA's data lanes, and the
+  // live output tiles' slot arithmetic.
+  d.size_terms = [](const std::vector<int>& h) {
+    const int tm = h[0], tn = h[1], tk = h[2], w = h[3], st = h[4], m_live = h[5];
+    const int x_bus = st == 0 ? tm : tk, w_bus = st == 2 ? tk : tn;
+    return std::vector<double>{double(tm * tk + tk * tn), double(tn), double(x_bus + w_bus), double(w), double(m_live)};
+  };
+  d.driver = PrimitiveDef::kIdleClock;
+  return d;
+}
+
+// The AXI4-Lite register file (fsgen_csr, generated from src/core/regmap.h): the same in
+// every core, a structural primitive of one size.
+PrimitiveDef register_file() {
+  PrimitiveDef d;
+  d.kind = "csr", d.module = "fsgen_csr";
+  d.sizes = {{}};
+  d.enables = {};
+  d.elements = [](const std::vector<int>&) { return 1.0; };
+  d.size_terms = [](const std::vector<int>&) { return std::vector<double>{}; };
+  d.driver = PrimitiveDef::kIdleClock;
+  return d;
+}
+
 }  // namespace
 
 const std::vector<PrimitiveDef>& primitive_catalog() {
@@ -107,6 +150,8 @@ const std::vector<PrimitiveDef>& primitive_catalog() {
        [](const std::vector<int>& h) { return std::vector<double>{double(h[0])}; }, "softmax_rows", "gate", false,
        {"MODE"}, [](uint32_t kernel) { return std::vector<int64_t>{kernel == uint32_t(reg::Kernel::kFfn) ? 1 : 0}; },
        {"in"}, {}, {0.5}},
+      matmul_controller(),
+      register_file(),
   };
   return catalog;
 }
@@ -222,9 +267,10 @@ std::string tool_version(const std::string& tool, const std::string& flag) {
 // Version 7 added the rescaling array's (sc and its factors); version 8 loads the softmax
 // unit's rows in passes, its state ports showing the last row held; version 9 adds its
 // points at toggle rate 0.5 (PrimitiveDef::extra_toggle_rates); the other primitives'
-// stimulus is 6's.
+// stimulus is 6's; version 10 adds the structural primitives (PrimitiveDef::structural),
+// the others' unchanged.
 const char* kStimulus =
-    "9 (dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or "
+    "10 (the controller and register file: idle, the clock alone, labelled by the engine without simulation; dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or "
     "0.9 of them, a Latin square over rate, zeros and enable; the DMA: bursts answered by an AXI slave; the "
     "softmax unit: passes of score rows of INT8 dot products loaded back to back, its outputs fed back, its state "
     "ports the last row's, gate passes a share of the FFN's, gate turned after a pass's last load, also at toggle "
@@ -248,6 +294,7 @@ struct Stimulus {
 };
 
 std::vector<Stimulus> stimulus_grid(bool small, const PrimitiveDef& def) {
+  if (def.structural()) return {{0.0, 0.0, 0.0, 0.0}};  // idle, the clock alone
   std::vector<Stimulus> g;
   // Enable rates reach down to the few percent a PE array is busy under a DMA-bound schedule.
   const std::vector<double> rates = small ? std::vector<double>{0.1, 0.4} : std::vector<double>{0.05, 0.2, 0.45};
@@ -310,6 +357,7 @@ class SizeRun {
     synth_ = synth_to_liberty(files, def.module, params, lib, dir_);
     netlist_ = read_netlist_json(synth_.netlist_json, def.module);
     engine_ = std::make_unique<GatePowerModel>(netlist_, read_liberty_file(lib.path), GatePowerOptions{kClockMhz, 0.05, 0});
+    if (def.structural()) return;  // no testbench: the engine alone labels its idle point
     stim_.cycles = o.cycles;
     stim_.enables = def.enables;
     stim_.held_low = def.held_low;
@@ -329,6 +377,7 @@ class SizeRun {
   }
 
   CharPoint run(const Stimulus& s, size_t index) const {
+    if (def_.structural()) return idle_clock_point(s, o_.seed + index);
     PrimitiveStimulus stim = stim_;
     stim.toggle_rate = s.toggle_rate;
     stim.zero_fraction = s.zero_fraction;
@@ -345,6 +394,18 @@ class SizeRun {
     p.zeros = a.data_bytes ? double(a.zero_bytes) / double(a.data_bytes) : 0;
     p.side = double(a.side_cycles) / double(a.cycles);
     const PowerBreakdown pw = engine_->power(a.toggles, a.cycles);
+    p.dynamic_fj = (pw.internal_mw + pw.switching_mw) / kClockMhz * 1e6;
+    p.leakage_mw = pw.leakage_mw;
+    p.area_um2 = synth_.area_um2;
+    return p;
+  }
+
+  // The structural primitive's point: the clock net toggling twice a cycle, every other
+  // net still (an idle block after reset, whose inputs hold).
+  CharPoint idle_clock_point(const Stimulus& s, uint64_t seed) const {
+    CharPoint p = unlabelled(s, seed);
+    if (!netlist_.ports.count(stim_.clock)) fail(def_.module, "has no clock port '" + stim_.clock + "'");
+    const PowerBreakdown pw = engine_->power(uniform_toggles(netlist_, stim_.clock, 0.0, o_.cycles), o_.cycles);
     p.dynamic_fj = (pw.internal_mw + pw.switching_mw) / kClockMhz * 1e6;
     p.leakage_mw = pw.leakage_mw;
     p.area_um2 = synth_.area_um2;

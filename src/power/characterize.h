@@ -53,7 +53,8 @@ struct PrimitiveDef {
   std::function<std::vector<double>(const std::vector<int>&)> size_terms;
   // How the gate-level testbench drives it (PrimitiveStimulus::driver): "" random ports,
   // "axi_dma" a controller issuing bursts and an AXI slave answering them, "softmax_rows"
-  // a controller's score rows with the unit's outputs fed back (gate_sim.h).
+  // a controller's score rows with the unit's outputs fed back (gate_sim.h); or
+  // kIdleClock: no testbench, a structural primitive (structural()).
   std::string driver;
   // A second kind of event the primitive's energy depends on apart from its enable, counted
   // by its driver and given by the SystemC model's spans (BlockTimeline::side): the DMA's
@@ -90,6 +91,15 @@ struct PrimitiveDef {
   // probability 2 x rate), as the rows of a pass are (other queries' scores), which the
   // grid's 0.45 falls short of. Appended after the grid, so its points keep their seeds.
   std::vector<double> extra_toggle_rates{};
+  // A structural primitive (the controller, the register file): characterised by synthesis
+  // and the engine alone, held idle with only its clock running. Its one point per size is
+  // the energy of the clock net's two transitions per cycle (the flip-flops' clock pins and
+  // the net) with every other net still, plus leakage and area: what a held register costs
+  // each cycle in RTL without clock gating, most of such a block's power. Its model is a
+  // least-squares fit of that energy over its size terms, with no activity features (the
+  // logic's switching under a kernel is left out, and reports say so).
+  bool structural() const { return driver == kIdleClock; }
+  static constexpr const char* kIdleClock = "idle_clock";
   std::vector<double> size_terms_at(const std::vector<int>& h) const {
     return size_terms ? size_terms(h) : std::vector<double>{elements(h)};
   }

@@ -154,10 +154,11 @@ std::vector<float> TreeEnsemble::predict_rows(const float* x, size_t rows) const
 
 namespace {
 
-constexpr const char* kFormat = "fsgen-power-model 4";
+constexpr const char* kFormat = "fsgen-power-model 5";
 
 // The activity features of a primitive's model, after its hyperparameters.
 std::vector<std::string> activity_features(const PrimitiveDef& def) {
+  if (def.structural()) return {};
   std::vector<std::string> f = {"alpha", "enable", "zeros"};
   if (!def.side_enable.empty()) f.push_back("side");
   return f;
@@ -227,8 +228,45 @@ std::map<std::vector<int>, LinearFit> fit_cycle_energy(const PrimitiveDef& def, 
   return fits;
 }
 
+// A structural primitive: least-squares fits of its idle energy, leakage and area over its
+// sizes (one point each), scored by leaving each size out of the idle energy's fit in turn.
+PrimitivePowerModel train_structural(const PrimitiveDef& def, const std::vector<const CharPoint*>& pts) {
+  PrimitivePowerModel m;
+  m.kind = def.kind;
+  m.features = def.params;
+  std::vector<std::pair<std::vector<double>, double>> idle, leak, area;
+  for (const CharPoint* p : pts) {
+    if (p->h.size() != def.params.size())
+      fail("dataset", def.kind + " point with " + std::to_string(p->h.size()) + " hyperparameters");
+    m.characterised_sizes.push_back(p->h);
+    idle.push_back({def.size_terms_at(p->h), p->dynamic_fj});
+    leak.push_back({def.size_terms_at(p->h), p->leakage_mw});
+    area.push_back({def.size_terms_at(p->h), p->area_um2});
+  }
+  m.idle_fj = fit_least_squares(idle);
+  m.leakage_mw = fit_least_squares(leak);
+  m.area_um2 = fit_least_squares(area);
+  m.quality.train_points = idle.size();
+  const size_t terms = idle.front().first.size() + 1;
+  if (idle.size() <= terms) return m;  // too few sizes to leave one out
+  std::vector<double> got, want;
+  double ape = 0;
+  for (size_t i = 0; i < idle.size(); ++i) {
+    std::vector<std::pair<std::vector<double>, double>> others = idle;
+    others.erase(others.begin() + long(i));
+    got.push_back(fit_least_squares(others).at(idle[i].first));
+    want.push_back(idle[i].second);
+    ape += std::fabs(got.back() - want.back()) / std::max(1e-9, std::fabs(want.back()));
+  }
+  m.quality.test_points = idle.size();
+  m.quality.mape = 100.0 * ape / double(idle.size());
+  m.quality.pearson = pearson_r(got, want);
+  return m;
+}
+
 PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<const CharPoint*>& pts, int rounds) {
   const PrimitiveDef& def = primitive_def(kind);
+  if (def.structural()) return train_structural(def, pts);
   PrimitivePowerModel m;
   m.kind = kind;
   m.features = def.params;
@@ -316,6 +354,8 @@ std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::v
   if (cols != m.features.size())
     fail("power model", kind + ": expected " + std::to_string(m.features.size() - activity_columns) + " hyperparameters");
   if (activity.empty()) return {};
+  if (primitive_def(kind).structural())
+    return std::vector<double>(activity.size(), std::max(0.0, m.idle_fj.at(primitive_def(kind).size_terms_at(h))));
   // Each distinct path through the trees is predicted once: rows whose activities lie in the
   // same intervals between the trees' split conditions. Short windows repeat a few
   // activities exactly (looked up first, without the intervals' searches); longer ones
@@ -416,7 +456,12 @@ void save_power_model(const PowerModel& m, const std::string& path) {
                     {"test_mape_percent", p.quality.mape}, {"test_pearson_r", p.quality.pearson}};
     e["characterised_sizes"] = p.characterised_sizes;
     for (const auto& [h, f] : p.cycle_energy) e["cycle_energy"].push_back({{"h", h}, {"a", f.a}, {"b_enable_side_alpha", f.b}});
-    e["booster"] = p.booster;
+    if (primitive_def(kind).structural()) {
+      e["target"] = "dynamic energy per cycle of an idle instance (its clock), fJ";
+      e["idle_fj"] = {{"a", p.idle_fj.a}, {"b_per_size_term", p.idle_fj.b}};
+    } else {
+      e["booster"] = p.booster;
+    }
     j["primitives"][kind] = e;
   }
   write_file_atomically(path, "power model", [&](std::ostream& out) { out << j.dump() << "\n"; });
@@ -456,6 +501,12 @@ PowerModel load_power_model(const std::string& path) {
           p.cycle_energy[c.at("h").get<std::vector<int>>()] = {c.at("a"), c.at("b_enable_side_alpha").get<std::vector<double>>()};
         for (const auto& [h, f] : p.cycle_energy)
           if (f.b.size() != 3) fail(path, kind + ": expected three cycle-energy coefficients (enable, side, alpha)");
+      }
+      if (def.structural()) {
+        p.idle_fj = {e.at("idle_fj").at("a"), e.at("idle_fj").at("b_per_size_term").get<std::vector<double>>()};
+        if (p.idle_fj.b.size() != terms) fail(path, kind + ": expected one idle-energy coefficient per size term");
+        m.primitives[kind] = std::move(p);
+        continue;
       }
       p.booster = e.at("booster");
       p.trees = std::make_unique<TreeEnsemble>(p.booster);

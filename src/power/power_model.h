@@ -3,7 +3,9 @@
 // per processing element per cycle from the primitive's hyperparameters and activity
 // (alpha, enable, zeros and a side enable's share, as in characterize.h); a block's dynamic
 // energy is that times its elements. Leakage and area are fitted as a + b x elements over the characterised sizes.
-// A design's power is the sum over its primitive instances.
+// A structural primitive (the controller, the register file) has no booster: its idle
+// energy per cycle is fitted over its sizes as its leakage is. A design's power is the sum
+// over its primitive instances.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -100,6 +102,10 @@ struct PrimitivePowerModel {
   // cycle, a side-enabled cycle and a toggle add; estimation spreads a command's energy
   // over its cycles by it (the trees price the command as a whole).
   std::map<std::vector<int>, LinearFit> cycle_energy;
+  // A structural primitive (PrimitiveDef::structural) only, in place of the booster: the
+  // dynamic fJ per cycle of an idle instance (its clock) = a + b . its size terms, least
+  // squares over its characterised sizes. Its quality is then each size left out in turn.
+  LinearFit idle_fj;
   ModelQuality quality;
   std::vector<std::vector<int>> characterised_sizes;  // the hyperparameters of its training data
 };
@@ -121,7 +127,8 @@ class PowerModel {
   // UserError unless the model was characterised on the liberty named `liberty_name`.
   void require_liberty(const std::string& liberty_name) const;
   // Dynamic energy of one instance per cycle, fJ, for each activity (one model call for
-  // all: a trace's windows are predicted together).
+  // all: a trace's windows are predicted together); a structural primitive's is its idle
+  // energy whatever the activity.
   std::vector<double> dynamic_fj(const std::string& kind, const std::vector<int>& h,
                                  const std::vector<PrimitiveActivity>& activity) const;
   double dynamic_fj(const std::string& kind, const std::vector<int>& h, const PrimitiveActivity& a) const {

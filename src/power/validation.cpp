@@ -308,10 +308,10 @@ std::string trace_scores(const ValidationSummary& s, Keep keep) {
   return o.str();
 }
 
-// What the compared blocks leave out of the cores replayed whole (the controller with its
-// requantiser, the register file): their share of the core's golden power, and fsgen's
-// sum over the modelled blocks against the whole core's golden power.
-std::string unmodelled_scores(const ValidationSummary& s) {
+// The cores replayed whole: fsgen's sum over the modelled blocks against the whole core's
+// golden power, and what the modelled blocks leave out (the blocks without a model, a fused
+// core's controller say): their share of the core's golden power.
+std::string whole_core_scores(const ValidationSummary& s) {
   std::vector<double> share, predicted, whole;
   for (size_t d = 0; d < s.designs.size(); ++d) {
     if (std::isnan(s.unmodelled_golden_mw[d])) continue;
@@ -323,11 +323,13 @@ std::string unmodelled_scores(const ValidationSummary& s) {
   double mean = 0;
   for (double v : share) mean += v / double(share.size());
   std::ostringstream o;
+  const MethodScore core = score("", predicted, whole);
   o << std::fixed << std::setprecision(1) << "\nCores replayed whole (" << share.size()
-    << " designs): the blocks without a model (controller with its requantiser, register file) hold " << mean
-    << " % of the core's golden power on average (" << *std::min_element(share.begin(), share.end()) << " to "
-    << *std::max_element(share.begin(), share.end()) << " %); fsgen's sum over the modelled blocks against the "
-    << "whole core's golden power: MAPE " << score("", predicted, whole).mape << " %.\n";
+    << " designs): fsgen's sum over the modelled blocks against the whole core's golden power: MAPE " << core.mape
+    << " %, R " << std::setprecision(3) << core.pearson << ", max " << std::setprecision(1) << core.max_abs_error
+    << " %; the blocks without a model hold " << mean << " % of the core's golden power on average ("
+    << *std::min_element(share.begin(), share.end()) << " to " << *std::max_element(share.begin(), share.end())
+    << " %).\n";
   return o.str();
 }
 
@@ -340,7 +342,7 @@ void print_validation(const ValidationSummary& s, std::ostream& out) {
   out << std::fixed << "## Average power of the modelled blocks, predicted against gate-level golden\n\n"
       << s.designs.size() << " designs (" << s.designs.size() - sparse << " dense, " << sparse
       << " with value networks; " << exact << " of characterised primitive variants, " << s.designs.size() - exact
-      << " extrapolated beyond the characterised primitives, marked *), " << s.blocks << " blocks (PE arrays, value networks, accumulator caches, DMAs, softmax units).\n\n"
+      << " extrapolated beyond the characterised primitives, marked *), " << s.blocks << " blocks (PE arrays, value networks, accumulator caches, DMAs, softmax units; controllers and register files of the cores replayed whole).\n\n"
       << "| method | MAPE, characterised | R | dense: MAPE | R | sparse: MAPE | R | MAPE, all designs | R | max error, all |\n"
       << "|---|---|---|---|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < s.methods.size(); ++i)
@@ -353,7 +355,7 @@ void print_validation(const ValidationSummary& s, std::ostream& out) {
       << trace_scores(s, [&](size_t d) { return bool(s.sparse[d]); }) << ". Of the blocks alone: R mean "
       << std::setprecision(3) << s.trace_r_mean << ", min " << s.trace_r_min << "; NRMSE mean " << s.trace_nrmse_mean
       << ".\nArea (primitive fits against Yosys on the liberty): mean |error| " << std::setprecision(2)
-      << s.area_error_mean << " %, max " << s.area_error_max << " %.\n" << unmodelled_scores(s) << "\n"
+      << s.area_error_mean << " %, max " << s.area_error_max << " %.\n" << whole_core_scores(s) << "\n"
       << "| primitive | blocks | fsgen MAPE | R | max error | block trace R mean |\n|---|---|---|---|---|---|\n";
   for (size_t k = 0; k < s.by_kind.size(); ++k)
     out << "| " << s.by_kind[k].method << " | " << s.by_kind[k].predicted_mw.size() << " | " << std::setprecision(1)

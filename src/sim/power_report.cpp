@@ -248,18 +248,44 @@ struct BlockSeries {
   }
 };
 
+// A primitive instance's power before its windows are priced: its hyperparameters, leakage
+// and how it differs from what was characterised.
+BlockPower instance_power(const PrimitiveDef& def, const Block& b, const std::map<std::string, int64_t>& params,
+                          const PowerModel& model, const PowerTrace& t) {
+  BlockPower bp;
+  bp.block = b.name, bp.kind = b.kind, bp.h = hyperparameters_of(def, params), bp.mw.assign(t.windows(), 0.0);
+  bp.leakage_mw = model.leakage_mw(b.kind, bp.h);
+  const std::string variant = variant_difference(def, params), beyond = model.extrapolation(b.kind, bp.h);
+  bp.variant_note = variant + (!variant.empty() && !beyond.empty() ? ", " : "") + beyond;
+  return bp;
+}
+
+// A block of a structural primitive (a matmul core's controller, the register file): its
+// idle energy (the clocking of its flip-flops) and leakage in every window. What its logic
+// switches under the kernel is not modelled, and the model's name says so.
+BlockPower structural_power(const Block& b, const std::map<std::string, int64_t>& params, const PowerModel& model,
+                            const PowerTrace& t) {
+  const PrimitiveDef& def = primitive_def(b.kind);
+  BlockPower bp = instance_power(def, b, params, model, t);
+  const size_t sizes = model.primitive(b.kind).characterised_sizes.size();
+  bp.model = "structural primitive " + b.kind + (bp.h.empty() ? "" : " " + hyperparameter_text(bp.h, 'x')) +
+             ": clock and leakage fitted over " + std::to_string(sizes) + " synthesised size" + (sizes == 1 ? "" : "s") +
+             ", the kernel's switching of its logic not modelled";
+  const double mw = model.dynamic_fj(b.kind, bp.h, PrimitiveActivity{}) * t.clock_mhz * 1e-6 + bp.leakage_mw;
+  std::fill(bp.mw.begin(), bp.mw.end(), mw);
+  bp.average_mw = mw;
+  return bp;
+}
+
 // A block of a characterised primitive, per window of trace t: its activity from the run
 // (where activity_source observes it), the primitive's model for the dynamic energy.
 BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTimeline& timeline, const Block& b,
                            const std::map<std::string, int64_t>& params, const PowerModel& model, const PowerTrace& t) {
   const PrimitiveDef& def = primitive_def(b.kind);
+  if (def.structural()) return structural_power(b, params, model, t);
   const uint64_t windows = t.windows();
-  BlockPower bp;
-  bp.block = b.name, bp.kind = b.kind, bp.h = hyperparameters_of(def, params), bp.mw.assign(windows, 0.0);
+  BlockPower bp = instance_power(def, b, params, model, t);
   bp.model = "XGBoost primitive " + b.kind + " " + hyperparameter_text(bp.h, 'x');
-  bp.leakage_mw = model.leakage_mw(b.kind, bp.h);
-  const std::string variant = variant_difference(def, params), beyond = model.extrapolation(b.kind, bp.h);
-  bp.variant_note = variant + (!variant.empty() && !beyond.empty() ? ", " : "") + beyond;
   const ActivitySource source = activity_source(g, r, b);
   const BlockActivity act = r.activity.count(source.timed_block) ? r.activity.at(source.timed_block) : BlockActivity{};
   bp.zeros = act.operand_bytes ? double(act.zero_bytes) / double(act.operand_bytes) : 0.0;
@@ -502,12 +528,13 @@ void print_golden_unmodelled(const PowerTrace& t, const std::vector<GoldenBlockP
 
 void print_power(const PowerTrace& t, std::ostream& out) {
   out << "power of " << t.kernel << " on design " << t.design << " (" << t.cycles << " cycles at " << t.clock_mhz
-      << " MHz)\n  models: fsgen hierarchical XGBoost primitive models and the SRAM macro model; activity from the "
+      << " MHz)\n  models: fsgen hierarchical XGBoost primitive models, structural models of the controller and "
+         "register file, and the SRAM macro model; activity from the "
          "SystemC model's toggles, accesses and busy spans in windows of " << t.window << " cycles\n" << std::fixed << std::setprecision(3);
   for (const auto& b : t.blocks) {
     out << "  " << std::left << std::setw(10) << b.block << std::right << std::setw(10) << b.average_mw << " mW  ("
         << b.model << "; leakage " << b.leakage_mw << " mW";
-    if (b.kind != "sram_macro")
+    if (b.kind != "sram_macro" && !primitive_def(b.kind).structural())
       out << "; alpha " << b.alpha << ", busy " << b.busy << ", enabled " << b.enable << ", zeros " << b.zeros;
     out << ")\n";
     if (!b.variant_note.empty()) out << "             extrapolated (not characterised): " << b.variant_note << "\n";
