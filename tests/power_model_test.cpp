@@ -605,6 +605,7 @@ TEST(PowerEstimate, StructuralPrimitivesPriceTheControllerAndRegisterFile) {
   EXPECT_NE(tc->model.find("structural primitive ctrl"), std::string::npos);
   EXPECT_NE(tc->model.find("switching of its logic not modelled"), std::string::npos);
   EXPECT_EQ(std::find(t.not_modelled.begin(), t.not_modelled.end(), "ctrl"), t.not_modelled.end());
+  EXPECT_EQ(std::find(t.not_modelled.begin(), t.not_modelled.end(), "requant"), t.not_modelled.end());  // inside ctrl
   EXPECT_NEAR(m.area_um2("ctrl", tc->h), 10 * rule(tc->h), 1e-3 * rule(tc->h));
   std::ostringstream printed;
   print_power(t, printed);
@@ -617,6 +618,7 @@ TEST(PowerEstimate, StructuralPrimitivesPriceTheControllerAndRegisterFile) {
   const PowerTrace ft = estimate_power(fused, compile_attention(fused, ap).program, m, 16);
   EXPECT_EQ(block(ft, "ctrl"), ft.blocks.end());
   EXPECT_NE(std::find(ft.not_modelled.begin(), ft.not_modelled.end(), "ctrl"), ft.not_modelled.end());
+  EXPECT_NE(std::find(ft.not_modelled.begin(), ft.not_modelled.end(), "requant"), ft.not_modelled.end());
   EXPECT_NE(block(ft, "csr"), ft.blocks.end());
 }
 

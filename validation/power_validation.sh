@@ -7,16 +7,17 @@
 # netlists (golden), appends each design's records, then scores fsgen's model and the
 # baselines: a Markdown table and a predicted-against-golden PNG.
 # Resumable: designs already in the records are not run again. --whole-core also replays
-# each matmul core's controller and register file (no model yet): their golden power is
-# kept with the records and scored against the modelled sum (slow: a controller's synthesis
-# and gate-level build take minutes per distinct controller).
+# each matmul core's controller and register file (the structural primitives) and the
+# blocks without a model: the whole core is scored (slow: a controller's synthesis and
+# gate-level build take minutes per distinct controller). --only runs the named designs
+# of the set (comma-separated).
 #
 # usage: validation/power_validation.sh [--liberty FILE] [--dataset CSV] [--out DIR] [--fsgen BIN]
-#                                       [--designs dense|sparse|softmax|all] [--whole-core]
+#                                       [--designs dense|sparse|softmax|all] [--whole-core] [--only A,B]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$HERE")
-FSGEN=$ROOT/build/fsgen LIBERTY="" DATASET="" OUT="" DESIGNS=all WHOLE_CORE=()
+FSGEN=$ROOT/build/fsgen LIBERTY="" DATASET="" OUT="" DESIGNS=all WHOLE_CORE=() ONLY=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --liberty) LIBERTY=$2; shift 2 ;;
@@ -25,7 +26,8 @@ while [ $# -gt 0 ]; do
     --fsgen) FSGEN=$2; shift 2 ;;
     --designs) DESIGNS=$2; shift 2 ;;
     --whole-core) WHOLE_CORE=(--whole-core); shift ;;
-    *) echo "power_validation.sh: unknown argument '$1' (expected --liberty, --dataset, --out, --fsgen, --designs, --whole-core)" >&2; exit 2 ;;
+    --only) ONLY=$2; shift 2 ;;
+    *) echo "power_validation.sh: unknown argument '$1' (expected --liberty, --dataset, --out, --fsgen, --designs, --whole-core, --only)" >&2; exit 2 ;;
   esac
 done
 LIB_NAME=fsgen45
@@ -45,6 +47,12 @@ LIB_ARGS=()
   case "$DESIGNS" in sparse|all) "$HERE/sparse_power_specs.sh" "$OUT/specs" ;; esac
   case "$DESIGNS" in softmax|all) "$HERE/softmax_power_specs.sh" "$OUT/specs" ;; esac
 } > "$OUT/designs.txt"
+if [ -n "$ONLY" ]; then
+  for name in ${ONLY//,/ }; do
+    grep -q "^$name|" "$OUT/designs.txt" || { echo "power_validation.sh: --only $name: no such design in --designs $DESIGNS" >&2; exit 2; }
+  done
+  grep -E "^(${ONLY//,/|})\|" "$OUT/designs.txt" > "$OUT/designs.only" && mv "$OUT/designs.only" "$OUT/designs.txt"
+fi
 failed=0
 while IFS='|' read -r name args; do
   if [ -f "$RECORDS" ] && grep -q "^$name," "$RECORDS"; then continue; fi

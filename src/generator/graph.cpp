@@ -566,6 +566,8 @@ std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& b
   return std::nullopt;
 }
 
+bool inside_controller(const std::string& block) { return block == "requant" || block == "normalise"; }
+
 std::vector<std::string> block_scope(const std::string& block) {
   if (block == "softmax") return {"u_ctrl", "softmax_unit", "u_softmax"};
   return {"u_" + block};

@@ -134,6 +134,9 @@ int stationarity_code(Stationarity s);
 // controller (ctrl: with the requantiser inside it) and the register file (csr); nullopt
 // for other blocks.
 std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& block);
+// Blocks whose logic is part of the controller's RTL module (fsgen_ctrl.v): the requantiser
+// and the fused kernels' normaliser. A model of the controller prices them with it.
+bool inside_controller(const std::string& block);
 // Where a block_instance sits: its instance names from fsgen_top down (u_<block>, or the
 // softmax unit's u_ctrl / softmax_unit / u_softmax).
 std::vector<std::string> block_scope(const std::string& block);

@@ -269,7 +269,8 @@ BlockPower structural_power(const Block& b, const std::map<std::string, int64_t>
   BlockPower bp = instance_power(def, b, params, model, t);
   const size_t sizes = model.primitive(b.kind).characterised_sizes.size();
   bp.model = "structural primitive " + b.kind + (bp.h.empty() ? "" : " " + hyperparameter_text(bp.h, 'x')) +
-             ": clock and leakage fitted over " + std::to_string(sizes) + " synthesised size" + (sizes == 1 ? "" : "s") +
+             (b.kind == "ctrl" ? " (with the requantiser)" : "") + ": clock and leakage fitted over " +
+             std::to_string(sizes) + " synthesised size" + (sizes == 1 ? "" : "s") +
              ", the kernel's switching of its logic not modelled";
   const double mw = model.dynamic_fj(b.kind, bp.h, PrimitiveActivity{}) * t.clock_mhz * 1e-6 + bp.leakage_mw;
   std::fill(bp.mw.begin(), bp.mw.end(), mw);
@@ -372,6 +373,10 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
       t.blocks.push_back(primitive_power(g, r, timeline, b, instance_parameters(primitive_def(b.kind), *inst, regs), model, t));
     else t.not_modelled.push_back(b.name);
   }
+  // A modelled controller's netlist holds the requantiser (and a fused core's normaliser).
+  if (std::any_of(t.blocks.begin(), t.blocks.end(), [](const BlockPower& b) { return b.block == "ctrl"; }))
+    t.not_modelled.erase(std::remove_if(t.not_modelled.begin(), t.not_modelled.end(), inside_controller),
+                         t.not_modelled.end());
   t.estimate_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return t;
 }
