@@ -541,7 +541,9 @@ int run(int argc, char** argv) {
     for (const auto& [kind, p] : pm.primitives) {
       std::cout << "  " << std::left << std::setw(18) << kind << std::right << p.quality.train_points;
       const bool structural = primitive_def(kind).structural();
-      if (structural) std::cout << " sizes, structural (clock energy, leakage and area fitted over them)";
+      if (structural)
+        std::cout << (p.quality.train_points == 1 ? " size" : " sizes")
+                  << ", structural (clock energy, leakage and area fitted over them)";
       else std::cout << " points, " << p.quality.test_points << " held out";
       if (!structural || p.quality.test_points > 0)
         std::cout << (structural ? "; each size left out in turn: idle energy" : ": dynamic energy") << " MAPE "
