@@ -542,8 +542,8 @@ int run(int argc, char** argv) {
       std::cout << "  " << std::left << std::setw(18) << kind << std::right << p.quality.train_points;
       const bool structural = primitive_def(kind).structural();
       if (structural)
-        std::cout << (p.quality.train_points == 1 ? " size" : " sizes")
-                  << ", structural (clock energy, leakage and area fitted over them)";
+        std::cout << (p.quality.train_points == 1 ? " size, structural (its clock energy, leakage and area)"
+                                                   : " sizes, structural (clock energy, leakage and area fitted over them)");
       else std::cout << " points, " << p.quality.test_points << " held out";
       if (!structural || p.quality.test_points > 0)
         std::cout << (structural ? "; each size left out in turn: idle energy" : ": dynamic energy") << " MAPE "
