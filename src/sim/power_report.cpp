@@ -546,7 +546,7 @@ void print_power(const PowerTrace& t, std::ostream& out) {
   }
   out << "  total     " << std::setw(10) << t.total_average_mw() << " mW over the modelled blocks\n";
   if (!t.not_modelled.empty()) {
-    out << "  not modelled yet (no characterised primitive):";
+    out << "  not modelled yet (no characterised primitive or variant covers them):";
     for (const auto& n : t.not_modelled) out << " " << n;
     out << "\n";
   }
