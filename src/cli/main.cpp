@@ -669,15 +669,15 @@ int run(int argc, char** argv) {
       // largest gate-level builds. Memory macros have no logic to replay. A block without a
       // model is replayed for its golden power alone: a primitive the model lacks (the
       // softmax unit), and with --whole-core the blocks no primitive covers.
-      auto replayed_alone = [](const std::string& kind) {
+      auto replayed_without_whole_core = [](const std::string& kind) {
         const auto& c = primitive_catalog();
         return std::any_of(c.begin(), c.end(), [&](const PrimitiveDef& d) { return d.kind == kind && !d.structural(); });
       };
       std::vector<std::string> replayed;
       for (const auto& b : t.blocks)
-        if (b.kind != "sram_macro" && (whole_core || replayed_alone(b.kind))) replayed.push_back(b.block);
+        if (b.kind != "sram_macro" && (whole_core || replayed_without_whole_core(b.kind))) replayed.push_back(b.block);
       for (const auto& b : t.not_modelled)
-        if (block_instance(g, b) && (whole_core || replayed_alone(g.block(b).kind))) replayed.push_back(b);
+        if (block_instance(g, b) && (whole_core || replayed_without_whole_core(g.block(b).kind))) replayed.push_back(b);
       const auto golden_power = golden_block_power(g, prog, replayed, liberty, out_root, work);
       const auto comparison = compare_to_golden(t, golden_power, pm);
       const TraceAgreement together = design_trace_agreement(t, golden_power);
