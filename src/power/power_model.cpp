@@ -236,12 +236,11 @@ PrimitivePowerModel train_structural(const PrimitiveDef& def, const std::vector<
   m.features = def.params;
   std::vector<std::pair<std::vector<double>, double>> idle, leak, area;
   for (const CharPoint* p : pts) {
-    if (p->h.size() != def.params.size())
-      fail("dataset", def.kind + " point with " + std::to_string(p->h.size()) + " hyperparameters");
     m.characterised_sizes.push_back(p->h);
-    idle.push_back({def.size_terms_at(p->h), p->dynamic_fj});
-    leak.push_back({def.size_terms_at(p->h), p->leakage_mw});
-    area.push_back({def.size_terms_at(p->h), p->area_um2});
+    const std::vector<double> terms = def.size_terms_at(p->h);
+    idle.push_back({terms, p->dynamic_fj});
+    leak.push_back({terms, p->leakage_mw});
+    area.push_back({terms, p->area_um2});
   }
   m.idle_fj = fit_least_squares(idle);
   m.leakage_mw = fit_least_squares(leak);
@@ -266,6 +265,8 @@ PrimitivePowerModel train_structural(const PrimitiveDef& def, const std::vector<
 
 PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<const CharPoint*>& pts, int rounds) {
   const PrimitiveDef& def = primitive_def(kind);
+  for (const CharPoint* p : pts)
+    if (p->h.size() != def.params.size()) fail("dataset", kind + " point with " + std::to_string(p->h.size()) + " hyperparameters");
   if (def.structural()) return train_structural(def, pts);
   PrimitivePowerModel m;
   m.kind = kind;
@@ -277,7 +278,6 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
   std::vector<double> yte, ete;
   std::map<std::vector<int>, std::pair<double, double>> by_size;  // leakage, area
   for (const CharPoint* p : pts) {
-    if (p->h.size() != def.params.size()) fail("dataset", kind + " point with " + std::to_string(p->h.size()) + " hyperparameters");
     const double elements = def.elements(p->h);
     const auto f = features_of(*p, activity.size());
     const bool held_out = std::hash<std::string>{}(p->key()) % 5 == 0;
