@@ -17,7 +17,10 @@
 #include "compiler/matmul.h"
 #include "core/json_file.h"
 #include "generator/verilog_emitter.h"
+#include "models/fast_model.h"
 #include "models/platform.h"
+#include "power/controller_events.h"
+#include "power/controller_training.h"
 #include "power/gate_power.h"
 #include "power/memory_macro.h"
 #include "power/techmap.h"
@@ -600,7 +603,7 @@ TEST(PowerEstimate, StructuralPrimitivesPriceTheControllerAndRegisterFile) {
   const double expected_mw = rule(tc->h) * t.clock_mhz * 1e-6 + 1e-4 * rule(tc->h);
   EXPECT_NEAR(tc->average_mw, expected_mw, 1e-4 * expected_mw);
   EXPECT_NEAR(tc->leakage_mw, 1e-4 * rule(tc->h), 1e-6 * rule(tc->h));
-  for (double w : tc->mw) EXPECT_DOUBLE_EQ(w, tc->average_mw);  // the same in every window
+  for (double w : tc->mw) EXPECT_DOUBLE_EQ(w, tc->mw.front());  // the same in every window
   EXPECT_NEAR(tr->average_mw, 3000 * t.clock_mhz * 1e-6 + 0.1, 1e-6);
   EXPECT_NE(tc->model.find("structural primitive ctrl"), std::string::npos);
   EXPECT_NE(tc->model.find("switching of its logic not modelled"), std::string::npos);
@@ -636,6 +639,129 @@ TEST(Characterize, ControllerSizesAreBuildable) {
             "SPARSE=1, not characterised");  // the loop order only names the counters
 }
 
+// The controller's energy per event (controller_events.h), fitted over kernel windows on
+// training cores: an exact rule in the event rates and the operand buffers' bytes is
+// recovered, with each training core left out; estimation prices each window by its own
+// events, as the SystemC run counts them.
+TEST(PowerEstimate, ControllerEventsPriceItsSwitchingPerWindow) {
+  const PrimitiveDef& ctrl = primitive_def("ctrl");
+  auto idle = [&](const std::vector<int>& h) { return 800.0 + 15 * ctrl.size_terms_at(h).at(0); };
+  auto above_idle = [&](const std::vector<int>& h, const std::vector<double>& rates) {
+    const double s = ctrl.size_terms_at(h).at(0);
+    double e = 40 + 0.5 * s;  // the cycles the kernel runs
+    for (size_t i = 1; i < rates.size(); ++i) e += rates[i] * (10.0 * double(i) + 0.25 * double(i) * s);
+    return e;
+  };
+  Dataset d;
+  for (const auto& h : ctrl.sizes) {
+    CharPoint p;
+    p.kind = "ctrl", p.h = h, p.dynamic_fj = idle(h), p.leakage_mw = 0.5, p.area_um2 = 20000;
+    d.points.push_back(p);
+  }
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> rate(0.0, 1.0);
+  for (const auto& h : ctrl.kernel_sizes)
+    for (uint64_t seed : {101, 102})
+      for (uint64_t w = 1; w <= 12; ++w) {
+        CharPoint p;
+        p.kind = "ctrl", p.h = h, p.seed = seed, p.window = 16 * w;
+        p.events = {1.0};
+        for (size_t e = 1; e < controller_events().size(); ++e) p.events.push_back(e == 3 || e >= 4 ? 20 * rate(rng) : rate(rng));
+        p.dynamic_fj = idle(h) + above_idle(h, p.events), p.leakage_mw = 0.5, p.area_um2 = 20000;
+        d.points.push_back(p);
+      }
+  CharPoint csr;
+  csr.kind = "csr", csr.dynamic_fj = 3000, csr.leakage_mw = 0.1, csr.area_um2 = 6000;
+  d.points.push_back(csr);
+  const std::string dir = test::scratch_dir("controller_events");
+  save_power_model(train_power_model(d, 10), dir + "/m.json");
+  const PowerModel m = load_power_model(dir + "/m.json");
+  const PrimitivePowerModel& c = m.primitive("ctrl");
+  EXPECT_EQ(c.characterised_sizes.size(), ctrl.sizes.size());  // the idle points alone
+  EXPECT_EQ(c.event_quality.train_points, ctrl.kernel_sizes.size() * 24);
+  EXPECT_EQ(c.event_quality.test_points, ctrl.kernel_sizes.size() * 24);  // each core left out in turn
+  EXPECT_LT(c.event_quality.mape, 0.01);  // %
+  EXPECT_GT(c.event_quality.pearson, 0.99999);
+  EXPECT_TRUE(m.primitive("csr").event_fj.b.empty());
+
+  const Graph g = elaborate(parse_spec_text(test::tiny_matmul_core_spec(), "tiny.yaml"));
+  MatmulProblem mp;
+  mp.m = 8, mp.n = 8, mp.k = 16;
+  const Program prog = compile_matmul(g, mp);
+  const PowerTrace t = estimate_power(g, prog, m, 16);
+  const auto tc = std::find_if(t.blocks.begin(), t.blocks.end(), [](const BlockPower& b) { return b.block == "ctrl"; });
+  ASSERT_NE(tc, t.blocks.end());
+  EXPECT_NE(tc->model.find("its switching per event fitted over kernels on " + std::to_string(ctrl.kernel_sizes.size()) +
+                           " training cores"),
+            std::string::npos);
+  const RunResult r = run_on_systemc(g, prog);
+  const auto counts = controller_event_counts(r, ActivityTimeline::from_spans(r, 16, t.windows()), 16, t.windows());
+  double lowest = 1e300, highest = 0;
+  for (uint64_t w = 0; w < t.windows(); ++w) {
+    std::vector<double> rates;
+    for (const auto& ev : counts) rates.push_back(ev[w] / double(t.window_cycles(w)));
+    const double want = (idle(tc->h) + above_idle(tc->h, rates)) * t.clock_mhz * 1e-6 + 0.5;
+    EXPECT_NEAR(tc->mw[w], want, 1e-3 * want) << "window " << w;
+    lowest = std::min(lowest, tc->mw[w]), highest = std::max(highest, tc->mw[w]);
+  }
+  EXPECT_GT(highest, 1.2 * lowest);  // the windows differ by their events
+}
+
+// The controller's events as a SystemC run counts them: each event's windows sum to the
+// run's total of it.
+TEST(ControllerEvents, WindowsSumToTheRunsEvents) {
+  const Graph g = elaborate(parse_spec_text(test::tiny_matmul_core_spec(), "tiny.yaml"));
+  MatmulProblem mp;
+  mp.m = 8, mp.n = 8, mp.k = 16;
+  const RunResult r = run_on_systemc(g, compile_matmul(g, mp));
+  const uint64_t window = 7, windows = (r.cycles + window - 1) / window;
+  const auto counts = controller_event_counts(r, ActivityTimeline::from_spans(r, window, windows), window, windows);
+  ASSERT_EQ(counts.size(), controller_events().size());
+  auto total = [&](const std::string& name) {
+    for (size_t e = 0; e < counts.size(); ++e)
+      if (controller_events()[e].name == name) {
+        double s = 0;
+        for (double v : counts[e]) s += v;
+        return s;
+      }
+    ADD_FAILURE() << "no event " << name;
+    return 0.0;
+  };
+  auto spans = [&](const std::vector<CycleSpan>& all) {
+    double s = 0;
+    for (const CycleSpan& c : all) s += double(c.cycles);
+    return s;
+  };
+  EXPECT_EQ(total("cycles"), double(r.cycles));
+  EXPECT_EQ(total("dma_beats"), spans(r.timelines.at("dma").enabled));
+  EXPECT_EQ(total("dma_commands"), spans(r.timelines.at("dma").side));
+  EXPECT_GT(total("dma_commands"), 0);
+  EXPECT_EQ(total("read_toggles"), double(r.find_probe("dma", "rdata")->toggles()));
+  EXPECT_EQ(total("store_toggles"), double(r.find_probe("requant", "in")->toggles() + r.find_probe("requant", "out")->toggles() +
+                                           r.find_probe("dma", "wdata")->toggles()));
+  EXPECT_EQ(total("stream_cycles"), spans(r.timelines.at("array_a").enabled));
+  EXPECT_EQ(total("operand_toggles"),
+            double(r.find_probe("array_a", "x")->toggles() + r.find_probe("array_a", "w")->toggles()));
+}
+
+// The controller's training cores: each kernel size's core elaborates with a controller of
+// that size, and every training kernel compiles on it.
+TEST(Characterize, ControllerTrainingCoresHaveTheirSizes) {
+  const PrimitiveDef& ctrl = primitive_def("ctrl");
+  EXPECT_GE(ctrl.kernel_sizes.size(), 4u);
+  for (const auto& h : ctrl.kernel_sizes) {
+    EXPECT_NE(std::find(ctrl.sizes.begin(), ctrl.sizes.end(), h), ctrl.sizes.end()) << hyperparameter_text(h, 'x');
+    const Graph g = elaborate(parse_spec_text(training_core_spec(h), "training core"));
+    EXPECT_EQ(hyperparameters_of(ctrl, ctrl_instance(g).params), h);
+    EXPECT_EQ(variant_difference(ctrl, ctrl_instance(g).params), "") << hyperparameter_text(h, 'x');
+    for (const TrainingKernel& k : training_kernels(h)) {
+      MatmulProblem mp;
+      mp.m = k.m, mp.n = k.n, mp.k = k.k, mp.seed = k.seed, mp.values = k.values;
+      EXPECT_NO_THROW(compile_matmul(g, mp)) << hyperparameter_text(h, 'x');
+    }
+  }
+}
+
 TEST(Characterize, MalformedDatasetsAreOneLineErrors) {
   const std::string dir = test::scratch_dir("dataset_errors");
   std::ofstream(dir + "/a.csv") << "# format: fsgen-characterisation 1\nkind,h\n";
@@ -646,6 +772,20 @@ TEST(Characterize, MalformedDatasetsAreOneLineErrors) {
   EXPECT_NE(test::error_of([&] { read_dataset(dir + "/b.csv"); }).find("b.csv:2: expected numbers"), std::string::npos);
   std::ofstream(dir + "/c.csv") << header << "pe_array_os,2;2,0.1,0,0.5,1,0.1,0.5,0,100,0.1,10\n";  // no side
   EXPECT_NE(test::error_of([&] { read_dataset(dir + "/c.csv"); }).find("c.csv:2: expected 13 comma-separated fields"),
+            std::string::npos);
+  // Format 3: a window and the event rates (empty for a point of a random stimulus).
+  const std::string header3 =
+      "kind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,events,dynamic_fj,leakage_mw,area_um2\n";
+  std::ofstream(dir + "/d.csv") << header3 << "pe_array_os,2;2,0.1,0,0.5,1,0,0.1,0.5,0,0,,100,0.1,10\n"
+                                << "ctrl,2;2;8;1;0;0,0,0,0,101,16,0,0,0,0,1;0.5;0.1;3;0;1;4,2900,0.4,18000\n";
+  const Dataset d3 = read_dataset(dir + "/d.csv");
+  ASSERT_EQ(d3.points.size(), 2u);
+  EXPECT_TRUE(d3.points[0].events.empty());
+  EXPECT_EQ(d3.points[1].events, (std::vector<double>{1, 0.5, 0.1, 3, 0, 1, 4}));
+  EXPECT_EQ(d3.points[1].window, 16u);
+  EXPECT_NE(d3.points[1].key(), d3.points[0].key());
+  std::ofstream(dir + "/e.csv") << header3 << "pe_array_os,2;2,0.1,0,0.5,1,0,0.1,0.5,0,0,100,0.1,10\n";  // no events
+  EXPECT_NE(test::error_of([&] { read_dataset(dir + "/e.csv"); }).find("e.csv:2: expected 15 comma-separated fields"),
             std::string::npos);
   EXPECT_NE(test::error_of([] { primitive_def("crossbar"); }).find("unknown: expected one of pe_array_os"), std::string::npos);
   CharacterizeOptions sized = small_characterisation({"pe_array_rescale"}, 100, dir);

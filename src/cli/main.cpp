@@ -20,6 +20,7 @@
 #include "models/kernel_regs.h"
 #include "models/platform.h"
 #include "power/characterize.h"
+#include "power/controller_events.h"
 #include "power/liberty.h"
 #include "power/memory_macro.h"
 #include "power/power_model.h"
@@ -177,6 +178,17 @@ void add_macro_options(CLI::App* cmd, MacroOptions& mo) {
       ->capture_default_str();
   cmd->add_option("--macro-node", mo.node_nm, "feature size (nm) of the SRAM macro model's area and energy")
       ->check(CLI::PositiveNumber)->capture_default_str();
+}
+
+// The controller's energy per event (fsgen train): its kernel windows and how well each
+// training core is predicted with it left out.
+void print_event_fit(const PrimitivePowerModel& p, std::ostream& out) {
+  out << "  " << std::left << std::setw(18) << "" << std::right << p.event_quality.train_points
+      << " kernel windows, energy per event (" << controller_events().size() << " events)";
+  if (p.event_quality.test_points > 0)
+    out << "; each training core left out in turn: run energy MAPE " << std::setprecision(1) << p.event_quality.mape
+        << " %, window R " << std::setprecision(3) << p.event_quality.pearson;
+  out << "\n";
 }
 
 void print_model(const ModelConfig& m, std::ostream& out) {
@@ -549,6 +561,7 @@ int run(int argc, char** argv) {
         std::cout << (structural ? "; each size left out in turn: idle energy" : ": dynamic energy") << " MAPE "
                   << std::setprecision(1) << p.quality.mape << " %, R " << std::setprecision(3) << p.quality.pearson;
       std::cout << "\n";
+      if (!p.event_fj.b.empty()) print_event_fit(p, std::cout);
     }
     std::cout << "wrote " << model_out << "\n" << std::defaultfloat;
     return 0;

@@ -15,6 +15,7 @@
 #include "generator/graph.h"
 #include "generator/verilog_emitter.h"
 #include "power/gate_power.h"
+#include "power/controller_training.h"
 #include "power/gate_sim.h"
 #include "power/techmap.h"
 #include "sim/tools.h"
@@ -52,6 +53,10 @@ PrimitiveDef matmul_controller() {
     return std::vector<double>{double(tm * tk + tk * tn), double(tn), double(x_bus + w_bus), double(w), double(m_live)};
   };
   d.driver = PrimitiveDef::kIdleClock;
+  // Training cores for its activity model: output- and weight-stationary, narrow and wide
+  // beats, the smallest and the larger buffers (each a gate-level build of minutes).
+  d.kernel_sizes = {{2, 2, 8, 1, 0, 0}, {4, 2, 8, 2, 0, 0}, {2, 4, 16, 4, 0, 0}, {4, 4, 16, 4, 0, 0},
+                    {4, 2, 2, 1, 1, 1}, {4, 4, 4, 2, 1, 1}, {8, 4, 4, 4, 1, 1}};
   return d;
 }
 
@@ -211,31 +216,54 @@ std::string CharPoint::key() const {
   o << kind;
   for (int v : h) o << ";" << v;
   o << "|" << toggle_rate << "|" << zero_fraction << "|" << enable_rate << "|" << seed;
+  if (!events.empty()) o << "|" << window;
   return o.str();
 }
 
 namespace {
 
 constexpr double kClockMhz = 1000;  // the engine's clock for the labels (energy per cycle does not depend on it)
-const char* kColumns = "kind,h,toggle_rate,zero_fraction,enable_rate,seed,alpha,enable,zeros,side,dynamic_fj,leakage_mw,area_um2";
-constexpr size_t kColumnCount = 13;
+// Format 3; format 2 (no window and events columns) is read too.
+const char* kColumns =
+    "kind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,events,dynamic_fj,leakage_mw,area_um2";
+const char* kColumnsFormat2 = "kind,h,toggle_rate,zero_fraction,enable_rate,seed,alpha,enable,zeros,side,dynamic_fj,leakage_mw,area_um2";
+constexpr size_t kColumnCount = 15, kColumnCountFormat2 = 13;
+
+std::string events_text(const std::vector<double>& events) {
+  std::ostringstream o;
+  o.precision(9);
+  for (size_t i = 0; i < events.size(); ++i) o << (i ? ";" : "") << events[i];
+  return o.str();
+}
+
+std::vector<double> parse_events(const std::string& text) {
+  std::vector<double> e;
+  std::stringstream ss(text);
+  for (std::string v; std::getline(ss, v, ';');) e.push_back(std::stod(v));
+  return e;
+}
 
 std::string row_of(const CharPoint& p) {
   std::ostringstream o;
   o.precision(9);
   o << p.kind << "," << hyperparameter_text(p.h) << "," << p.toggle_rate << "," << p.zero_fraction << "," << p.enable_rate << ","
-    << p.seed << "," << p.alpha << "," << p.enable << "," << p.zeros << "," << p.side << "," << p.dynamic_fj << ","
+    << p.seed << "," << p.window << "," << p.alpha << "," << p.enable << "," << p.zeros << "," << p.side << ","
+    << events_text(p.events) << "," << p.dynamic_fj << ","
     << p.leakage_mw << ","
     << p.area_um2;
   return o.str();
 }
 
-CharPoint point_of(const std::string& line, const std::string& where) {
+CharPoint point_of(const std::string& line, const std::string& where, bool format2) {
   std::vector<std::string> f;
   std::stringstream ss(line);
   for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
-  if (f.size() != kColumnCount)
-    fail(where, "expected " + std::to_string(kColumnCount) + " comma-separated fields (" + std::string(kColumns) + ")");
+  if (!line.empty() && line.back() == ',') f.push_back("");
+  const size_t want = format2 ? kColumnCountFormat2 : kColumnCount;
+  if (f.size() != want)
+    fail(where, "expected " + std::to_string(want) + " comma-separated fields (" +
+                    std::string(format2 ? kColumnsFormat2 : kColumns) + ")");
+  if (format2) f.insert(f.begin() + 6, "0"), f.insert(f.begin() + 11, "");  // no window, no events
   CharPoint p;
   try {
     p.kind = f[0];
@@ -244,13 +272,15 @@ CharPoint point_of(const std::string& line, const std::string& where) {
     p.zero_fraction = std::stod(f[3]);
     p.enable_rate = std::stod(f[4]);
     p.seed = std::stoull(f[5]);
-    p.alpha = std::stod(f[6]);
-    p.enable = std::stod(f[7]);
-    p.zeros = std::stod(f[8]);
-    p.side = std::stod(f[9]);
-    p.dynamic_fj = std::stod(f[10]);
-    p.leakage_mw = std::stod(f[11]);
-    p.area_um2 = std::stod(f[12]);
+    p.window = std::stoull(f[6]);
+    p.alpha = std::stod(f[7]);
+    p.enable = std::stod(f[8]);
+    p.zeros = std::stod(f[9]);
+    p.side = std::stod(f[10]);
+    p.events = parse_events(f[11]);
+    p.dynamic_fj = std::stod(f[12]);
+    p.leakage_mw = std::stod(f[13]);
+    p.area_um2 = std::stod(f[14]);
   } catch (const std::exception&) {
     fail(where, "expected numbers in every field after the kind");
   }
@@ -268,9 +298,10 @@ std::string tool_version(const std::string& tool, const std::string& flag) {
 // unit's rows in passes, its state ports showing the last row held; version 9 adds its
 // points at toggle rate 0.5 (PrimitiveDef::extra_toggle_rates); the other primitives'
 // stimulus is 6's; version 10 adds the structural primitives (PrimitiveDef::structural),
-// the others' unchanged.
+// the others' unchanged; version 11 adds the controller's kernel points (kernel_sizes).
 const char* kStimulus =
-    "10 (the controller and register file: idle, the clock alone, labelled by the engine without simulation; dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or "
+    "11 (the controller under kernels: four matmuls on training cores of its kernel sizes, its netlist replaying "
+    "their RTL's ports, in windows of 16 cycles; the controller and register file: idle, the clock alone, labelled by the engine without simulation; dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or "
     "0.9 of them, a Latin square over rate, zeros and enable; the DMA: bursts answered by an AXI slave; the "
     "softmax unit: passes of score rows of INT8 dot products loaded back to back, its outputs fed back, its state "
     "ports the last row's, gate passes a share of the FFN's, gate turned after a pass's last load, also at toggle "
@@ -278,7 +309,7 @@ const char* kStimulus =
     "half the time)";
 
 std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, const Liberty& lib) {
-  return {{"format", "fsgen-characterisation 2"},
+  return {{"format", "fsgen-characterisation 3"},
           {"liberty", lib.name + (o.liberty.empty() ? " (built in)" : " (" + o.liberty + ")")},
           {"yosys", tool_version("yosys", "-V")},
           {"verilator", tool_version("verilator", "--version")},
@@ -471,7 +502,7 @@ Dataset read_dataset(const std::string& path) {
   Dataset d;
   std::string line;
   int n = 0;
-  bool header_seen = false;
+  bool header_seen = false, format2 = false;
   while (std::getline(in, line)) {
     ++n;
     if (line.empty()) continue;
@@ -481,11 +512,13 @@ Dataset read_dataset(const std::string& path) {
       continue;
     }
     if (!header_seen) {
-      if (line != kColumns) fail(path + ":" + std::to_string(n), "expected the column header " + std::string(kColumns));
+      format2 = line == kColumnsFormat2;
+      if (line != kColumns && !format2)
+        fail(path + ":" + std::to_string(n), "expected the column header " + std::string(kColumns));
       header_seen = true;
       continue;
     }
-    d.points.push_back(point_of(line, path + ":" + std::to_string(n)));
+    d.points.push_back(point_of(line, path + ":" + std::to_string(n), format2));
   }
   if (!header_seen) fail(path, "no column header: not a characterisation dataset");
   return d;
@@ -502,6 +535,31 @@ std::vector<std::vector<int>> sizes_to_run(const PrimitiveDef& d, const Characte
         (o.sizes.empty() || listed(o.sizes, hyperparameter_text(h, 'x'))))
       out.push_back(h);
   if (o.small_grid && out.size() > 2) out.resize(2);
+  return out;
+}
+
+// A training kernel on the training core of a size (PrimitiveDef::kernel_sizes): its points
+// are appended together, and a run whose first point is in the dataset is done.
+struct KernelRun {
+  std::vector<int> h;
+  size_t kernel;
+  std::string first_key(const PrimitiveDef& d) const {
+    CharPoint p;
+    p.kind = d.kind, p.h = h, p.window = kTrainingWindow, p.events = {0};
+    const TrainingKernel k = training_kernels(h).at(kernel);
+    p.zero_fraction = k.values.zero_fraction, p.seed = k.seed;
+    return p.key();
+  }
+};
+
+// The kernel runs of this characterisation: every training kernel of the kernel sizes among
+// --sizes; none with --small (a training core's gate-level build takes minutes).
+std::vector<KernelRun> kernel_runs(const PrimitiveDef& d, const CharacterizeOptions& o) {
+  std::vector<KernelRun> out;
+  if (o.small_grid) return out;
+  for (const auto& h : d.kernel_sizes)
+    if (o.sizes.empty() || listed(o.sizes, hyperparameter_text(h, 'x')))
+      for (size_t k = 0; k < training_kernels(h).size(); ++k) out.push_back({h, k});
   return out;
 }
 
@@ -536,7 +594,8 @@ CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string
   std::ofstream out = open_dataset(path, provenance_of(o, lib), done);
 
   uint64_t total = 0, finished = 0;
-  for (const auto* d : defs) total += sizes_to_run(*d, o).size() * stimulus_grid(o.small_grid, *d).size();
+  for (const auto* d : defs)
+    total += sizes_to_run(*d, o).size() * stimulus_grid(o.small_grid, *d).size() + kernel_runs(*d, o).size();
   CharacterizeSummary sum;
   std::mutex lock;
   for (const auto* d : defs) {
@@ -576,6 +635,16 @@ CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string
       for (unsigned j = 0; j < o.jobs; ++j) pool.emplace_back(worker);
       for (auto& t : pool) t.join();
       if (!errors.empty()) throw UserError(errors.front());
+    }
+    for (const KernelRun& run : kernel_runs(*d, o)) {
+      if (done.count(run.first_key(*d))) {
+        ++sum.skipped, ++finished;
+        continue;
+      }
+      for (const CharPoint& p : kernel_points(*d, run.h, run.kernel, o.liberty, o.work_dir)) out << row_of(p) << "\n";
+      out << std::flush;
+      ++sum.added;
+      if (progress) progress(++finished, total);
     }
   }
   return sum;

@@ -99,6 +99,11 @@ struct PrimitiveDef {
   // least-squares fit of that energy over its size terms, with no activity features (the
   // logic's switching under a kernel is left out, and reports say so).
   bool structural() const { return driver == kIdleClock; }
+  // Sizes of a structural primitive also characterised under kernels (the controller):
+  // a training core with this primitive's instance at each runs training kernels on its
+  // Verilated RTL, the instance's netlist replays its ports, and each window of a run is a
+  // point whose features are the events of controller_events.h (controller_training.h).
+  std::vector<std::vector<int>> kernel_sizes{};
   static constexpr const char* kIdleClock = "idle_clock";
   std::vector<double> size_terms_at(const std::vector<int>& h) const {
     return size_terms ? size_terms(h) : std::vector<double>{elements(h)};
@@ -123,6 +128,10 @@ struct CharPoint {
   double toggle_rate = 0, zero_fraction = 0, enable_rate = 0;  // stimulus settings
   uint64_t seed = 0;
   double alpha = 0, enable = 0, zeros = 0, side = 0;           // measured features
+  // A kernel-driven point (PrimitiveDef::kernel_sizes): its window's first cycle in the run,
+  // and per event of controller_events() its count per cycle; empty for the others.
+  uint64_t window = 0;
+  std::vector<double> events;
   double dynamic_fj = 0;                                       // dynamic energy per cycle
   double leakage_mw = 0, area_um2 = 0;
   std::string key() const;  // identifies the point for resuming

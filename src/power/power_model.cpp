@@ -1,5 +1,7 @@
 #include "power/power_model.h"
 
+#include "power/controller_events.h"
+
 #include <xgboost/c_api.h>
 
 #include <array>
@@ -228,12 +230,74 @@ std::map<std::vector<int>, LinearFit> fit_cycle_energy(const PrimitiveDef& def, 
   return fits;
 }
 
+// The terms of PrimitivePowerModel::event_fj at hyperparameters h and one window's event
+// rates (controller_events() order): each event's rate, alone and times the primitive's
+// first size term s (the operand buffers' bytes: the write decoders and read multiplexers
+// of a beat or a stream cycle grow with them). The first event, the cycles the kernel
+// runs, is 1 in every window: its energy is the fit's a, and s alone.
+std::vector<double> event_terms(const PrimitiveDef& def, const std::vector<int>& h, const std::vector<double>& rates) {
+  const double s = def.size_terms_at(h).front();
+  std::vector<double> t = {s};
+  for (size_t e = 1; e < rates.size(); ++e) t.push_back(rates[e]), t.push_back(rates[e] * s);
+  return t;
+}
+
+using FitPoints = std::vector<std::pair<std::vector<double>, double>>;
+
+// The kernel points' fit (event_fj) and its quality, each training core left out in turn:
+// the MAPE of its runs' average dynamic energy (idle included), the R of its windows'.
+void train_events(const PrimitiveDef& def, const std::vector<const CharPoint*>& kernel_pts,
+                  const std::map<std::vector<int>, double>& idle_of, PrimitivePowerModel& m) {
+  std::map<std::vector<int>, FitPoints> by_core;
+  FitPoints all;
+  for (const CharPoint* p : kernel_pts) {
+    if (p->events.size() != controller_events().size())
+      fail("dataset", def.kind + " kernel point with " + std::to_string(p->events.size()) + " event rates, expected " +
+                          std::to_string(controller_events().size()));
+    const auto idle = idle_of.find(p->h);
+    if (idle == idle_of.end())
+      fail("dataset", def.kind + " kernel points at " + hyperparameter_text(p->h, 'x') + " without its idle point");
+    by_core[p->h].push_back({event_terms(def, p->h, p->events), p->dynamic_fj - idle->second});
+    all.push_back(by_core[p->h].back());
+  }
+  m.event_fj = fit_least_squares(all);
+  m.event_quality.train_points = all.size();
+  if (by_core.size() < 3) return;  // too few cores to leave one out
+  std::vector<double> got, want;
+  double ape = 0;
+  size_t runs = 0;
+  for (const auto& [h, pts] : by_core) {
+    FitPoints others;
+    for (const auto& [oh, opts] : by_core)
+      if (oh != h) others.insert(others.end(), opts.begin(), opts.end());
+    const LinearFit f = fit_least_squares(others);
+    const double idle = idle_of.at(h);
+    std::map<uint64_t, std::pair<double, double>> run_sums;  // by kernel seed: predicted, golden
+    for (const CharPoint* p : kernel_pts) {
+      if (p->h != h) continue;
+      got.push_back(idle + f.at(event_terms(def, h, p->events))), want.push_back(p->dynamic_fj);
+      auto& r = run_sums[p->seed];
+      r.first += got.back(), r.second += want.back();
+    }
+    for (const auto& [seed, r] : run_sums) ape += std::fabs(r.first - r.second) / std::max(1e-9, r.second), ++runs;
+  }
+  m.event_quality.test_points = got.size();
+  m.event_quality.mape = 100.0 * ape / double(runs);
+  m.event_quality.pearson = pearson_r(got, want);
+}
+
 // A structural primitive: least-squares fits of its idle energy, leakage and area over its
-// sizes (one point each), scored by leaving each size out of the idle energy's fit in turn.
-PrimitivePowerModel train_structural(const PrimitiveDef& def, const std::vector<const CharPoint*>& pts) {
+// sizes (one point each), scored by leaving each size out of the idle energy's fit in turn;
+// with kernel points, its energy per event over them (train_events).
+PrimitivePowerModel train_structural(const PrimitiveDef& def, const std::vector<const CharPoint*>& all_pts) {
   PrimitivePowerModel m;
   m.kind = def.kind;
   m.features = def.params;
+  std::vector<const CharPoint*> pts, kernel_pts;
+  for (const CharPoint* p : all_pts) (p->events.empty() ? pts : kernel_pts).push_back(p);
+  std::map<std::vector<int>, double> idle_of;
+  for (const CharPoint* p : pts) idle_of[p->h] = p->dynamic_fj;
+  if (!kernel_pts.empty()) train_events(def, kernel_pts, idle_of, m);
   std::vector<std::pair<std::vector<double>, double>> idle, leak, area;
   for (const CharPoint* p : pts) {
     m.characterised_sizes.push_back(p->h);
@@ -316,6 +380,19 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
   return m;
 }
 
+// A saved event_fj: its events must be this fsgen's controller events.
+void load_event_fit(const nlohmann::json& e, const std::string& path, const std::string& kind, PrimitivePowerModel& p) {
+  std::vector<std::string> events;
+  for (const auto& ev : controller_events()) events.push_back(ev.name);
+  if (e.at("events").get<std::vector<std::string>>() != events)
+    fail(path, kind + ": its event energies are not of this fsgen's controller events (retrain with fsgen train)");
+  p.event_fj = {e.at("a"), e.at("b_per_event_term").get<std::vector<double>>()};
+  if (p.event_fj.b.size() != 2 * events.size() - 1)
+    fail(path, kind + ": expected " + std::to_string(2 * events.size() - 1) + " event-energy coefficients");
+  const auto& q = e.at("quality");
+  p.event_quality = {q.at("train_points"), q.at("test_points"), q.at("test_run_mape_percent"), q.at("test_window_pearson_r")};
+}
+
 }  // namespace
 
 std::string PowerModel::extrapolation(const std::string& kind, const std::vector<int>& h) const {
@@ -345,6 +422,16 @@ void PowerModel::require_liberty(const std::string& liberty_name) const {
   if (trained != liberty_name)
     fail("--liberty", "the power model was characterised on liberty '" + trained + "', not '" + liberty_name +
                           "': give the model's liberty, or a model of this one");
+}
+
+double PowerModel::structural_fj(const std::string& kind, const std::vector<int>& h, const std::vector<double>& rates) const {
+  const PrimitivePowerModel& m = primitive(kind);
+  const PrimitiveDef& def = primitive_def(kind);
+  FSGEN_ASSERT(def.structural(), "structural_fj prices a structural primitive");
+  const double idle = m.idle_fj.at(def.size_terms_at(h));
+  if (m.event_fj.b.empty()) return std::max(0.0, idle);
+  FSGEN_ASSERT(rates.size() == controller_events().size(), "a window's rates are one per controller event");
+  return std::max(0.0, idle + m.event_fj.at(event_terms(def, h, rates)));
 }
 
 std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::vector<int>& h,
@@ -459,6 +546,17 @@ void save_power_model(const PowerModel& m, const std::string& path) {
     if (primitive_def(kind).structural()) {
       e["target"] = "dynamic energy per cycle of an idle instance (its clock), fJ";
       e["idle_fj"] = {{"a", p.idle_fj.a}, {"b_per_size_term", p.idle_fj.b}};
+      if (!p.event_fj.b.empty()) {
+        std::vector<std::string> events;
+        for (const auto& ev : controller_events()) events.push_back(ev.name);
+        e["event_fj"] = {{"events", events},
+                         {"a", p.event_fj.a},
+                         {"b_per_event_term", p.event_fj.b},
+                         {"quality", {{"train_points", p.event_quality.train_points},
+                                      {"test_points", p.event_quality.test_points},
+                                      {"test_run_mape_percent", p.event_quality.mape},
+                                      {"test_window_pearson_r", p.event_quality.pearson}}}};
+      }
     } else {
       e["booster"] = p.booster;
     }
@@ -505,6 +603,7 @@ PowerModel load_power_model(const std::string& path) {
       if (def.structural()) {
         p.idle_fj = {e.at("idle_fj").at("a"), e.at("idle_fj").at("b_per_size_term").get<std::vector<double>>()};
         if (p.idle_fj.b.size() != terms) fail(path, kind + ": expected one idle-energy coefficient per size term");
+        if (e.contains("event_fj")) load_event_fit(e.at("event_fj"), path, kind, p);
         m.primitives[kind] = std::move(p);
         continue;
       }

@@ -106,6 +106,13 @@ struct PrimitivePowerModel {
   // dynamic fJ per cycle of an idle instance (its clock) = a + b . its size terms, least
   // squares over its characterised sizes. Its quality is then each size left out in turn.
   LinearFit idle_fj;
+  // A structural primitive with kernel points (PrimitiveDef::kernel_sizes, the controller)
+  // only: the dynamic fJ per cycle its logic adds to its idle energy under a kernel,
+  // = a + b . event_terms(h, rates) (power_model.cpp), least squares over its kernel points'
+  // windows, each labelled by its energy above its size's idle point. Not trained (b empty):
+  // the idle energy alone, as without kernel points.
+  LinearFit event_fj;
+  ModelQuality event_quality;  // each training core left out in turn: its runs' average energy (MAPE), its windows (R)
   ModelQuality quality;
   std::vector<std::vector<int>> characterised_sizes;  // the hyperparameters of its training data
 };
@@ -134,6 +141,9 @@ class PowerModel {
   double dynamic_fj(const std::string& kind, const std::vector<int>& h, const PrimitiveActivity& a) const {
     return dynamic_fj(kind, h, std::vector<PrimitiveActivity>{a}).front();
   }
+  // A structural primitive's dynamic fJ per cycle in a window: its idle energy, plus its
+  // event_fj at the window's event rates (controller_events.h, per cycle) when trained.
+  double structural_fj(const std::string& kind, const std::vector<int>& h, const std::vector<double>& rates) const;
   // The cycle_energy fit at the characterised size nearest h, for each activity taken as
   // one cycle's (fJ per cycle of one instance, at least 0). UserError for a primitive
   // whose side enable opens no burst.

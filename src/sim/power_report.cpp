@@ -15,6 +15,7 @@
 #include "models/kernel_regs.h"
 #include "models/platform.h"
 #include "power/characterize.h"
+#include "power/controller_events.h"
 #include "sim/tools.h"
 
 namespace fsgen {
@@ -261,20 +262,31 @@ BlockPower instance_power(const PrimitiveDef& def, const Block& b, const std::ma
 }
 
 // A block of a structural primitive (a matmul core's controller, the register file): its
-// idle energy (the clocking of its flip-flops) and leakage in every window. What its logic
-// switches under the kernel is not modelled, and the model's name says so.
-BlockPower structural_power(const Block& b, const std::map<std::string, int64_t>& params, const PowerModel& model,
-                            const PowerTrace& t) {
+// idle energy (the clocking of its flip-flops) and leakage in every window, and, where the
+// model has the controller's event energies, what its logic switches at the window's
+// events (controller_events.h); otherwise that switching is not modelled, and the model's
+// name says so.
+BlockPower structural_power(const RunResult& r, const ActivityTimeline& timeline, const Block& b,
+                            const std::map<std::string, int64_t>& params, const PowerModel& model, const PowerTrace& t) {
   const PrimitiveDef& def = primitive_def(b.kind);
   BlockPower bp = instance_power(def, b, params, model, t);
-  const size_t sizes = model.primitive(b.kind).characterised_sizes.size();
+  const PrimitivePowerModel& m = model.primitive(b.kind);
+  const size_t sizes = m.characterised_sizes.size();
+  const bool events = !m.event_fj.b.empty();
   bp.model = "structural primitive " + b.kind + (bp.h.empty() ? "" : " " + hyperparameter_text(bp.h, 'x')) +
              (b.kind == "ctrl" ? " (with the requantiser)" : "") + ": clock and leakage fitted over " +
              std::to_string(sizes) + " synthesised size" + (sizes == 1 ? "" : "s") +
-             ", the kernel's switching of its logic not modelled";
-  const double mw = model.dynamic_fj(b.kind, bp.h, PrimitiveActivity{}) * t.clock_mhz * 1e-6 + bp.leakage_mw;
-  std::fill(bp.mw.begin(), bp.mw.end(), mw);
-  bp.average_mw = mw;
+             (events ? ", its switching per event fitted over kernels on " +
+                           std::to_string(def.kernel_sizes.size()) + " training cores"
+                     : ", the kernel's switching of its logic not modelled");
+  const std::vector<std::vector<double>> counts =
+      events ? controller_event_counts(r, timeline, t.window, t.windows()) : std::vector<std::vector<double>>{};
+  std::vector<double> rates(counts.size());
+  for (uint64_t w = 0; w < t.windows(); ++w) {
+    for (size_t e = 0; e < counts.size(); ++e) rates[e] = counts[e][w] / double(t.window_cycles(w));
+    bp.mw[w] = model.structural_fj(b.kind, bp.h, rates) * t.clock_mhz * 1e-6 + bp.leakage_mw;
+    bp.average_mw += bp.mw[w] * double(t.window_cycles(w)) / double(t.cycles);
+  }
   return bp;
 }
 
@@ -283,7 +295,7 @@ BlockPower structural_power(const Block& b, const std::map<std::string, int64_t>
 BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTimeline& timeline, const Block& b,
                            const std::map<std::string, int64_t>& params, const PowerModel& model, const PowerTrace& t) {
   const PrimitiveDef& def = primitive_def(b.kind);
-  if (def.structural()) return structural_power(b, params, model, t);
+  if (def.structural()) return structural_power(r, timeline, b, params, model, t);
   const uint64_t windows = t.windows();
   BlockPower bp = instance_power(def, b, params, model, t);
   bp.model = "XGBoost primitive " + b.kind + " " + hyperparameter_text(bp.h, 'x');

@@ -1,0 +1,31 @@
+// A matmul core's controller (fsgen_ctrl) under a kernel: the events its logic switches
+// at, counted per window of a SystemC run where the model already observes them. The
+// controller's own registers are not probed; what it does each cycle shows at the blocks
+// it drives and is fed by: the DMA's beats and commands (operand-buffer writes, the
+// address arithmetic of each command), the read data it stores, the requantiser's rows
+// on their way to the write data, the array's stream cycles and operand buses (buffer
+// reads onto registered buses). The controller's activity model (power_model.h) prices a
+// window as its idle clock energy plus an energy per event.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/fast_model.h"
+#include "models/run_result.h"
+
+namespace fsgen {
+
+// The events, in feature order: each one's name and what it counts per window.
+struct ControllerEvent {
+  const char* name;
+  const char* counts;
+};
+const std::vector<ControllerEvent>& controller_events();
+
+// Per event (controller_events() order), its count in each of `windows` windows of
+// `window` cycles of run r (timeline: r's spans in those windows).
+std::vector<std::vector<double>> controller_event_counts(const RunResult& r, const ActivityTimeline& timeline,
+                                                         uint64_t window, uint64_t windows);
+
+}  // namespace fsgen

@@ -1,0 +1,36 @@
+// Training cores of the controller's activity model (docs/POWER.md, "The controller under
+// a kernel"): a matmul core generated around a controller of the catalog's hyperparameters
+// runs training kernels on its Verilated RTL; the controller's netlist replays its ports
+// (golden.h) and the SystemC model counts its events (controller_events.h) in the same
+// windows. Each window is one labelled point of the controller's dataset.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/synthetic.h"
+#include "power/characterize.h"
+
+namespace fsgen {
+
+// The spec (YAML) of the matmul core whose controller has hyperparameters h (TM, TN, TK,
+// W, ST, M_LIVE: output-stationary ST = 0, weight-stationary ST = 1 with live output
+// tiles), at 500 MHz with W-byte beats.
+std::string training_core_spec(const std::vector<int>& h);
+
+struct TrainingKernel {
+  uint32_t m, n, k;
+  SyntheticValues values;
+  uint64_t seed;
+};
+// The kernels each training core runs: operands of every zero share and spread.
+std::vector<TrainingKernel> training_kernels(const std::vector<int>& h);
+
+constexpr uint64_t kTrainingWindow = 16;  // cycles per point
+
+// The points of training kernel `kernel` on the core of h: every window of the run but the
+// first (the replay's settling), labelled by the controller's golden dynamic energy.
+std::vector<CharPoint> kernel_points(const PrimitiveDef& def, const std::vector<int>& h, size_t kernel,
+                                     const std::string& liberty_file, const std::string& work_dir);
+
+}  // namespace fsgen
