@@ -695,7 +695,7 @@ TEST(PowerEstimate, ControllerEventsPriceItsSwitchingPerWindow) {
                            " training cores"),
             std::string::npos);
   const RunResult r = run_on_systemc(g, prog);
-  const auto counts = controller_event_counts(r, ActivityTimeline::from_spans(r, 16, t.windows()), 16, t.windows());
+  const auto counts = controller_event_counts(r, 16, t.windows());
   double lowest = 1e300, highest = 0;
   for (uint64_t w = 0; w < t.windows(); ++w) {
     std::vector<double> rates;
@@ -715,7 +715,7 @@ TEST(ControllerEvents, WindowsSumToTheRunsEvents) {
   mp.m = 8, mp.n = 8, mp.k = 16;
   const RunResult r = run_on_systemc(g, compile_matmul(g, mp));
   const uint64_t window = 7, windows = (r.cycles + window - 1) / window;
-  const auto counts = controller_event_counts(r, ActivityTimeline::from_spans(r, window, windows), window, windows);
+  const auto counts = controller_event_counts(r, window, windows);
   ASSERT_EQ(counts.size(), controller_events().size());
   auto total = [&](const std::string& name) {
     for (size_t e = 0; e < counts.size(); ++e)
@@ -742,6 +742,12 @@ TEST(ControllerEvents, WindowsSumToTheRunsEvents) {
   EXPECT_EQ(total("stream_cycles"), spans(r.timelines.at("array_a").enabled));
   EXPECT_EQ(total("operand_toggles"),
             double(r.find_probe("array_a", "x")->toggles() + r.find_probe("array_a", "w")->toggles()));
+  // Per cycle, an event falls kControllerLead cycles before the cycle the run records it in.
+  const auto per_cycle = controller_event_counts(r, 1, r.cycles);
+  const CycleSpan first_command = r.timelines.at("dma").side.front();
+  ASSERT_GE(first_command.start, kControllerLead);
+  EXPECT_EQ(per_cycle[2][first_command.start - kControllerLead], 1.0);
+  EXPECT_EQ(per_cycle[2][first_command.start], 0.0);
 }
 
 // The controller's training cores: each kernel size's core elaborates with a controller of

@@ -67,8 +67,7 @@ std::vector<CharPoint> kernel_points(const PrimitiveDef& def, const std::vector<
   if (golden.output_mismatch_cycles)
     fail(where, "the controller's netlist differs from its RTL in " + std::to_string(golden.output_mismatch_cycles) + " cycles");
   const uint64_t windows = (r.cycles + kTrainingWindow - 1) / kTrainingWindow;
-  const ActivityTimeline timeline = ActivityTimeline::from_spans(r, kTrainingWindow, windows);
-  const std::vector<std::vector<double>> counts = controller_event_counts(r, timeline, kTrainingWindow, windows);
+  const std::vector<std::vector<double>> counts = controller_event_counts(r, kTrainingWindow, windows);
   std::vector<CharPoint> points;
   for (uint64_t w = 1; w < windows; ++w) {
     const uint64_t first = w * kTrainingWindow, len = std::min(kTrainingWindow, r.cycles - first);

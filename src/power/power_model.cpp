@@ -424,14 +424,26 @@ void PowerModel::require_liberty(const std::string& liberty_name) const {
                           "': give the model's liberty, or a model of this one");
 }
 
-double PowerModel::structural_fj(const std::string& kind, const std::vector<int>& h, const std::vector<double>& rates) const {
+double StructuralEnergy::at(const std::vector<double>& rates) const {
+  FSGEN_ASSERT(per_event_fj.empty() || rates.size() == per_event_fj.size(), "a window's rates are one per event");
+  double fj = idle_fj;
+  for (size_t e = 0; e < per_event_fj.size(); ++e) fj += rates[e] * per_event_fj[e];
+  return std::max(0.0, fj);
+}
+
+StructuralEnergy PowerModel::structural_energy(const std::string& kind, const std::vector<int>& h) const {
   const PrimitivePowerModel& m = primitive(kind);
   const PrimitiveDef& def = primitive_def(kind);
-  FSGEN_ASSERT(def.structural(), "structural_fj prices a structural primitive");
-  const double idle = m.idle_fj.at(def.size_terms_at(h));
-  if (m.event_fj.b.empty()) return std::max(0.0, idle);
-  FSGEN_ASSERT(rates.size() == controller_events().size(), "a window's rates are one per controller event");
-  return std::max(0.0, idle + m.event_fj.at(event_terms(def, h, rates)));
+  FSGEN_ASSERT(def.structural(), "a structural primitive's energy");
+  StructuralEnergy e;
+  e.idle_fj = m.idle_fj.at(def.size_terms_at(h));
+  if (m.event_fj.b.empty()) return e;
+  // event_terms: the cycles' energy is a + b0 s; event i's, b(2i - 1) + b(2i) s.
+  const double s = def.size_terms_at(h).front();
+  e.per_event_fj.push_back(m.event_fj.a + m.event_fj.b.at(0) * s);
+  for (size_t i = 1; i < controller_events().size(); ++i)
+    e.per_event_fj.push_back(m.event_fj.b.at(2 * i - 1) + m.event_fj.b.at(2 * i) * s);
+  return e;
 }
 
 std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::vector<int>& h,
@@ -441,8 +453,7 @@ std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::v
   if (cols != m.features.size())
     fail("power model", kind + ": expected " + std::to_string(m.features.size() - activity_columns) + " hyperparameters");
   if (activity.empty()) return {};
-  if (primitive_def(kind).structural())
-    return std::vector<double>(activity.size(), std::max(0.0, m.idle_fj.at(primitive_def(kind).size_terms_at(h))));
+  FSGEN_ASSERT(!primitive_def(kind).structural(), "a structural primitive is priced by structural_energy");
   // Each distinct path through the trees is predicted once: rows whose activities lie in the
   // same intervals between the trees' split conditions. Short windows repeat a few
   // activities exactly (looked up first, without the intervals' searches); longer ones

@@ -117,6 +117,15 @@ struct PrimitivePowerModel {
   std::vector<std::vector<int>> characterised_sizes;  // the hyperparameters of its training data
 };
 
+// A structural primitive instance's dynamic energy per cycle in a window whose events
+// (controller_events.h) occur at `rates` per cycle: idle_fj + rates . per_event_fj (the
+// first event, the cycles the kernel runs, at rate 1). per_event_fj empty: idle_fj alone.
+struct StructuralEnergy {
+  double idle_fj = 0;
+  std::vector<double> per_event_fj;
+  double at(const std::vector<double>& rates) const;
+};
+
 // A primitive instance's activity over some cycles: the model's features.
 struct PrimitiveActivity {
   double alpha = 0;   // data-input toggles / (bits x cycles)
@@ -134,16 +143,16 @@ class PowerModel {
   // UserError unless the model was characterised on the liberty named `liberty_name`.
   void require_liberty(const std::string& liberty_name) const;
   // Dynamic energy of one instance per cycle, fJ, for each activity (one model call for
-  // all: a trace's windows are predicted together); a structural primitive's is its idle
-  // energy whatever the activity.
+  // all: a trace's windows are predicted together); not of a structural primitive
+  // (structural_energy).
   std::vector<double> dynamic_fj(const std::string& kind, const std::vector<int>& h,
                                  const std::vector<PrimitiveActivity>& activity) const;
   double dynamic_fj(const std::string& kind, const std::vector<int>& h, const PrimitiveActivity& a) const {
     return dynamic_fj(kind, h, std::vector<PrimitiveActivity>{a}).front();
   }
-  // A structural primitive's dynamic fJ per cycle in a window: its idle energy, plus its
-  // event_fj at the window's event rates (controller_events.h, per cycle) when trained.
-  double structural_fj(const std::string& kind, const std::vector<int>& h, const std::vector<double>& rates) const;
+  // A structural primitive's dynamic energy at hyperparameters h: its idle energy, plus,
+  // when its event_fj is trained, each event's energy (fJ per event) at that size.
+  StructuralEnergy structural_energy(const std::string& kind, const std::vector<int>& h) const;
   // The cycle_energy fit at the characterised size nearest h, for each activity taken as
   // one cycle's (fJ per cycle of one instance, at least 0). UserError for a primitive
   // whose side enable opens no burst.

@@ -266,7 +266,7 @@ BlockPower instance_power(const PrimitiveDef& def, const Block& b, const std::ma
 // model has the controller's event energies, what its logic switches at the window's
 // events (controller_events.h); otherwise that switching is not modelled, and the model's
 // name says so.
-BlockPower structural_power(const RunResult& r, const ActivityTimeline& timeline, const Block& b,
+BlockPower structural_power(const RunResult& r, const Block& b,
                             const std::map<std::string, int64_t>& params, const PowerModel& model, const PowerTrace& t) {
   const PrimitiveDef& def = primitive_def(b.kind);
   BlockPower bp = instance_power(def, b, params, model, t);
@@ -280,11 +280,12 @@ BlockPower structural_power(const RunResult& r, const ActivityTimeline& timeline
                            std::to_string(def.kernel_sizes.size()) + " training cores"
                      : ", the kernel's switching of its logic not modelled");
   const std::vector<std::vector<double>> counts =
-      events ? controller_event_counts(r, timeline, t.window, t.windows()) : std::vector<std::vector<double>>{};
+      events ? controller_event_counts(r, t.window, t.windows()) : std::vector<std::vector<double>>{};
+  const StructuralEnergy energy = model.structural_energy(b.kind, bp.h);
   std::vector<double> rates(counts.size());
   for (uint64_t w = 0; w < t.windows(); ++w) {
     for (size_t e = 0; e < counts.size(); ++e) rates[e] = counts[e][w] / double(t.window_cycles(w));
-    bp.mw[w] = model.structural_fj(b.kind, bp.h, rates) * t.clock_mhz * 1e-6 + bp.leakage_mw;
+    bp.mw[w] = energy.at(rates) * t.clock_mhz * 1e-6 + bp.leakage_mw;
     bp.average_mw += bp.mw[w] * double(t.window_cycles(w)) / double(t.cycles);
   }
   return bp;
@@ -295,7 +296,7 @@ BlockPower structural_power(const RunResult& r, const ActivityTimeline& timeline
 BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTimeline& timeline, const Block& b,
                            const std::map<std::string, int64_t>& params, const PowerModel& model, const PowerTrace& t) {
   const PrimitiveDef& def = primitive_def(b.kind);
-  if (def.structural()) return structural_power(r, timeline, b, params, model, t);
+  if (def.structural()) return structural_power(r, b, params, model, t);
   const uint64_t windows = t.windows();
   BlockPower bp = instance_power(def, b, params, model, t);
   bp.model = "XGBoost primitive " + b.kind + " " + hyperparameter_text(bp.h, 'x');
