@@ -691,17 +691,22 @@ TEST(PowerEstimate, ControllerEventsPriceItsSwitchingPerWindow) {
   const PowerTrace t = estimate_power(g, prog, m, 16);
   const auto tc = std::find_if(t.blocks.begin(), t.blocks.end(), [](const BlockPower& b) { return b.block == "ctrl"; });
   ASSERT_NE(tc, t.blocks.end());
-  EXPECT_NE(tc->model.find("its switching per event fitted over kernels on " + std::to_string(ctrl.kernel_sizes.size()) +
-                           " training cores"),
+  EXPECT_NE(tc->model.find("its switching per event fitted over " + std::to_string(ctrl.kernel_sizes.size() * 24) +
+                           " kernel windows of training cores"),
             std::string::npos);
   const RunResult r = run_on_systemc(g, prog);
   const auto counts = controller_event_counts(r, 16, t.windows());
+  const StructuralEnergy energy = m.structural_energy("ctrl", tc->h);
+  const std::vector<double> energies = controller_event_energy(r, 16, t.windows(), energy.per_event_fj);
   double lowest = 1e300, highest = 0;
   for (uint64_t w = 0; w < t.windows(); ++w) {
     std::vector<double> rates;
     for (const auto& ev : counts) rates.push_back(ev[w] / double(t.window_cycles(w)));
     const double want = (idle(tc->h) + above_idle(tc->h, rates)) * t.clock_mhz * 1e-6 + 0.5;
     EXPECT_NEAR(tc->mw[w], want, 1e-3 * want) << "window " << w;
+    double by_counts = 0;  // the energy series is the counts' sum
+    for (size_t e = 0; e < counts.size(); ++e) by_counts += counts[e][w] * energy.per_event_fj[e];
+    EXPECT_NEAR(energies[w], by_counts, 1e-9 * std::fabs(by_counts) + 1e-9);
     lowest = std::min(lowest, tc->mw[w]), highest = std::max(highest, tc->mw[w]);
   }
   EXPECT_GT(highest, 1.2 * lowest);  // the windows differ by their events

@@ -1,6 +1,9 @@
 #include "power/controller_events.h"
 
 #include <algorithm>
+#include <functional>
+
+#include "core/error.h"
 
 namespace fsgen {
 
@@ -19,37 +22,38 @@ const std::vector<ControllerEvent>& controller_events() {
 
 namespace {
 
-// Counts of one event per window, each count placed kControllerLead cycles before the cycle
-// it is recorded in (one at the run's first cycle stays there).
+using EventSink = std::function<void(size_t event, uint64_t window, double count)>;
+
+// One event's counts, each placed kControllerLead cycles before the cycle it is recorded in
+// (one at the run's first cycle stays there), given to the sink by window.
 class EventWindows {
  public:
-  EventWindows(std::vector<double>& counts, uint64_t window) : counts_(counts), window_(window) {}
-  void add(uint64_t cycle, double n) {
+  EventWindows(size_t event, uint64_t window, uint64_t windows, const EventSink& sink)
+      : event_(event), window_(window), windows_(windows), sink_(sink) {}
+  void add(uint64_t cycle, double n) const {
     const uint64_t w = (cycle >= kControllerLead ? cycle - kControllerLead : 0) / window_;
-    if (w < counts_.size()) counts_[w] += n;
+    if (w < windows_) sink_(event_, w, n);
   }
-  void add_spans(const std::vector<CycleSpan>& spans, uint64_t lag) {
+  void add_spans(const std::vector<CycleSpan>& spans, uint64_t lag) const {
     for (const CycleSpan& s : spans)
       for (uint64_t c = s.start + lag; c < s.start + lag + s.cycles; ++c) add(c, 1);
   }
-  void add_toggles(const RunResult& r, const std::string& block, const std::string& port) {
+  void add_toggles(const RunResult& r, const std::string& block, const std::string& port) const {
     if (const ToggleProbe* p = r.find_probe(block, port))
       for (const auto& [cycle, n] : p->events()) add(cycle, n);
   }
 
  private:
-  std::vector<double>& counts_;
-  uint64_t window_;
+  size_t event_;
+  uint64_t window_, windows_;
+  const EventSink& sink_;
 };
 
-}  // namespace
-
-std::vector<std::vector<double>> controller_event_counts(const RunResult& r, uint64_t window, uint64_t windows) {
-  std::vector<std::vector<double>> c(controller_events().size(), std::vector<double>(windows, 0.0));
-  for (uint64_t w = 0; w < windows; ++w)
-    c[0][w] = double(std::min(window, r.cycles - std::min(r.cycles, w * window)));
-  EventWindows beats(c[1], window), commands(c[2], window), reads(c[3], window), stores(c[4], window),
-      stream(c[5], window), operands(c[6], window);
+// Every event of run r, in controller_events() order of kind.
+void visit_events(const RunResult& r, uint64_t window, uint64_t windows, const EventSink& sink) {
+  for (uint64_t w = 0; w < windows; ++w) sink(0, w, double(std::min(window, r.cycles - std::min(r.cycles, w * window))));
+  const EventWindows beats(1, window, windows, sink), commands(2, window, windows, sink), reads(3, window, windows, sink),
+      stores(4, window, windows, sink), stream(5, window, windows, sink), operands(6, window, windows, sink);
   if (const auto dma = r.timelines.find("dma"); dma != r.timelines.end()) {
     beats.add_spans(dma->second.enabled, dma->second.switching_lag);
     commands.add_spans(dma->second.side, dma->second.switching_lag);
@@ -60,7 +64,22 @@ std::vector<std::vector<double>> controller_event_counts(const RunResult& r, uin
   if (const auto array = r.timelines.find("array_a"); array != r.timelines.end())
     stream.add_spans(array->second.enabled, array->second.switching_lag);
   for (const char* port : {"x", "w"}) operands.add_toggles(r, "array_a", port);
+}
+
+}  // namespace
+
+std::vector<std::vector<double>> controller_event_counts(const RunResult& r, uint64_t window, uint64_t windows) {
+  std::vector<std::vector<double>> c(controller_events().size(), std::vector<double>(windows, 0.0));
+  visit_events(r, window, windows, [&](size_t e, uint64_t w, double n) { c[e][w] += n; });
   return c;
+}
+
+std::vector<double> controller_event_energy(const RunResult& r, uint64_t window, uint64_t windows,
+                                            const std::vector<double>& energy_per_event) {
+  FSGEN_ASSERT(energy_per_event.size() == controller_events().size(), "an energy per controller event");
+  std::vector<double> fj(windows, 0.0);
+  visit_events(r, window, windows, [&](size_t e, uint64_t w, double n) { fj[w] += n * energy_per_event[e]; });
+  return fj;
 }
 
 }  // namespace fsgen

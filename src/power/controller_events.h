@@ -33,4 +33,9 @@ constexpr uint64_t kControllerLead = 1;
 // `window` cycles of run r, each event kControllerLead cycles before the run records it.
 std::vector<std::vector<double>> controller_event_counts(const RunResult& r, uint64_t window, uint64_t windows);
 
+// The same windows' sum over the events of count x energy_per_event (fJ per event, in
+// controller_events() order): a per-cycle trace without a series per event.
+std::vector<double> controller_event_energy(const RunResult& r, uint64_t window, uint64_t windows,
+                                            const std::vector<double>& energy_per_event);
+
 }  // namespace fsgen

@@ -424,13 +424,6 @@ void PowerModel::require_liberty(const std::string& liberty_name) const {
                           "': give the model's liberty, or a model of this one");
 }
 
-double StructuralEnergy::at(const std::vector<double>& rates) const {
-  FSGEN_ASSERT(per_event_fj.empty() || rates.size() == per_event_fj.size(), "a window's rates are one per event");
-  double fj = idle_fj;
-  for (size_t e = 0; e < per_event_fj.size(); ++e) fj += rates[e] * per_event_fj[e];
-  return std::max(0.0, fj);
-}
-
 StructuralEnergy PowerModel::structural_energy(const std::string& kind, const std::vector<int>& h) const {
   const PrimitivePowerModel& m = primitive(kind);
   const PrimitiveDef& def = primitive_def(kind);

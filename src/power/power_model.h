@@ -117,13 +117,12 @@ struct PrimitivePowerModel {
   std::vector<std::vector<int>> characterised_sizes;  // the hyperparameters of its training data
 };
 
-// A structural primitive instance's dynamic energy per cycle in a window whose events
-// (controller_events.h) occur at `rates` per cycle: idle_fj + rates . per_event_fj (the
-// first event, the cycles the kernel runs, at rate 1). per_event_fj empty: idle_fj alone.
+// A structural primitive instance's dynamic energy: idle_fj per cycle, and fJ per event of
+// controller_events() (the first, a cycle the kernel runs, included); per_event_fj empty:
+// idle_fj alone.
 struct StructuralEnergy {
   double idle_fj = 0;
   std::vector<double> per_event_fj;
-  double at(const std::vector<double>& rates) const;
 };
 
 // A primitive instance's activity over some cycles: the model's features.

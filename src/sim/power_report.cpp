@@ -272,21 +272,21 @@ BlockPower structural_power(const RunResult& r, const Block& b,
   BlockPower bp = instance_power(def, b, params, model, t);
   const PrimitivePowerModel& m = model.primitive(b.kind);
   const size_t sizes = m.characterised_sizes.size();
-  const bool events = !m.event_fj.b.empty();
+  const StructuralEnergy energy = model.structural_energy(b.kind, bp.h);
+  const bool events = !energy.per_event_fj.empty();
   bp.model = "structural primitive " + b.kind + (bp.h.empty() ? "" : " " + hyperparameter_text(bp.h, 'x')) +
              (b.kind == "ctrl" ? " (with the requantiser)" : "") + ": clock and leakage fitted over " +
              std::to_string(sizes) + " synthesised size" + (sizes == 1 ? "" : "s") +
-             (events ? ", its switching per event fitted over kernels on " +
-                           std::to_string(def.kernel_sizes.size()) + " training cores"
+             (events ? ", its switching per event fitted over " + std::to_string(m.event_quality.train_points) +
+                           " kernel windows of training cores"
                      : ", the kernel's switching of its logic not modelled");
-  const std::vector<std::vector<double>> counts =
-      events ? controller_event_counts(r, t.window, t.windows()) : std::vector<std::vector<double>>{};
-  const StructuralEnergy energy = model.structural_energy(b.kind, bp.h);
-  std::vector<double> rates(counts.size());
+  const std::vector<double> event_fj =
+      events ? controller_event_energy(r, t.window, t.windows(), energy.per_event_fj) : std::vector<double>{};
   for (uint64_t w = 0; w < t.windows(); ++w) {
-    for (size_t e = 0; e < counts.size(); ++e) rates[e] = counts[e][w] / double(t.window_cycles(w));
-    bp.mw[w] = energy.at(rates) * t.clock_mhz * 1e-6 + bp.leakage_mw;
-    bp.average_mw += bp.mw[w] * double(t.window_cycles(w)) / double(t.cycles);
+    const double len = double(t.window_cycles(w));
+    const double fj = std::max(0.0, energy.idle_fj + (events ? event_fj[w] / len : 0.0));
+    bp.mw[w] = fj * t.clock_mhz * 1e-6 + bp.leakage_mw;
+    bp.average_mw += bp.mw[w] * len / double(t.cycles);
   }
   return bp;
 }
