@@ -13,6 +13,8 @@
 //   zeros  zero bytes / data bytes presented while enabled (zero operand share)
 //   side   cycles with the side enable / cycles (PrimitiveDef::side_enable; 0 without one)
 // Labels: dynamic energy per cycle (internal + switching), leakage, and area.
+// The controller also has kernel points (PrimitiveDef::kernel_sizes): windows of kernels on
+// training cores, with its events' rates as features (controller_training.h).
 #pragma once
 #include <cstdint>
 #include <functional>
