@@ -582,10 +582,10 @@ int run(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     const CharacterizeSummary sum = characterize(copt, dataset, [&](uint64_t done, uint64_t total) {
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::cerr << "\rcharacterise: " << done << " of " << total << " points, " << int(s) << " s" << std::flush;
+      std::cerr << "\rcharacterise: " << done << " of " << total << " stimuli, " << int(s) << " s" << std::flush;
     });
     std::cerr << "\n";
-    std::cout << "wrote " << dataset << ": " << sum.added << " points added, " << sum.skipped << " already there\n";
+    std::cout << "wrote " << dataset << ": " << sum.added << " points added, " << sum.skipped << " stimuli already there\n";
     return 0;
   }
   const SyntheticValues values = value_opts.resolved();

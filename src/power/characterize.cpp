@@ -641,9 +641,11 @@ CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string
         ++sum.skipped, ++finished;
         continue;
       }
-      for (const CharPoint& p : kernel_points(*d, run.h, run.kernel, o.liberty, o.work_dir)) out << row_of(p) << "\n";
+      for (const CharPoint& p : kernel_points(*d, run.h, run.kernel, o.liberty, o.work_dir)) {
+        out << row_of(p) << "\n";
+        ++sum.added;
+      }
       out << std::flush;
-      ++sum.added;
       if (progress) progress(++finished, total);
     }
   }

@@ -158,7 +158,8 @@ struct CharacterizeOptions {
 };
 
 struct CharacterizeSummary {
-  uint64_t added = 0, skipped = 0;  // skipped: already in the dataset
+  uint64_t added = 0;    // points written (a kernel run writes one per window)
+  uint64_t skipped = 0;  // stimuli (random points, kernel runs) already in the dataset
 };
 
 // Runs every missing point and appends it to the dataset at `path` (created with its
