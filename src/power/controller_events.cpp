@@ -20,6 +20,12 @@ const std::vector<ControllerEvent>& controller_events() {
   return events;
 }
 
+std::vector<std::string> controller_event_names() {
+  std::vector<std::string> names;
+  for (const auto& e : controller_events()) names.push_back(e.name);
+  return names;
+}
+
 namespace {
 
 using EventSink = std::function<void(size_t event, uint64_t window, double count)>;

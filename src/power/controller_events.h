@@ -21,6 +21,7 @@ struct ControllerEvent {
   const char* counts;
 };
 const std::vector<ControllerEvent>& controller_events();
+std::vector<std::string> controller_event_names();  // in that order
 
 // Cycles by which the controller's switching precedes its events as the run records them:
 // it registers the commands, enables, operand buses and stored rows its neighbours take at

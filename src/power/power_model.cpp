@@ -382,8 +382,7 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
 
 // A saved event_fj: its events must be this fsgen's controller events.
 void load_event_fit(const nlohmann::json& e, const std::string& path, const std::string& kind, PrimitivePowerModel& p) {
-  std::vector<std::string> events;
-  for (const auto& ev : controller_events()) events.push_back(ev.name);
+  const std::vector<std::string> events = controller_event_names();
   if (e.at("events").get<std::vector<std::string>>() != events)
     fail(path, kind + ": its event energies are not of this fsgen's controller events (retrain with fsgen train)");
   p.event_fj = {e.at("a"), e.at("b_per_event_term").get<std::vector<double>>()};
@@ -431,11 +430,17 @@ StructuralEnergy PowerModel::structural_energy(const std::string& kind, const st
   StructuralEnergy e;
   e.idle_fj = m.idle_fj.at(def.size_terms_at(h));
   if (m.event_fj.b.empty()) return e;
-  // event_terms: the cycles' energy is a + b0 s; event i's, b(2i - 1) + b(2i) s.
-  const double s = def.size_terms_at(h).front();
-  e.per_event_fj.push_back(m.event_fj.a + m.event_fj.b.at(0) * s);
-  for (size_t i = 1; i < controller_events().size(); ++i)
-    e.per_event_fj.push_back(m.event_fj.b.at(2 * i - 1) + m.event_fj.b.at(2 * i) * s);
+  // The fit is linear in the rates: a cycle's energy is its value with every other rate 0
+  // (the first event's rate is 1 in every window), another event's what its rate adds.
+  std::vector<double> rates(controller_events().size(), 0.0);
+  rates[0] = 1;
+  const double cycle = m.event_fj.at(event_terms(def, h, rates));
+  e.per_event_fj.push_back(cycle);
+  for (size_t i = 1; i < rates.size(); ++i) {
+    rates[i] = 1;
+    e.per_event_fj.push_back(m.event_fj.at(event_terms(def, h, rates)) - cycle);
+    rates[i] = 0;
+  }
   return e;
 }
 
@@ -551,9 +556,7 @@ void save_power_model(const PowerModel& m, const std::string& path) {
       e["target"] = "dynamic energy per cycle of an idle instance (its clock), fJ";
       e["idle_fj"] = {{"a", p.idle_fj.a}, {"b_per_size_term", p.idle_fj.b}};
       if (!p.event_fj.b.empty()) {
-        std::vector<std::string> events;
-        for (const auto& ev : controller_events()) events.push_back(ev.name);
-        e["event_fj"] = {{"events", events},
+        e["event_fj"] = {{"events", controller_event_names()},
                          {"a", p.event_fj.a},
                          {"b_per_event_term", p.event_fj.b},
                          {"quality", {{"train_points", p.event_quality.train_points},
