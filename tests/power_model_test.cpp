@@ -17,7 +17,6 @@
 #include "compiler/matmul.h"
 #include "core/json_file.h"
 #include "generator/verilog_emitter.h"
-#include "models/fast_model.h"
 #include "models/platform.h"
 #include "power/controller_events.h"
 #include "power/controller_training.h"
