@@ -216,7 +216,7 @@ std::string CharPoint::key() const {
   o << kind;
   for (int v : h) o << ";" << v;
   o << "|" << toggle_rate << "|" << zero_fraction << "|" << enable_rate << "|" << seed;
-  if (!events.empty()) o << "|" << window;
+  if (window) o << "|" << window;  // a kernel point (every other point has window 0)
   return o.str();
 }
 
@@ -545,7 +545,7 @@ struct KernelRun {
   size_t kernel;
   std::string first_key(const PrimitiveDef& d) const {
     CharPoint p;
-    p.kind = d.kind, p.h = h, p.window = kTrainingWindow, p.events = {0};
+    p.kind = d.kind, p.h = h, p.window = kTrainingWindow;
     const TrainingKernel k = training_kernels(h).at(kernel);
     p.zero_fraction = k.values.zero_fraction, p.seed = k.seed;
     return p.key();

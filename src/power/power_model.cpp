@@ -248,7 +248,7 @@ using FitPoints = std::vector<std::pair<std::vector<double>, double>>;
 // the MAPE of its runs' average dynamic energy (idle included), the R of its windows'.
 void train_events(const PrimitiveDef& def, const std::vector<const CharPoint*>& kernel_pts,
                   const std::map<std::vector<int>, double>& idle_of, PrimitivePowerModel& m) {
-  std::map<std::vector<int>, FitPoints> by_core;
+  std::map<std::vector<int>, std::vector<size_t>> points_of_core;  // indices into kernel_pts and all
   FitPoints all;
   for (const CharPoint* p : kernel_pts) {
     if (p->events.size() != controller_events().size())
@@ -257,26 +257,26 @@ void train_events(const PrimitiveDef& def, const std::vector<const CharPoint*>& 
     const auto idle = idle_of.find(p->h);
     if (idle == idle_of.end())
       fail("dataset", def.kind + " kernel points at " + hyperparameter_text(p->h, 'x') + " without its idle point");
-    by_core[p->h].push_back({event_terms(def, p->h, p->events), p->dynamic_fj - idle->second});
-    all.push_back(by_core[p->h].back());
+    points_of_core[p->h].push_back(all.size());
+    all.push_back({event_terms(def, p->h, p->events), p->dynamic_fj - idle->second});
   }
   m.event_fj = fit_least_squares(all);
   m.event_quality.train_points = all.size();
-  if (by_core.size() < 3) return;  // too few cores to leave one out
+  if (points_of_core.size() < 3) return;  // too few cores to leave one out
   std::vector<double> got, want;
   double ape = 0;
   size_t runs = 0;
-  for (const auto& [h, pts] : by_core) {
+  for (const auto& [h, own] : points_of_core) {
     FitPoints others;
-    for (const auto& [oh, opts] : by_core)
-      if (oh != h) others.insert(others.end(), opts.begin(), opts.end());
+    for (const auto& [oh, indices] : points_of_core)
+      if (oh != h)
+        for (size_t i : indices) others.push_back(all[i]);
     const LinearFit f = fit_least_squares(others);
     const double idle = idle_of.at(h);
     std::map<uint64_t, std::pair<double, double>> run_sums;  // by kernel seed: predicted, golden
-    for (const CharPoint* p : kernel_pts) {
-      if (p->h != h) continue;
-      got.push_back(idle + f.at(event_terms(def, h, p->events))), want.push_back(p->dynamic_fj);
-      auto& r = run_sums[p->seed];
+    for (size_t i : own) {
+      got.push_back(idle + f.at(all[i].first)), want.push_back(idle + all[i].second);
+      auto& r = run_sums[kernel_pts[i]->seed];
       r.first += got.back(), r.second += want.back();
     }
     for (const auto& [seed, r] : run_sums) ape += std::fabs(r.first - r.second) / std::max(1e-9, r.second), ++runs;

@@ -261,6 +261,15 @@ BlockPower instance_power(const PrimitiveDef& def, const Block& b, const std::ma
   return bp;
 }
 
+// A block's windows from dynamic fJ per cycle (bp.mw on entry) to mW with its leakage, and
+// its average over the trace.
+void to_power(BlockPower& bp, const PowerTrace& t) {
+  for (uint64_t w = 0; w < t.windows(); ++w) {
+    bp.mw[w] = bp.mw[w] * t.clock_mhz * 1e-6 + bp.leakage_mw;  // fJ per cycle x cycles per us -> mW
+    bp.average_mw += bp.mw[w] * double(t.window_cycles(w)) / double(t.cycles);
+  }
+}
+
 // A block of a structural primitive (a matmul core's controller, the register file): its
 // idle energy (the clocking of its flip-flops) and leakage in every window, and, where the
 // model has the controller's event energies, what its logic switches at the window's
@@ -280,14 +289,14 @@ BlockPower structural_power(const RunResult& r, const Block& b,
              (events ? ", its switching per event fitted over " + std::to_string(m.event_quality.train_points) +
                            " kernel windows of training cores"
                      : ", the kernel's switching of its logic not modelled");
-  const std::vector<double> event_fj =
-      events ? controller_event_energy(r, t.window, t.windows(), energy.per_event_fj) : std::vector<double>{};
-  for (uint64_t w = 0; w < t.windows(); ++w) {
-    const double len = double(t.window_cycles(w));
-    const double fj = std::max(0.0, energy.idle_fj + (events ? event_fj[w] / len : 0.0));
-    bp.mw[w] = fj * t.clock_mhz * 1e-6 + bp.leakage_mw;
-    bp.average_mw += bp.mw[w] * len / double(t.cycles);
+  std::vector<double>& fj = bp.mw;  // dynamic fJ per cycle until to_power
+  if (events) {
+    fj = controller_event_energy(r, t.window, t.windows(), energy.per_event_fj);
+    for (uint64_t w = 0; w < t.windows(); ++w) fj[w] = std::max(0.0, energy.idle_fj + fj[w] / double(t.window_cycles(w)));
+  } else {
+    std::fill(fj.begin(), fj.end(), std::max(0.0, energy.idle_fj));
   }
+  to_power(bp, t);
   return bp;
 }
 
@@ -315,7 +324,7 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
   const bool by_command = series.side && def.side_opens_burst;
   const std::vector<CommandWindows> commands =
       by_command ? command_windows(series.busy, series.side, windows) : std::vector<CommandWindows>{};
-  std::vector<double>& fj = bp.mw;  // dynamic fJ per cycle until the leakage is added
+  std::vector<double>& fj = bp.mw;  // dynamic fJ per cycle until to_power
   size_t next_command = 0;
   std::vector<PrimitiveActivity> activity;
   for (uint64_t first = 0; first < windows;) {
@@ -340,10 +349,7 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
   }
   const auto own_timeline = r.timelines.find(source.timed_block);
   if (own_timeline != r.timelines.end()) lead_energy(fj, own_timeline->second.switching_lead, t);
-  for (uint64_t w = 0; w < windows; ++w) {
-    bp.mw[w] = fj[w] * t.clock_mhz * 1e-6 + bp.leakage_mw;  // fJ per cycle x cycles per us -> mW
-    bp.average_mw += bp.mw[w] * double(t.window_cycles(w)) / double(t.cycles);
-  }
+  to_power(bp, t);
   return bp;
 }
 
