@@ -37,9 +37,9 @@ TEST(Emitter, WritesEveryFileAtomically) {
   EXPECT_NE(top.find("fsgen_acc_cache"), std::string::npos);
 }
 
-// The power flow replays the controller with the parameters the top instantiates it with;
-// a fused core's controller holds the softmax unit (a block of its own), so it is not
-// replayed whole. The register file's module is in the library a lone synthesis reads.
+// The power flow replays the controller with the parameters the top instantiates it with,
+// a fused core's as well. The register file's module is in the library a lone synthesis
+// reads.
 TEST(Emitter, TheControllerIsReplayedAsTheTopInstantiatesIt) {
   const Graph g = tiny("weight_stationary");
   const std::optional<ArrayInstance> ctrl = block_instance(g, "ctrl");
@@ -50,7 +50,12 @@ TEST(Emitter, TheControllerIsReplayedAsTheTopInstantiatesIt) {
   std::string list;
   for (const auto& [name, value] : ctrl->params) list += (list.empty() ? "." : ", .") + name + "(" + std::to_string(value) + ")";
   EXPECT_NE(emit_top(g).find("fsgen_ctrl #(" + list + ") u_ctrl ("), std::string::npos) << list;
-  EXPECT_FALSE(block_instance(tiny("output_stationary", "[matmul, attention]"), "ctrl"));
+  // A fused core's controller too, with the fused kernels built; the softmax unit is an
+  // instance of its own beside it.
+  const Graph fused = tiny("output_stationary", "[matmul, attention]");
+  EXPECT_EQ(block_instance(fused, "ctrl")->params.at("ATTN"), 1);
+  EXPECT_NE(emit_top(fused).find(") u_softmax ("), std::string::npos);
+  EXPECT_EQ(emit_top(g).find("u_softmax"), std::string::npos);
   EXPECT_EQ(block_instance(g, "csr")->module, "fsgen_csr");
   EXPECT_EQ(module_sources().at("fsgen_csr.v"), emit_design(g).at("fsgen_csr.v"));
 }

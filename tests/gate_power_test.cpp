@@ -221,8 +221,8 @@ TEST(GoldenPower, ReplaysTheDma) {
   EXPECT_EQ(golden[0].output_mismatch_cycles, 0u);
 }
 
-// The softmax unit sits inside the controller (u_ctrl / softmax_unit / u_softmax): its
-// netlist replays the fused attention's score rows with the same outputs as the RTL. Its
+// The softmax unit sits beside the controller (u_softmax, fed by its ports): its netlist
+// replays the fused attention's score rows with the same outputs as the RTL. Its
 // estimate from the shipped dataset follows the golden trace cycle by cycle: the unit's
 // datapath switches in its load cycles (BlockTimeline::switching_lead), a cycle before its
 // row probe changes; without the lead the trace R was about 0.5.

@@ -773,6 +773,33 @@ TEST(Characterize, ControllerTrainingCoresHaveTheirSizes) {
   }
 }
 
+// A fused core's controller is a primitive of its own: every catalog size is the
+// controller of a fused core with those tiles (its derived parameters, array b's tiling
+// among them, are the ones the generator plans), and the softmax unit is a block beside it.
+TEST(Characterize, FusedControllerSizesAreFusedCoresControllers) {
+  const PrimitiveDef& fused = primitive_def("fused_ctrl");
+  for (const auto& h : fused.sizes) {
+    const int tm = h[0], tn = h[1], tk = h[2], w = h[3], st = h[4];
+    const std::string order = st == 0 ? "output_stationary" : "weight_stationary";
+    std::ostringstream spec;
+    spec << "name: fused\nclock_mhz: 500\npe_budget: 256\n"
+         << "memory: {bandwidth_gbps: " << w * 0.5 << ", latency_cycles: 4, buffer_limit_bytes: 16384}\narrays:\n"
+         << "  a: {loop_order: " << order << ", tiling: {m: " << tm << ", n: " << tn << ", k: " << tk << "}}\n"
+         << "  b: {loop_order: " << order << ", tiling: {m: " << tm << ", n: " << tk << ", k: " << tn << "}}\n"
+         << "caches: {acc_a: 4096, acc_b: 4096}\nkernels: [matmul, attention]\n";
+    const Graph g = elaborate(parse_spec_text(spec.str(), "fused core"));
+    EXPECT_EQ(g.block("ctrl").kind, "fused_ctrl");
+    const ArrayInstance ctrl = *block_instance(g, "ctrl");
+    EXPECT_EQ(ctrl.params.at("ATTN"), 1);
+    EXPECT_EQ(hyperparameters_of(fused, ctrl.params), h);
+    EXPECT_EQ(variant_difference(fused, ctrl.params), "") << hyperparameter_text(h, 'x');
+    EXPECT_EQ(block_instance(g, "softmax")->module, "fsgen_softmax");
+    EXPECT_NE(emit_top(g).find("fsgen_softmax #(.TN(" + std::to_string(tn) + "), .WIN(0)) u_softmax"), std::string::npos);
+  }
+  // A matmul core's controller stays the matmul primitive.
+  EXPECT_EQ(elaborate(parse_spec_text(test::tiny_matmul_core_spec(), "tiny.yaml")).block("ctrl").kind, "ctrl");
+}
+
 TEST(Characterize, MalformedDatasetsAreOneLineErrors) {
   const std::string dir = test::scratch_dir("dataset_errors");
   std::ofstream(dir + "/a.csv") << "# format: fsgen-characterisation 1\nkind,h\n";

@@ -7,7 +7,7 @@
 # netlists (golden), appends each design's records, then scores fsgen's model and the
 # baselines: a Markdown table and a predicted-against-golden PNG.
 # Resumable: designs already in the records are not run again. --whole-core also replays
-# each matmul core's controller and register file (the structural primitives) and the
+# each core's controller and register file (the structural primitives) and the
 # blocks without a model: the whole core is scored (slow: a controller's synthesis and
 # gate-level build take minutes per distinct controller). --only runs the named designs
 # of the set (comma-separated).

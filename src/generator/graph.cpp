@@ -292,7 +292,7 @@ void add_attention_blocks(Graph& g) {
                       "one score row per cycle: fixed-point online softmax (attention) or the activation "
                       "table and gate (FFN) (docs/NUMERICS.md)",
                       {{"lanes", tkv, "element", "scores per row"}},
-                      {{"in", tkv * 32, false, "INT32 score row from array a", "u_ctrl.s_row_q"},
+                      {{"in", tkv * 32, false, "INT32 score row from array a", "u_softmax.row_q"},
                        {"out", tkv * 8, true, "Q0.7 probability row", "u_ctrl.p_row_q"}}});
   g.blocks.push_back({"normalise",
                       "normalise",
@@ -429,7 +429,16 @@ Graph elaborate(const DesignSpec& spec) {
   add_value_networks(g.array_a, g.sparse.a);
 
   g.blocks.push_back(csr_block());
-  g.blocks.push_back({"ctrl", "ctrl", "tile sequencer: loop nest, reuse, operand buffers", {}, {}});
+  // A fused core's controller also sequences the fused kernels (its P tile, running
+  // softmax state and activation table): a primitive of its own kind.
+  if (g.attention)
+    g.blocks.push_back({"ctrl", "fused_ctrl",
+                        "tile sequencer of the matmul and fused kernels: loop nests, reuse, operand and P buffers, "
+                        "running softmax state, activation table, normaliser",
+                        {},
+                        {}});
+  else
+    g.blocks.push_back({"ctrl", "ctrl", "tile sequencer: loop nest, reuse, operand buffers", {}, {}});
   g.blocks.push_back(dma_block(g.memory));
   g.blocks.push_back(array_block(g.array_a, "array_a", "x_q", "w_q", ""));
   if (g.array_a.acc_slots > 0) g.blocks.push_back(acc_cache_block("acc_a", g.array_a, spec.cache_bytes.at("acc_a")));
@@ -560,18 +569,12 @@ std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& b
   if (block == "dma") return ArrayInstance{"fsgen_dma", {{"W", g.memory.beat_bytes}}};
   if (block == "softmax" && g.attention)
     return ArrayInstance{"fsgen_softmax", {{"TN", g.array_a.spec.tile_n}, {"WIN", g.sliding_window()}}};
-  // A fused core's controller holds the softmax unit, a block of its own: not replayed whole.
-  if (block == "ctrl" && !g.attention) return ctrl_instance(g);
+  if (block == "ctrl") return ctrl_instance(g);
   if (block == "csr") return ArrayInstance{"fsgen_csr", {}};
   return std::nullopt;
 }
 
 bool inside_controller(const std::string& block) { return block == "requant" || block == "normalise"; }
-
-std::vector<std::string> block_scope(const std::string& block) {
-  if (block == "softmax") return {"u_ctrl", "softmax_unit", "u_softmax"};
-  return {"u_" + block};
-}
 
 ArrayInstance skew_instance(const ArrayPlan& p, bool x) {
   const ArraySparsity& sp = p.sparse;

@@ -128,18 +128,15 @@ ArrayInstance ctrl_instance(const Graph& g);
 // Verilog's code of a stationarity (fsgen_ctrl.v's ST and STB: 0 output, 1 weight, 2 input).
 int stationarity_code(Stationarity s);
 
-// The RTL instance (at block_scope) of a block the power flow replays at gate level: the PE
-// arrays, a sparse array's value networks (net_x, net_w), the accumulator caches (acc_a,
-// acc_b), the DMA, the fused datapath's softmax unit, and, for matmul cores, the
-// controller (ctrl: with the requantiser inside it) and the register file (csr); nullopt
-// for other blocks.
+// The RTL instance (u_<block> in fsgen_top) of a block the power flow replays at gate
+// level: the PE arrays, a sparse array's value networks (net_x, net_w), the accumulator
+// caches (acc_a, acc_b), the DMA, the fused datapath's softmax unit, the controller (ctrl:
+// with the requantiser and a fused core's normaliser inside it) and the register file
+// (csr); nullopt for other blocks.
 std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& block);
 // Blocks whose logic is part of the controller's RTL module (fsgen_ctrl.v): the requantiser
 // and the fused kernels' normaliser. A model of the controller prices them with it.
 bool inside_controller(const std::string& block);
-// Where a block_instance sits: its instance names from fsgen_top down (u_<block>, or the
-// softmax unit's u_ctrl / softmax_unit / u_softmax).
-std::vector<std::string> block_scope(const std::string& block);
 
 ArrayPlan plan_array(const ArraySpec& spec, const std::map<std::string, uint32_t>& caches,
                      const std::string& cache_key);

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/compression.h"
@@ -133,10 +134,18 @@ std::string register_wires() {
   return o.str();
 }
 
-std::string register_connections() {
+// The registers only the softmax / activation unit reads (its scales).
+bool softmax_register(const std::string& name) {
+  static const std::set<std::string> names = {"score_mult", "score_shift", "gate_mult", "gate_shift", "hid_mult", "hid_shift"};
+  return names.count(name) > 0;
+}
+
+// Port connections of the writable registers; for the controller, without the softmax
+// unit's scales.
+std::string register_connections(bool controller) {
   std::ostringstream o;
   for (const auto& r : reg::kRegisters)
-    if (r.writable) o << "      ." << r.name << "(" << r.name << "),\n";
+    if (r.writable && !(controller && softmax_register(r.name))) o << "      ." << r.name << "(" << r.name << "),\n";
   return o.str();
 }
 
@@ -193,6 +202,27 @@ std::string parameter_list(const ArrayInstance& inst) {
     o << sep << "." << name << "(" << value << ")";
     sep = ", ";
   }
+  return o.str();
+}
+
+// The softmax / activation unit beside the controller (fused datapath), on the score rows
+// array a's accumulators read out; without it, the controller's inputs from it tied off.
+std::string emit_softmax_unit(const Graph& g) {
+  std::ostringstream o;
+  if (!g.attention) {
+    o << "  assign sm_v = 1'b0;\n  assign sm_mnew = 32'd0;\n  assign sm_alpha = 32'd0;\n  assign sm_lnew = 32'd0;\n"
+      << "  assign sm_p = " << g.array_a.spec.tile_n * 8 << "'d0;\n";
+    return o.str();
+  }
+  const ArrayInstance inst = *block_instance(g, "softmax");
+  o << "\n  " << inst.module << " #(" << parameter_list(inst) << ") u_softmax (\n"
+    << R"(      .clk(clk), .rst_n(rst_n), .ld(sm_ld), .row(acc_rd_data), .first(sm_first),
+      .m_old(sm_m_old), .l_old(sm_l_old), .q_pos(sm_q_pos), .j0(sm_j0), .len_kv(len_kv),
+      .causal(attn_flags[0]), .score_mult(score_mult), .score_shift(score_shift), .ffn(sm_ffn), .gate(sm_gate),
+      .gate_mult(gate_mult), .gate_shift(gate_shift), .hid_mult(hid_mult), .hid_shift(hid_shift),
+      .p_prev(sm_p_prev), .lut(sm_lut), .v(sm_v), .row_q(sm_row), .m_new(sm_mnew), .alpha(sm_alpha),
+      .l_new(sm_lnew), .p(sm_p));
+)";
   return o.str();
 }
 
@@ -305,6 +335,12 @@ std::string emit_top(const Graph& g) {
     << "  wire [" << wb_bytes * 8 - 1 << ":0] wb_q;\n"
     << "  wire [" << a.tile_m * 32 - 1 << ":0] alpha_q;\n"
     << "  wire [" << a.tile_k * 32 - 1 << ":0] rdb_data;\n"
+    << "  wire        sm_ld, sm_first, sm_ffn, sm_gate, sm_v;\n"
+    << "  wire [31:0] sm_m_old, sm_l_old, sm_mnew, sm_alpha, sm_lnew;\n"
+    << "  wire [15:0] sm_q_pos, sm_j0;\n"
+    << "  wire [" << a.tile_n * 8 - 1 << ":0] sm_p_prev, sm_p;\n"
+    << "  wire [2047:0] sm_lut;\n"
+    << "  wire [" << a.tile_n * 32 - 1 << ":0] sm_row;\n"
     << "  /* verilator lint_on UNUSEDSIGNAL */\n\n";
   o << R"(  fsgen_csr u_csr (
       .clk(clk), .rst_n(rst_n),
@@ -314,7 +350,7 @@ std::string emit_top(const Graph& g) {
       .s_araddr(s_araddr), .s_arvalid(s_arvalid), .s_arready(s_arready),
       .s_rdata(s_rdata), .s_rresp(s_rresp), .s_rvalid(s_rvalid), .s_rready(s_rready),
       .start(start),
-)" << register_connections()
+)" << register_connections(false)
     << R"(      .busy(busy), .done_pulse(done_pulse), .cycles(cycles), .irq(irq));
 
   fsgen_dma #(.W(DW/8)) u_dma (
@@ -332,7 +368,7 @@ std::string emit_top(const Graph& g) {
 
 )";
   o << "  fsgen_ctrl #(" << parameter_list(ctrl_instance(g)) << ") u_ctrl (\n";
-  o << "      .clk(clk), .rst_n(rst_n), .start(start),\n" << register_connections();
+  o << "      .clk(clk), .rst_n(rst_n), .start(start),\n" << register_connections(true);
   o << R"(      .busy(busy), .done_pulse(done_pulse), .cycles(cycles),
       .cmd_valid(cmd_valid), .cmd_write(cmd_write), .cmd_addr(cmd_addr), .cmd_beats(cmd_beats),
       .cmd_done(cmd_done), .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_data(rd_data),
@@ -344,9 +380,12 @@ std::string emit_top(const Graph& g) {
       .xb_q(xb_q), .wb_q(wb_q), .vb_q(vb_q), .clrb_q(clrb_q), .scb_q(scb_q), .ldb_q(ldb_q), .idxb_q(idxb_q),
       .acwb(acwb), .acwb_first(acwb_first), .acwb_sc(acwb_sc), .acwb_idx(acwb_idx), .acwb_off(acwb_off),
       .alpha_q(alpha_q),
-      .rdb_row(rdb_row), .rdb_data(rdb_data));
-
+      .rdb_row(rdb_row), .rdb_data(rdb_data),
+      .sm_ld(sm_ld), .sm_first(sm_first), .sm_m_old(sm_m_old), .sm_l_old(sm_l_old), .sm_q_pos(sm_q_pos),
+      .sm_j0(sm_j0), .sm_ffn(sm_ffn), .sm_gate(sm_gate), .sm_p_prev(sm_p_prev), .sm_lut(sm_lut),
+      .sm_v(sm_v), .sm_mnew(sm_mnew), .sm_alpha(sm_alpha), .sm_lnew(sm_lnew), .sm_p(sm_p));
 )";
+  o << emit_softmax_unit(g) << "\n";
   if (steps) o << emit_value_networks(p);
   if (os) {
     o << "  fsgen_array_os #(.R(" << a.tile_m << "), .C(" << a.tile_n << "), .SYSTOLIC(" << (a.systolic ? 1 : 0)

@@ -60,6 +60,37 @@ PrimitiveDef matmul_controller() {
   return d;
 }
 
+// A fused core's controller (fsgen_ctrl, ATTN = 1; the softmax unit is a block of its own
+// beside it): the matmul controller's logic plus the fused kernels' sequencing, their P
+// tile, the running softmax state per query row, the FFN's activation table, and the
+// normaliser (a divider per output lane). Array b's tiling is the one a fused core plans
+// (queries x head dims x keys); output-stationary cores (ST 0) run matmuls on both arrays
+// (DUAL), weight-stationary ones (ST 1) keep several output tiles live.
+PrimitiveDef fused_controller() {
+  PrimitiveDef d;
+  d.kind = "fused_ctrl", d.module = "fsgen_ctrl";
+  d.params = {"TM", "TN", "TK", "W", "ST"};
+  d.sizes = {{2, 2, 4, 1, 0}, {2, 4, 4, 2, 0}, {4, 2, 8, 2, 0}, {4, 4, 8, 4, 0}, {2, 2, 4, 1, 1}, {4, 2, 4, 1, 1}};
+  d.fixed = {{"N_LIVE", 0}, {"ATTN", 1}, {"KC", 0}, {"VC", 0}, {"SYS_A", 0}, {"SYS_B", 0}};
+  d.derived = [](const std::vector<int>& h) {
+    const int tm = h[0], tn = h[1], tk = h[2], st = h[4];
+    return std::map<std::string, int64_t>{{"BM", tm}, {"BN", tk}, {"BK", tn}, {"STB", st},
+                                          {"DUAL", st == 0 ? 1 : 0}, {"M_LIVE", st}};
+  };
+  d.wiring = {"ORD0", "ORD1", "ORD2"};
+  d.enables = {};
+  d.elements = [](const std::vector<int>&) { return 1.0; };
+  // Flip-flops and logic: the operand and P buffers (a byte each), a head dimension's
+  // output row and normaliser, and a query row's running max, sum and rescale factor.
+  d.size_terms = [](const std::vector<int>& h) {
+    const int tm = h[0], tn = h[1], tk = h[2], st = h[4];
+    const int nb = st == 0 ? tn + tk : tn;
+    return std::vector<double>{double(tm * tk + tk * nb + tm * tn), double(tk), double(tm)};
+  };
+  d.driver = PrimitiveDef::kIdleClock;
+  return d;
+}
+
 // The AXI4-Lite register file (fsgen_csr, generated from src/core/regmap.h): the same in
 // every core, a structural primitive of one size.
 PrimitiveDef register_file() {
@@ -156,6 +187,7 @@ const std::vector<PrimitiveDef>& primitive_catalog() {
        {"MODE"}, [](uint32_t kernel) { return std::vector<int64_t>{kernel == uint32_t(reg::Kernel::kFfn) ? 1 : 0}; },
        {"in"}, {}, {0.5}},
       matmul_controller(),
+      fused_controller(),
       register_file(),
   };
   return catalog;

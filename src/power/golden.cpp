@@ -18,11 +18,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // The block's instance in the design's VCD.
-std::vector<std::string> rtl_scope(const std::string& block) {
-  std::vector<std::string> scope = {"fsgen_top"};
-  for (const auto& s : block_scope(block)) scope.push_back(s);
-  return scope;
-}
+std::vector<std::string> rtl_scope(const std::string& block) { return {"fsgen_top", "u_" + block}; }
 
 // Cycles in which the replayed netlist's outputs differ from the RTL instance's; the
 // replay's first `lead` cycles come before the RTL's first.

@@ -270,7 +270,14 @@ void to_power(BlockPower& bp, const PowerTrace& t) {
   }
 }
 
-// A block of a structural primitive (a matmul core's controller, the register file): its
+// The blocks a controller's netlist holds besides its own logic, for its model's name.
+std::string controller_contents(const std::string& kind) {
+  if (kind == "ctrl") return " (with the requantiser)";
+  if (kind == "fused_ctrl") return " (with the requantiser and the normaliser)";
+  return "";
+}
+
+// A block of a structural primitive (a controller, the register file): its
 // idle energy (the clocking of its flip-flops) and leakage in every window, and, where the
 // model has the controller's event energies, what its logic switches at the window's
 // events (controller_events.h); otherwise that switching is not modelled, and the model's
@@ -284,7 +291,7 @@ BlockPower structural_power(const RunResult& r, const Block& b,
   const StructuralEnergy energy = model.structural_energy(b.kind, bp.h);
   const bool events = !energy.per_event_fj.empty();
   bp.model = "structural primitive " + b.kind + (bp.h.empty() ? "" : " " + hyperparameter_text(bp.h, 'x')) +
-             (b.kind == "ctrl" ? " (with the requantiser)" : "") + ": clock and leakage fitted over " +
+             controller_contents(b.kind) + ": clock and leakage fitted over " +
              std::to_string(sizes) + " synthesised size" + (sizes == 1 ? "" : "s") +
              (events ? ", its switching per event fitted over " + std::to_string(m.event_quality.train_points) +
                            " kernel windows of training cores"

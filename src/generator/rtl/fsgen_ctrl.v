@@ -103,19 +103,11 @@ module fsgen_ctrl #(
     input  wire [15:0]     group,
     input  wire [15:0]     q_pos0,
     input  wire [2:0]      attn_flags,
-    /* verilator lint_off UNUSEDSIGNAL */  // read only by the fused datapath (ATTN = 1)
-    input  wire [15:0]     score_mult,
-    input  wire [4:0]      score_shift,
-    /* verilator lint_on UNUSEDSIGNAL */
     input  wire [31:0]     head_stride_q,
     input  wire [31:0]     head_stride_kv,
     input  wire [31:0]     addr_lut,
     input  wire [31:0]     addr_w3,
-    /* verilator lint_off UNUSEDSIGNAL */  // read only by the fused datapath (ATTN = 1)
-    input  wire [15:0]     gate_mult,
-    input  wire [4:0]      gate_shift,
-    input  wire [15:0]     hid_mult,
-    input  wire [4:0]      hid_shift,
+    /* verilator lint_off UNUSEDSIGNAL */
     input  wire [31:0]     addr_meta_a,   // read only with CMP_A = 1
     input  wire [31:0]     addr_meta_b,   // read only with CMP_B = 1
     /* verilator lint_off UNUSEDSIGNAL */
@@ -173,7 +165,26 @@ module fsgen_ctrl #(
     output reg  [7:0]       acwb_off,
     output reg  [TM*32-1:0] alpha_q,
     output wire [7:0]       rdb_row,
-    input  wire [TK*32-1:0] rdb_data
+    input  wire [TK*32-1:0] rdb_data,
+    // the softmax / activation unit beside the controller (fsgen_softmax, ATTN = 1), on
+    // the score rows of acc_rd_data: the row it loads and that row's running state
+    output wire             sm_ld,
+    output wire             sm_first,
+    output wire [31:0]      sm_m_old,
+    output wire [31:0]      sm_l_old,
+    output wire [15:0]      sm_q_pos,
+    output wire [15:0]      sm_j0,
+    output wire             sm_ffn,
+    output wire             sm_gate,
+    output wire [TN*8-1:0]  sm_p_prev,
+    output wire [2047:0]    sm_lut,
+    /* verilator lint_off UNUSEDSIGNAL */  // read only with ATTN = 1
+    input  wire             sm_v,      // the unit holds a row: the next are its outputs
+    input  wire [31:0]      sm_mnew,
+    input  wire [31:0]      sm_alpha,
+    input  wire [31:0]      sm_lnew,
+    input  wire [TN*8-1:0]  sm_p
+    /* verilator lint_on UNUSEDSIGNAL */
 );
   localparam [5:0] S_IDLE = 6'd0, S_TILE = 6'd1, S_LDA_ISSUE = 6'd2, S_LDA_WAIT = 6'd3,
                    S_LDB_ISSUE = 6'd4, S_LDB_WAIT = 6'd5, S_LDS = 6'd6, S_COMP = 6'd7, S_TAIL = 6'd8,
@@ -415,12 +426,11 @@ module fsgen_ctrl #(
   /* verilator lint_off WIDTH */
   reg  [31:0] m_run [0:TM-1];            // running max per query row (log2 domain, Q.8)
   reg  [31:0] l_run [0:TM-1];            // running sum of P per query row
-  wire [TN*32-1:0] s_row_q /*verilator public_flat_rd*/;   // score row in the softmax unit
   reg  [TN*8-1:0]  p_row_q /*verilator public_flat_rd*/;   // probability row leaving it
   reg  [TK*32-1:0] fin_in_q /*verilator public_flat_rd*/;  // O row entering normalisation
   reg  [TK*8-1:0]  fin_out_q /*verilator public_flat_rd*/; // output row
-  wire        sm_v_q;                    // the softmax unit holds a row
   reg  [7:0]  sm_idx_q;
+  wire        sm_v_q = (ATTN != 0) && sm_v;  // the softmax unit holds a row
   wire [7:0]  sm_rd = ({24'd0, kk} < TM) ? kk : 8'd0;
   wire [7:0]  rr_fin = ({24'd0, row} < TM) ? row : 8'd0;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -546,35 +556,31 @@ module fsgen_ctrl #(
     end
   endfunction
 
-  // The softmax / activation unit (fsgen_softmax.v) on the score row of query row sm_idx_q,
-  // loaded in the softmax state's cycles that present a row. Built only with the fused
-  // datapath (ATTN = 1).
-  wire [31:0]     sm_mnew, sm_alpha, sm_lnew;
-  wire [TN*8-1:0] sm_p;
+  // The softmax / activation unit's inputs (fsgen_softmax.v, beside the controller): the
+  // score row of query row sm_idx_q, loaded in the softmax state's cycles that present a
+  // row. Driven only with the fused datapath (ATTN = 1).
   generate
-    if (ATTN != 0) begin : softmax_unit
-      wire            sm_load = state == A_SM && {24'd0, kk} < TM;
-      wire [TN*8-1:0] p_prev;
-      wire [2047:0]   lut_bits;
+    if (ATTN != 0) begin : softmax_inputs
       genvar gj;
       for (gj = 0; gj < TN; gj = gj + 1) begin : p_prev_bytes
-        assign p_prev[gj*8 +: 8] = p_buf[sm_idx_q*TN + gj];
+        assign sm_p_prev[gj*8 +: 8] = p_buf[sm_idx_q*TN + gj];
       end
       for (gj = 0; gj < 256; gj = gj + 1) begin : lut_entries
-        assign lut_bits[gj*8 +: 8] = lut[gj];
+        assign sm_lut[gj*8 +: 8] = lut[gj];
       end
-      fsgen_softmax #(.TN(TN), .WIN(WIN)) u_softmax (
-          .clk(clk), .rst_n(rst_n), .ld(sm_load), .row(acc_rd_data), .first(at_first_kv),
-          .m_old(m_run[sm_idx_q]), .l_old(l_run[sm_idx_q]), .q_pos(q_pos0 + at_q0 + {8'd0, sm_idx_q}),
-          .j0(at_j0), .len_kv(len_kv), .causal(attn_flags[0]), .score_mult(score_mult),
-          .score_shift(score_shift), .ffn(at_ffn), .gate(at_gate), .gate_mult(gate_mult),
-          .gate_shift(gate_shift), .hid_mult(hid_mult), .hid_shift(hid_shift), .p_prev(p_prev),
-          .lut(lut_bits), .v(sm_v_q), .row_q(s_row_q), .m_new(sm_mnew), .alpha(sm_alpha),
-          .l_new(sm_lnew), .p(sm_p));
-    end else begin : no_softmax_unit
-      assign sm_v_q = 1'b0;
-      assign s_row_q = {TN*32{1'b0}};
-      assign sm_mnew = 32'd0; assign sm_alpha = 32'd0; assign sm_lnew = 32'd0; assign sm_p = {TN*8{1'b0}};
+      assign sm_ld = state == A_SM && {24'd0, kk} < TM;
+      assign sm_first = at_first_kv;
+      assign sm_m_old = m_run[sm_idx_q];
+      assign sm_l_old = l_run[sm_idx_q];
+      assign sm_q_pos = q_pos0 + at_q0 + {8'd0, sm_idx_q};
+      assign sm_j0 = at_j0;
+      assign sm_ffn = at_ffn;
+      assign sm_gate = at_gate;
+    end else begin : no_softmax_inputs
+      assign sm_p_prev = {TN*8{1'b0}};
+      assign sm_lut = 2048'd0;
+      assign sm_ld = 1'b0; assign sm_first = 1'b0; assign sm_ffn = 1'b0; assign sm_gate = 1'b0;
+      assign sm_m_old = 32'd0; assign sm_l_old = 32'd0; assign sm_q_pos = 16'd0; assign sm_j0 = 16'd0;
     end
   endgenerate
   /* verilator lint_on WIDTH */

@@ -36,7 +36,7 @@ module fsgen_softmax #(
     input  wire [TN*8-1:0]  p_prev,      // FFN gate pass: the row's activations of the first pass
     input  wire [2047:0]    lut,         // FFN activation table: entry u at lut[u*8 +: 8]
     output reg              v,           // row_q holds a row: the outputs are its
-    output reg  [TN*32-1:0] row_q,
+    output reg  [TN*32-1:0] row_q /*verilator public_flat_rd*/,
     output reg  [31:0]      m_new,
     output reg  [31:0]      alpha,
     output reg  [31:0]      l_new,
