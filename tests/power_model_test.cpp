@@ -573,7 +573,8 @@ PowerModel saved_and_loaded_with_register_file(Dataset d, const std::string& nam
 
 // The structural primitives (a matmul core's controller, the register file): idle energy,
 // leakage and area fitted over their sizes, priced in every window whatever the kernel does.
-// A fused core's controller holds the softmax unit, a block of its own, and stays unmodelled.
+// A fused core's controller is another primitive (fused_ctrl): unmodelled by a model
+// without it, priced by its own fit with it.
 TEST(PowerEstimate, StructuralPrimitivesPriceTheControllerAndRegisterFile) {
   const PrimitiveDef& ctrl = primitive_def("ctrl");
   // A rule exact in the controller's size terms, which the fits must recover.
@@ -628,6 +629,30 @@ TEST(PowerEstimate, StructuralPrimitivesPriceTheControllerAndRegisterFile) {
   EXPECT_NE(std::find(ft.not_modelled.begin(), ft.not_modelled.end(), "ctrl"), ft.not_modelled.end());
   EXPECT_NE(std::find(ft.not_modelled.begin(), ft.not_modelled.end(), "requant"), ft.not_modelled.end());
   EXPECT_NE(block(ft, "csr"), ft.blocks.end());
+
+  const PrimitiveDef& fused_ctrl = primitive_def("fused_ctrl");
+  auto fused_rule = [&](const std::vector<int>& h) {
+    const std::vector<double> t = fused_ctrl.size_terms_at(h);
+    return 4000.0 + 30 * t.at(0) + 200 * t.at(1) + 150 * t.at(2);
+  };
+  for (const auto& h : fused_ctrl.sizes) {
+    CharPoint p;
+    p.kind = "fused_ctrl", p.h = h, p.dynamic_fj = fused_rule(h), p.leakage_mw = 1e-4 * fused_rule(h);
+    p.area_um2 = 10 * fused_rule(h);
+    d.points.push_back(p);
+  }
+  const PowerModel with_fused = saved_and_loaded_with_register_file(d, "structural_model_fused");
+  EXPECT_LT(with_fused.primitive("fused_ctrl").quality.mape, 1e-2);  // exact but for the fit's ridge (percent)
+  const PowerTrace ft2 = estimate_power(fused, compile_attention(fused, ap).program, with_fused, 16);
+  const auto fc = block(ft2, "ctrl");
+  ASSERT_NE(fc, ft2.blocks.end());
+  EXPECT_EQ(fc->kind, "fused_ctrl");
+  const double fused_mw = fused_rule(fc->h) * ft2.clock_mhz * 1e-6 + 1e-4 * fused_rule(fc->h);
+  EXPECT_NEAR(fc->average_mw, fused_mw, 1e-4 * fused_mw);
+  EXPECT_NE(fc->model.find("structural primitive fused_ctrl"), std::string::npos);
+  EXPECT_NE(fc->model.find("with the requantiser and the normaliser"), std::string::npos);
+  for (const char* inside : {"ctrl", "requant", "normalise"})
+    EXPECT_EQ(std::find(ft2.not_modelled.begin(), ft2.not_modelled.end(), inside), ft2.not_modelled.end()) << inside;
 }
 
 // The controller's catalog sizes are controllers the generator can build: the DMA's beat

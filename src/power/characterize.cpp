@@ -70,7 +70,10 @@ PrimitiveDef fused_controller() {
   PrimitiveDef d;
   d.kind = "fused_ctrl", d.module = "fsgen_ctrl";
   d.params = {"TM", "TN", "TK", "W", "ST"};
-  d.sizes = {{2, 2, 4, 1, 0}, {2, 4, 4, 2, 0}, {4, 2, 8, 2, 0}, {4, 4, 8, 4, 0}, {2, 2, 4, 1, 1}, {4, 2, 4, 1, 1}};
+  // Head dimensions and query rows varied apart (2x2x8 against 4x2x4), so that each size
+  // left out of the fit still leaves them separable.
+  d.sizes = {{2, 2, 4, 1, 0}, {2, 4, 4, 2, 0}, {4, 2, 8, 2, 0}, {4, 4, 8, 4, 0}, {2, 2, 8, 2, 0},
+             {2, 2, 4, 1, 1}, {4, 2, 4, 1, 1}};
   d.fixed = {{"N_LIVE", 0}, {"ATTN", 1}, {"KC", 0}, {"VC", 0}, {"SYS_A", 0}, {"SYS_B", 0}};
   d.derived = [](const std::vector<int>& h) {
     const int tm = h[0], tn = h[1], tk = h[2], st = h[4];
