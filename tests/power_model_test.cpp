@@ -804,15 +804,9 @@ TEST(Characterize, ControllerTrainingCoresHaveTheirSizes) {
 TEST(Characterize, FusedControllerSizesAreFusedCoresControllers) {
   const PrimitiveDef& fused = primitive_def("fused_ctrl");
   for (const auto& h : fused.sizes) {
-    const int tm = h[0], tn = h[1], tk = h[2], w = h[3], st = h[4];
-    const std::string order = st == 0 ? "output_stationary" : "weight_stationary";
-    std::ostringstream spec;
-    spec << "name: fused\nclock_mhz: 500\npe_budget: 256\n"
-         << "memory: {bandwidth_gbps: " << w * 0.5 << ", latency_cycles: 4, buffer_limit_bytes: 16384}\narrays:\n"
-         << "  a: {loop_order: " << order << ", tiling: {m: " << tm << ", n: " << tn << ", k: " << tk << "}}\n"
-         << "  b: {loop_order: " << order << ", tiling: {m: " << tm << ", n: " << tk << ", k: " << tn << "}}\n"
-         << "caches: {acc_a: 4096, acc_b: 4096}\nkernels: [matmul, attention]\n";
-    const Graph g = elaborate(parse_spec_text(spec.str(), "fused core"));
+    const int tn = h[1];
+    const Graph g =
+        elaborate(parse_spec_text(core_spec_around_controller("fused", h[0], tn, h[2], h[3], h[4], true), "fused core"));
     EXPECT_EQ(g.block("ctrl").kind, "fused_ctrl");
     const ArrayInstance ctrl = *block_instance(g, "ctrl");
     EXPECT_EQ(ctrl.params.at("ATTN"), 1);

@@ -6,7 +6,6 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include "core/compression.h"
@@ -134,10 +133,15 @@ std::string register_wires() {
   return o.str();
 }
 
-// The registers only the softmax / activation unit reads (its scales).
+// The registers only the softmax / activation unit reads (its scales), each connected to
+// its port of the same name.
+const std::vector<std::string>& softmax_registers() {
+  static const std::vector<std::string> names = {"score_mult", "score_shift", "gate_mult", "gate_shift", "hid_mult", "hid_shift"};
+  return names;
+}
 bool softmax_register(const std::string& name) {
-  static const std::set<std::string> names = {"score_mult", "score_shift", "gate_mult", "gate_shift", "hid_mult", "hid_shift"};
-  return names.count(name) > 0;
+  const auto& names = softmax_registers();
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 // Port connections of the writable registers; for the controller, without the softmax
@@ -218,9 +222,10 @@ std::string emit_softmax_unit(const Graph& g) {
   o << "\n  " << inst.module << " #(" << parameter_list(inst) << ") u_softmax (\n"
     << R"(      .clk(clk), .rst_n(rst_n), .ld(sm_ld), .row(acc_rd_data), .first(sm_first),
       .m_old(sm_m_old), .l_old(sm_l_old), .q_pos(sm_q_pos), .j0(sm_j0), .len_kv(len_kv),
-      .causal(attn_flags[0]), .score_mult(score_mult), .score_shift(score_shift), .ffn(sm_ffn), .gate(sm_gate),
-      .gate_mult(gate_mult), .gate_shift(gate_shift), .hid_mult(hid_mult), .hid_shift(hid_shift),
-      .p_prev(sm_p_prev), .lut(sm_lut), .v(sm_v), .row_q(sm_row), .m_new(sm_mnew), .alpha(sm_alpha),
+      .causal(attn_flags[0]), .ffn(sm_ffn), .gate(sm_gate),
+)";
+  for (const auto& r : softmax_registers()) o << "      ." << r << "(" << r << "),\n";
+  o << R"(      .p_prev(sm_p_prev), .lut(sm_lut), .v(sm_v), .row_q(sm_row), .m_new(sm_mnew), .alpha(sm_alpha),
       .l_new(sm_lnew), .p(sm_p));
 )";
   return o.str();

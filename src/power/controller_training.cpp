@@ -24,12 +24,10 @@ std::string core_name(const std::vector<int>& h) { return "ctrl_training_" + hyp
 
 }  // namespace
 
-std::string training_core_spec(const std::vector<int>& h) {
-  FSGEN_ASSERT(h.size() == 6, "a controller's hyperparameters are TM, TN, TK, W, ST, M_LIVE");
-  const int tm = h[0], tn = h[1], tk = h[2], w = h[3], st = h[4];
+std::string core_spec_around_controller(const std::string& name, int tm, int tn, int tk, int w, int st, bool fused) {
   const char* order = st == 0 ? "output_stationary" : "weight_stationary";
   std::ostringstream s;
-  s << "name: " << core_name(h) << "\n"
+  s << "name: " << name << "\n"
     << "clock_mhz: " << kTrainingClockMhz << "\n"
     << "pe_budget: 256\n"
     << "memory: {bandwidth_gbps: " << w * kTrainingClockMhz / 1000 << ", latency_cycles: 4, buffer_limit_bytes: 16384}\n"
@@ -37,8 +35,13 @@ std::string training_core_spec(const std::vector<int>& h) {
     << "  a: {loop_order: " << order << ", tiling: {m: " << tm << ", n: " << tn << ", k: " << tk << "}}\n"
     << "  b: {loop_order: " << order << ", tiling: {m: " << tm << ", n: " << tk << ", k: " << tn << "}}\n"
     << "caches: {acc_a: 4096, acc_b: 4096}\n"
-    << "kernels: [matmul]\n";
+    << "kernels: " << (fused ? "[matmul, attention]" : "[matmul]") << "\n";
   return s.str();
+}
+
+std::string training_core_spec(const std::vector<int>& h) {
+  FSGEN_ASSERT(h.size() == 6, "a controller's hyperparameters are TM, TN, TK, W, ST, M_LIVE");
+  return core_spec_around_controller(core_name(h), h[0], h[1], h[2], h[3], h[4], false);
 }
 
 std::vector<TrainingKernel> training_kernels(const std::vector<int>& h) {

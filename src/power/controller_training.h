@@ -13,9 +13,12 @@
 
 namespace fsgen {
 
-// The spec (YAML) of the matmul core whose controller has hyperparameters h (TM, TN, TK,
-// W, ST, M_LIVE: output-stationary ST = 0, weight-stationary ST = 1 with live output
-// tiles), at 500 MHz with W-byte beats.
+// The spec (YAML) of a core named `name` whose controller has tiles TM x TN x TK (array b's
+// m x k x n as a fused core plans it) and W-byte beats at 500 MHz: output-stationary arrays
+// (ST 0) or weight-stationary ones (ST 1); with the fused kernels built when `fused`.
+std::string core_spec_around_controller(const std::string& name, int tm, int tn, int tk, int w, int st, bool fused);
+// The matmul core whose controller has hyperparameters h (TM, TN, TK, W, ST, M_LIVE:
+// weight-stationary cores keep live output tiles).
 std::string training_core_spec(const std::vector<int>& h);
 
 struct TrainingKernel {
