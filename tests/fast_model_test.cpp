@@ -201,6 +201,34 @@ TEST(FastModel, OperandSamplesAreTheActivityCycleByCycle) {
   }
 }
 
+// A damaged run record (the simulation process's answer, a co-simulation's result file)
+// fails as truncated wherever it is cut, and a count larger than the record holds fails
+// before anything is reserved for it.
+TEST(FastModel, DamagedRunRecordIsAUserError) {
+  RunResult r;
+  r.model = "systemc";
+  r.cycles = 9;
+  r.probes.emplace_back("array_a", "x", 16, true);
+  for (uint64_t c = 0; c < 4; ++c) {
+    const uint16_t v = uint16_t(0x1111 * (c + 1));
+    r.probes.back().update(c, &v);
+  }
+  r.timelines["array_a"].busy.push_back({0, 4});
+  const std::string record = encode_run_result(r);
+  EXPECT_EQ(decode_run_result(record).probes.at(0).events().size(), 4u);
+  for (size_t cut : {size_t(3), record.size() / 2, record.size() - 1})
+    EXPECT_NE(test::error_of([&] { decode_run_result(record.substr(0, cut)); }).find("record truncated"),
+              std::string::npos) << "cut at " << cut;
+  // The probe's event count: after the header, model, cycles, wall time, outputs, probe
+  // count, block, port, width and toggles.
+  const size_t events_at = (8 + 11) + (8 + 7) + 8 + 8 + 8 + 8 + (8 + 7) + (8 + 1) + 8 + 8;
+  ASSERT_EQ(record.substr(events_at, 8), std::string("\x04\0\0\0\0\0\0\0", 8));
+  std::string huge = record;
+  const uint64_t count = uint64_t(1) << 60;
+  huge.replace(events_at, 8, reinterpret_cast<const char*>(&count), 8);
+  EXPECT_NE(test::error_of([&] { decode_run_result(huge); }).find("record truncated"), std::string::npos);
+}
+
 TEST(FastModel, ProgramWithoutStartIsAUserError) {
   Program p;
   p.kernel = "empty";

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "core/error.h"
+#include "core/window_series.h"
 
 #include "models/tile_sequencer.h"
 
@@ -13,7 +14,7 @@ namespace {
 
 // `cycles` spread evenly over [start, start + span) into windows of `window` cycles.
 void spread(std::vector<double>& w, uint64_t window, uint64_t expected, uint64_t start, uint64_t span, double cycles) {
-  if (w.empty() && expected) w.reserve(expected);
+  if (w.empty() && expected) reserve_window_series(w, expected);
   const uint64_t end = start + span;
   const double per_cycle = cycles / double(span);
   if (w.size() <= (end - 1) / window) w.resize((end - 1) / window + 1, 0.0);
@@ -55,7 +56,7 @@ ActivityTimeline ActivityTimeline::from_spans(const RunResult& r, uint64_t windo
     if (!spans.side.empty()) spread_all(t.side[block], spans.side);
     if (spans.operands.empty()) continue;
     std::vector<double>&bytes = t.operand_bytes[block], &zeros = t.zero_bytes[block];
-    bytes.assign(windows, 0.0), zeros.assign(windows, 0.0);
+    bytes = window_series(windows), zeros = window_series(windows);
     for (const OperandSample& o : spans.operands)
       if (o.cycle / window < windows) bytes[o.cycle / window] += o.bytes, zeros[o.cycle / window] += o.zeros;
   }

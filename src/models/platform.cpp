@@ -116,11 +116,13 @@ RunResult run_on_systemc(const Graph& g, const Program& p, const SimOptions& opt
   if (pid == 0) {
     ::close(fds[0]);
     std::string payload;
+    char kind = 'R';
     try {
-      payload = "R" + encode_run_result(run_on_systemc_in_process(g, p, opts));
+      payload = encode_run_result(run_on_systemc_in_process(g, p, opts));
     } catch (const std::exception& e) {
-      payload = std::string("E") + e.what();
+      kind = 'E', payload = e.what();
     }
+    write_all(fds[1], std::string(1, kind));
     write_all(fds[1], payload);
     ::close(fds[1]);
     _exit(0);
@@ -138,7 +140,7 @@ RunResult run_on_systemc(const Graph& g, const Program& p, const SimOptions& opt
   waitpid(pid, &status, 0);
   if (data.empty()) fail("systemc", "the simulation process ended without a result (status " + std::to_string(status) + ")");
   if (data[0] == 'E') throw UserError(data.substr(1));
-  return decode_run_result(data.substr(1));
+  return decode_run_result(std::string_view(data).substr(1));
 }
 
 }  // namespace fsgen

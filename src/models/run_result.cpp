@@ -56,29 +56,36 @@ struct RunResultCodec {
     out += s;
   }
 
-  const std::string* in = nullptr;
+  std::string_view in;
   size_t pos = 0;
   void need(size_t n) {
-    if (pos + n > in->size()) fail("run result", "record truncated");
+    if (n > in.size() - pos) fail("run result", "record truncated");
+  }
+  // A count of records of `record_bytes` each, checked against what is left of the input
+  // (so that a damaged count fails as truncated instead of reserving without bound).
+  uint64_t get_count(size_t record_bytes) {
+    const uint64_t n = get_u64();
+    if (n > (in.size() - pos) / record_bytes) fail("run result", "record truncated");
+    return n;
   }
   uint64_t get_u64() {
     need(8);
     uint64_t v;
-    std::memcpy(&v, in->data() + pos, 8);
+    std::memcpy(&v, in.data() + pos, 8);
     pos += 8;
     return v;
   }
   double get_f64() {
     need(8);
     double v;
-    std::memcpy(&v, in->data() + pos, 8);
+    std::memcpy(&v, in.data() + pos, 8);
     pos += 8;
     return v;
   }
   std::string get_str() {
     const uint64_t n = get_u64();
     need(n);
-    std::string s = in->substr(pos, n);
+    std::string s(in.substr(pos, n));
     pos += n;
     return s;
   }
@@ -161,7 +168,9 @@ struct RunResultCodec {
       p.port_ = get_str();
       p.width_bits_ = static_cast<uint32_t>(get_u64());
       p.toggles_ = get_u64();
-      for (uint64_t m = get_u64(), j = 0; j < m; ++j) {
+      const uint64_t events = get_count(16);
+      p.events_.reserve(events);
+      for (uint64_t j = 0; j < events; ++j) {
         const uint64_t c = get_u64();
         p.events_.emplace_back(c, static_cast<uint32_t>(get_u64()));
       }
@@ -189,12 +198,17 @@ struct RunResultCodec {
       BlockTimeline& t = r.timelines[get_str()];
       t.switching_lag = static_cast<uint32_t>(get_u64());
       t.switching_lead = static_cast<uint32_t>(get_u64());
-      for (auto* spans : {&t.busy, &t.enabled, &t.side})
-        for (uint64_t m = get_u64(), j = 0; j < m; ++j) {
+      for (auto* spans : {&t.busy, &t.enabled, &t.side}) {
+        const uint64_t m = get_count(16);
+        spans->reserve(m);
+        for (uint64_t j = 0; j < m; ++j) {
           const uint64_t start = get_u64();
           spans->push_back({start, get_u64()});
         }
-      for (uint64_t m = get_u64(), j = 0; j < m; ++j) {
+      }
+      const uint64_t samples = get_count(24);
+      t.operands.reserve(samples);
+      for (uint64_t j = 0; j < samples; ++j) {
         OperandSample o;
         o.cycle = get_u64();
         o.bytes = static_cast<uint32_t>(get_u64());
@@ -222,9 +236,9 @@ std::string encode_run_result(const RunResult& r) {
   return c.out;
 }
 
-RunResult decode_run_result(const std::string& bytes) {
+RunResult decode_run_result(std::string_view bytes) {
   RunResultCodec c;
-  c.in = &bytes;
+  c.in = bytes;
   return c.decode();
 }
 

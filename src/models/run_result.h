@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -129,6 +130,6 @@ struct RunResult {
 };
 
 std::string encode_run_result(const RunResult& r);
-RunResult decode_run_result(const std::string& bytes);  // throws UserError on a malformed record
+RunResult decode_run_result(std::string_view bytes);  // throws UserError on a malformed record
 
 }  // namespace fsgen

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "core/error.h"
+#include "core/window_series.h"
 
 namespace fsgen {
 
@@ -83,7 +84,7 @@ std::vector<std::vector<double>> controller_event_counts(const RunResult& r, uin
 std::vector<double> controller_event_energy(const RunResult& r, uint64_t window, uint64_t windows,
                                             const std::vector<double>& energy_per_event) {
   FSGEN_ASSERT(energy_per_event.size() == controller_events().size(), "an energy per controller event");
-  std::vector<double> fj(windows, 0.0);
+  std::vector<double> fj = window_series(windows);
   visit_events(r, window, windows, [&](size_t e, uint64_t w, double n) { fj[w] += n * energy_per_event[e]; });
   return fj;
 }

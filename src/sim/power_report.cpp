@@ -1,6 +1,7 @@
 #include "sim/power_report.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -11,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/statistics.h"
+#include "core/window_series.h"
 #include "models/fast_model.h"
 #include "models/kernel_regs.h"
 #include "models/platform.h"
@@ -80,7 +82,7 @@ ActivitySource activity_source(const Graph& g, const RunResult& r, const Block& 
 // Toggles per window of the probes, and their width.
 std::pair<std::vector<double>, uint64_t> probe_toggles(const std::vector<const ToggleProbe*>& probes, uint64_t windows,
                                                        uint64_t window) {
-  std::vector<double> t(windows, 0.0);
+  std::vector<double> t = window_series(windows);
   uint64_t bits = 0;
   for (const ToggleProbe* probe : probes) {
     bits += probe->width_bits();
@@ -122,7 +124,7 @@ BlockPower macro_power(const MemoryMacro& m, const BlockActivity& accesses, cons
   const double energy_pj = double(accesses.reads) * m.read_pj + double(accesses.writes) * m.write_pj;
   double busy_total = 0;
   for (double b : array_busy) busy_total += b;
-  bp.mw.assign(t.windows(), bp.leakage_mw);
+  bp.mw = window_series(t.windows(), bp.leakage_mw);
   for (uint64_t w = 0; w < t.windows(); ++w) {
     const double len = double(t.window_cycles(w)), busy_w = window_value(&array_busy, w);
     const double share = busy_total > 0 ? busy_w / busy_total : len / double(t.cycles);
@@ -254,7 +256,7 @@ struct BlockSeries {
 BlockPower instance_power(const PrimitiveDef& def, const Block& b, const std::map<std::string, int64_t>& params,
                           const PowerModel& model, const PowerTrace& t) {
   BlockPower bp;
-  bp.block = b.name, bp.kind = b.kind, bp.h = hyperparameters_of(def, params), bp.mw.assign(t.windows(), 0.0);
+  bp.block = b.name, bp.kind = b.kind, bp.h = hyperparameters_of(def, params), bp.mw = window_series(t.windows());
   bp.leakage_mw = model.leakage_mw(b.kind, bp.h);
   const std::string variant = variant_difference(def, params), beyond = model.extrapolation(b.kind, bp.h);
   bp.variant_note = variant + (!variant.empty() && !beyond.empty() ? ", " : "") + beyond;
@@ -519,6 +521,48 @@ namespace {
 std::string replay_outputs_note(uint64_t mismatch_cycles) {
   return mismatch_cycles ? "DIFFER in " + std::to_string(mismatch_cycles) + " cycles" : "equal the RTL's";
 }
+
+// A trace's text (CSV, VCD) for a stream: a per-cycle trace has millions of rows, and
+// formatting through the stream costs several times the estimate itself. Numbers print as
+// the stream's default would (%g, 6 significant digits), through std::to_chars, into a
+// buffer handed to the stream a megabyte at a time.
+class TraceText {
+ public:
+  explicit TraceText(std::ostream& out) : out_(out) { buf_.reserve(kFlushBytes + 256); }
+  ~TraceText() { flush(); }
+  TraceText(const TraceText&) = delete;
+  TraceText& operator=(const TraceText&) = delete;
+
+  TraceText& operator<<(double v) { return put(v, std::chars_format::general, 6); }
+  TraceText& operator<<(uint64_t v) { return put(v); }
+  TraceText& operator<<(const std::string& s) { return append(s.data(), s.size()); }
+  TraceText& operator<<(const char* s) { return append(s, std::char_traits<char>::length(s)); }
+  TraceText& operator<<(char c) { return append(&c, 1); }
+
+  void flush() {
+    out_.write(buf_.data(), std::streamsize(buf_.size()));
+    buf_.clear();
+  }
+
+ private:
+  static constexpr size_t kFlushBytes = size_t(1) << 20;
+
+  template <typename T, typename... Format>
+  TraceText& put(T v, Format... format) {
+    char digits[64];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v, format...);
+    FSGEN_ASSERT(ec == std::errc(), "a number fits 64 characters");
+    return append(digits, size_t(end - digits));
+  }
+  TraceText& append(const char* s, size_t n) {
+    buf_.append(s, n);
+    if (buf_.size() >= kFlushBytes) flush();
+    return *this;
+  }
+
+  std::ostream& out_;
+  std::string buf_;
+};
 }  // namespace
 
 void print_golden_comparison(const std::vector<GoldenComparison>& c, const TraceAgreement& design, std::ostream& out) {
@@ -580,7 +624,8 @@ void print_power(const PowerTrace& t, std::ostream& out) {
       << t.estimate_seconds << " s\n" << std::defaultfloat;
 }
 
-void write_power_csv(const PowerTrace& t, std::ostream& out) {
+void write_power_csv(const PowerTrace& t, std::ostream& stream) {
+  TraceText out(stream);
   out << "cycle";
   for (const auto& b : t.blocks) out << "," << b.block << "_mw";
   out << ",total_mw\n";
@@ -593,7 +638,8 @@ void write_power_csv(const PowerTrace& t, std::ostream& out) {
   }
 }
 
-void write_golden_trace_csv(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden, std::ostream& out) {
+void write_golden_trace_csv(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden, std::ostream& stream) {
+  TraceText out(stream);
   std::vector<std::pair<const BlockPower*, std::vector<double>>> compared;
   for (const auto& gb : golden)
     if (const BlockPower* b = find_block(t, gb.block)) compared.emplace_back(b, golden_windows(t, gb.mw));
@@ -611,7 +657,8 @@ void write_golden_trace_csv(const PowerTrace& t, const std::vector<GoldenBlockPo
   }
 }
 
-void write_power_vcd(const PowerTrace& t, std::ostream& out) {
+void write_power_vcd(const PowerTrace& t, std::ostream& stream) {
+  TraceText out(stream);
   const double ns_per_cycle = 1000.0 / t.clock_mhz;
   out << "$comment fsgen power trace of " << t.kernel << " on " << t.design << ", mW per block $end\n"
       << "$timescale 1ps $end\n$scope module power $end\n";
