@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <random>
 #include <set>
 #include <sstream>
@@ -669,60 +670,60 @@ TEST(Characterize, ControllerSizesAreBuildable) {
             "SPARSE=1, not characterised");  // the loop order only names the counters
 }
 
-// The controller's energy per event (controller_events.h), fitted over kernel windows on
-// training cores: an exact rule in the event rates and the operand buffers' bytes is
-// recovered, with each training core left out; estimation prices each window by its own
-// events, as the SystemC run counts them.
-TEST(PowerEstimate, ControllerEventsPriceItsSwitchingPerWindow) {
-  const PrimitiveDef& ctrl = primitive_def("ctrl");
-  auto idle = [&](const std::vector<int>& h) { return 800.0 + 15 * ctrl.size_terms_at(h).at(0); };
+// A controller kind's energy per event (controller_events.h), fitted over kernel windows on
+// its training cores: an exact rule in the event rates and the operand buffers' bytes is
+// recovered, with each training core left out; estimating program `prog` on design g prices
+// each window by its own events, as the SystemC run counts them.
+void expect_event_fit_prices_windows(const std::string& kind, const Graph& g, const Program& prog) {
+  SCOPED_TRACE(kind);
+  const PrimitiveDef& def = primitive_def(kind);
+  const std::vector<ControllerEvent>& events = controller_events(kind);
+  auto idle = [&](const std::vector<int>& h) { return 800.0 + 15 * def.size_terms_at(h).at(0); };
   auto above_idle = [&](const std::vector<int>& h, const std::vector<double>& rates) {
-    const double s = ctrl.size_terms_at(h).at(0);
+    const double s = def.size_terms_at(h).at(0);
     double e = 40 + 0.5 * s;  // the cycles the kernel runs
     for (size_t i = 1; i < rates.size(); ++i) e += rates[i] * (10.0 * double(i) + 0.25 * double(i) * s);
     return e;
   };
   Dataset d;
-  for (const auto& h : ctrl.sizes) {
+  for (const auto& h : def.sizes) {
     CharPoint p;
-    p.kind = "ctrl", p.h = h, p.dynamic_fj = idle(h), p.leakage_mw = 0.5, p.area_um2 = 20000;
+    p.kind = kind, p.h = h, p.dynamic_fj = idle(h), p.leakage_mw = 0.5, p.area_um2 = 20000;
     d.points.push_back(p);
   }
   std::mt19937_64 rng(3);
   std::uniform_real_distribution<double> rate(0.0, 1.0);
-  for (const auto& h : ctrl.kernel_sizes)
+  for (const auto& h : def.kernel_sizes)
     for (uint64_t seed : {101, 102})
       for (uint64_t w = 1; w <= 12; ++w) {
         CharPoint p;
-        p.kind = "ctrl", p.h = h, p.seed = seed, p.window = 16 * w;
+        p.kind = kind, p.h = h, p.seed = seed, p.window = 16 * w;
         p.events = {1.0};
-        for (size_t e = 1; e < controller_events().size(); ++e) p.events.push_back(e >= 3 ? 20 * rate(rng) : rate(rng));  // toggles: bits per cycle
+        for (size_t e = 1; e < events.size(); ++e) p.events.push_back(e >= 3 ? 20 * rate(rng) : rate(rng));  // toggles: bits per cycle
         p.dynamic_fj = idle(h) + above_idle(h, p.events), p.leakage_mw = 0.5, p.area_um2 = 20000;
         d.points.push_back(p);
       }
-  const PowerModel m = saved_and_loaded_with_register_file(d, "controller_events");
-  const PrimitivePowerModel& c = m.primitive("ctrl");
-  EXPECT_EQ(c.characterised_sizes.size(), ctrl.sizes.size());  // the idle points alone
-  EXPECT_EQ(c.event_quality.train_points, ctrl.kernel_sizes.size() * 24);
-  EXPECT_EQ(c.event_quality.test_points, ctrl.kernel_sizes.size() * 24);  // each core left out in turn
+  const PowerModel m = saved_and_loaded_with_register_file(d, kind + "_events");
+  const PrimitivePowerModel& c = m.primitive(kind);
+  EXPECT_EQ(c.characterised_sizes.size(), def.sizes.size());  // the idle points alone
+  EXPECT_EQ(c.event_quality.train_points, def.kernel_sizes.size() * 24);
+  EXPECT_EQ(c.event_quality.test_points, def.kernel_sizes.size() * 24);  // each core left out in turn
   EXPECT_LT(c.event_quality.mape, 0.01);  // %
   EXPECT_GT(c.event_quality.pearson, 0.99999);
   EXPECT_TRUE(m.primitive("csr").event_fj.b.empty());
 
-  const Graph g = elaborate(parse_spec_text(test::tiny_matmul_core_spec(), "tiny.yaml"));
-  MatmulProblem mp;
-  mp.m = 8, mp.n = 8, mp.k = 16;
-  const Program prog = compile_matmul(g, mp);
   const PowerTrace t = estimate_power(g, prog, m, 16);
   const auto tc = std::find_if(t.blocks.begin(), t.blocks.end(), [](const BlockPower& b) { return b.block == "ctrl"; });
   ASSERT_NE(tc, t.blocks.end());
-  EXPECT_NE(tc->model.find("its switching per event fitted over " + std::to_string(ctrl.kernel_sizes.size() * 24) +
+  EXPECT_EQ(tc->kind, kind);
+  EXPECT_NE(tc->model.find("its switching per event fitted over " + std::to_string(def.kernel_sizes.size() * 24) +
                            " kernel windows of training cores"),
             std::string::npos);
   const RunResult r = run_on_systemc(g, prog);
-  const auto counts = controller_event_counts(r, 16, t.windows());
-  const StructuralEnergy energy = m.structural_energy("ctrl", tc->h);
-  const std::vector<double> energies = controller_event_energy(r, 16, t.windows(), energy.per_event_fj);
+  const auto counts = controller_event_counts(r, kind, 16, t.windows());
+  const StructuralEnergy energy = m.structural_energy(kind, tc->h);
+  ASSERT_EQ(energy.per_event_fj.size(), events.size());
+  const std::vector<double> energies = controller_event_energy(r, kind, 16, t.windows(), energy.per_event_fj);
   double lowest = 1e300, highest = 0;
   for (uint64_t w = 0; w < t.windows(); ++w) {
     std::vector<double> rates;
@@ -737,6 +738,22 @@ TEST(PowerEstimate, ControllerEventsPriceItsSwitchingPerWindow) {
   EXPECT_GT(highest, 1.2 * lowest);  // the windows differ by their events
 }
 
+TEST(PowerEstimate, ControllerEventsPriceItsSwitchingPerWindow) {
+  const Graph g = elaborate(parse_spec_text(test::tiny_matmul_core_spec(), "tiny.yaml"));
+  MatmulProblem mp;
+  mp.m = 8, mp.n = 8, mp.k = 16;
+  expect_event_fit_prices_windows("ctrl", g, compile_matmul(g, mp));
+}
+
+// A fused core's controller the same way, its own events (array b, softmax unit,
+// normaliser) among them, under the fused attention.
+TEST(PowerEstimate, FusedControllerEventsPriceItsSwitchingPerWindow) {
+  const Graph g = elaborate(parse_spec_text(test::tiny_attention_core_spec(), "tiny_attention.yaml"));
+  AttentionProblem ap;
+  ap.q_heads = 1, ap.kv_heads = 1, ap.tokens = 8;
+  expect_event_fit_prices_windows("fused_ctrl", g, compile_attention(g, ap).program);
+}
+
 // The controller's events as a SystemC run counts them: each event's windows sum to the
 // run's total of it.
 TEST(ControllerEvents, WindowsSumToTheRunsEvents) {
@@ -745,11 +762,11 @@ TEST(ControllerEvents, WindowsSumToTheRunsEvents) {
   mp.m = 8, mp.n = 8, mp.k = 16;
   const RunResult r = run_on_systemc(g, compile_matmul(g, mp));
   const uint64_t window = 7, windows = (r.cycles + window - 1) / window;
-  const auto counts = controller_event_counts(r, window, windows);
-  ASSERT_EQ(counts.size(), controller_events().size());
+  const auto counts = controller_event_counts(r, "ctrl", window, windows);
+  ASSERT_EQ(counts.size(), controller_events("ctrl").size());
   auto total = [&](const std::string& name) {
     for (size_t e = 0; e < counts.size(); ++e)
-      if (controller_events()[e].name == name) {
+      if (controller_events("ctrl")[e].name == name) {
         double s = 0;
         for (double v : counts[e]) s += v;
         return s;
@@ -773,11 +790,48 @@ TEST(ControllerEvents, WindowsSumToTheRunsEvents) {
   EXPECT_EQ(total("operand_toggles"),
             double(r.find_probe("array_a", "x")->toggles() + r.find_probe("array_a", "w")->toggles()));
   // Per cycle, an event falls kControllerLead cycles before the cycle the run records it in.
-  const auto per_cycle = controller_event_counts(r, 1, r.cycles);
+  const auto per_cycle = controller_event_counts(r, "ctrl", 1, r.cycles);
   const CycleSpan first_command = r.timelines.at("dma").side.front();
   ASSERT_GE(first_command.start, kControllerLead);
   EXPECT_EQ(per_cycle[2][first_command.start - kControllerLead], 1.0);
   EXPECT_EQ(per_cycle[2][first_command.start], 0.0);
+}
+
+// A fused core's controller counts the matmul controller's events and its own: array b's
+// stream and buses, the softmax unit's rows in and out, the normaliser's; each sums over
+// its windows to the run's total.
+TEST(ControllerEvents, FusedControllerAddsArrayBSoftmaxAndNormaliser) {
+  const std::vector<int> h = primitive_def("fused_ctrl").kernel_sizes.front();
+  const Graph g = elaborate(parse_spec_text(training_core_spec("fused_ctrl", h), "fused training core"));
+  const RunResult r = run_on_systemc(g, training_kernels("fused_ctrl", h).front().compile(g));
+  const uint64_t window = 5, windows = (r.cycles + window - 1) / window;
+  const auto counts = controller_event_counts(r, "fused_ctrl", window, windows);
+  const auto& events = controller_events("fused_ctrl");
+  ASSERT_EQ(counts.size(), events.size());
+  ASSERT_GT(events.size(), controller_events("ctrl").size());
+  for (size_t e = 0; e < controller_events("ctrl").size(); ++e)
+    EXPECT_STREQ(events[e].name, controller_events("ctrl")[e].name);  // the matmul controller's first
+  auto total = [&](const std::string& name) {
+    for (size_t e = 0; e < counts.size(); ++e)
+      if (events[e].name == name) return std::accumulate(counts[e].begin(), counts[e].end(), 0.0);
+    ADD_FAILURE() << "no event " << name;
+    return 0.0;
+  };
+  auto toggles = [&](const char* block, std::initializer_list<const char*> ports) {
+    double t = 0;
+    for (const char* port : ports) t += double(r.find_probe(block, port)->toggles());
+    return t;
+  };
+  double b_stream = 0;
+  for (const CycleSpan& c : r.timelines.at("array_b").enabled) b_stream += double(c.cycles);
+  EXPECT_GT(b_stream, 0);
+  EXPECT_EQ(total("b_stream_cycles"), b_stream);
+  EXPECT_EQ(total("b_operand_toggles"), toggles("array_b", {"x", "w"}));
+  EXPECT_GT(total("softmax_toggles"), 0);
+  EXPECT_EQ(total("softmax_toggles"), toggles("softmax", {"in", "out"}));
+  EXPECT_GT(total("normalise_toggles"), 0);
+  EXPECT_EQ(total("normalise_toggles"), toggles("normalise", {"in", "out"}));
+  EXPECT_EQ(total("cycles"), double(r.cycles));
 }
 
 // The controller's training cores: each kernel size's core elaborates with a controller of
@@ -787,14 +841,34 @@ TEST(Characterize, ControllerTrainingCoresHaveTheirSizes) {
   EXPECT_GE(ctrl.kernel_sizes.size(), 4u);
   for (const auto& h : ctrl.kernel_sizes) {
     EXPECT_NE(std::find(ctrl.sizes.begin(), ctrl.sizes.end(), h), ctrl.sizes.end()) << hyperparameter_text(h, 'x');
-    const Graph g = elaborate(parse_spec_text(training_core_spec(h), "training core"));
+    const Graph g = elaborate(parse_spec_text(training_core_spec("ctrl", h), "training core"));
     EXPECT_EQ(hyperparameters_of(ctrl, ctrl_instance(g).params), h);
     EXPECT_EQ(variant_difference(ctrl, ctrl_instance(g).params), "") << hyperparameter_text(h, 'x');
-    for (const TrainingKernel& k : training_kernels(h)) {
-      MatmulProblem mp;
-      mp.m = k.m, mp.n = k.n, mp.k = k.k, mp.seed = k.seed, mp.values = k.values;
-      EXPECT_NO_THROW(compile_matmul(g, mp)) << hyperparameter_text(h, 'x');
+    for (const TrainingKernel& k : training_kernels("ctrl", h)) {
+      EXPECT_EQ(k.kernel, "matmul");
+      EXPECT_NO_THROW(k.compile(g)) << hyperparameter_text(h, 'x');
     }
+  }
+}
+
+// A fused controller's training cores: fused cores around its kernel sizes (catalog sizes,
+// none a validation core's), on which attention prefill and decode and both FFN forms
+// compile.
+TEST(Characterize, FusedControllerTrainingCoresHaveTheirSizes) {
+  const PrimitiveDef& fused = primitive_def("fused_ctrl");
+  EXPECT_GE(fused.kernel_sizes.size(), 3u);  // to leave each out of the event fit
+  for (const auto& h : fused.kernel_sizes) {
+    EXPECT_NE(std::find(fused.sizes.begin(), fused.sizes.end(), h), fused.sizes.end()) << hyperparameter_text(h, 'x');
+    const Graph g = elaborate(parse_spec_text(training_core_spec("fused_ctrl", h), "fused training core"));
+    EXPECT_EQ(g.block("ctrl").kind, "fused_ctrl");
+    EXPECT_EQ(hyperparameters_of(fused, ctrl_instance(g).params), h);
+    EXPECT_EQ(variant_difference(fused, ctrl_instance(g).params), "") << hyperparameter_text(h, 'x');
+    std::set<std::string> kinds;
+    for (const TrainingKernel& k : training_kernels("fused_ctrl", h)) {
+      kinds.insert(k.kernel);
+      EXPECT_NO_THROW(k.compile(g)) << hyperparameter_text(h, 'x') << " " << k.kernel << " seed " << k.seed;
+    }
+    EXPECT_EQ(kinds, (std::set<std::string>{"attention", "ffn"}));
   }
 }
 

@@ -184,7 +184,7 @@ void add_macro_options(CLI::App* cmd, MacroOptions& mo) {
 // training core is predicted with it left out.
 void print_event_fit(const PrimitivePowerModel& p, std::ostream& out) {
   out << "  " << std::left << std::setw(18) << "" << std::right << p.event_quality.train_points
-      << " kernel windows, energy per event (" << controller_events().size() << " events)";
+      << " kernel windows, energy per event (" << controller_events(p.kind).size() << " events)";
   if (p.event_quality.test_points > 0)
     out << "; each training core left out in turn: run energy MAPE " << std::setprecision(1) << p.event_quality.mape
         << " %, window R " << std::setprecision(3) << p.event_quality.pearson;

@@ -91,6 +91,9 @@ PrimitiveDef fused_controller() {
     return std::vector<double>{double(tm * tk + tk * nb + tm * tn), double(tk), double(tm)};
   };
   d.driver = PrimitiveDef::kIdleClock;
+  // Training cores for its activity model: the three smallest controllers, output- and
+  // weight-stationary, head dimensions 4 and 8 (each a gate-level build of tens of minutes).
+  d.kernel_sizes = {{2, 2, 4, 1, 0}, {2, 2, 8, 2, 0}, {2, 2, 4, 1, 1}};
   return d;
 }
 
@@ -581,7 +584,7 @@ struct KernelRun {
   std::string first_key(const PrimitiveDef& d) const {
     CharPoint p;
     p.kind = d.kind, p.h = h, p.window = kTrainingWindow;
-    const TrainingKernel k = training_kernels(h).at(kernel);
+    const TrainingKernel k = training_kernels(d.kind, h).at(kernel);
     p.zero_fraction = k.values.zero_fraction, p.seed = k.seed;
     return p.key();
   }
@@ -594,7 +597,7 @@ std::vector<KernelRun> kernel_runs(const PrimitiveDef& d, const CharacterizeOpti
   if (o.small_grid) return out;
   for (const auto& h : d.kernel_sizes)
     if (o.sizes.empty() || listed(o.sizes, hyperparameter_text(h, 'x')))
-      for (size_t k = 0; k < training_kernels(h).size(); ++k) out.push_back({h, k});
+      for (size_t k = 0; k < training_kernels(d.kind, h).size(); ++k) out.push_back({h, k});
   return out;
 }
 

@@ -13,8 +13,9 @@
 //   zeros  zero bytes / data bytes presented while enabled (zero operand share)
 //   side   cycles with the side enable / cycles (PrimitiveDef::side_enable; 0 without one)
 // Labels: dynamic energy per cycle (internal + switching), leakage, and area.
-// The controller also has kernel points (PrimitiveDef::kernel_sizes): windows of kernels on
-// training cores, with its events' rates as features (controller_training.h).
+// The controllers (a matmul and a fused core's) also have kernel points
+// (PrimitiveDef::kernel_sizes): windows of kernels on training cores, with their events' rates
+// as features (controller_training.h).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -131,7 +132,7 @@ struct CharPoint {
   uint64_t seed = 0;
   double alpha = 0, enable = 0, zeros = 0, side = 0;           // measured features
   // A kernel-driven point (PrimitiveDef::kernel_sizes): its window's first cycle in the run,
-  // and per event of controller_events() its count per cycle; empty for the others.
+  // and per event of controller_events(kind) its count per cycle; empty for the others.
   uint64_t window = 0;
   std::vector<double> events;
   double dynamic_fj = 0;                                       // dynamic energy per cycle

@@ -8,22 +8,42 @@
 
 namespace fsgen {
 
-const std::vector<ControllerEvent>& controller_events() {
-  static const std::vector<ControllerEvent> events = {
-      {"cycles", "cycles the kernel runs (the tile counters and the cycle count)"},
-      {"dma_beats", "DMA data beats (a read's bytes written into an operand buffer, a write's taken from the output row)"},
-      {"dma_commands", "DMA commands (the address arithmetic and burst registers of each)"},
-      {"read_toggles", "bits toggled on the DMA's read data (what the operand buffers store)"},
-      {"store_toggles", "bits toggled at the requantiser's input and output and the DMA's write data (stored rows)"},
-      {"stream_cycles", "cycles array a is enabled (operand-buffer reads, the k counter)"},
-      {"operand_toggles", "bits toggled on array a's operand buses x and w (the controller's bus registers)"},
-  };
-  return events;
+namespace {
+
+const std::vector<ControllerEvent> kMatmulEvents = {
+    {"cycles", "cycles the kernel runs (the tile counters and the cycle count)"},
+    {"dma_beats", "DMA data beats (a read's bytes written into an operand buffer, a write's taken from the output row)"},
+    {"dma_commands", "DMA commands (the address arithmetic and burst registers of each)"},
+    {"read_toggles", "bits toggled on the DMA's read data (what the operand buffers store)"},
+    {"store_toggles", "bits toggled at the requantiser's input and output and the DMA's write data (stored rows)"},
+    {"stream_cycles", "cycles array a is enabled (operand-buffer reads, the k counter)"},
+    {"operand_toggles", "bits toggled on array a's operand buses x and w (the controller's bus registers)"},
+};
+
+// A fused controller's own, after the matmul controller's.
+const std::vector<ControllerEvent> kFusedEvents = {
+    {"b_stream_cycles", "cycles array b is enabled (P-buffer and V-row reads, its counters)"},
+    {"b_operand_toggles", "bits toggled on array b's operand buses x and w (the P row and V rows the controller drives)"},
+    {"softmax_toggles", "bits toggled at the softmax unit's input and output (the score row presented, the P row stored)"},
+    {"normalise_toggles", "bits toggled at the normaliser's input and output (the O row divided, the output row)"},
+};
+
+}  // namespace
+
+const std::vector<ControllerEvent>& controller_events(const std::string& kind) {
+  static const std::vector<ControllerEvent> fused = [] {
+    std::vector<ControllerEvent> all = kMatmulEvents;
+    all.insert(all.end(), kFusedEvents.begin(), kFusedEvents.end());
+    return all;
+  }();
+  if (kind == "ctrl") return kMatmulEvents;
+  FSGEN_ASSERT(kind == "fused_ctrl", "events of a controller kind");
+  return fused;
 }
 
-std::vector<std::string> controller_event_names() {
+std::vector<std::string> controller_event_names(const std::string& kind) {
   std::vector<std::string> names;
-  for (const auto& e : controller_events()) names.push_back(e.name);
+  for (const auto& e : controller_events(kind)) names.push_back(e.name);
   return names;
 }
 
@@ -45,6 +65,11 @@ class EventWindows {
     for (const CycleSpan& s : spans)
       for (uint64_t c = s.start + lag; c < s.start + lag + s.cycles; ++c) add(c, 1);
   }
+  // The cycles array `block` is enabled (its stream).
+  void add_array_stream(const RunResult& r, const std::string& block) const {
+    if (const auto array = r.timelines.find(block); array != r.timelines.end())
+      add_spans(array->second.enabled, array->second.switching_lag);
+  }
   void add_toggles(const RunResult& r, const std::string& block, const std::string& port) const {
     if (const ToggleProbe* p = r.find_probe(block, port))
       for (const auto& [cycle, n] : p->events()) add(cycle, n);
@@ -56,8 +81,9 @@ class EventWindows {
   const EventSink& sink_;
 };
 
-// Every event of run r, in controller_events() order of kind.
-void visit_events(const RunResult& r, uint64_t window, uint64_t windows, const EventSink& sink) {
+// Every event of run r, in controller_events(kind) order.
+void visit_events(const RunResult& r, const std::string& kind, uint64_t window, uint64_t windows,
+                  const EventSink& sink) {
   for (uint64_t w = 0; w < windows; ++w) sink(0, w, double(std::min(window, r.cycles - std::min(r.cycles, w * window))));
   const EventWindows beats(1, window, windows, sink), commands(2, window, windows, sink), reads(3, window, windows, sink),
       stores(4, window, windows, sink), stream(5, window, windows, sink), operands(6, window, windows, sink);
@@ -68,24 +94,30 @@ void visit_events(const RunResult& r, uint64_t window, uint64_t windows, const E
   reads.add_toggles(r, "dma", "rdata");
   for (const char* port : {"in", "out"}) stores.add_toggles(r, "requant", port);
   stores.add_toggles(r, "dma", "wdata");
-  if (const auto array = r.timelines.find("array_a"); array != r.timelines.end())
-    stream.add_spans(array->second.enabled, array->second.switching_lag);
+  stream.add_array_stream(r, "array_a");
   for (const char* port : {"x", "w"}) operands.add_toggles(r, "array_a", port);
+  if (kind == "ctrl") return;
+  const EventWindows b_stream(7, window, windows, sink), b_operands(8, window, windows, sink),
+      softmax(9, window, windows, sink), normalise(10, window, windows, sink);
+  b_stream.add_array_stream(r, "array_b");
+  for (const char* port : {"x", "w"}) b_operands.add_toggles(r, "array_b", port);
+  for (const char* port : {"in", "out"}) softmax.add_toggles(r, "softmax", port), normalise.add_toggles(r, "normalise", port);
 }
 
 }  // namespace
 
-std::vector<std::vector<double>> controller_event_counts(const RunResult& r, uint64_t window, uint64_t windows) {
-  std::vector<std::vector<double>> c(controller_events().size(), std::vector<double>(windows, 0.0));
-  visit_events(r, window, windows, [&](size_t e, uint64_t w, double n) { c[e][w] += n; });
+std::vector<std::vector<double>> controller_event_counts(const RunResult& r, const std::string& kind, uint64_t window,
+                                                         uint64_t windows) {
+  std::vector<std::vector<double>> c(controller_events(kind).size(), std::vector<double>(windows, 0.0));
+  visit_events(r, kind, window, windows, [&](size_t e, uint64_t w, double n) { c[e][w] += n; });
   return c;
 }
 
-std::vector<double> controller_event_energy(const RunResult& r, uint64_t window, uint64_t windows,
-                                            const std::vector<double>& energy_per_event) {
-  FSGEN_ASSERT(energy_per_event.size() == controller_events().size(), "an energy per controller event");
+std::vector<double> controller_event_energy(const RunResult& r, const std::string& kind, uint64_t window,
+                                            uint64_t windows, const std::vector<double>& energy_per_event) {
+  FSGEN_ASSERT(energy_per_event.size() == controller_events(kind).size(), "an energy per controller event");
   std::vector<double> fj = window_series(windows);
-  visit_events(r, window, windows, [&](size_t e, uint64_t w, double n) { fj[w] += n * energy_per_event[e]; });
+  visit_events(r, kind, window, windows, [&](size_t e, uint64_t w, double n) { fj[w] += n * energy_per_event[e]; });
   return fj;
 }
 

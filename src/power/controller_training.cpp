@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <sstream>
 
-#include "compiler/matmul.h"
 #include "core/error.h"
 #include "generator/graph.h"
 #include "generator/spec.h"
@@ -20,9 +19,60 @@ namespace {
 
 constexpr double kTrainingClockMhz = 500;
 
-std::string core_name(const std::vector<int>& h) { return "ctrl_training_" + hyperparameter_text(h, 'x'); }
+std::string core_name(const std::string& kind, const std::vector<int>& h) {
+  return kind + "_training_" + hyperparameter_text(h, 'x');
+}
+
+TrainingKernel matmul_kernel(uint32_t m, uint32_t n, uint32_t k, SyntheticValues values, uint64_t seed) {
+  TrainingKernel t;
+  t.kernel = "matmul", t.values = values, t.seed = seed;
+  t.matmul.m = m, t.matmul.n = n, t.matmul.k = k, t.matmul.values = values, t.matmul.seed = seed;
+  return t;
+}
+
+TrainingKernel attention_kernel(Stage stage, uint32_t q_heads, uint32_t kv_heads, uint32_t tokens, uint32_t context,
+                                SyntheticValues values, uint64_t seed) {
+  TrainingKernel t;
+  t.kernel = "attention", t.values = values, t.seed = seed;
+  AttentionProblem& a = t.attention;
+  a.stage = stage, a.q_heads = q_heads, a.kv_heads = kv_heads, a.tokens = tokens, a.context = context;
+  a.values = values, a.seed = seed;
+  return t;
+}
+
+TrainingKernel ffn_kernel(uint32_t tokens, uint32_t width, bool gated, const char* activation, SyntheticValues values,
+                          uint64_t seed) {
+  TrainingKernel t;
+  t.kernel = "ffn", t.values = values, t.seed = seed;
+  t.ffn.tokens = tokens, t.ffn.ffn = width, t.ffn.gated = gated, t.ffn.activation = activation;
+  t.ffn.values = values, t.ffn.seed = seed;
+  return t;
+}
+
+// A fused controller's kernels: prefill over several key tiles (MHA with uniform operands,
+// GQA with half zeros), decode from a KV cache (narrow values), the gated SiLU FFN and the
+// plain GELU one (90 % zeros), on a core of TM query rows, TN keys and TK head dimensions.
+std::vector<TrainingKernel> fused_training_kernels(const std::vector<int>& h) {
+  const uint32_t tm = uint32_t(h[0]), tn = uint32_t(h[1]), tk = uint32_t(h[2]);
+  SyntheticValues uniform, half_zero, narrow, mostly_zero;
+  half_zero.zero_fraction = 0.5;
+  narrow.distribution = SyntheticValues::Distribution::kNormal, narrow.sigma = 6;
+  mostly_zero.zero_fraction = 0.9;
+  return {attention_kernel(Stage::kPrefill, 1, 1, 4 * tn, 0, uniform, 201),
+          attention_kernel(Stage::kPrefill, 2, 1, 3 * tn, 0, half_zero, 202),
+          attention_kernel(Stage::kDecode, 2, 2, 1, 5 * tn, narrow, 203),
+          ffn_kernel(2 * tm, 2 * tk, true, "silu", uniform, 204),
+          ffn_kernel(2 * tm, 2 * tk, false, "gelu", mostly_zero, 205)};
+}
 
 }  // namespace
+
+Program TrainingKernel::compile(const Graph& g) const {
+  if (kernel == "attention") return compile_attention(g, attention).program;
+  if (kernel == "ffn") return compile_ffn(g, ffn).program;
+  FSGEN_ASSERT(kernel == "matmul", "a training kernel is a matmul, attention or FFN");
+  return compile_matmul(g, matmul);
+}
 
 std::string core_spec_around_controller(const std::string& name, int tm, int tn, int tk, int w, int st, bool fused) {
   const char* order = st == 0 ? "output_stationary" : "weight_stationary";
@@ -39,38 +89,41 @@ std::string core_spec_around_controller(const std::string& name, int tm, int tn,
   return s.str();
 }
 
-std::string training_core_spec(const std::vector<int>& h) {
-  FSGEN_ASSERT(h.size() == 6, "a controller's hyperparameters are TM, TN, TK, W, ST, M_LIVE");
-  return core_spec_around_controller(core_name(h), h[0], h[1], h[2], h[3], h[4], false);
+std::string training_core_spec(const std::string& kind, const std::vector<int>& h) {
+  const bool fused = kind == "fused_ctrl";
+  FSGEN_ASSERT(fused || kind == "ctrl", "a training core is built around a controller");
+  FSGEN_ASSERT(h.size() == (fused ? 5u : 6u), "a controller's hyperparameters are TM, TN, TK, W, ST (matmul: and M_LIVE)");
+  return core_spec_around_controller(core_name(kind, h), h[0], h[1], h[2], h[3], h[4], fused);
 }
 
-std::vector<TrainingKernel> training_kernels(const std::vector<int>& h) {
+std::vector<TrainingKernel> training_kernels(const std::string& kind, const std::vector<int>& h) {
+  if (kind == "fused_ctrl") return fused_training_kernels(h);
   const uint32_t m = std::max(8, 2 * h[0]), n = std::max(8, 2 * h[1]), k = std::max(16, 2 * h[2]);
   SyntheticValues uniform, half_zero, narrow, mostly_zero;
   half_zero.zero_fraction = 0.5;
   narrow.distribution = SyntheticValues::Distribution::kNormal, narrow.sigma = 6;
   mostly_zero.zero_fraction = 0.9;
-  return {{m, n, k, uniform, 101}, {m, n, k, half_zero, 102}, {m, n, k, narrow, 103}, {2 * m, n, k, mostly_zero, 104}};
+  return {matmul_kernel(m, n, k, uniform, 101), matmul_kernel(m, n, k, half_zero, 102),
+          matmul_kernel(m, n, k, narrow, 103), matmul_kernel(2 * m, n, k, mostly_zero, 104)};
 }
 
 std::vector<CharPoint> kernel_points(const PrimitiveDef& def, const std::vector<int>& h, size_t kernel,
                                      const std::string& liberty_file, const std::string& work_dir) {
-  const Graph g = elaborate(parse_spec_text(training_core_spec(h), core_name(h)));
+  const std::string name = core_name(def.kind, h);
+  const Graph g = elaborate(parse_spec_text(training_core_spec(def.kind, h), name));
   FSGEN_ASSERT(hyperparameters_of(def, ctrl_instance(g).params) == h, "a training core's controller has its size");
-  const TrainingKernel k = training_kernels(h).at(kernel);
-  MatmulProblem prob;
-  prob.m = k.m, prob.n = k.n, prob.k = k.k, prob.seed = k.seed, prob.values = k.values;
-  const Program prog = compile_matmul(g, prob);
+  const TrainingKernel k = training_kernels(def.kind, h).at(kernel);
+  const Program prog = k.compile(g);
   const RunResult r = run_on_systemc(g, prog);
   const GoldenBlockPower golden =
       golden_block_power(g, prog, {"ctrl"}, liberty_file, (fs::path(work_dir) / "cores").string(), work_dir).front();
-  const std::string where = "training core " + core_name(h) + ", kernel " + std::to_string(kernel);
+  const std::string where = "training core " + name + ", kernel " + std::to_string(kernel);
   if (golden.mw.size() != r.cycles)
     fail(where, "the RTL ran " + std::to_string(golden.mw.size()) + " cycles, the SystemC model " + std::to_string(r.cycles));
   if (golden.output_mismatch_cycles)
     fail(where, "the controller's netlist differs from its RTL in " + std::to_string(golden.output_mismatch_cycles) + " cycles");
   const uint64_t windows = (r.cycles + kTrainingWindow - 1) / kTrainingWindow;
-  const std::vector<std::vector<double>> counts = controller_event_counts(r, kTrainingWindow, windows);
+  const std::vector<std::vector<double>> counts = controller_event_counts(r, def.kind, kTrainingWindow, windows);
   std::vector<CharPoint> points;
   for (uint64_t w = 1; w < windows; ++w) {
     const uint64_t first = w * kTrainingWindow, len = std::min(kTrainingWindow, r.cycles - first);

@@ -1,13 +1,17 @@
-// Training cores of the controller's activity model (docs/POWER.md, "The controller under
-// a kernel"): a matmul core generated around a controller of the catalog's hyperparameters
-// runs training kernels on its Verilated RTL; the controller's netlist replays its ports
-// (golden.h) and the SystemC model counts its events (controller_events.h) in the same
-// windows. Each window is one labelled point of the controller's dataset.
+// Training cores of the controllers' activity models (docs/POWER.md, "The controller under
+// a kernel"): a core generated around a controller of the catalog's hyperparameters (a
+// matmul core for `ctrl`, a fused core for `fused_ctrl`) runs training kernels on its
+// Verilated RTL; the controller's netlist replays its ports (golden.h) and the SystemC
+// model counts its events (controller_events.h) in the same windows. Each window is one
+// labelled point of the controller's dataset.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "compiler/attention.h"
+#include "compiler/ffn.h"
+#include "compiler/matmul.h"
 #include "compiler/synthetic.h"
 #include "power/characterize.h"
 
@@ -17,17 +21,25 @@ namespace fsgen {
 // m x k x n as a fused core plans it) and W-byte beats at 500 MHz: output-stationary arrays
 // (ST 0) or weight-stationary ones (ST 1); with the fused kernels built when `fused`.
 std::string core_spec_around_controller(const std::string& name, int tm, int tn, int tk, int w, int st, bool fused);
-// The matmul core whose controller has hyperparameters h (TM, TN, TK, W, ST, M_LIVE:
-// weight-stationary cores keep live output tiles).
-std::string training_core_spec(const std::vector<int>& h);
+// The training core of controller kind `kind` at hyperparameters h: for `ctrl` a matmul
+// core (TM, TN, TK, W, ST, M_LIVE: weight-stationary cores keep live output tiles), for
+// `fused_ctrl` a fused core (TM, TN, TK, W, ST).
+std::string training_core_spec(const std::string& kind, const std::vector<int>& h);
 
+// One training kernel: the problem `kernel` names, its operands drawn by `values` from `seed`
+// (the same in the problem; the dataset's points carry them).
 struct TrainingKernel {
-  uint32_t m, n, k;
+  std::string kernel;  // "matmul", "attention" or "ffn"
+  MatmulProblem matmul;
+  AttentionProblem attention;
+  FfnProblem ffn;
   SyntheticValues values;
-  uint64_t seed;
+  uint64_t seed = 0;
+  Program compile(const Graph& g) const;
 };
-// The kernels each training core runs: operands of every zero share and spread.
-std::vector<TrainingKernel> training_kernels(const std::vector<int>& h);
+// The kernels each training core runs: operands of every zero share and spread; a fused
+// core's also attention prefill (MHA, GQA), decode, and the gated and plain FFN.
+std::vector<TrainingKernel> training_kernels(const std::string& kind, const std::vector<int>& h);
 
 constexpr uint64_t kTrainingWindow = 16;  // cycles per point
 

@@ -231,7 +231,7 @@ std::map<std::vector<int>, LinearFit> fit_cycle_energy(const PrimitiveDef& def, 
 }
 
 // The terms of PrimitivePowerModel::event_fj at hyperparameters h and one window's event
-// rates (controller_events() order): each event's rate, alone and times the primitive's
+// rates (controller_events(kind) order): each event's rate, alone and times the primitive's
 // first size term s (the operand buffers' bytes: the write decoders and read multiplexers
 // of a beat or a stream cycle grow with them). The first event, the cycles the kernel
 // runs, is 1 in every window: its energy is the fit's a, and s alone.
@@ -251,9 +251,9 @@ void train_events(const PrimitiveDef& def, const std::vector<const CharPoint*>& 
   std::map<std::vector<int>, std::vector<size_t>> points_of_core;  // indices into kernel_pts and all
   FitPoints all;
   for (const CharPoint* p : kernel_pts) {
-    if (p->events.size() != controller_events().size())
+    if (p->events.size() != controller_events(def.kind).size())
       fail("dataset", def.kind + " kernel point with " + std::to_string(p->events.size()) + " event rates, expected " +
-                          std::to_string(controller_events().size()));
+                          std::to_string(controller_events(def.kind).size()));
     const auto idle = idle_of.find(p->h);
     if (idle == idle_of.end())
       fail("dataset", def.kind + " kernel points at " + hyperparameter_text(p->h, 'x') + " without its idle point");
@@ -382,7 +382,7 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
 
 // A saved event_fj: its events must be this fsgen's controller events.
 void load_event_fit(const nlohmann::json& e, const std::string& path, const std::string& kind, PrimitivePowerModel& p) {
-  const std::vector<std::string> events = controller_event_names();
+  const std::vector<std::string> events = controller_event_names(kind);
   if (e.at("events").get<std::vector<std::string>>() != events)
     fail(path, kind + ": its event energies are not of this fsgen's controller events (retrain with fsgen train)");
   p.event_fj = {e.at("a"), e.at("b_per_event_term").get<std::vector<double>>()};
@@ -432,7 +432,7 @@ StructuralEnergy PowerModel::structural_energy(const std::string& kind, const st
   if (m.event_fj.b.empty()) return e;
   // The fit is linear in the rates: a cycle's energy is its value with every other rate 0
   // (the first event's rate is 1 in every window), another event's what its rate adds.
-  std::vector<double> rates(controller_events().size(), 0.0);
+  std::vector<double> rates(controller_events(kind).size(), 0.0);
   rates[0] = 1;
   const double cycle = m.event_fj.at(event_terms(def, h, rates));
   e.per_event_fj.push_back(cycle);
@@ -556,7 +556,7 @@ void save_power_model(const PowerModel& m, const std::string& path) {
       e["target"] = "dynamic energy per cycle of an idle instance (its clock), fJ";
       e["idle_fj"] = {{"a", p.idle_fj.a}, {"b_per_size_term", p.idle_fj.b}};
       if (!p.event_fj.b.empty()) {
-        e["event_fj"] = {{"events", controller_event_names()},
+        e["event_fj"] = {{"events", controller_event_names(kind)},
                          {"a", p.event_fj.a},
                          {"b_per_event_term", p.event_fj.b},
                          {"quality", {{"train_points", p.event_quality.train_points},

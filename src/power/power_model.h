@@ -118,7 +118,7 @@ struct PrimitivePowerModel {
 };
 
 // A structural primitive instance's dynamic energy: idle_fj per cycle, and fJ per event of
-// controller_events() (the first, a cycle the kernel runs, included); per_event_fj empty:
+// controller_events(kind) (the first, a cycle the kernel runs, included); per_event_fj empty:
 // idle_fj alone.
 struct StructuralEnergy {
   double idle_fj = 0;

@@ -300,7 +300,7 @@ BlockPower structural_power(const RunResult& r, const Block& b,
                      : ", the kernel's switching of its logic not modelled");
   std::vector<double>& fj = bp.mw;  // dynamic fJ per cycle until to_power
   if (events) {
-    fj = controller_event_energy(r, t.window, t.windows(), energy.per_event_fj);
+    fj = controller_event_energy(r, b.kind, t.window, t.windows(), energy.per_event_fj);
     for (uint64_t w = 0; w < t.windows(); ++w) fj[w] = std::max(0.0, energy.idle_fj + fj[w] / double(t.window_cycles(w)));
   } else {
     std::fill(fj.begin(), fj.end(), std::max(0.0, energy.idle_fj));
