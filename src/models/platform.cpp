@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/regmap.h"
+#include "core/window_series.h"
 #include "models/core_model.h"
 
 // The SystemC library expects an sc_main; fsgen drives the kernel itself.
@@ -98,14 +99,38 @@ RunResult run_on_systemc_in_process(const Graph& g, const Program& p, const SimO
 }
 
 namespace {
-void write_all(int fd, const std::string& s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+
+// The simulation process's answer on its pipe: a kind ('R' a run record, 'E' an error's
+// text), the payload's length (8 bytes), the payload.
+constexpr size_t kAnswerHeader = 9;
+
+void write_all(int fd, const char* p, size_t bytes) {
+  for (size_t off = 0; off < bytes;) {
+    const ssize_t n = ::write(fd, p + off, bytes - off);
     if (n <= 0) _exit(3);
     off += static_cast<size_t>(n);
   }
 }
+
+void write_answer(int fd, char kind, const std::string& payload) {
+  char header[kAnswerHeader] = {kind};
+  const uint64_t bytes = payload.size();
+  std::memcpy(header + 1, &bytes, 8);
+  write_all(fd, header, kAnswerHeader);
+  write_all(fd, payload.data(), payload.size());
+}
+
+// Reads up to `bytes` into p; returns how many came before the end of the pipe.
+size_t read_up_to(int fd, char* p, size_t bytes) {
+  size_t got = 0;
+  while (got < bytes) {
+    const ssize_t n = ::read(fd, p + got, bytes - got);
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  return got;
+}
+
 }  // namespace
 
 RunResult run_on_systemc(const Graph& g, const Program& p, const SimOptions& opts) {
@@ -122,25 +147,29 @@ RunResult run_on_systemc(const Graph& g, const Program& p, const SimOptions& opt
     } catch (const std::exception& e) {
       kind = 'E', payload = e.what();
     }
-    write_all(fds[1], std::string(1, kind));
-    write_all(fds[1], payload);
+    write_answer(fds[1], kind, payload);
     ::close(fds[1]);
     _exit(0);
   }
   ::close(fds[1]);
+  char header[kAnswerHeader];
+  uint64_t bytes = 0;
+  const bool has_header = read_up_to(fds[0], header, kAnswerHeader) == kAnswerHeader;
+  if (has_header) std::memcpy(&bytes, header + 1, 8);
   std::string data;
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;
-    data.append(buf, static_cast<size_t>(n));
+  if (has_header) {
+    data.reserve(bytes);
+    advise_huge_pages(data.data(), bytes);  // before the memory is first touched
+    data.resize(bytes);
   }
+  const bool whole = has_header && read_up_to(fds[0], data.data(), bytes) == bytes;
   ::close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  if (data.empty()) fail("systemc", "the simulation process ended without a result (status " + std::to_string(status) + ")");
-  if (data[0] == 'E') throw UserError(data.substr(1));
-  return decode_run_result(std::string_view(data).substr(1));
+  if (!whole)
+    fail("systemc", "the simulation process ended without a whole result (status " + std::to_string(status) + ")");
+  if (header[0] == 'E') throw UserError(data);
+  return decode_run_result(data);
 }
 
 }  // namespace fsgen

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/error.h"
+#include "core/window_series.h"
 
 namespace fsgen {
 
@@ -46,14 +47,22 @@ ToggleProbe* RunResult::find_probe(const std::string& block, const std::string& 
   return const_cast<ToggleProbe*>(static_cast<const RunResult*>(this)->find_probe(block, port));
 }
 
-// Little-endian length-prefixed binary records.
+// Little-endian length-prefixed binary records. A record is encoded twice: first only
+// counted (`counting`), so that the second pass writes into memory reserved once (a long
+// run's record holds hundreds of megabytes of probe events).
 struct RunResultCodec {
   std::string out;
-  void u64(uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
-  void f64(double v) { out.append(reinterpret_cast<const char*>(&v), 8); }
+  bool counting = false;
+  size_t counted = 0;
+  void bytes(const void* p, size_t n) {
+    if (counting) counted += n;
+    else out.append(static_cast<const char*>(p), n);
+  }
+  void u64(uint64_t v) { bytes(&v, 8); }
+  void f64(double v) { bytes(&v, 8); }
   void str(const std::string& s) {
     u64(s.size());
-    out += s;
+    bytes(s.data(), s.size());
   }
 
   std::string_view in;
@@ -232,8 +241,13 @@ void record_operands(BlockActivity& act, BlockTimeline& timeline, uint64_t cycle
 
 std::string encode_run_result(const RunResult& r) {
   RunResultCodec c;
+  c.counting = true;
   c.encode(r);
-  return c.out;
+  c.counting = false;
+  c.out.reserve(c.counted);
+  advise_huge_pages(c.out.data(), c.counted);
+  c.encode(r);
+  return std::move(c.out);
 }
 
 RunResult decode_run_result(std::string_view bytes) {

@@ -80,7 +80,8 @@ std::string build_verilator_harness(const std::string& design_dir, unsigned beat
   const std::vector<std::string> extra = {src + "/validation/harness/tb_main.cpp", src + "/src/models/run_result.cpp",
                                           src + "/src/compiler/program.cpp"};
   // Their headers change the build too.
-  const std::vector<std::string> headers = {src + "/src/models/run_result.h", src + "/src/compiler/program.h"};
+  const std::vector<std::string> headers = {src + "/src/models/run_result.h", src + "/src/core/window_series.h",
+                                            src + "/src/compiler/program.h"};
   // Rebuild only when the design or the harness changed.
   // The paths too: the build's makefiles name the harness sources where they were.
   std::string fingerprint = src + "/" + std::to_string(beat_bytes) + "/" + std::to_string(latency) + (trace ? "/trace" : "");
