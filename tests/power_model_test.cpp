@@ -798,8 +798,8 @@ TEST(ControllerEvents, WindowsSumToTheRunsEvents) {
 }
 
 // A fused core's controller counts the matmul controller's events and its own: array b's
-// stream and buses, the softmax unit's rows in and out, the normaliser's; each sums over
-// its windows to the run's total.
+// stream, side enable and buses, the softmax unit's rows in and out and its loads, the
+// normaliser's rows; each sums over its windows to the run's total.
 TEST(ControllerEvents, FusedControllerAddsArrayBSoftmaxAndNormaliser) {
   const std::vector<int> h = primitive_def("fused_ctrl").kernel_sizes.front();
   const Graph g = elaborate(parse_spec_text(training_core_spec("fused_ctrl", h), "fused training core"));
@@ -822,15 +822,22 @@ TEST(ControllerEvents, FusedControllerAddsArrayBSoftmaxAndNormaliser) {
     for (const char* port : ports) t += double(r.find_probe(block, port)->toggles());
     return t;
   };
-  double b_stream = 0;
-  for (const CycleSpan& c : r.timelines.at("array_b").enabled) b_stream += double(c.cycles);
-  EXPECT_GT(b_stream, 0);
-  EXPECT_EQ(total("b_stream_cycles"), b_stream);
+  auto spans = [](const std::vector<CycleSpan>& all) {
+    double n = 0;
+    for (const CycleSpan& c : all) n += double(c.cycles);
+    return n;
+  };
+  EXPECT_GT(total("b_stream_cycles"), 0);
+  EXPECT_EQ(total("b_stream_cycles"), spans(r.timelines.at("array_b").enabled));
   EXPECT_EQ(total("b_operand_toggles"), toggles("array_b", {"x", "w"}));
   EXPECT_GT(total("softmax_toggles"), 0);
   EXPECT_EQ(total("softmax_toggles"), toggles("softmax", {"in", "out"}));
   EXPECT_GT(total("normalise_toggles"), 0);
   EXPECT_EQ(total("normalise_toggles"), toggles("normalise", {"in", "out"}));
+  EXPECT_GT(total("b_side_cycles"), 0);  // the rescale passes of an output-stationary array b
+  EXPECT_EQ(total("b_side_cycles"), spans(r.timelines.at("array_b").side));
+  EXPECT_GT(total("softmax_loads"), 0);
+  EXPECT_EQ(total("softmax_loads"), spans(r.timelines.at("softmax").busy));
   EXPECT_EQ(total("cycles"), double(r.cycles));
 }
 

@@ -23,9 +23,11 @@ const std::vector<ControllerEvent> kMatmulEvents = {
 // A fused controller's own, after the matmul controller's.
 const std::vector<ControllerEvent> kFusedEvents = {
     {"b_stream_cycles", "cycles array b is enabled (P-buffer and V-row reads, its counters)"},
+    {"b_side_cycles", "cycles of array b's side enable (a rescale pass's factors, a dot array's stationary loads)"},
     {"b_operand_toggles", "bits toggled on array b's operand buses x and w (the P row and V rows the controller drives)"},
     {"softmax_toggles", "bits toggled at the softmax unit's input and output (the score row presented, the P row stored)"},
     {"normalise_toggles", "bits toggled at the normaliser's input and output (the O row divided, the output row)"},
+    {"softmax_loads", "rows the softmax unit loads (each updates its query row's running max, sum and factor)"},
 };
 
 }  // namespace
@@ -97,9 +99,13 @@ void visit_events(const RunResult& r, const std::string& kind, uint64_t window, 
   stream.add_array_stream(r, "array_a");
   for (const char* port : {"x", "w"}) operands.add_toggles(r, "array_a", port);
   if (kind == "ctrl") return;
-  const EventWindows b_stream(7, window, windows, sink), b_operands(8, window, windows, sink),
-      softmax(9, window, windows, sink), normalise(10, window, windows, sink);
+  const EventWindows b_stream(7, window, windows, sink), b_side(8, window, windows, sink),
+      b_operands(9, window, windows, sink), softmax(10, window, windows, sink), normalise(11, window, windows, sink),
+      softmax_loads(12, window, windows, sink);
   b_stream.add_array_stream(r, "array_b");
+  if (const auto b = r.timelines.find("array_b"); b != r.timelines.end()) b_side.add_spans(b->second.side, b->second.switching_lag);
+  if (const auto sm = r.timelines.find("softmax"); sm != r.timelines.end())
+    softmax_loads.add_spans(sm->second.busy, sm->second.switching_lag);
   for (const char* port : {"x", "w"}) b_operands.add_toggles(r, "array_b", port);
   for (const char* port : {"in", "out"}) softmax.add_toggles(r, "softmax", port), normalise.add_toggles(r, "normalise", port);
 }
