@@ -336,10 +336,12 @@ std::string tool_version(const std::string& tool, const std::string& flag) {
 // unit's rows in passes, its state ports showing the last row held; version 9 adds its
 // points at toggle rate 0.5 (PrimitiveDef::extra_toggle_rates); the other primitives'
 // stimulus is 6's; version 10 adds the structural primitives (PrimitiveDef::structural),
-// the others' unchanged; version 11 adds the controller's kernel points (kernel_sizes).
+// the others' unchanged; version 11 adds the controller's kernel points (kernel_sizes);
+// version 12 the fused controller's, the others' unchanged.
 const char* kStimulus =
-    "11 (the controller under kernels: four matmuls on training cores of its kernel sizes, its netlist replaying "
-    "their RTL's ports, in windows of 16 cycles; the controller and register file: idle, the clock alone, labelled by the engine without simulation; dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or "
+    "12 (the controller under kernels: four matmuls on training cores of its kernel sizes, its netlist replaying "
+    "their RTL's ports, in windows of 16 cycles; the fused controller the same way under five attention and FFN "
+    "kernels; the controller and register file: idle, the clock alone, labelled by the engine without simulation; dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or "
     "0.9 of them, a Latin square over rate, zeros and enable; the DMA: bursts answered by an AXI slave; the "
     "softmax unit: passes of score rows of INT8 dot products loaded back to back, its outputs fed back, its state "
     "ports the last row's, gate passes a share of the FFN's, gate turned after a pass's last load, also at toggle "
