@@ -23,10 +23,21 @@ std::string core_name(const std::string& kind, const std::vector<int>& h) {
   return kind + "_training_" + hyperparameter_text(h, 'x');
 }
 
+// The operand draws of the training kernels: uniform INT8, half zeros, narrow normal values
+// (sigma 6), 90 % zeros.
+struct TrainingValues {
+  SyntheticValues uniform, half_zero, narrow, mostly_zero;
+  TrainingValues() {
+    half_zero.zero_fraction = 0.5;
+    narrow.distribution = SyntheticValues::Distribution::kNormal, narrow.sigma = 6;
+    mostly_zero.zero_fraction = 0.9;
+  }
+};
+
 TrainingKernel matmul_kernel(uint32_t m, uint32_t n, uint32_t k, SyntheticValues values, uint64_t seed) {
   TrainingKernel t;
   t.kernel = "matmul", t.values = values, t.seed = seed;
-  t.matmul.m = m, t.matmul.n = n, t.matmul.k = k, t.matmul.values = values, t.matmul.seed = seed;
+  t.matmul.m = m, t.matmul.n = n, t.matmul.k = k;
   return t;
 }
 
@@ -36,7 +47,6 @@ TrainingKernel attention_kernel(Stage stage, uint32_t q_heads, uint32_t kv_heads
   t.kernel = "attention", t.values = values, t.seed = seed;
   AttentionProblem& a = t.attention;
   a.stage = stage, a.q_heads = q_heads, a.kv_heads = kv_heads, a.tokens = tokens, a.context = context;
-  a.values = values, a.seed = seed;
   return t;
 }
 
@@ -45,7 +55,6 @@ TrainingKernel ffn_kernel(uint32_t tokens, uint32_t width, bool gated, const cha
   TrainingKernel t;
   t.kernel = "ffn", t.values = values, t.seed = seed;
   t.ffn.tokens = tokens, t.ffn.ffn = width, t.ffn.gated = gated, t.ffn.activation = activation;
-  t.ffn.values = values, t.ffn.seed = seed;
   return t;
 }
 
@@ -54,24 +63,28 @@ TrainingKernel ffn_kernel(uint32_t tokens, uint32_t width, bool gated, const cha
 // plain GELU one (90 % zeros), on a core of TM query rows, TN keys and TK head dimensions.
 std::vector<TrainingKernel> fused_training_kernels(const std::vector<int>& h) {
   const uint32_t tm = uint32_t(h[0]), tn = uint32_t(h[1]), tk = uint32_t(h[2]);
-  SyntheticValues uniform, half_zero, narrow, mostly_zero;
-  half_zero.zero_fraction = 0.5;
-  narrow.distribution = SyntheticValues::Distribution::kNormal, narrow.sigma = 6;
-  mostly_zero.zero_fraction = 0.9;
-  return {attention_kernel(Stage::kPrefill, 1, 1, 4 * tn, 0, uniform, 201),
-          attention_kernel(Stage::kPrefill, 2, 1, 3 * tn, 0, half_zero, 202),
-          attention_kernel(Stage::kDecode, 2, 2, 1, 5 * tn, narrow, 203),
-          ffn_kernel(2 * tm, 2 * tk, true, "silu", uniform, 204),
-          ffn_kernel(2 * tm, 2 * tk, false, "gelu", mostly_zero, 205)};
+  const TrainingValues v;
+  return {attention_kernel(Stage::kPrefill, 1, 1, 4 * tn, 0, v.uniform, 201),
+          attention_kernel(Stage::kPrefill, 2, 1, 3 * tn, 0, v.half_zero, 202),
+          attention_kernel(Stage::kDecode, 2, 2, 1, 5 * tn, v.narrow, 203),
+          ffn_kernel(2 * tm, 2 * tk, true, "silu", v.uniform, 204),
+          ffn_kernel(2 * tm, 2 * tk, false, "gelu", v.mostly_zero, 205)};
+}
+
+// A kernel's problem with its operands drawn by `values` from `seed`.
+template <typename Problem>
+Problem drawn(Problem p, const SyntheticValues& values, uint64_t seed) {
+  p.values = values, p.seed = seed;
+  return p;
 }
 
 }  // namespace
 
 Program TrainingKernel::compile(const Graph& g) const {
-  if (kernel == "attention") return compile_attention(g, attention).program;
-  if (kernel == "ffn") return compile_ffn(g, ffn).program;
+  if (kernel == "attention") return compile_attention(g, drawn(attention, values, seed)).program;
+  if (kernel == "ffn") return compile_ffn(g, drawn(ffn, values, seed)).program;
   FSGEN_ASSERT(kernel == "matmul", "a training kernel is a matmul, attention or FFN");
-  return compile_matmul(g, matmul);
+  return compile_matmul(g, drawn(matmul, values, seed));
 }
 
 std::string core_spec_around_controller(const std::string& name, int tm, int tn, int tk, int w, int st, bool fused) {
@@ -99,12 +112,9 @@ std::string training_core_spec(const std::string& kind, const std::vector<int>& 
 std::vector<TrainingKernel> training_kernels(const std::string& kind, const std::vector<int>& h) {
   if (kind == "fused_ctrl") return fused_training_kernels(h);
   const uint32_t m = std::max(8, 2 * h[0]), n = std::max(8, 2 * h[1]), k = std::max(16, 2 * h[2]);
-  SyntheticValues uniform, half_zero, narrow, mostly_zero;
-  half_zero.zero_fraction = 0.5;
-  narrow.distribution = SyntheticValues::Distribution::kNormal, narrow.sigma = 6;
-  mostly_zero.zero_fraction = 0.9;
-  return {matmul_kernel(m, n, k, uniform, 101), matmul_kernel(m, n, k, half_zero, 102),
-          matmul_kernel(m, n, k, narrow, 103), matmul_kernel(2 * m, n, k, mostly_zero, 104)};
+  const TrainingValues v;
+  return {matmul_kernel(m, n, k, v.uniform, 101), matmul_kernel(m, n, k, v.half_zero, 102),
+          matmul_kernel(m, n, k, v.narrow, 103), matmul_kernel(2 * m, n, k, v.mostly_zero, 104)};
 }
 
 std::vector<CharPoint> kernel_points(const PrimitiveDef& def, const std::vector<int>& h, size_t kernel,

@@ -27,7 +27,7 @@ std::string core_spec_around_controller(const std::string& name, int tm, int tn,
 std::string training_core_spec(const std::string& kind, const std::vector<int>& h);
 
 // One training kernel: the problem `kernel` names, its operands drawn by `values` from `seed`
-// (the same in the problem; the dataset's points carry them).
+// (which the dataset's points carry; compile() sets them in the problem).
 struct TrainingKernel {
   std::string kernel;  // "matmul", "attention" or "ffn"
   MatmulProblem matmul;
@@ -35,7 +35,7 @@ struct TrainingKernel {
   FfnProblem ffn;
   SyntheticValues values;
   uint64_t seed = 0;
-  Program compile(const Graph& g) const;
+  Program compile(const Graph& g) const;  // the problem with its operands
 };
 // The kernels each training core runs: operands of every zero share and spread; a fused
 // core's also attention prefill (MHA, GQA), decode, and the gated and plain FFN.
