@@ -81,6 +81,10 @@ TEST(Cli, PowerErrorsAreOneLine) {
   const CliRun golden_csv = fsgen_cli("power examples/os_8x8.yaml --golden-csv " + dir + "/g.csv");
   EXPECT_EQ(golden_csv.status, 1);
   EXPECT_NE(golden_csv.out.find("--golden-csv: the golden trace needs the golden power: add --golden"), std::string::npos);
+  const CliRun signals = fsgen_cli("power examples/os_8x8.yaml --golden-signals " + dir + "/s.csv");
+  EXPECT_EQ(signals.status, 1);
+  EXPECT_NE(signals.out.find("--golden-signals: the energy by signal needs the golden power: add --golden"), std::string::npos)
+      << signals.out;
   const CliRun whole_core = fsgen_cli("power examples/os_8x8.yaml --whole-core");
   EXPECT_EQ(whole_core.status, 1);
   EXPECT_NE(whole_core.out.find("--whole-core: replaying the whole core needs --golden"), std::string::npos)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "compiler/attention.h"
 #include "compiler/matmul.h"
@@ -101,6 +102,36 @@ TEST(GatePower, GateLevelSimulationGivesAPerCycleTrace) {
   EXPECT_LT(model.power(q.toggles, quiet.cycles).total_mw(), 0.7 * mean);
   std::cout << "gate-level: " << mean << " mW at toggle rate 0.3, " << model.power(q.toggles, quiet.cycles).total_mw()
             << " mW at 0.05\n";
+}
+
+// The energy by RTL signal: each register or port with the logic computing it; the parts sum
+// to the run's dynamic energy, the clock net carries the flip-flops' clock pins, and in a PE
+// array every gate computes some register or output, so no logic is left over.
+TEST(GatePower, EnergyBySignalGivesEachRegisterItsLogic) {
+  if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
+  const Mapped m = mapped_pe_array(2);
+  const GateNetlist n = read_netlist_json(m.synth.netlist_json, "fsgen_array_os");
+  const GatePowerModel model(n, read_liberty_file(m.lib.path), {500, 0.05, 0});
+  PrimitiveStimulus stim;
+  stim.cycles = 200;
+  const GateActivity a = simulate_gates(m.synth, n, m.lib, stim, test::scratch_dir("gate_sim_signals"));
+  const std::vector<SignalEnergy> signals = energy_by_signal(n, model, a.toggles);
+  const PowerBreakdown p = model.power(a.toggles, stim.cycles);
+  const double dynamic_fj = (p.internal_mw + p.switching_mw) * 1e-3 * (double(stim.cycles) / 500e6) * 1e15;
+  double sum = 0;
+  for (const SignalEnergy& s : signals) sum += s.fj;
+  EXPECT_NEAR(sum, dynamic_fj, 1e-6 * dynamic_fj);
+  ASSERT_EQ(signals.back().name, "(other logic)");
+  EXPECT_LT(signals.back().fj, 0.01 * dynamic_fj);
+  for (size_t i = 1; i + 1 < signals.size(); ++i) EXPECT_GE(signals[i - 1].fj, signals[i].fj);
+  const int clk = n.ports.at("clk").at(0);
+  const auto clock = std::find_if(signals.begin(), signals.end(), [](const SignalEnergy& s) { return s.name == "clk"; });
+  ASSERT_NE(clock, signals.end());
+  EXPECT_EQ(clock->toggles, a.toggles[size_t(clk)]);
+  EXPECT_DOUBLE_EQ(clock->fj, double(a.toggles[size_t(clk)]) * model.energy_per_toggle_fj(clk));
+  // The accumulators (the output port acc_rows) with their multipliers and adders spend the most.
+  EXPECT_EQ(signals.front().name, "acc_rows");
+  for (size_t i = 0; i + 1 < signals.size(); ++i) EXPECT_GT(signals[i].bits, 0u) << signals[i].name;
 }
 
 }  // namespace
@@ -219,6 +250,15 @@ TEST(GoldenPower, ReplaysTheDma) {
   EXPECT_EQ(golden[0].params.at("W"), int64_t(g.memory.beat_bytes));
   EXPECT_GT(golden[0].average_mw, golden[0].leakage_mw);
   EXPECT_EQ(golden[0].output_mismatch_cycles, 0u);
+  // Its energy by signal adds up to its dynamic power, and is written one row per signal.
+  double fj = 0;
+  for (const SignalEnergy& s : golden[0].signals) fj += s.fj;
+  const double dynamic_mw = fj / double(golden[0].mw.size()) * g.spec.clock_mhz * 1e-6;
+  EXPECT_NEAR(dynamic_mw, golden[0].average_mw - golden[0].leakage_mw, 1e-6 * golden[0].average_mw);
+  std::ostringstream csv;
+  write_golden_signals_csv(golden, csv);
+  EXPECT_EQ(csv.str().rfind("block,signal,bits,toggles,energy_fj,fj_per_cycle,share_of_dynamic\n", 0), 0u);
+  EXPECT_NE(csv.str().find("\ndma,clk,1,"), std::string::npos) << csv.str();
 }
 
 // The softmax unit sits beside the controller (u_softmax, fed by its ports): its netlist

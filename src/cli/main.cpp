@@ -528,8 +528,11 @@ int run(int argc, char** argv) {
   add_macro_options(pow, macro_opts);
   pow->add_option("-o,--out", out_root, "output root folder: the liberty copy, and the RTL and gate-level builds of --golden")
       ->capture_default_str();
-  std::string record_path, record_name, golden_csv;
+  std::string record_path, record_name, golden_csv, golden_signals;
   pow->add_option("--golden-csv", golden_csv, "--golden: write the predicted and golden traces per block and window (CSV)");
+  pow->add_option("--golden-signals", golden_signals,
+                  "--golden: write each replayed block's dynamic energy by RTL signal, a register or port with the "
+                  "logic behind it (CSV)");
   pow->add_option("--record", record_path, "--golden: append the blocks' validation records to this CSV");
   pow->add_option("--record-name", record_name, "--record: the design's name in the records (default: the spec's)");
 
@@ -664,6 +667,7 @@ int run(int argc, char** argv) {
   if (pow->parsed()) {
     if (!golden && !record_path.empty()) fail("--record", "records need the golden power: add --golden");
     if (!golden && !golden_csv.empty()) fail("--golden-csv", "the golden trace needs the golden power: add --golden");
+    if (!golden && !golden_signals.empty()) fail("--golden-signals", "the energy by signal needs the golden power: add --golden");
     if (!golden && whole_core) fail("--whole-core", "replaying the whole core needs --golden");
     const Graph g = elaborate(parse_spec_file(spec_path));
     const PowerModel pm = load_power_model(power_model);
@@ -698,6 +702,9 @@ int run(int argc, char** argv) {
       print_golden_unmodelled(t, golden_power, std::cout);
       if (!golden_csv.empty())
         write_file_atomically(golden_csv, "golden power trace", [&](std::ostream& o) { write_golden_trace_csv(t, golden_power, o); });
+      if (!golden_signals.empty())
+        write_file_atomically(golden_signals, "golden energy by signal",
+                              [&](std::ostream& o) { write_golden_signals_csv(golden_power, o); });
       if (!record_path.empty())
         append_validation_records(record_path,
                                   validation_records(record_name.empty() ? g.spec.name : record_name, t, comparison, together,

@@ -1,7 +1,10 @@
 #include "power/gate_power.h"
 
-#include <nlohmann/json.hpp>
+#include <algorithm>
+#include <cctype>
+#include <map>
 
+#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/json_file.h"
@@ -130,6 +133,77 @@ PowerBreakdown GatePowerModel::power(const std::vector<uint64_t>& toggles, uint6
   p.internal_mw = internal_fj * 1e-15 / seconds * 1e3;
   p.leakage_mw = leakage_mw();
   return p;
+}
+
+namespace {
+
+// The signal a named net belongs to; "" for the nets Yosys left unnamed ("_123_").
+std::string signal_of(const std::string& net) {
+  const bool enumerated = net.size() > 2 && net.front() == '_' && net.back() == '_' &&
+                          std::all_of(net.begin() + 1, net.end() - 1, [](char c) { return std::isdigit(uint8_t(c)); });
+  if (enumerated) return "";
+  if (const size_t f = net.find("$func$"); f != std::string::npos) return net.substr(0, f) + "()";
+  const size_t open = net.rfind('[');
+  const bool word = open != std::string::npos && net.back() == ']' && open + 2 < net.size() &&
+                    std::all_of(net.begin() + long(open) + 1, net.end() - 1, [](char c) { return std::isdigit(uint8_t(c)); });
+  return word ? net.substr(0, open) : net;
+}
+
+}  // namespace
+
+std::vector<SignalEnergy> energy_by_signal(const GateNetlist& netlist, const GatePowerModel& engine,
+                                           const std::vector<uint64_t>& toggles) {
+  const size_t nbits = size_t(netlist.max_bit) + 1;
+  FSGEN_ASSERT(toggles.size() == nbits, "a toggle count per net bit");
+  std::vector<SignalEnergy> signals;
+  std::map<std::string, int> index;
+  std::vector<int> owner(nbits, -1);
+  std::vector<int> frontier;
+  // A bit with several names goes to a port's, else to the least nested name.
+  std::vector<const std::pair<const std::string, std::vector<int>>*> nets;
+  for (const auto& named : netlist.netnames) nets.push_back(&named);
+  auto rank = [&](const std::string& net) {
+    return std::make_pair(!netlist.ports.count(net), std::count(net.begin(), net.end(), '.'));
+  };
+  std::stable_sort(nets.begin(), nets.end(), [&](auto* a, auto* b) { return rank(a->first) < rank(b->first); });
+  for (const auto* named : nets) {
+    const auto& [net, bits] = *named;
+    const std::string name = signal_of(net);
+    if (name.empty()) continue;
+    const auto [it, added] = index.emplace(name, int(signals.size()));
+    if (added) signals.push_back({name, 0, 0, 0});
+    for (int b : bits)
+      if (owner[size_t(b)] < 0) {
+        owner[size_t(b)] = it->second, ++signals[size_t(it->second)].bits, frontier.push_back(b);
+        signals[size_t(it->second)].toggles += toggles[size_t(b)];
+      }
+  }
+  std::vector<int> driver(nbits, -1);
+  for (size_t c = 0; c < netlist.cells.size(); ++c)
+    for (const auto& [pin, bit] : netlist.cells[c].pins)
+      if (const auto o = netlist.cells[c].is_output.find(pin); o != netlist.cells[c].is_output.end() && o->second)
+        driver[size_t(bit)] = int(c);
+  // Breadth first back through the drivers, a layer at a time, so logic goes to its nearest signal.
+  while (!frontier.empty()) {
+    std::vector<int> next;
+    for (int b : frontier) {
+      if (driver[size_t(b)] < 0) continue;
+      const GateNetlist::Cell& cell = netlist.cells[size_t(driver[size_t(b)])];
+      for (const auto& [pin, in] : cell.pins)
+        if (owner[size_t(in)] < 0) owner[size_t(in)] = owner[size_t(b)], next.push_back(in);
+    }
+    frontier.swap(next);
+  }
+  SignalEnergy other{"(other logic)", 0, 0, 0};
+  for (size_t b = 0; b < nbits; ++b) {
+    const double fj = double(toggles[b]) * engine.energy_per_toggle_fj(int(b));
+    (owner[b] < 0 ? other : signals[size_t(owner[b])]).fj += fj;
+  }
+  signals.erase(std::remove_if(signals.begin(), signals.end(), [](const SignalEnergy& s) { return s.bits == 0 && s.fj == 0; }),
+                signals.end());  // names whose bits all went to another name
+  std::sort(signals.begin(), signals.end(), [](const SignalEnergy& a, const SignalEnergy& b) { return a.fj > b.fj; });
+  signals.push_back(other);
+  return signals;
 }
 
 std::vector<uint64_t> uniform_toggles(const GateNetlist& netlist, const std::string& clock, double activity,

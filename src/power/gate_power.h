@@ -62,6 +62,23 @@ class GatePowerModel {
   GatePowerOptions opt_;
 };
 
+// A netlist's dynamic energy over a run by RTL signal: each named net (a register, a
+// port; a memory's words `lut[3]` together as `lut`; a function's locals as `name()`) with
+// the unnamed logic behind it, the cells computing it back to other named nets (a
+// register's next-state logic), so that an architect sees which state and which logic
+// spend the energy. Every net bit counts once: a bit with several names goes to a port's, else
+// to the least nested one, logic feeding several signals to the nearest. Largest first; logic no
+// signal reaches last, as "(other logic)". The clock net carries the flip-flops' clock-pin
+// energy. The energies sum to the run's dynamic energy (GatePowerModel::power).
+struct SignalEnergy {
+  std::string name;
+  uint32_t bits = 0;     // the signal's own net bits
+  uint64_t toggles = 0;  // transitions of its own bits
+  double fj = 0;         // of its bits and its logic's: switching and the drivers' internal energy
+};
+std::vector<SignalEnergy> energy_by_signal(const GateNetlist& netlist, const GatePowerModel& engine,
+                                           const std::vector<uint64_t>& toggles);
+
 // Toggle counts for a vectorless estimate: every net bit toggles `activity` times per
 // cycle, the clock port's net twice.
 std::vector<uint64_t> uniform_toggles(const GateNetlist& netlist, const std::string& clock, double activity,

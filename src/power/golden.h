@@ -12,6 +12,7 @@
 
 #include "compiler/program.h"
 #include "generator/graph.h"
+#include "power/gate_power.h"
 #include "power/techmap.h"
 
 namespace fsgen {
@@ -24,6 +25,7 @@ struct GoldenBlockPower {
   // The replay's self-check: cycles in which the netlist's outputs differ from the RTL
   // instance's (0 when the stimulus was replayed exactly and the mapping is right).
   uint64_t output_mismatch_cycles = 0;
+  std::vector<SignalEnergy> signals;  // its dynamic energy over the run by RTL signal (gate_power.h)
 };
 
 // blocks: the blocks to replay (each with a block_instance; an accumulator cache that is a

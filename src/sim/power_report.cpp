@@ -657,6 +657,20 @@ void write_golden_trace_csv(const PowerTrace& t, const std::vector<GoldenBlockPo
   }
 }
 
+void write_golden_signals_csv(const std::vector<GoldenBlockPower>& golden, std::ostream& out) {
+  out << "block,signal,bits,toggles,energy_fj,fj_per_cycle,share_of_dynamic\n";
+  for (const auto& gb : golden) {
+    double dynamic_fj = 0;
+    for (const SignalEnergy& s : gb.signals) dynamic_fj += s.fj;
+    const double cycles = double(std::max<size_t>(1, gb.mw.size()));
+    for (const SignalEnergy& s : gb.signals) {
+      const bool quote = s.name.find_first_of(",\"") != std::string::npos;
+      out << gb.block << "," << (quote ? "\"" + s.name + "\"" : s.name) << "," << s.bits << "," << s.toggles << ","
+          << s.fj << "," << s.fj / cycles << "," << (dynamic_fj > 0 ? s.fj / dynamic_fj : 0.0) << "\n";
+    }
+  }
+}
+
 void write_power_vcd(const PowerTrace& t, std::ostream& stream) {
   TraceText out(stream);
   const double ns_per_cycle = 1000.0 / t.clock_mhz;

@@ -90,6 +90,9 @@ void print_power(const PowerTrace& t, std::ostream& out);
 void write_power_csv(const PowerTrace& t, std::ostream& out);
 // The predicted and golden traces of every compared block and of their sum, window by window.
 void write_golden_trace_csv(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden, std::ostream& out);
+// Each replayed block's dynamic energy over the run by RTL signal (GoldenBlockPower::signals):
+// its bits, toggles, energy (fJ), energy per cycle and share of the block's dynamic energy.
+void write_golden_signals_csv(const std::vector<GoldenBlockPower>& golden, std::ostream& out);
 // Real-valued signals, one per block and the total, in mW (GTKWave opens it).
 void write_power_vcd(const PowerTrace& t, std::ostream& out);
 // A PNG of the trace drawn by gnuplot (UserError when gnuplot is missing or fails).
