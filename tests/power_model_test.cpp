@@ -858,6 +858,25 @@ TEST(Characterize, ControllerTrainingCoresHaveTheirSizes) {
   }
 }
 
+// --no-kernel-runs: a controller's size alone, not its training core's kernel runs. On the
+// shipped dataset both are done, so each is counted as skipped and nothing runs.
+TEST(Characterize, NoKernelRunsLeavesTheTrainingCoresOut) {
+  if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
+  const std::string dir = test::scratch_dir("characterize_no_kernel_runs");
+  std::filesystem::copy_file("data/power/fsgen45.csv", dir + "/d.csv", std::filesystem::copy_options::overwrite_existing);
+  const PrimitiveDef& ctrl = primitive_def("ctrl");
+  CharacterizeOptions o;
+  o.kinds = {"ctrl"};
+  o.sizes = {hyperparameter_text(ctrl.kernel_sizes.front(), 'x')};
+  o.work_dir = dir + "/work";
+  const CharacterizeSummary with_kernels = characterize(o, dir + "/d.csv");
+  EXPECT_EQ(with_kernels.skipped, 1 + training_kernels("ctrl", ctrl.kernel_sizes.front()).size());
+  o.kernel_runs = false;
+  const CharacterizeSummary idle_only = characterize(o, dir + "/d.csv");
+  EXPECT_EQ(idle_only.skipped, 1u);
+  EXPECT_EQ(idle_only.added + with_kernels.added, 0u);
+}
+
 // A fused controller's training cores: fused cores around its kernel sizes (catalog sizes,
 // none a validation core's), on which attention prefill and decode and both FFN forms
 // compile.

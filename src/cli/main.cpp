@@ -497,6 +497,9 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   charz->add_option("--sizes", copt.sizes, "only these catalog sizes, the hyperparameters joined by x (2x4; default: all)");
   charz->add_flag("--small", copt.small_grid, "the two smallest sizes and 8 stimuli per primitive");
+  bool no_kernel_runs = false;
+  charz->add_flag("--no-kernel-runs", no_kernel_runs,
+                  "the controllers' sizes alone (their clock, leakage and area), not their training cores' kernel runs");
 
   auto* train = app.add_subcommand("train", "train the XGBoost power model of every primitive in a dataset");
   std::string model_out = "power_model.json";
@@ -582,6 +585,7 @@ int run(int argc, char** argv) {
 
   if (charz->parsed()) {
     if (copt.work_dir.empty()) copt.work_dir = dataset + ".work";
+    copt.kernel_runs = !no_kernel_runs;
     const auto t0 = std::chrono::steady_clock::now();
     const CharacterizeSummary sum = characterize(copt, dataset, [&](uint64_t done, uint64_t total) {
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -593,10 +593,11 @@ struct KernelRun {
 };
 
 // The kernel runs of this characterisation: every training kernel of the kernel sizes among
-// --sizes; none with --small (a training core's gate-level build takes minutes).
+// --sizes; none with --small or --no-kernel-runs (a training core's gate-level build takes
+// minutes, an hour on a large liberty).
 std::vector<KernelRun> kernel_runs(const PrimitiveDef& d, const CharacterizeOptions& o) {
   std::vector<KernelRun> out;
-  if (o.small_grid) return out;
+  if (o.small_grid || !o.kernel_runs) return out;
   for (const auto& h : d.kernel_sizes)
     if (o.sizes.empty() || listed(o.sizes, hyperparameter_text(h, 'x')))
       for (size_t k = 0; k < training_kernels(d.kind, h).size(); ++k) out.push_back({h, k});

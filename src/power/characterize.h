@@ -155,6 +155,7 @@ struct CharacterizeOptions {
   bool small_grid = false;         // the two smallest sizes and 8 stimuli each (tests)
   uint64_t max_elements = 0;       // only sizes with at most this many elements (0: every size)
   std::vector<std::string> sizes;  // only these catalog sizes, as hyperparameter_text(h, 'x') ("2x4"); empty: every size
+  bool kernel_runs = true;          // the controllers' training-core kernel runs (false: their idle sizes alone)
   std::string work_dir;
 };
 
