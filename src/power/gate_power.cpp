@@ -149,57 +149,69 @@ std::string signal_of(const std::string& net) {
   return word ? net.substr(0, open) : net;
 }
 
-}  // namespace
-
-std::vector<SignalEnergy> energy_by_signal(const GateNetlist& netlist, const GatePowerModel& engine,
-                                           const std::vector<uint64_t>& toggles) {
-  const size_t nbits = size_t(netlist.max_bit) + 1;
-  FSGEN_ASSERT(toggles.size() == nbits, "a toggle count per net bit");
+// Each net bit's signal (an index into signals, -1 for none yet): the bits of every named
+// net, a bit with several names going to a port's, else to the least nested name.
+struct SignalBits {
   std::vector<SignalEnergy> signals;
-  std::map<std::string, int> index;
-  std::vector<int> owner(nbits, -1);
-  std::vector<int> frontier;
-  // A bit with several names goes to a port's, else to the least nested name.
+  std::vector<int> owner;
+};
+SignalBits named_bits(const GateNetlist& netlist, const std::vector<uint64_t>& toggles) {
+  SignalBits out;
+  out.owner.assign(toggles.size(), -1);
   std::vector<const std::pair<const std::string, std::vector<int>>*> nets;
   for (const auto& named : netlist.netnames) nets.push_back(&named);
   auto rank = [&](const std::string& net) {
     return std::make_pair(!netlist.ports.count(net), std::count(net.begin(), net.end(), '.'));
   };
   std::stable_sort(nets.begin(), nets.end(), [&](auto* a, auto* b) { return rank(a->first) < rank(b->first); });
+  std::map<std::string, int> index;
   for (const auto* named : nets) {
-    const auto& [net, bits] = *named;
-    const std::string name = signal_of(net);
+    const std::string name = signal_of(named->first);
     if (name.empty()) continue;
-    const auto [it, added] = index.emplace(name, int(signals.size()));
-    if (added) signals.push_back({name, 0, 0, 0});
-    for (int b : bits)
-      if (owner[size_t(b)] < 0) {
-        owner[size_t(b)] = it->second, ++signals[size_t(it->second)].bits, frontier.push_back(b);
-        signals[size_t(it->second)].toggles += toggles[size_t(b)];
-      }
+    const auto [it, added] = index.emplace(name, int(out.signals.size()));
+    if (added) out.signals.push_back({name, 0, 0, 0});
+    SignalEnergy& s = out.signals[size_t(it->second)];
+    for (int b : named->second)
+      if (out.owner[size_t(b)] < 0) out.owner[size_t(b)] = it->second, ++s.bits, s.toggles += toggles[size_t(b)];
   }
-  std::vector<int> driver(nbits, -1);
+  return out;
+}
+
+// Gives each unnamed net bit to the nearest named one it computes: breadth first back from
+// the named bits through the cells driving them, a layer at a time.
+void give_logic_to_signals(const GateNetlist& netlist, std::vector<int>& owner) {
+  std::vector<int> driver(owner.size(), -1), frontier;
   for (size_t c = 0; c < netlist.cells.size(); ++c)
     for (const auto& [pin, bit] : netlist.cells[c].pins)
       if (const auto o = netlist.cells[c].is_output.find(pin); o != netlist.cells[c].is_output.end() && o->second)
         driver[size_t(bit)] = int(c);
-  // Breadth first back through the drivers, a layer at a time, so logic goes to its nearest signal.
+  for (size_t b = 0; b < owner.size(); ++b)
+    if (owner[b] >= 0) frontier.push_back(int(b));
   while (!frontier.empty()) {
     std::vector<int> next;
     for (int b : frontier) {
       if (driver[size_t(b)] < 0) continue;
-      const GateNetlist::Cell& cell = netlist.cells[size_t(driver[size_t(b)])];
-      for (const auto& [pin, in] : cell.pins)
+      for (const auto& [pin, in] : netlist.cells[size_t(driver[size_t(b)])].pins)
         if (owner[size_t(in)] < 0) owner[size_t(in)] = owner[size_t(b)], next.push_back(in);
     }
     frontier.swap(next);
   }
+}
+
+}  // namespace
+
+std::vector<SignalEnergy> energy_by_signal(const GateNetlist& netlist, const GatePowerModel& engine,
+                                           const std::vector<uint64_t>& toggles) {
+  FSGEN_ASSERT(toggles.size() == size_t(netlist.max_bit) + 1, "a toggle count per net bit");
+  SignalBits named = named_bits(netlist, toggles);
+  give_logic_to_signals(netlist, named.owner);
   SignalEnergy other{"(other logic)", 0, 0, 0};
-  for (size_t b = 0; b < nbits; ++b) {
+  for (size_t b = 0; b < toggles.size(); ++b) {
     const double fj = double(toggles[b]) * engine.energy_per_toggle_fj(int(b));
-    (owner[b] < 0 ? other : signals[size_t(owner[b])]).fj += fj;
+    (named.owner[b] < 0 ? other : named.signals[size_t(named.owner[b])]).fj += fj;
   }
-  signals.erase(std::remove_if(signals.begin(), signals.end(), [](const SignalEnergy& s) { return s.bits == 0 && s.fj == 0; }),
+  std::vector<SignalEnergy>& signals = named.signals;
+  signals.erase(std::remove_if(signals.begin(), signals.end(), [](const SignalEnergy& s) { return s.bits == 0; }),
                 signals.end());  // names whose bits all went to another name
   std::sort(signals.begin(), signals.end(), [](const SignalEnergy& a, const SignalEnergy& b) { return a.fj > b.fj; });
   signals.push_back(other);
