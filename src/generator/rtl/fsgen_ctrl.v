@@ -746,13 +746,18 @@ module fsgen_ctrl #(
           assign wb_next[g*8 +: 8] = p_buf[({24'd0, b_mo} + kbm)*TN + {24'd0, b_ko} + g];
         end
       end
+      // Operand isolation: the divider of normalise() and ffn_out() see the row's running sum
+      // and residual only in the cycle that stores their result (A_FIN_DIV); otherwise every
+      // softmax load (l_run) and residual write (buf_a) would set the divider switching in
+      // cycles whose result nobody takes.
+      /* verilator lint_off WIDTH */
+      wire        fin_go = state == A_FIN_DIV;
+      wire [31:0] fin_l = (fin_go && !at_ffn) ? l_run[rr_fin] : 32'd0;
       for (g = 0; g < TK; g = g + 1) begin : fin
-        /* verilator lint_off WIDTH */
-        assign fin_next[g*8 +: 8] = at_ffn ? ffn_out(fin_in_q[g*32 +: 32], attn_flags[1] ? buf_a[rr_fin*TK + g] : 8'd0)
-                                           : normalise(fin_in_q[g*32 +: 32], l_run[rr_fin],
-                                                       attn_flags[1] ? buf_a[rr_fin*TK + g] : 8'd0);
-        /* verilator lint_on WIDTH */
+        wire [7:0] fin_x = (fin_go && attn_flags[1]) ? buf_a[rr_fin*TK + g] : 8'd0;
+        assign fin_next[g*8 +: 8] = at_ffn ? ffn_out(fin_in_q[g*32 +: 32], fin_x) : normalise(fin_in_q[g*32 +: 32], fin_l, fin_x);
       end
+      /* verilator lint_on WIDTH */
     end else begin : no_fused_feed
       assign x_at = {XB*8{1'b0}};
       assign w_at = {WB*8{1'b0}};
