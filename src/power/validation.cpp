@@ -51,12 +51,6 @@ const EarlierLayout* earlier_layout(const std::string& header) {
   return nullptr;
 }
 
-std::string csv_safe(std::string s) {
-  for (char& c : s)
-    if (c == ',') c = ';';
-  return s;
-}
-
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> f;
   std::stringstream ss(s);
@@ -182,6 +176,12 @@ void rewrite_records(const std::string& path, const std::vector<std::string>& ro
 }
 
 }  // namespace
+
+std::string csv_safe(std::string s) {
+  for (char& c : s)
+    if (c == ',') c = ';';
+  return s;
+}
 
 void append_validation_records(const std::string& path, const std::vector<ValidationRecord>& records) {
   const bool fresh = !fs::exists(path) || fs::file_size(path) == 0;

@@ -663,11 +663,9 @@ void write_golden_signals_csv(const std::vector<GoldenBlockPower>& golden, std::
     double dynamic_fj = 0;
     for (const SignalEnergy& s : gb.signals) dynamic_fj += s.fj;
     const double cycles = double(std::max<size_t>(1, gb.mw.size()));
-    for (const SignalEnergy& s : gb.signals) {
-      const bool quote = s.name.find_first_of(",\"") != std::string::npos;
-      out << gb.block << "," << (quote ? "\"" + s.name + "\"" : s.name) << "," << s.bits << "," << s.toggles << ","
-          << s.fj << "," << s.fj / cycles << "," << (dynamic_fj > 0 ? s.fj / dynamic_fj : 0.0) << "\n";
-    }
+    for (const SignalEnergy& s : gb.signals)
+      out << gb.block << "," << csv_safe(s.name) << "," << s.bits << "," << s.toggles << "," << s.fj << ","
+          << s.fj / cycles << "," << (dynamic_fj > 0 ? s.fj / dynamic_fj : 0.0) << "\n";
   }
 }
 
