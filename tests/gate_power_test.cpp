@@ -1,6 +1,7 @@
 #include "power/gate_power.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -115,7 +116,7 @@ TEST(GatePower, EnergyBySignalGivesEachRegisterItsLogic) {
   PrimitiveStimulus stim;
   stim.cycles = 200;
   const GateActivity a = simulate_gates(m.synth, n, m.lib, stim, test::scratch_dir("gate_sim_signals"));
-  const std::vector<SignalEnergy> signals = energy_by_signal(n, model, a.toggles);
+  const std::vector<SignalEnergy> signals = energy_by_signal(n, model, a.toggled_per_cycle);
   const PowerBreakdown p = model.power(a.toggles, stim.cycles);
   const double dynamic_fj = (p.internal_mw + p.switching_mw) * 1e-3 * (double(stim.cycles) / 500e6) * 1e15;
   double sum = 0;
@@ -128,10 +129,27 @@ TEST(GatePower, EnergyBySignalGivesEachRegisterItsLogic) {
   const auto clock = std::find_if(signals.begin(), signals.end(), [](const SignalEnergy& s) { return s.name == "clk"; });
   ASSERT_NE(clock, signals.end());
   EXPECT_EQ(clock->toggles, a.toggles[size_t(clk)]);
-  EXPECT_DOUBLE_EQ(clock->fj, double(a.toggles[size_t(clk)]) * model.energy_per_toggle_fj(clk));
+  EXPECT_NEAR(clock->fj, double(a.toggles[size_t(clk)]) * model.energy_per_toggle_fj(clk), 1e-9 * clock->fj);
   // The accumulators (the output port acc_rows) with their multipliers and adders spend the most.
   EXPECT_EQ(signals.front().name, "acc_rows");
   for (size_t i = 0; i + 1 < signals.size(); ++i) EXPECT_GT(signals[i].bits, 0u) << signals[i].name;
+  // The variation: the shares sum to 1; the clock's energy is nearly the same in every cycle
+  // and adds next to nothing to it; the accumulators, with random operands, most.
+  double shares = 0;
+  for (const SignalEnergy& s : signals) {
+    shares += s.variation_share;
+    EXPECT_GE(s.sd_fj, 0.0) << s.name;
+  }
+  EXPECT_NEAR(shares, 1.0, 1e-6);
+  std::cout << "clock: " << clock->fj / double(stim.cycles) << " fJ per cycle, sd " << clock->sd_fj << ", share "
+            << clock->variation_share << "; acc_rows: sd " << signals.front().sd_fj << ", share "
+            << signals.front().variation_share << "\n";
+  EXPECT_LT(clock->sd_fj, 0.1 * clock->fj / double(stim.cycles));
+  EXPECT_LT(std::fabs(clock->variation_share), 0.05);
+  const auto most = std::max_element(signals.begin(), signals.end(), [](const SignalEnergy& x, const SignalEnergy& y) {
+    return x.variation_share < y.variation_share;
+  });
+  EXPECT_EQ(most->name, "acc_rows");
 }
 
 }  // namespace
@@ -257,7 +275,10 @@ TEST(GoldenPower, ReplaysTheDma) {
   EXPECT_NEAR(dynamic_mw, golden[0].average_mw - golden[0].leakage_mw, 1e-6 * golden[0].average_mw);
   std::ostringstream csv;
   write_golden_signals_csv(golden, csv);
-  EXPECT_EQ(csv.str().rfind("block,signal,bits,toggles,energy_fj,fj_per_cycle,share_of_dynamic\n", 0), 0u);
+  EXPECT_EQ(csv.str().rfind("block,signal,bits,toggles,energy_fj,fj_per_cycle,share_of_dynamic,sd_fj_per_cycle,"
+                            "share_of_variation\n",
+                            0),
+            0u);
   EXPECT_NE(csv.str().find("\ndma,clk,1,"), std::string::npos) << csv.str();
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -154,10 +155,12 @@ std::string signal_of(const std::string& net) {
 struct SignalBits {
   std::vector<SignalEnergy> signals;
   std::vector<int> owner;
+  std::vector<bool> own;  // a bit of the signal itself, not of the logic computing it
 };
-SignalBits named_bits(const GateNetlist& netlist, const std::vector<uint64_t>& toggles) {
+SignalBits named_bits(const GateNetlist& netlist) {
   SignalBits out;
-  out.owner.assign(toggles.size(), -1);
+  out.owner.assign(size_t(netlist.max_bit) + 1, -1);
+  out.own.assign(out.owner.size(), false);
   std::vector<const std::pair<const std::string, std::vector<int>>*> nets;
   for (const auto& named : netlist.netnames) nets.push_back(&named);
   auto rank = [&](const std::string& net) {
@@ -169,10 +172,10 @@ SignalBits named_bits(const GateNetlist& netlist, const std::vector<uint64_t>& t
     const std::string name = signal_of(named->first);
     if (name.empty()) continue;
     const auto [it, added] = index.emplace(name, int(out.signals.size()));
-    if (added) out.signals.push_back({name, 0, 0, 0});
-    SignalEnergy& s = out.signals[size_t(it->second)];
+    if (added) out.signals.push_back({name});
     for (int b : named->second)
-      if (out.owner[size_t(b)] < 0) out.owner[size_t(b)] = it->second, ++s.bits, s.toggles += toggles[size_t(b)];
+      if (out.owner[size_t(b)] < 0)
+        out.owner[size_t(b)] = it->second, out.own[size_t(b)] = true, ++out.signals[size_t(it->second)].bits;
   }
   return out;
 }
@@ -198,18 +201,49 @@ void give_logic_to_signals(const GateNetlist& netlist, std::vector<int>& owner) 
   }
 }
 
+// Each signal's transitions and energy over the run, its standard deviation per cycle and
+// its covariance with the netlist's energy per cycle (as the variation share); bits no
+// signal owns go to `other`.
+void add_up_signal_energy(const std::vector<std::vector<int>>& toggled_per_cycle, const GatePowerModel& engine,
+                          SignalBits& named, SignalEnergy& other) {
+  const std::vector<int>& owner = named.owner;
+  std::vector<SignalEnergy>& signals = named.signals;
+  const size_t n = signals.size() + 1;  // the last: other
+  auto at = [&](size_t i) -> SignalEnergy& { return i + 1 < n ? signals[i] : other; };
+  std::vector<double> in_cycle(n, 0), squares(n, 0), with_total(n, 0);
+  double total_sum = 0, total_squares = 0;
+  for (const std::vector<int>& bits : toggled_per_cycle) {
+    std::fill(in_cycle.begin(), in_cycle.end(), 0.0);
+    double total = 0;
+    for (int b : bits) {
+      const size_t i = owner[size_t(b)] < 0 ? n - 1 : size_t(owner[size_t(b)]);
+      const double fj = engine.energy_per_toggle_fj(b);
+      in_cycle[i] += fj, total += fj;
+      if (named.own[size_t(b)]) ++at(i).toggles;
+    }
+    for (size_t i = 0; i < n; ++i) at(i).fj += in_cycle[i], squares[i] += in_cycle[i] * in_cycle[i], with_total[i] += in_cycle[i] * total;
+    total_sum += total, total_squares += total * total;
+  }
+  const double cycles = double(std::max<size_t>(1, toggled_per_cycle.size()));
+  const double total_mean = total_sum / cycles, total_variance = total_squares / cycles - total_mean * total_mean;
+  for (size_t i = 0; i < n; ++i) {
+    SignalEnergy& s = at(i);
+    const double mean = s.fj / cycles;
+    s.sd_fj = std::sqrt(std::max(0.0, squares[i] / cycles - mean * mean));
+    // Relative to the mean energy's square: below it, the variance is rounding.
+    if (total_variance > 1e-12 * total_mean * total_mean)
+      s.variation_share = (with_total[i] / cycles - mean * total_mean) / total_variance;
+  }
+}
+
 }  // namespace
 
 std::vector<SignalEnergy> energy_by_signal(const GateNetlist& netlist, const GatePowerModel& engine,
-                                           const std::vector<uint64_t>& toggles) {
-  FSGEN_ASSERT(toggles.size() == size_t(netlist.max_bit) + 1, "a toggle count per net bit");
-  SignalBits named = named_bits(netlist, toggles);
+                                           const std::vector<std::vector<int>>& toggled_per_cycle) {
+  SignalBits named = named_bits(netlist);
   give_logic_to_signals(netlist, named.owner);
-  SignalEnergy other{"(other logic)", 0, 0, 0};
-  for (size_t b = 0; b < toggles.size(); ++b) {
-    const double fj = double(toggles[b]) * engine.energy_per_toggle_fj(int(b));
-    (named.owner[b] < 0 ? other : named.signals[size_t(named.owner[b])]).fj += fj;
-  }
+  SignalEnergy other{"(other logic)"};
+  add_up_signal_energy(toggled_per_cycle, engine, named, other);
   std::vector<SignalEnergy>& signals = named.signals;
   signals.erase(std::remove_if(signals.begin(), signals.end(), [](const SignalEnergy& s) { return s.bits == 0; }),
                 signals.end());  // names whose bits all went to another name

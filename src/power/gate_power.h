@@ -66,18 +66,26 @@ class GatePowerModel {
 // port; a memory's words `lut[3]` together as `lut`; a function's locals as `name()`) with
 // the unnamed logic behind it, the cells computing it back to other named nets (a
 // register's next-state logic), so that an architect sees which state and which logic
-// spend the energy. Every net bit counts once: a bit with several names goes to a port's, else
-// to the least nested one, logic feeding several signals to the nearest. Largest first; logic no
-// signal reaches last, as "(other logic)". The clock net carries the flip-flops' clock-pin
-// energy. The energies sum to the run's dynamic energy (GatePowerModel::power).
+// spend the energy, and which of them make it vary from cycle to cycle. Every net bit
+// counts once: a bit with several names goes to a port's, else to the least nested one,
+// logic feeding several signals to the nearest. Largest first; logic no signal reaches last,
+// as "(other logic)". The clock net carries the flip-flops' clock-pin energy. The energies
+// sum to the run's dynamic energy (GatePowerModel::power), the variation shares to 1.
 struct SignalEnergy {
   std::string name;
   uint32_t bits = 0;     // the signal's own net bits
   uint64_t toggles = 0;  // transitions of its own bits
   double fj = 0;         // of its bits and its logic's: switching and the drivers' internal energy
+  double sd_fj = 0;      // standard deviation over the cycles of its energy in a cycle
+  // Its part of the variance of the netlist's dynamic energy per cycle, cov(its, the
+  // netlist's) / var(the netlist's): what it adds to the trace's movement (0 if the
+  // netlist's energy is the same in every cycle).
+  double variation_share = 0;
 };
+// toggled_per_cycle: the net bits that toggled in each cycle of the run, a bit once per
+// transition (GateActivity::toggled_per_cycle).
 std::vector<SignalEnergy> energy_by_signal(const GateNetlist& netlist, const GatePowerModel& engine,
-                                           const std::vector<uint64_t>& toggles);
+                                           const std::vector<std::vector<int>>& toggled_per_cycle);
 
 // Toggle counts for a vectorless estimate: every net bit toggles `activity` times per
 // cycle, the clock port's net twice.

@@ -92,7 +92,7 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
   fs::remove(fs::path(dir) / "gates.vcd");
   const GatePowerModel engine(netlist, read_liberty_file(lib.path), {g.spec.clock_mhz, 0.05, 0});
   gb.mw = power_trace_mw(engine, activity, g.spec.clock_mhz);
-  gb.signals = energy_by_signal(netlist, engine, activity.toggles);
+  gb.signals = energy_by_signal(netlist, engine, activity.toggled_per_cycle);
   for (double v : gb.mw) gb.average_mw += v / double(gb.mw.size());
   gb.leakage_mw = engine.leakage_mw();
   gb.area_um2 = synth.area_um2;

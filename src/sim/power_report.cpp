@@ -658,14 +658,15 @@ void write_golden_trace_csv(const PowerTrace& t, const std::vector<GoldenBlockPo
 }
 
 void write_golden_signals_csv(const std::vector<GoldenBlockPower>& golden, std::ostream& out) {
-  out << "block,signal,bits,toggles,energy_fj,fj_per_cycle,share_of_dynamic\n";
+  out << "block,signal,bits,toggles,energy_fj,fj_per_cycle,share_of_dynamic,sd_fj_per_cycle,share_of_variation\n";
   for (const auto& gb : golden) {
     double dynamic_fj = 0;
     for (const SignalEnergy& s : gb.signals) dynamic_fj += s.fj;
     const double cycles = double(std::max<size_t>(1, gb.mw.size()));
     for (const SignalEnergy& s : gb.signals)
       out << gb.block << "," << csv_safe(s.name) << "," << s.bits << "," << s.toggles << "," << s.fj << ","
-          << s.fj / cycles << "," << (dynamic_fj > 0 ? s.fj / dynamic_fj : 0.0) << "\n";
+          << s.fj / cycles << "," << (dynamic_fj > 0 ? s.fj / dynamic_fj : 0.0) << "," << s.sd_fj << ","
+          << s.variation_share << "\n";
   }
 }
 
