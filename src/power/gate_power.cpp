@@ -216,12 +216,17 @@ void add_up_signal_energy(const std::vector<std::vector<int>>& toggled_per_cycle
     std::fill(in_cycle.begin(), in_cycle.end(), 0.0);
     double total = 0;
     for (int b : bits) {
+      FSGEN_ASSERT(b >= 0 && size_t(b) < owner.size(), "a toggled bit of the netlist");
       const size_t i = owner[size_t(b)] < 0 ? n - 1 : size_t(owner[size_t(b)]);
       const double fj = engine.energy_per_toggle_fj(b);
       in_cycle[i] += fj, total += fj;
       if (named.own[size_t(b)]) ++at(i).toggles;
     }
-    for (size_t i = 0; i < n; ++i) at(i).fj += in_cycle[i], squares[i] += in_cycle[i] * in_cycle[i], with_total[i] += in_cycle[i] * total;
+    for (size_t i = 0; i < n; ++i) {
+      at(i).fj += in_cycle[i];
+      squares[i] += in_cycle[i] * in_cycle[i];
+      with_total[i] += in_cycle[i] * total;
+    }
     total_sum += total, total_squares += total * total;
   }
   const double cycles = double(std::max<size_t>(1, toggled_per_cycle.size()));
