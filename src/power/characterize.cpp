@@ -585,7 +585,7 @@ struct KernelRun {
   size_t kernel;
   std::string first_key(const PrimitiveDef& d) const {
     CharPoint p;
-    p.kind = d.kind, p.h = h, p.window = kTrainingWindow;
+    p.kind = d.kind, p.h = h, p.window = kTrainingSettleCycles;
     const TrainingKernel k = training_kernels(d.kind, h).at(kernel);
     p.zero_fraction = k.values.zero_fraction, p.seed = k.seed;
     return p.key();

@@ -117,6 +117,8 @@ std::vector<TrainingKernel> training_kernels(const std::string& kind, const std:
           matmul_kernel(m, n, k, v.narrow, 103), matmul_kernel(2 * m, n, k, v.mostly_zero, 104)};
 }
 
+uint64_t training_window(const std::string& kind) { return kind == "fused_ctrl" ? 1 : 16; }
+
 std::vector<CharPoint> kernel_points(const PrimitiveDef& def, const std::vector<int>& h, size_t kernel,
                                      const std::string& liberty_file, const std::string& work_dir) {
   const std::string name = core_name(def.kind, h);
@@ -132,11 +134,11 @@ std::vector<CharPoint> kernel_points(const PrimitiveDef& def, const std::vector<
     fail(where, "the RTL ran " + std::to_string(golden.mw.size()) + " cycles, the SystemC model " + std::to_string(r.cycles));
   if (golden.output_mismatch_cycles)
     fail(where, "the controller's netlist differs from its RTL in " + std::to_string(golden.output_mismatch_cycles) + " cycles");
-  const uint64_t windows = (r.cycles + kTrainingWindow - 1) / kTrainingWindow;
-  const std::vector<std::vector<double>> counts = controller_event_counts(r, def.kind, kTrainingWindow, windows);
+  const uint64_t window = training_window(def.kind), windows = (r.cycles + window - 1) / window;
+  const std::vector<std::vector<double>> counts = controller_event_counts(r, def.kind, window, windows);
   std::vector<CharPoint> points;
-  for (uint64_t w = 1; w < windows; ++w) {
-    const uint64_t first = w * kTrainingWindow, len = std::min(kTrainingWindow, r.cycles - first);
+  for (uint64_t w = kTrainingSettleCycles / window; w < windows; ++w) {
+    const uint64_t first = w * window, len = std::min(window, r.cycles - first);
     CharPoint p;
     p.kind = def.kind, p.h = h, p.zero_fraction = k.values.zero_fraction, p.seed = k.seed, p.window = first;
     for (const auto& c : counts) p.events.push_back(c[w] / double(len));

@@ -41,10 +41,16 @@ struct TrainingKernel {
 // core's also attention prefill (MHA, GQA), decode, and the gated and plain FFN.
 std::vector<TrainingKernel> training_kernels(const std::string& kind, const std::vector<int>& h);
 
-constexpr uint64_t kTrainingWindow = 16;  // cycles per point
+// Cycles per point of a controller kind's kernel runs. A matmul controller's events come in
+// a steady rhythm: 16-cycle windows. A fused one's come in bursts a cycle or two apart (a
+// row's normalisation, then its store's DMA command and write beats), which a window of
+// several cycles sums together, so that the fit cannot tell which of them costs: single
+// cycles.
+uint64_t training_window(const std::string& kind);
+constexpr uint64_t kTrainingSettleCycles = 16;  // the replay's first cycles, not points
 
-// The points of training kernel `kernel` on the core of h: every window of the run but the
-// first (the replay's settling), labelled by the controller's golden dynamic energy.
+// The points of training kernel `kernel` on the core of h: every window of the run after
+// kTrainingSettleCycles, labelled by the controller's golden dynamic energy.
 std::vector<CharPoint> kernel_points(const PrimitiveDef& def, const std::vector<int>& h, size_t kernel,
                                      const std::string& liberty_file, const std::string& work_dir);
 
