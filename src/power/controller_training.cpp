@@ -135,6 +135,7 @@ std::vector<CharPoint> kernel_points(const PrimitiveDef& def, const std::vector<
   if (golden.output_mismatch_cycles)
     fail(where, "the controller's netlist differs from its RTL in " + std::to_string(golden.output_mismatch_cycles) + " cycles");
   const uint64_t window = training_window(def.kind), windows = (r.cycles + window - 1) / window;
+  FSGEN_ASSERT(kTrainingSettleCycles % window == 0, "the settling cycles are whole training windows");
   const std::vector<std::vector<double>> counts = controller_event_counts(r, def.kind, window, windows);
   std::vector<CharPoint> points;
   for (uint64_t w = kTrainingSettleCycles / window; w < windows; ++w) {

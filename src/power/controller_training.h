@@ -47,7 +47,9 @@ std::vector<TrainingKernel> training_kernels(const std::string& kind, const std:
 // several cycles sums together, so that the fit cannot tell which of them costs: single
 // cycles.
 uint64_t training_window(const std::string& kind);
-constexpr uint64_t kTrainingSettleCycles = 16;  // the replay's first cycles, not points
+// The replay's first cycles, not points: a multiple of every training window, so that a
+// run's first point starts at it (characterize's resume looks that point up).
+constexpr uint64_t kTrainingSettleCycles = 16;
 
 // The points of training kernel `kernel` on the core of h: every window of the run after
 // kTrainingSettleCycles, labelled by the controller's golden dynamic energy.
