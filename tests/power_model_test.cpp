@@ -227,15 +227,24 @@ TEST(PowerModel, EveryWindowGetsItsOwnRowsPrediction) {
 // A one-cycle window of an idle block is a characterised corner: the shipped dataset's idle
 // points of the rescaling array price it at their own label (the clock and held state),
 // where the trees' lowest split alone gave 33 % more (the energy of the 2 %-enabled points).
+// Its idle points with factor writes (every row's factor redrawn every cycle) price an idle
+// window whose factors are written: many times the idle energy (the multipliers acc x alpha
+// switch), as a design's softmax pass writes them while array b holds its accumulators.
 TEST(PowerModel, AnIdleWindowIsPricedAtTheIdlePoints) {
   const Dataset d = read_dataset("data/power/fsgen45.csv");
   const PowerModel m = train_power_model(d, 100);
   for (const std::vector<int>& h : {std::vector<int>{2, 2}, std::vector<int>{2, 4}}) {
-    double idle_fj = 0;
-    for (const CharPoint& p : d.points)
-      if (p.kind == "pe_array_rescale" && p.h == h && p.enable_rate == 0) idle_fj = p.dynamic_fj;
+    double idle_fj = 0, writing_fj = 0, factor = 0;
+    for (const CharPoint& p : d.points) {
+      if (p.kind != "pe_array_rescale" || p.h != h || p.enable_rate != 0) continue;
+      if (p.factor == 0) idle_fj = p.dynamic_fj;
+      else if (p.factor > factor) writing_fj = p.dynamic_fj, factor = p.factor;
+    }
     ASSERT_GT(idle_fj, 0) << "no idle point of pe_array_rescale " << hyperparameter_text(h);
-    EXPECT_NEAR(m.dynamic_fj("pe_array_rescale", h, PrimitiveActivity{0, 0, 0.03, 0}), idle_fj, 0.1 * idle_fj)
+    EXPECT_NEAR(m.dynamic_fj("pe_array_rescale", h, PrimitiveActivity{0, 0, 0.03, 0, 0}), idle_fj, 0.1 * idle_fj)
+        << hyperparameter_text(h);
+    EXPECT_GT(writing_fj, 5 * idle_fj) << hyperparameter_text(h);
+    EXPECT_NEAR(m.dynamic_fj("pe_array_rescale", h, PrimitiveActivity{0, 0, 0.03, 0, factor}), writing_fj, 0.2 * writing_fj)
         << hyperparameter_text(h);
   }
 }
@@ -364,19 +373,28 @@ TEST(Characterize, DotArrayLoadsAreItsSideEnable) {
 }
 
 // The rescaling array (array b of the fused attention) rescales its accumulators in the
-// steps sc qualifies: its side enable, characterised at a share of its enabled cycles
-// with the rows' factors redrawn at it, and taken from the SystemC model at the first step
-// of every key tile but the first.
-TEST(Characterize, RescalingArrayScIsItsSideEnable) {
+// steps sc qualifies: its side enable, characterised at a share of its enabled cycles and
+// taken from the SystemC model at the first step of every key tile but the first. Its
+// factors are redrawn in any cycle at a share of their own (0, 0.25 or 1 per row and
+// cycle), their toggles a feature (factor), which the SystemC model gives from its probe
+// of the controller's factor registers, written in the softmax pass while the array idles.
+TEST(Characterize, RescalingArrayScAndFactorsAreItsEvents) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
   const Dataset d = characterised_2x2("pe_array_rescale", "characterize_rescale");
+  std::set<int> factor_shares;  // 0: none, 1: a quarter of the cycles, 2: every cycle
   for (const auto& p : d.points) {
     EXPECT_GT(p.alpha, 0.0) << p.key();  // measured on x and w, not on sc or the factors
     EXPECT_LT(p.alpha, p.toggle_rate * p.enable * 1.2) << p.key();
+    // A redraw toggles about 6 of a factor's 32 bits (1.0 half the time, else 15 random bits).
+    EXPECT_TRUE(p.factor == 0 || (p.factor > 0.02 && p.factor < 0.08) || (p.factor > 0.12 && p.factor < 0.26))
+        << p.key() << " factor " << p.factor;
+    factor_shares.insert(p.factor == 0 ? 0 : p.factor < 0.1 ? 1 : 2);
   }
+  EXPECT_EQ(factor_shares.size(), 3u);
   expect_side_at_grid_shares(d);  // sc
   const PowerModel m = train_power_model(d, 20);
-  EXPECT_EQ(m.primitive("pe_array_rescale").features, (std::vector<std::string>{"R", "C", "alpha", "enable", "zeros", "side"}));
+  EXPECT_EQ(m.primitive("pe_array_rescale").features,
+            (std::vector<std::string>{"R", "C", "alpha", "enable", "zeros", "side", "factor"}));
 
   const Graph g = elaborate(parse_spec_text(test::tiny_attention_core_spec(), "tiny_attention.yaml"));
   EXPECT_EQ(g.block("array_b").kind, "pe_array_rescale");
@@ -384,9 +402,13 @@ TEST(Characterize, RescalingArrayScIsItsSideEnable) {
   AttentionProblem ap;
   ap.q_heads = ap.kv_heads = 1;
   ap.tokens = 8;  // four key tiles of two keys for the last query rows, causal
-  const BlockTimeline b = run_on_systemc(g, compile_attention(g, ap).program).timelines.at("array_b");
-  std::set<uint64_t> tile_starts;
-  for (const CycleSpan& s : b.busy) tile_starts.insert(s.start);
+  const RunResult r = run_on_systemc(g, compile_attention(g, ap).program);
+  const BlockTimeline& b = r.timelines.at("array_b");
+  std::set<uint64_t> tile_starts, streaming;
+  for (const CycleSpan& s : b.busy) {
+    tile_starts.insert(s.start);
+    for (uint64_t c = s.start; c <= s.start + s.cycles; ++c) streaming.insert(c);  // and the lagged switching
+  }
   uint64_t rescales = 0;
   for (const CycleSpan& s : b.side) {
     EXPECT_EQ(s.cycles, 1u);
@@ -395,6 +417,17 @@ TEST(Characterize, RescalingArrayScIsItsSideEnable) {
   }
   EXPECT_GT(rescales, 0u);
   EXPECT_LT(rescales, b.busy.size());  // each query tile's first key tile clears instead
+  const ToggleProbe* factors = r.find_probe("array_b", "alpha");
+  ASSERT_NE(factors, nullptr);
+  EXPECT_GT(factors->events().size(), 0u);
+  for (const auto& [cycle, toggles] : factors->events()) EXPECT_FALSE(streaming.count(cycle)) << cycle;
+  // Estimation: the factors' toggles are the factor feature, not part of alpha (x and w).
+  const PowerTrace t = estimate_power(g, compile_attention(g, ap).program, m, 1);
+  const auto array_b = std::find_if(t.blocks.begin(), t.blocks.end(), [](const BlockPower& bp) { return bp.block == "array_b"; });
+  ASSERT_NE(array_b, t.blocks.end());
+  const ToggleProbe *x = r.find_probe("array_b", "x"), *w = r.find_probe("array_b", "w");
+  EXPECT_NEAR(array_b->alpha, double(x->toggles() + w->toggles()) / double((x->width_bits() + w->width_bits()) * t.cycles), 1e-9);
+  EXPECT_NEAR(array_b->factor, double(factors->toggles()) / double(factors->width_bits() * t.cycles), 1e-9);
 }
 
 // The softmax unit is characterised on score rows as its controller presents them, in
@@ -943,6 +976,23 @@ TEST(Characterize, MalformedDatasetsAreOneLineErrors) {
   EXPECT_NE(d3.points[1].key(), d3.points[0].key());
   std::ofstream(dir + "/e.csv") << header3 << "pe_array_os,2;2,0.1,0,0.5,1,0,0.1,0.5,0,0,100,0.1,10\n";  // no events
   EXPECT_NE(test::error_of([&] { read_dataset(dir + "/e.csv"); }).find("e.csv:2: expected 15 comma-separated fields"),
+            std::string::npos);
+  // Format 4 adds the factor toggles after side; the rescaling array's points of format 3
+  // lack them, so they do not train.
+  const std::string header4 =
+      "kind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,factor,events,dynamic_fj,leakage_mw,"
+      "area_um2\n";
+  std::ofstream(dir + "/f.csv") << header4 << "pe_array_rescale,2;2,0.1,0,0.5,1,0,0.1,0.5,0,0.1,,100,0.1,10\n";
+  EXPECT_NE(test::error_of([&] { read_dataset(dir + "/f.csv"); }).find("f.csv:2: expected 16 comma-separated fields"),
+            std::string::npos);
+  std::ofstream g3(dir + "/g.csv");
+  g3 << header3;
+  for (int seed = 1; seed <= 8; ++seed)
+    g3 << "pe_array_rescale,2;2,0.1,0,0.5," << seed << ",0,0.1,0.5,0,0.1,," << 100 + seed << ",0.1,10\n";
+  g3.close();
+  EXPECT_EQ(read_dataset(dir + "/g.csv").points.front().factor, 0.0);
+  EXPECT_NE(test::error_of([&] { train_power_model(read_dataset(dir + "/g.csv"), 5); })
+                .find("pe_array_rescale: format 3 has no factor toggles, expected format 4"),
             std::string::npos);
   EXPECT_NE(test::error_of([] { primitive_def("crossbar"); }).find("unknown: expected one of pe_array_os"), std::string::npos);
   CharacterizeOptions sized = small_characterisation({"pe_array_rescale"}, 100, dir);

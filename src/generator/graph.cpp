@@ -219,6 +219,11 @@ Block array_block(const ArrayPlan& p, const std::string& name, const std::string
           {{"x", p.x_bytes * 8, false, x_desc, sparse ? "u_net_x.out_q" : "u_ctrl." + ctrl_x},
            {"w", p.w_bytes * 8, false, w_desc, sparse ? "u_net_w.out_q" : "u_ctrl." + ctrl_w}}};
   if (!os) b.ports.push_back({"y", p.y_lanes * 32, true, "INT32 dot products, one per lane", "u_" + name + ".y"});
+  // The rescale multipliers (acc x alpha, combinational) switch when the controller writes a
+  // row's factor in the softmax pass, cycles before the array streams.
+  if (os && rescale)
+    b.ports.push_back({"alpha", p.spec.tile_m * 32, false, "Q0.15 rescale factor per query row, written in the softmax pass",
+                       "u_ctrl.alpha_q"});
   return b;
 }
 

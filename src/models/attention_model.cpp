@@ -42,6 +42,13 @@ void FusedCore::end_softmax_pass(uint64_t c0, bool gate_pass) {
   advance(tq + 1);
 }
 
+// The controller writes query row `row`'s rescale factor into alpha_q, which holds it from
+// `cycle` on (with P's row, in the passes that rescale: not a query tile's first key tile).
+void FusedCore::write_factor(uint64_t cycle, uint32_t row, uint32_t alpha) {
+  alpha_q_[row] = alpha;
+  if (alpha_probe_) alpha_probe_->update(cycle, alpha_q_.data());
+}
+
 // A_SM: row r's scores are registered in cycle r, the softmax unit turns them into P
 // in cycle r + 1 (TM + 1 cycles in all).
 void FusedCore::softmax(uint32_t q0, uint32_t j0, bool first_kv) {
@@ -72,6 +79,7 @@ void FusedCore::softmax(uint32_t q0, uint32_t j0, bool first_kv) {
     m_run_[i] = m_new;
     alpha_[i] = alpha;
     sm_out_->update(c0 + i + 2, p_row_.data());
+    if (!first_kv) write_factor(c0 + i + 2, i, alpha);
   }
   end_softmax_pass(c0, false);
 }

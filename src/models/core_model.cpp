@@ -125,6 +125,7 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
     m_run_.assign(tq, 0);
     l_run_.assign(tq, 0);
     alpha_.assign(tq, 0);
+    alpha_q_.assign(tq, 0);
     s_row_.assign(tkv, 0);
     fin_in_.assign(d, 0);
     p_row_.assign(tkv, 0);
@@ -138,6 +139,7 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
     sm_timeline_->switching_lead = 1;  // its datapath switches as the row is loaded
     fin_in_probe_ = result.find_probe("normalise", "in");
     fin_out_probe_ = result.find_probe("normalise", "out");
+    alpha_probe_ = result.find_probe("array_b", "alpha");
     FSGEN_ASSERT(sm_in_ && sm_out_ && fin_in_probe_ && fin_out_probe_,
                  "attention probes missing from the graph");
   }

@@ -115,6 +115,7 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   void update_o(bool first_kv, uint32_t b_slot) override;
   void load_softmax_row(uint64_t c0, uint32_t i);
   void end_softmax_pass(uint64_t c0, bool gate_pass);
+  void write_factor(uint64_t cycle, uint32_t row, uint32_t alpha);
   void store_o_rows(uint32_t h, uint32_t q0, uint32_t rows) override;
 
   Dma& dma_;
@@ -143,6 +144,10 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   std::vector<uint8_t> pool_;  // block TopK: the pooled key of one key tile (head dim bytes)
   std::vector<int32_t> m_run_, l_run_;
   std::vector<uint32_t> alpha_;
+  // The controller's factor registers (alpha_q), written only in the passes that rescale,
+  // and array b's probe of them (an output-stationary array b's rescale multipliers).
+  std::vector<uint32_t> alpha_q_;
+  ToggleProbe* alpha_probe_ = nullptr;
   std::vector<int32_t> s_row_, fin_in_;
   std::vector<uint8_t> p_row_, fin_out_;
   ToggleProbe *sm_in_ = nullptr, *sm_out_ = nullptr, *fin_in_probe_ = nullptr, *fin_out_probe_ = nullptr;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -261,11 +262,22 @@ std::string CharPoint::key() const {
 namespace {
 
 constexpr double kClockMhz = 1000;  // the engine's clock for the labels (energy per cycle does not depend on it)
-// Format 3; format 2 (no window and events columns) is read too.
+// Format 4; formats 3 (no factor column) and 2 (nor window and events) are read too, as
+// their rows with the missing columns at 0 (empty events): a primitive with a factor port
+// needs format 4 to be trained (power_model.cpp).
+constexpr int kFormat = 4;
 const char* kColumns =
+    "kind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,factor,events,dynamic_fj,leakage_mw,"
+    "area_um2";
+const char* kColumnsFormat3 =
     "kind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,events,dynamic_fj,leakage_mw,area_um2";
 const char* kColumnsFormat2 = "kind,h,toggle_rate,zero_fraction,enable_rate,seed,alpha,enable,zeros,side,dynamic_fj,leakage_mw,area_um2";
-constexpr size_t kColumnCount = 15, kColumnCountFormat2 = 13;
+
+const char* columns_of_format(int format) {
+  return format == 2 ? kColumnsFormat2 : format == 3 ? kColumnsFormat3 : kColumns;
+}
+
+size_t column_count(const char* columns) { return size_t(std::count(columns, columns + std::strlen(columns), ',')) + 1; }
 
 std::string events_text(const std::vector<double>& events) {
   std::ostringstream o;
@@ -286,22 +298,22 @@ std::string row_of(const CharPoint& p) {
   o.precision(9);
   o << p.kind << "," << hyperparameter_text(p.h) << "," << p.toggle_rate << "," << p.zero_fraction << "," << p.enable_rate << ","
     << p.seed << "," << p.window << "," << p.alpha << "," << p.enable << "," << p.zeros << "," << p.side << ","
-    << events_text(p.events) << "," << p.dynamic_fj << ","
+    << p.factor << "," << events_text(p.events) << "," << p.dynamic_fj << ","
     << p.leakage_mw << ","
     << p.area_um2;
   return o.str();
 }
 
-CharPoint point_of(const std::string& line, const std::string& where, bool format2) {
+CharPoint point_of(const std::string& line, const std::string& where, int format) {
   std::vector<std::string> f;
   std::stringstream ss(line);
   for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
   if (!line.empty() && line.back() == ',') f.push_back("");
-  const size_t want = format2 ? kColumnCountFormat2 : kColumnCount;
-  if (f.size() != want)
-    fail(where, "expected " + std::to_string(want) + " comma-separated fields (" +
-                    std::string(format2 ? kColumnsFormat2 : kColumns) + ")");
-  if (format2) f.insert(f.begin() + 6, "0"), f.insert(f.begin() + 11, "");  // no window, no events
+  const char* columns = columns_of_format(format);
+  if (f.size() != column_count(columns))
+    fail(where, "expected " + std::to_string(column_count(columns)) + " comma-separated fields (" + columns + ")");
+  if (format == 2) f.insert(f.begin() + 6, "0"), f.insert(f.begin() + 11, "");  // no window, no events
+  if (format <= 3) f.insert(f.begin() + 11, "0");                                 // no factor
   CharPoint p;
   try {
     p.kind = f[0];
@@ -315,10 +327,11 @@ CharPoint point_of(const std::string& line, const std::string& where, bool forma
     p.enable = std::stod(f[8]);
     p.zeros = std::stod(f[9]);
     p.side = std::stod(f[10]);
-    p.events = parse_events(f[11]);
-    p.dynamic_fj = std::stod(f[12]);
-    p.leakage_mw = std::stod(f[13]);
-    p.area_um2 = std::stod(f[14]);
+    p.factor = std::stod(f[11]);
+    p.events = parse_events(f[12]);
+    p.dynamic_fj = std::stod(f[13]);
+    p.leakage_mw = std::stod(f[14]);
+    p.area_um2 = std::stod(f[15]);
   } catch (const std::exception&) {
     fail(where, "expected numbers in every field after the kind");
   }
@@ -337,19 +350,22 @@ std::string tool_version(const std::string& tool, const std::string& flag) {
 // points at toggle rate 0.5 (PrimitiveDef::extra_toggle_rates); the other primitives'
 // stimulus is 6's; version 10 adds the structural primitives (PrimitiveDef::structural),
 // the others' unchanged; version 11 adds the controller's kernel points (kernel_sizes);
-// version 12 the fused controller's, the others' unchanged.
+// version 12 the fused controller's, the others' unchanged; version 13 redraws the rescaling
+// array's factors in any cycle at a share of their own (and fills its accumulators first),
+// the others' unchanged.
 const char* kStimulus =
-    "12 (the controller under kernels: four matmuls on training cores of its kernel sizes, its netlist replaying "
+    "13 (the controller under kernels: four matmuls on training cores of its kernel sizes, its netlist replaying "
     "their RTL's ports, in windows of 16 cycles; the fused controller the same way under five attention and FFN "
     "kernels; the controller and register file: idle, the clock alone, labelled by the engine without simulation; dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or "
     "0.9 of them, a Latin square over rate, zeros and enable; the DMA: bursts answered by an AXI slave; the "
     "softmax unit: passes of score rows of INT8 dot products loaded back to back, its outputs fed back, its state "
     "ports the last row's, gate passes a share of the FFN's, gate turned after a pass's last load, also at toggle "
-    "rate 0.5; the rescaling array: sc that share of the enabled cycles, its Q0.15 factors redrawn at it, 1.0 "
-    "half the time)";
+    "rate 0.5; the rescaling array: sc that share of the enabled cycles, its accumulators filled in the 8 cycles "
+    "after reset (operand bits flipping with probability 0.5), then each row's Q0.15 factor redrawn in any cycle at a share 0, 0.25 or 1 (a second Latin "
+    "square; idle points also at 0.05, 0.25 and 1), 1.0 half the time)";
 
 std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, const Liberty& lib) {
-  return {{"format", "fsgen-characterisation 3"},
+  return {{"format", "fsgen-characterisation " + std::to_string(kFormat)},
           {"liberty", lib.name + (o.liberty.empty() ? " (built in)" : " (" + o.liberty + ")")},
           {"yosys", tool_version("yosys", "-V")},
           {"verilator", tool_version("verilator", "--version")},
@@ -361,11 +377,12 @@ std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, c
 
 struct Stimulus {
   double toggle_rate, zero_fraction, enable_rate;
-  double side_share;  // the random driver's side enable (PrimitiveStimulus::side_share)
+  double side_share;         // the random driver's side enable (PrimitiveStimulus::side_share)
+  double factor_share = 0;   // its factor redraws (PrimitiveStimulus::factor_share)
 };
 
 std::vector<Stimulus> stimulus_grid(bool small, const PrimitiveDef& def) {
-  if (def.structural()) return {{0.0, 0.0, 0.0, 0.0}};  // idle, the clock alone
+  if (def.structural()) return {{0.0, 0.0, 0.0, 0.0, 0.0}};  // idle, the clock alone
   std::vector<Stimulus> g;
   // Enable rates reach down to the few percent a PE array is busy under a DMA-bound schedule.
   const std::vector<double> rates = small ? std::vector<double>{0.1, 0.4} : std::vector<double>{0.05, 0.2, 0.45};
@@ -377,10 +394,17 @@ std::vector<Stimulus> stimulus_grid(bool small, const PrimitiveDef& def) {
   // that never loads streams against zero weights, one that never streams loads against
   // zero operands, and a design's cycles of either kind do neither.
   const double shares[] = {0.1, 0.5, 0.9};
+  // Factor redraws (a primitive with a factor port): a share of all cycles, 0, 0.25 or 1, as
+  // a second Latin square orthogonal to the first (every pair of shares meets), since a
+  // design writes its factors mostly in cycles its array does not stream.
+  const double factor_shares[] = {0.0, 0.25, 1.0};
+  const bool factors = !def.factor_port.empty();
   // The toggle rate of index ai at every zero fraction and enable rate.
   auto add_rate = [&](size_t ai, double rate) {
     for (size_t zi = 0; zi < zeros.size(); ++zi)
-      for (size_t ei = 0; ei < enables.size(); ++ei) g.push_back({rate, zeros[zi], enables[ei], shares[(ai + zi + ei) % 3]});
+      for (size_t ei = 0; ei < enables.size(); ++ei)
+        g.push_back({rate, zeros[zi], enables[ei], shares[(ai + zi + ei) % 3],
+                     factors ? factor_shares[(ai + 2 * (zi + ei)) % 3] : 0.0});
   };
   for (size_t ai = 0; ai < rates.size(); ++ai) add_rate(ai, rates[ai]);
   // Idle points (never enabled: the clock and the held state alone), so that a trace's
@@ -392,6 +416,11 @@ std::vector<Stimulus> stimulus_grid(bool small, const PrimitiveDef& def) {
   if (small) return g;
   for (int i = 0; i < 3; ++i) g.push_back({0.0, 0.0, 0.0, 0.0});
   for (size_t x = 0; x < def.extra_toggle_rates.size(); ++x) add_rate(rates.size() + x, def.extra_toggle_rates[x]);
+  // Idle with factor writes (the array holding its accumulators while its controller writes
+  // the next pass's factors): the cycles in which a design's rescale multipliers switch
+  // alone.
+  if (factors)
+    for (double f : {0.05, 0.25, 1.0}) g.push_back({0.0, 0.0, 0.0, 0.0, f});
   return g;
 }
 
@@ -442,9 +471,9 @@ class SizeRun {
     }
     binary_ = prepare_gate_simulation(synth_, netlist_, lib, stim_, dir_);
     for (const auto& [port, bits] : netlist_.ports)
-      if (alpha_measured_on(port))
-        for (int b : bits)
-          if (b != GateNetlist::kConstantBit) alpha_bits_.push_back(b);
+      for (int b : bits)
+        if (b != GateNetlist::kConstantBit && alpha_measured_on(port)) alpha_bits_.push_back(b);
+        else if (b != GateNetlist::kConstantBit && port == def.factor_port) factor_bits_.push_back(b);
   }
 
   CharPoint run(const Stimulus& s, size_t index) const {
@@ -454,6 +483,7 @@ class SizeRun {
     stim.zero_fraction = s.zero_fraction;
     stim.enable_rate = s.enable_rate;
     stim.side_share = s.side_share;
+    stim.factor_share = s.factor_share;
     stim.seed = o_.seed + index;
     const GateActivity a =
         run_gate_simulation(binary_, netlist_, stim, (fs::path(dir_) / (runs_ + "run" + std::to_string(index))).string());
@@ -464,6 +494,9 @@ class SizeRun {
     p.enable = double(a.enabled_cycles) / double(a.cycles);
     p.zeros = a.data_bytes ? double(a.zero_bytes) / double(a.data_bytes) : 0;
     p.side = double(a.side_cycles) / double(a.cycles);
+    uint64_t factor_toggles = 0;
+    for (int b : factor_bits_) factor_toggles += a.toggles.at(size_t(b));
+    p.factor = factor_bits_.empty() ? 0 : double(factor_toggles) / (double(factor_bits_.size()) * double(a.cycles));
     const PowerBreakdown pw = engine_->power(a.toggles, a.cycles);
     p.dynamic_fj = (pw.internal_mw + pw.switching_mw) / kClockMhz * 1e6;
     p.leakage_mw = pw.leakage_mw;
@@ -511,7 +544,7 @@ class SizeRun {
   std::unique_ptr<GatePowerModel> engine_;
   PrimitiveStimulus stim_;
   fs::path binary_;
-  std::vector<int> alpha_bits_;
+  std::vector<int> alpha_bits_, factor_bits_;
 };
 
 // Opens the dataset for appending: writes the header of a new file, or checks an existing
@@ -542,7 +575,7 @@ Dataset read_dataset(const std::string& path) {
   Dataset d;
   std::string line;
   int n = 0;
-  bool header_seen = false, format2 = false;
+  bool header_seen = false;
   while (std::getline(in, line)) {
     ++n;
     if (line.empty()) continue;
@@ -552,13 +585,13 @@ Dataset read_dataset(const std::string& path) {
       continue;
     }
     if (!header_seen) {
-      format2 = line == kColumnsFormat2;
-      if (line != kColumns && !format2)
+      d.format = line == kColumnsFormat2 ? 2 : line == kColumnsFormat3 ? 3 : kFormat;
+      if (line != columns_of_format(d.format))
         fail(path + ":" + std::to_string(n), "expected the column header " + std::string(kColumns));
       header_seen = true;
       continue;
     }
-    d.points.push_back(point_of(line, path + ":" + std::to_string(n), format2));
+    d.points.push_back(point_of(line, path + ":" + std::to_string(n), d.format));
   }
   if (!header_seen) fail(path, "no column header: not a characterisation dataset");
   return d;

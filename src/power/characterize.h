@@ -12,6 +12,8 @@
 //          the DMA's: cycles with a data beat / cycles
 //   zeros  zero bytes / data bytes presented while enabled (zero operand share)
 //   side   cycles with the side enable / cycles (PrimitiveDef::side_enable; 0 without one)
+//   factor toggles on the rescale factors' bits / (bits x cycles) (PrimitiveDef::factor_port;
+//          0 without one)
 // Labels: dynamic energy per cycle (internal + switching), leakage, and area.
 // The controllers (a matmul and a fused core's) also have kernel points
 // (PrimitiveDef::kernel_sizes): windows of kernels on training cores, with their events' rates
@@ -85,9 +87,11 @@ struct PrimitiveDef {
   // The block's probes (graph port names) whose toggles give alpha in estimation; empty:
   // its input ports, or, with alpha_ports, every probed port of the block.
   std::vector<std::string> probes{};
-  // A port of Q0.15 factors, one per 32-bit word, that the random driver redraws in the
-  // cycles of a side enable qualifying the enable (the rescaling array's alpha at its sc;
-  // PrimitiveStimulus::factor_port). Not a data port: alpha is not measured on it.
+  // A port of Q0.15 factors, one per 32-bit word, that the random driver redraws in any
+  // cycle, enabled or not (the rescaling array's alpha, which its controller writes in the
+  // softmax pass; PrimitiveStimulus::factor_port), at a share of the cycles varied by the
+  // grid. Not a data port: alpha is not measured on it; its toggles are a feature of their
+  // own (factor), which the SystemC model gives from its probe of the port.
   std::string factor_port{};
   // Toggle rates characterised beyond the grid's, at every zero fraction and enable rate:
   // the softmax unit's 0.5, rows whose every score is new (its driver redraws a score with
@@ -130,7 +134,7 @@ struct CharPoint {
   std::vector<int> h;
   double toggle_rate = 0, zero_fraction = 0, enable_rate = 0;  // stimulus settings
   uint64_t seed = 0;
-  double alpha = 0, enable = 0, zeros = 0, side = 0;           // measured features
+  double alpha = 0, enable = 0, zeros = 0, side = 0, factor = 0;  // measured features
   // A kernel-driven point (PrimitiveDef::kernel_sizes): its window's first cycle in the run,
   // and per event of controller_events(kind) its count per cycle; empty for the others.
   uint64_t window = 0;
@@ -142,6 +146,7 @@ struct CharPoint {
 
 struct Dataset {
   std::map<std::string, std::string> provenance;  // liberty, tools, cycles, seed
+  int format = 4;                                  // its column layout (fsgen-characterisation 2, 3 or 4)
   std::vector<CharPoint> points;
 };
 Dataset read_dataset(const std::string& path);  // UserError naming file and line on a malformed row

@@ -35,9 +35,9 @@ std::string write_cell_models(const Liberty& lib, const std::string& dir) {
 }
 
 // C++ statements for one data port (`width` bits) in an enabled cycle: every bit flips
-// with the toggle rate, then every byte is forced to zero with the zero fraction; the
-// port's zero and data bytes are counted.
-std::string drive_data_port(const std::string& name, size_t width) {
+// with the toggle rate (`flip`, a draw in the testbench), then every byte is forced to zero
+// with the zero fraction; the port's zero and data bytes are counted.
+std::string drive_data_port(const std::string& name, size_t width, const std::string& flip = "flip(rng)") {
   std::ostringstream o;
   const size_t words = (width + 31) / 32;
   const bool wide = width > 64;
@@ -45,13 +45,13 @@ std::string drive_data_port(const std::string& name, size_t width) {
   o << "    {\n";
   if (wide) {
     o << "      for (int w = 0; w < " << words << "; ++w) { uint32_t m = 0; for (int b = 0; b < 32 && w * 32 + b < " << width
-      << "; ++b) if (flip(rng)) m |= 1u << b; " << word("w") << " ^= m; }\n"
+      << "; ++b) if (" << flip << ") m |= 1u << b; " << word("w") << " ^= m; }\n"
       << "      for (int y = 0; y < " << (width + 7) / 8 << "; ++y) {\n"
       << "        uint32_t& v = " << word("y / 4") << "; const int sh = (y % 4) * 8;\n"
       << "        if (zero(rng)) v &= ~(0xFFu << sh);\n"
       << "        zero_bytes += ((v >> sh) & 0xFFu) == 0; ++data_bytes;\n      }\n";
   } else {
-    o << "      uint64_t m = 0; for (int b = 0; b < " << width << "; ++b) if (flip(rng)) m |= 1ull << b;\n"
+    o << "      uint64_t m = 0; for (int b = 0; b < " << width << "; ++b) if (" << flip << ") m |= 1ull << b;\n"
       << "      uint64_t v = uint64_t(top->" << name << ") ^ m;\n"
       << "      for (int y = 0; y < " << (width + 7) / 8 << "; ++y) {\n"
       << "        if (zero(rng)) v &= ~(0xFFull << (8 * y));\n"
@@ -120,7 +120,7 @@ std::string axi_dma_testbench(const GateNetlist& n) {
 // controller's m_run[sm_idx_q]); gate is the loaded row's pass's, and turns for the next
 // pass after a pass's last load (the unit registers it with the row). Held ports take a
 // kernel's values on synthetic operands: the score scaling, the FFN's requantisers and SiLU
-// table. MODE (argument 7): 0 attention, 1 FFN, each pass a gate pass with probability
+// table. MODE (argument 8): 0 attention, 1 FFN, each pass a gate pass with probability
 // side_share. Enabled cycles are the loads, side cycles the gate passes' loads; zero and
 // data bytes are counted over the loaded rows' bytes (the SystemC model's operand bytes of
 // the unit).
@@ -149,7 +149,7 @@ std::string softmax_declarations(const GateNetlist& n) {
   const num::FfnParams ffn = synthetic_ffn_scaling();
   const num::ActivationTable lut = synthetic_activation_table("silu");
   std::ostringstream o;
-  o << "  if (argc < 8) return 2;\n  const int mode = std::atoi(argv[7]);\n"
+  o << "  if (argc < 9) return 2;\n  const int mode = std::atoi(argv[8]);\n"
     << "  constexpr int TN = " << tn << ", D = " << kHeadDim << ", TQ = " << kRows << ", TILES = " << kTiles << ";\n"
     << "  const uint32_t len_kv = TILES * TN - 1;\n  static const int8_t lut[256] = {";
   for (size_t i = 0; i < lut.size(); ++i) o << (i ? "," : "") << int(lut[i]);
@@ -207,21 +207,18 @@ std::string softmax_settled() {
          "    if (held >= 0) shown = held, shown_tile = next_tile, shown_gate = next_gate;\n";
 }
 
-// In the cycles `when` is high, every 32-bit word of `port` (one Q0.15 factor per row) is
-// redrawn: 1.0 (32768) with probability one half, else uniform in [0, 1)
-// (PrimitiveStimulus::factor_port).
-std::string redraw_factors(const std::string& port, size_t width, const std::string& when) {
+// Every cycle after reset, each 32-bit word of `port` (one Q0.15 factor per row) is
+// redrawn with probability factor_share: 1.0 (32768) with probability one half, else
+// uniform in [0, 1) (PrimitiveStimulus::factor_port).
+std::string redraw_factors(const std::string& port, size_t width) {
   std::ostringstream o;
   const size_t words = (width + 31) / 32;
-  o << "    if (top->" << when << ") {\n";
-  if (width > 64) {
-    o << "      for (int w = 0; w < " << words << "; ++w) top->" << port << "[w] = keep_factor(rng) ? 32768u : factor_of(rng);\n";
-  } else {
-    o << "      uint64_t v = 0;\n"
-      << "      for (int w = 0; w < " << words << "; ++w) v |= uint64_t(keep_factor(rng) ? 32768u : factor_of(rng)) << (32 * w);\n"
-      << "      top->" << port << " = v;\n";
-  }
-  o << "    }\n";
+  o << "    for (int w = 0; c >= 2 && w < " << words << "; ++w)\n"
+    << "      if (factor_draw(rng)) {\n        const uint32_t f = keep_factor(rng) ? 32768u : factor_of(rng);\n";
+  if (width > 64) o << "        top->" << port << "[w] = f;\n";
+  else
+    o << "        top->" << port << " = (uint64_t(top->" << port << ") & ~(uint64_t(0xFFFFFFFFu) << (32 * w))) | uint64_t(f) << (32 * w);\n";
+  o << "      }\n";
   return o.str();
 }
 
@@ -229,11 +226,11 @@ std::string redraw_factors(const std::string& port, size_t width, const std::str
 std::string random_ports(const GateNetlist& n, const PrimitiveStimulus& s) {
   std::ostringstream o;
   o << "    bool any = false;\n";
+  if (!s.factor_port.empty()) o << "    const bool filling = c >= 2 && c < 2 + fill;  // operands of every toggle rate\n";
   const auto side = std::find(s.enables.begin(), s.enables.end(), s.side_enable);
   const bool qualifier = !s.side_enable.empty() && side == s.enables.end();
   FSGEN_ASSERT(s.side_enable.empty() || qualifier || (s.enables.size() == 2 && !s.enable_of.empty()),
                "a random driver's side enable is one of two enables driven one at a time, or qualifies the enable");
-  FSGEN_ASSERT(s.factor_port.empty() || qualifier, "rescale factors are redrawn in a qualifying side enable's cycles");
   if (!s.side_enable.empty() && !qualifier)  // the side enable with its share, else the other
     o << "    const bool on = c >= 2 && enable(rng);\n"
       << "    const bool side_on = on && side_draw(rng);\n"
@@ -247,7 +244,9 @@ std::string random_ports(const GateNetlist& n, const PrimitiveStimulus& s) {
     if (port == s.reset_n) o << "    top->" << port << " = c >= 2;\n";
     else if (e != s.enables.end() && !s.enable_of.empty())
       o << "    top->" << port << " = which == " << (e - s.enables.begin()) << ";\n    any = any || top->" << port << ";\n";
-    else if (e != s.enables.end()) o << "    top->" << port << " = c >= 2 && enable(rng);\n    any = any || top->" << port << ";\n";
+    else if (e != s.enables.end())
+      o << "    top->" << port << " = c >= 2 && (" << (s.factor_port.empty() ? "" : "filling || ")
+        << "enable(rng));\n    any = any || top->" << port << ";\n";
     else if (listed(s.held_low, port) && bits.size() > 64)
       o << "    for (int w = 0; w < " << (bits.size() + 31) / 32 << "; ++w) top->" << port << "[w] = 0;\n";
     else if (listed(s.held_low, port)) o << "    top->" << port << " = 0;\n";
@@ -263,10 +262,10 @@ std::string random_ports(const GateNetlist& n, const PrimitiveStimulus& s) {
       const std::string when = tied == s.enable_of.end() ? "" : "    if (top->" + tied->second + ")\n";
       if (counter != s.counters.end())
         o << when << "      top->" << port << " = (top->" << port << " + 1) % " << counter->second << ";\n";
-      else o << when << drive_data_port(port, bits.size());
+      else o << when << drive_data_port(port, bits.size(), s.factor_port.empty() ? "flip(rng)" : "(filling ? fill_flip(rng) : flip(rng))");
     }
   o << "    }\n";
-  if (!s.factor_port.empty()) o << redraw_factors(s.factor_port, n.ports.at(s.factor_port).size(), s.side_enable);
+  if (!s.factor_port.empty()) o << redraw_factors(s.factor_port, n.ports.at(s.factor_port).size());
   return o.str();
 }
 
@@ -275,23 +274,26 @@ std::string testbench(const GateNetlist& n, const PrimitiveStimulus& s) {
   o << "// Generated by fsgen: random stimulus for the gate-level simulation of " << n.top << ".\n"
     << "#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <random>\n#include \"V" << n.top << ".h\"\n"
     << "#include \"verilated.h\"\n#include \"verilated_vcd_c.h\"\n"
-    << "// Arguments: cycles, toggle rate, seed, zero fraction, enable rate, side share (one build serves every\n"
-    << "// stimulus), then the held settings.\n"
+    << "// Arguments: cycles, toggle rate, seed, zero fraction, enable rate, side share, factor share (one build\n"
+    << "// serves every stimulus), then the held settings.\n"
     << (s.driver == "softmax_rows" ? std::string("#include <algorithm>\n#include <type_traits>\n") + kPortAccess : "")
-    << "int main(int argc, char** argv) {\n  if (argc < 7) return 2;\n"
+    << "int main(int argc, char** argv) {\n  if (argc < 8) return 2;\n"
     << "  const uint64_t cycles = std::strtoull(argv[1], nullptr, 10);\n"
     << "  const double rate = std::strtod(argv[2], nullptr);\n"
     << "  const uint64_t seed = std::strtoull(argv[3], nullptr, 10);\n"
     << "  const double zeros = std::strtod(argv[4], nullptr);\n"
     << "  const double enable_rate = std::strtod(argv[5], nullptr);\n"
     << "  const double side_share = std::strtod(argv[6], nullptr);\n"
+    << "  const double factor_share = std::strtod(argv[7], nullptr);\n"
     << "  Verilated::traceEverOn(true);\n"
     << "  auto* top = new V" << n.top << ";\n  VerilatedVcdC vcd;\n  top->trace(&vcd, 1);\n  vcd.open(\"gates.vcd\");\n"
     << "  std::mt19937_64 rng(seed);\n"
     << "  std::bernoulli_distribution flip(rate), zero(zeros), enable(enable_rate), side_draw(side_share);\n"
     << "  uint64_t enabled = 0, side = 0, zero_bytes = 0, data_bytes = 0;\n";
   if (!s.factor_port.empty())
-    o << "  std::bernoulli_distribution keep_factor(0.5);\n  std::uniform_int_distribution<uint32_t> factor_of(0, 32767);\n";
+    o << "  std::bernoulli_distribution keep_factor(0.5), factor_draw(factor_share), fill_flip(0.5);\n"
+      << "  std::uniform_int_distribution<uint32_t> factor_of(0, 32767);\n  constexpr uint64_t fill = " << kFactorFillCycles
+      << ";\n";
   if (s.driver == "axi_dma")
     o << "  std::bernoulli_distribution issue, write_of(0.25);\n"
       << "  std::uniform_int_distribution<uint32_t> beats_of(1, 1u << (seed % 6)), latency_of(1, 8);\n"
@@ -490,7 +492,7 @@ GateActivity run_gate_simulation(const fs::path& binary, const GateNetlist& netl
   fs::create_directories(run_dir);
   std::ostringstream args;
   args << stim.cycles << " " << stim.toggle_rate << " " << stim.seed << " " << stim.zero_fraction << " " << stim.enable_rate
-       << " " << stim.side_share;
+       << " " << stim.side_share << " " << stim.factor_share;
   for (int64_t v : stim.settings) args << " " << v;
   const CommandResult r = run_command("cd " + shell_quote(run_dir) + " && " + shell_quote(binary.string()) + " " + args.str());
   if (r.status != 0) fail("gate-level simulation of " + netlist.top, r.output);

@@ -27,9 +27,17 @@ namespace fsgen {
 // one high in an enabled cycle with probability side_share (a dot array's loads against its
 // streams); its cycles are the side cycles. A side_enable that is not one of the enables
 // qualifies them: it is high in an enabled cycle with probability side_share (the
-// rescaling array's sc, which rescales its accumulators in that cycle), and factor_port's
-// words, one Q0.15 rescale factor per row, are redrawn in its cycles: 1.0 with probability
-// one half (the row's running max unchanged), else uniform in [0, 1).
+// rescaling array's sc, which rescales its accumulators in that cycle).
+// With factor_port (one Q0.15 rescale factor per row, a 32-bit word each): in every cycle
+// after reset, enabled or not, each row's factor is redrawn with probability factor_share,
+// 1.0 with probability one half (the row's running max unchanged), else uniform in [0, 1),
+// as a controller writes a row's factor in its softmax pass whether or not the array
+// streams; and the first kFactorFillCycles cycles after reset are enabled with every data
+// bit flipping with probability one half (whatever the toggle rate), so that the
+// accumulators hold values, as a design's do between its passes (the rescale multipliers
+// acc x alpha switch with a factor only where acc is not zero).
+constexpr uint64_t kFactorFillCycles = 8;
+
 struct PrimitiveStimulus {
   uint64_t cycles = 1000;
   double toggle_rate = 0.2;
@@ -44,6 +52,7 @@ struct PrimitiveStimulus {
   std::string side_enable;
   double side_share = 0.5;
   std::string factor_port;
+  double factor_share = 0;
   // "axi_dma": instead of the above, the DMA's controller and AXI slave (gate_sim.cpp,
   // axi_dma_testbench); the rates keep their meaning for its data, enable_rate sets how
   // busy it is, and its enabled cycles are its data beats.

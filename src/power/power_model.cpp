@@ -163,20 +163,26 @@ std::vector<std::string> activity_features(const PrimitiveDef& def) {
   if (def.structural()) return {};
   std::vector<std::string> f = {"alpha", "enable", "zeros"};
   if (!def.side_enable.empty()) f.push_back("side");
+  if (!def.factor_port.empty()) f.push_back("factor");
   return f;
 }
 
-// One row of activity features: alpha, enable, zeros and, for a primitive with a side
-// enable, side (unused entries are 0).
-using ActivityRow = std::array<float, 4>;
+// One row of activity features: alpha, enable, zeros, then side for a primitive with a
+// side enable and factor for one with a factor port, in that order (the row's first
+// activity_features(def).size() entries are its features).
+using ActivityRow = std::array<float, 5>;
 
-ActivityRow activity_row(double alpha, double enable, double zeros, double side) {
-  return {float(alpha), float(enable), float(zeros), float(side)};
+ActivityRow activity_row(const PrimitiveDef& def, double alpha, double enable, double zeros, double side, double factor) {
+  ActivityRow r{float(alpha), float(enable), float(zeros), 0.0f, 0.0f};
+  size_t at = 3;
+  if (!def.side_enable.empty()) r[at++] = float(side);
+  if (!def.factor_port.empty()) r[at++] = float(factor);
+  return r;
 }
 
-std::vector<float> features_of(const CharPoint& p, size_t activity_columns) {
+std::vector<float> features_of(const PrimitiveDef& def, const CharPoint& p, size_t activity_columns) {
   std::vector<float> f(p.h.begin(), p.h.end());
-  const ActivityRow a = activity_row(p.alpha, p.enable, p.zeros, p.side);
+  const ActivityRow a = activity_row(def, p.alpha, p.enable, p.zeros, p.side, p.factor);
   f.insert(f.end(), a.begin(), a.begin() + long(activity_columns));
   return f;
 }
@@ -343,7 +349,7 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
   std::map<std::vector<int>, std::pair<double, double>> by_size;  // leakage, area
   for (const CharPoint* p : pts) {
     const double elements = def.elements(p->h);
-    const auto f = features_of(*p, activity.size());
+    const auto f = features_of(def, *p, activity.size());
     const bool held_out = std::hash<std::string>{}(p->key()) % 5 == 0;
     (held_out ? xte : xtr).insert((held_out ? xte : xtr).end(), f.begin(), f.end());
     if (held_out) yte.push_back(p->dynamic_fj), ete.push_back(elements);
@@ -447,20 +453,21 @@ StructuralEnergy PowerModel::structural_energy(const std::string& kind, const st
 std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::vector<int>& h,
                                            const std::vector<PrimitiveActivity>& activity) const {
   const PrimitivePowerModel& m = primitive(kind);
-  const size_t activity_columns = activity_features(primitive_def(kind)).size(), cols = h.size() + activity_columns;
+  const PrimitiveDef& def = primitive_def(kind);
+  const size_t activity_columns = activity_features(def).size(), cols = h.size() + activity_columns;
   if (cols != m.features.size())
     fail("power model", kind + ": expected " + std::to_string(m.features.size() - activity_columns) + " hyperparameters");
   if (activity.empty()) return {};
-  FSGEN_ASSERT(!primitive_def(kind).structural(), "a structural primitive is priced by structural_energy");
+  FSGEN_ASSERT(!def.structural(), "a structural primitive is priced by structural_energy");
   // Each distinct path through the trees is predicted once: rows whose activities lie in the
   // same intervals between the trees' split conditions. Short windows repeat a few
   // activities exactly (looked up first, without the intervals' searches); longer ones
   // differ mostly within an interval.
-  using Key = std::array<uint32_t, 4>;  // a row's feature bits, or its intervals
+  using Key = std::array<uint32_t, 5>;  // a row's feature bits, or its intervals
   struct KeyHash {
     size_t operator()(const Key& k) const {
       return (size_t(k[0]) * 0x9E3779B97F4A7C15ull) ^ (size_t(k[1]) * 0xC2B2AE3D27D4EB4Full) ^ k[2] ^
-             (size_t(k[3]) << 32);
+             (size_t(k[3]) << 32) ^ (size_t(k[4]) * 0x165667B19E3779F9ull);
     }
   };
   std::unordered_map<Key, size_t, KeyHash> path_of_row, path_of_intervals;
@@ -468,7 +475,7 @@ std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::v
   std::vector<float> x;
   for (size_t i = 0; i < activity.size(); ++i) {
     const PrimitiveActivity& a = activity[i];
-    const ActivityRow f = activity_row(a.alpha, a.enable, a.zeros, a.side);
+    const ActivityRow f = activity_row(def, a.alpha, a.enable, a.zeros, a.side, a.factor);
     Key bits;
     std::memcpy(bits.data(), f.data(), sizeof bits);
     const auto [seen, new_row] = path_of_row.emplace(bits, 0);
@@ -483,7 +490,7 @@ std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::v
   }
   const std::vector<float> per_element =
       m.trees->with_fixed(std::vector<float>(h.begin(), h.end())).predict_rows(x.data(), path_of_intervals.size());
-  const double elements = primitive_def(kind).elements(h);
+  const double elements = def.elements(h);
   std::vector<double> out(activity.size());
   for (size_t i = 0; i < out.size(); ++i) out[i] = std::max(0.0, double(per_element[path[i]])) * elements;
   return out;
@@ -534,6 +541,10 @@ PowerModel train_power_model(const Dataset& d, int rounds) {
   std::map<std::string, std::vector<const CharPoint*>> by_kind;
   for (const auto& p : d.points) by_kind[p.kind].push_back(&p);
   if (by_kind.empty()) fail("dataset", "no points to train on");
+  for (const auto& [kind, pts] : by_kind)
+    if (d.format < 4 && !primitive_def(kind).factor_port.empty())
+      fail("dataset", kind + ": format " + std::to_string(d.format) +
+                          " has no factor toggles, expected format 4 (characterise " + kind + " again)");
   for (const auto& [kind, pts] : by_kind) m.primitives[kind] = train_primitive(kind, pts, rounds);
   return m;
 }

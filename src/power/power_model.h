@@ -1,8 +1,9 @@
 // The hierarchical power model (docs/POWER.md, "Model"): one XGBoost regressor per
 // primitive kind, trained on its characterisation points, predicting the dynamic energy
 // per processing element per cycle from the primitive's hyperparameters and activity
-// (alpha, enable, zeros and a side enable's share, as in characterize.h); a block's dynamic
-// energy is that times its elements. Leakage and area are fitted as a + b x elements over the characterised sizes.
+// (alpha, enable, zeros, a side enable's share and a factor port's toggles, as in
+// characterize.h); a block's dynamic energy is that times its elements. Leakage and area
+// are fitted as a + b x elements over the characterised sizes.
 // A structural primitive (the controller, the register file) has no booster: its idle
 // energy per cycle is fitted over its sizes as its leakage is. A design's power is the sum
 // over its primitive instances.
@@ -91,7 +92,7 @@ struct ModelQuality {
 
 struct PrimitivePowerModel {
   std::string kind;
-  std::vector<std::string> features;  // hyperparameters, then alpha, enable, zeros (and side, if it has one)
+  std::vector<std::string> features;  // hyperparameters, then alpha, enable, zeros (and side, factor, if it has them)
   nlohmann::json booster;  // XGBoost's JSON of the booster: dynamic fJ per element per cycle
   std::unique_ptr<TreeEnsemble> trees;  // its trees, for prediction
   LinearFit leakage_mw, area_um2;
@@ -131,6 +132,7 @@ struct PrimitiveActivity {
   double enable = 0;  // share of cycles busy
   double zeros = 0;   // share of zero operand bytes
   double side = 0;    // share of cycles with the side enable (PrimitiveDef::side_enable)
+  double factor = 0;  // toggles on the rescale factors / (bits x cycles) (PrimitiveDef::factor_port)
 };
 
 class PowerModel {

@@ -72,10 +72,12 @@ ActivitySource activity_source(const Graph& g, const RunResult& r, const Block& 
     return s;
   }
   const bool outputs_too = !def.alpha_ports.empty();
-  for (const auto& port : b.ports)
-    if (def.probes.empty() ? !port.output || outputs_too
-                           : std::find(def.probes.begin(), def.probes.end(), port.name) != def.probes.end())
-      if (const ToggleProbe* probe = r.find_probe(b.name, port.name)) s.probes.push_back(probe);
+  for (const auto& port : b.ports) {
+    if (port.name == def.factor_port) continue;  // a feature of its own (BlockSeries::factor_toggles)
+    const bool gives_alpha = def.probes.empty() ? !port.output || outputs_too
+                                                : std::find(def.probes.begin(), def.probes.end(), port.name) != def.probes.end();
+    if (const ToggleProbe* probe = gives_alpha ? r.find_probe(b.name, port.name) : nullptr) s.probes.push_back(probe);
+  }
   return s;
 }
 
@@ -240,6 +242,8 @@ struct BlockSeries {
   const std::vector<double>* zero_bytes = nullptr;
   std::vector<double> toggles;  // of its probes
   uint64_t bits = 0;            // their width
+  std::vector<double> factor_toggles;  // of its factor port's probe (PrimitiveDef::factor_port)
+  uint64_t factor_bits = 0;
   double run_zeros = 0;         // the run's zero share, for windows without operands
 
   double enabled_cycles(uint64_t w) const {
@@ -247,7 +251,8 @@ struct BlockSeries {
   }
   PrimitiveActivity at(uint64_t w, double len) const {
     return {bits ? toggles[w] / (double(bits) * len) : 0.0, enabled_cycles(w) / len,
-            window_zero_share(bytes, zero_bytes, w, run_zeros), window_value(side, w) / len};
+            window_zero_share(bytes, zero_bytes, w, run_zeros), window_value(side, w) / len,
+            factor_bits ? factor_toggles[w] / (double(factor_bits) * len) : 0.0};
   }
 };
 
@@ -329,6 +334,8 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
   series.bytes = find_or_null(timeline.operand_bytes, source.timed_block);
   series.zero_bytes = find_or_null(timeline.zero_bytes, source.timed_block);
   std::tie(series.toggles, series.bits) = probe_toggles(source.probes, windows, t.window);
+  if (const ToggleProbe* factors = def.factor_port.empty() ? nullptr : r.find_probe(b.name, def.factor_port))
+    std::tie(series.factor_toggles, series.factor_bits) = probe_toggles({factors}, windows, t.window);
   series.run_zeros = bp.zeros;
   const bool by_command = series.side && def.side_opens_burst;
   const std::vector<CommandWindows> commands =
@@ -346,6 +353,7 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
       const double len = double(t.window_cycles(w));
       activity[w - first] = series.at(w, len);
       bp.alpha += activity[w - first].alpha * len / double(t.cycles);
+      bp.factor += activity[w - first].factor * len / double(t.cycles);
       bp.busy += window_value(series.busy, w) / double(t.cycles);
       bp.enable += series.enabled_cycles(w) / double(t.cycles);
     }
@@ -611,6 +619,7 @@ void print_power(const PowerTrace& t, std::ostream& out) {
         << b.model << "; leakage " << b.leakage_mw << " mW";
     if (b.kind != "sram_macro" && !primitive_def(b.kind).structural())
       out << "; alpha " << b.alpha << ", busy " << b.busy << ", enabled " << b.enable << ", zeros " << b.zeros;
+    if (b.kind != "sram_macro" && !primitive_def(b.kind).factor_port.empty()) out << ", factor toggles " << b.factor;
     out << ")\n";
     if (!b.variant_note.empty()) out << "             extrapolated (not characterised): " << b.variant_note << "\n";
   }

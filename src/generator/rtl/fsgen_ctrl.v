@@ -163,7 +163,7 @@ module fsgen_ctrl #(
     output reg              acwb_sc,
     output reg  [7:0]       acwb_idx,
     output reg  [7:0]       acwb_off,
-    output reg  [TM*32-1:0] alpha_q,
+    output reg  [TM*32-1:0] alpha_q /*verilator public_flat_rd*/,
     output wire [7:0]       rdb_row,
     input  wire [TK*32-1:0] rdb_data,
     // the softmax / activation unit beside the controller (fsgen_softmax, ATTN = 1), on
