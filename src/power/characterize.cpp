@@ -361,8 +361,8 @@ const char* kStimulus =
     "softmax unit: passes of score rows of INT8 dot products loaded back to back, its outputs fed back, its state "
     "ports the last row's, gate passes a share of the FFN's, gate turned after a pass's last load, also at toggle "
     "rate 0.5; the rescaling array: sc that share of the enabled cycles, its accumulators filled in the 8 cycles "
-    "after reset (operand bits flipping with probability 0.5), then each row's Q0.15 factor redrawn in any cycle at a share 0, 0.25 or 1 (a second Latin "
-    "square; idle points also at 0.05, 0.25 and 1), 1.0 half the time)";
+    "after reset (operand bits flipping with probability 0.5), then each row's Q0.15 factor redrawn in any cycle "
+    "at a share 0, 0.25 or 1 (a second Latin square; idle points also at 0.05, 0.25 and 1), 1.0 half the time)";
 
 std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, const Liberty& lib) {
   return {{"format", "fsgen-characterisation " + std::to_string(kFormat)},
