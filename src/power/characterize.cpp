@@ -265,7 +265,6 @@ constexpr double kClockMhz = 1000;  // the engine's clock for the labels (energy
 // Format 4; formats 3 (no factor column) and 2 (nor window and events) are read too, as
 // their rows with the missing columns at 0 (empty events): a primitive with a factor port
 // needs format 4 to be trained (power_model.cpp).
-constexpr int kFormat = 4;
 const char* kColumns =
     "kind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,factor,events,dynamic_fj,leakage_mw,"
     "area_um2";
@@ -365,7 +364,7 @@ const char* kStimulus =
     "at a share 0, 0.25 or 1 (a second Latin square; idle points also at 0.05, 0.25 and 1), 1.0 half the time)";
 
 std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, const Liberty& lib) {
-  return {{"format", "fsgen-characterisation " + std::to_string(kFormat)},
+  return {{"format", "fsgen-characterisation " + std::to_string(kDatasetFormat)},
           {"liberty", lib.name + (o.liberty.empty() ? " (built in)" : " (" + o.liberty + ")")},
           {"yosys", tool_version("yosys", "-V")},
           {"verilator", tool_version("verilator", "--version")},
@@ -585,7 +584,7 @@ Dataset read_dataset(const std::string& path) {
       continue;
     }
     if (!header_seen) {
-      d.format = line == kColumnsFormat2 ? 2 : line == kColumnsFormat3 ? 3 : kFormat;
+      d.format = line == kColumnsFormat2 ? 2 : line == kColumnsFormat3 ? 3 : kDatasetFormat;
       if (line != columns_of_format(d.format))
         fail(path + ":" + std::to_string(n), "expected the column header " + std::string(kColumns));
       header_seen = true;

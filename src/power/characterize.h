@@ -144,9 +144,13 @@ struct CharPoint {
   std::string key() const;  // identifies the point for resuming
 };
 
+// The dataset format written (fsgen-characterisation N; 2 and 3 are read too), and the first
+// with the factor column.
+constexpr int kDatasetFormat = 4, kDatasetFormatWithFactor = 4;
+
 struct Dataset {
   std::map<std::string, std::string> provenance;  // liberty, tools, cycles, seed
-  int format = 4;                                  // its column layout (fsgen-characterisation 2, 3 or 4)
+  int format = kDatasetFormat;                     // its column layout
   std::vector<CharPoint> points;
 };
 Dataset read_dataset(const std::string& path);  // UserError naming file and line on a malformed row

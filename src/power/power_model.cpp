@@ -542,9 +542,9 @@ PowerModel train_power_model(const Dataset& d, int rounds) {
   for (const auto& p : d.points) by_kind[p.kind].push_back(&p);
   if (by_kind.empty()) fail("dataset", "no points to train on");
   for (const auto& [kind, pts] : by_kind)
-    if (d.format < 4 && !primitive_def(kind).factor_port.empty())
-      fail("dataset", kind + ": format " + std::to_string(d.format) +
-                          " has no factor toggles, expected format 4 (characterise " + kind + " again)");
+    if (d.format < kDatasetFormatWithFactor && !primitive_def(kind).factor_port.empty())
+      fail("dataset", kind + ": format " + std::to_string(d.format) + " has no factor toggles, expected format " +
+                          std::to_string(kDatasetFormatWithFactor) + " (characterise " + kind + " again)");
   for (const auto& [kind, pts] : by_kind) m.primitives[kind] = train_primitive(kind, pts, rounds);
   return m;
 }

@@ -617,9 +617,10 @@ void print_power(const PowerTrace& t, std::ostream& out) {
   for (const auto& b : t.blocks) {
     out << "  " << std::left << std::setw(10) << b.block << std::right << std::setw(10) << b.average_mw << " mW  ("
         << b.model << "; leakage " << b.leakage_mw << " mW";
-    if (b.kind != "sram_macro" && !primitive_def(b.kind).structural())
+    if (b.kind != "sram_macro" && !primitive_def(b.kind).structural()) {
       out << "; alpha " << b.alpha << ", busy " << b.busy << ", enabled " << b.enable << ", zeros " << b.zeros;
-    if (b.kind != "sram_macro" && !primitive_def(b.kind).factor_port.empty()) out << ", factor toggles " << b.factor;
+      if (!primitive_def(b.kind).factor_port.empty()) out << ", factor toggles " << b.factor;
+    }
     out << ")\n";
     if (!b.variant_note.empty()) out << "             extrapolated (not characterised): " << b.variant_note << "\n";
   }
