@@ -1,4 +1,5 @@
 #include "core/write_file.h"
+#include "core/folder_lock.h"
 
 #include <gtest/gtest.h>
 
@@ -63,6 +64,23 @@ TEST(WriteFile, ATextFileUnderAFileNamesWhatItWrites) {
   const fs::path f = blocker / "build.stamp";
   EXPECT_EQ(test::error_of([&] { write_text_file(f, "stamp", "build stamp"); }),
             f.string() + ": cannot write the build stamp");
+}
+
+// A work folder is one run's at a time: a second hold fails at once naming the folder and
+// what holds it (two golden replays in one folder overwrote each other's stimulus), and the
+// folder is free again once the first is released.
+TEST(FolderLock, ASecondRunInTheFolderFailsUntilTheFirstEnds) {
+  const fs::path d = fresh_dir("fsgen_folder_lock");
+  {
+    const FolderLock first(d.string(), "fsgen power --golden run");
+    EXPECT_EQ(test::error_of([&] { FolderLock second(d.string(), "fsgen power --golden run"); }),
+              d.string() + ": in use by another fsgen power --golden run (its replays would overwrite this run's files): "
+                           "wait for it to end, or give this run another output folder");
+  }
+  EXPECT_NO_THROW(FolderLock again(d.string(), "fsgen characterize run"));
+  EXPECT_NE(test::error_of([&] { FolderLock missing((d / "no_such_folder").string(), "fsgen characterize run"); })
+                .find("cannot open the folder's lock"),
+            std::string::npos);
 }
 
 }  // namespace

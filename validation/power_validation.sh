@@ -4,7 +4,8 @@
 # sparse_power_specs.sh (value-sparse) and softmax_power_specs.sh (the fused datapath's
 # softmax / activation unit) with its kernel on the
 # SystemC model (prediction) and on the Verilated RTL replayed into the arrays' gate-level
-# netlists (golden), appends each design's records, then scores fsgen's model and the
+# netlists (golden), appends each design's records and writes its predicted and golden
+# traces per block and cycle (<out>/<design>.trace.csv), then scores fsgen's model and the
 # baselines: a Markdown table and a predicted-against-golden PNG.
 # Resumable: designs already in the records are not run again. --whole-core also replays
 # each core's controller and register file (the structural primitives) and the
@@ -59,7 +60,7 @@ while IFS='|' read -r name args; do
   echo "== $name" >&2
   # shellcheck disable=SC2086
   if ! "$FSGEN" power "$OUT/specs/$name.yaml" $args --power-model "$OUT/model.json" --window 1 --golden "${WHOLE_CORE[@]}" \
-      "${LIB_ARGS[@]}" -o "$OUT/rtl" --record "$RECORDS" < /dev/null > "$OUT/$name.log" 2>&1; then
+      "${LIB_ARGS[@]}" -o "$OUT/rtl" --record "$RECORDS" --golden-csv "$OUT/$name.trace.csv" < /dev/null > "$OUT/$name.log" 2>&1; then
     echo "FAILED: $name (see $OUT/$name.log)" >&2; failed=$((failed + 1))
   fi
 done < "$OUT/designs.txt"

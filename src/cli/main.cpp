@@ -8,10 +8,12 @@
 #include <functional>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 
 #include "compiler/matmul.h"
 #include "compiler/model_config.h"
 #include "core/error.h"
+#include "core/folder_lock.h"
 #include "core/write_file.h"
 #include "generator/graph.h"
 #include "generator/spec.h"
@@ -679,6 +681,8 @@ int run(int argc, char** argv) {
     const std::string lib_name = liberty.empty() ? "fsgen45" : std::filesystem::path(liberty).stem().string();
     const std::string work = (std::filesystem::path(out_root) / "golden_power" / lib_name).string();
     std::filesystem::create_directories(work);
+    std::optional<FolderLock> replaying;  // the golden replays' builds and stimulus files are this run's
+    if (golden) replaying.emplace(work, "fsgen power --golden run");
     const Liberty lib = prepare_liberty(liberty, work);
     pm.require_liberty(lib.name);
     const DesignMacros macros = design_macros(g, macro_technology(read_liberty_file(lib.path), macro_opts.node_nm), macro_opts);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/folder_lock.h"
 #include "core/regmap.h"
 #include "generator/graph.h"
 #include "generator/verilog_emitter.h"
@@ -353,15 +354,16 @@ std::string tool_version(const std::string& tool, const std::string& flag) {
 // array's factors in any cycle at a share of their own (and fills its accumulators first),
 // the others' unchanged.
 const char* kStimulus =
-    "13 (the controller under kernels: four matmuls on training cores of its kernel sizes, its netlist replaying "
+    "14 (the controller under kernels: four matmuls on training cores of its kernel sizes, its netlist replaying "
     "their RTL's ports, in windows of 16 cycles; the fused controller the same way under five attention and FFN "
     "kernels; the controller and register file: idle, the clock alone, labelled by the engine without simulation; dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or "
     "0.9 of them, a Latin square over rate, zeros and enable; the DMA: bursts answered by an AXI slave; the "
     "softmax unit: passes of score rows of INT8 dot products loaded back to back, its outputs fed back, its state "
     "ports the last row's, gate passes a share of the FFN's, gate turned after a pass's last load, also at toggle "
     "rate 0.5; the rescaling array: sc that share of the enabled cycles, its accumulators filled in the 8 cycles "
-    "after reset (operand bits flipping with probability 0.5), then each row's Q0.15 factor redrawn in any cycle "
-    "at a share 0, 0.25 or 1 (a second Latin square; idle points also at 0.05, 0.25 and 1), 1.0 half the time)";
+    "after reset (operand bits flipping with probability 0.5, no byte zeroed), then each row's Q0.15 factor redrawn "
+    "in any cycle at a share 0, 0.25 or 1 (a second Latin square; idle points also at 0.05, 0.1, 0.25, 0.5 and 1), "
+    "1.0 half the time)";
 
 std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, const Liberty& lib) {
   return {{"format", "fsgen-characterisation " + std::to_string(kDatasetFormat)},
@@ -419,7 +421,7 @@ std::vector<Stimulus> stimulus_grid(bool small, const PrimitiveDef& def) {
   // the next pass's factors): the cycles in which a design's rescale multipliers switch
   // alone.
   if (factors)
-    for (double f : {0.05, 0.25, 1.0}) g.push_back({0.0, 0.0, 0.0, 0.0, f});
+    for (double f : {0.05, 0.1, 0.25, 0.5, 1.0}) g.push_back({0.0, 0.0, 0.0, 0.0, f});
   return g;
 }
 
@@ -662,6 +664,7 @@ CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string
     for (const auto& k : o.kinds) defs.push_back(&primitive_def(k));
   check_sizes(defs, o.sizes);
   fs::create_directories(o.work_dir);
+  const FolderLock building(o.work_dir, "fsgen characterize run");  // its sizes' builds and runs are this run's
   const Liberty lib = prepare_liberty(o.liberty, o.work_dir);
   std::set<std::string> done;
   std::ofstream out = open_dataset(path, provenance_of(o, lib), done);

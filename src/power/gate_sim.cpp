@@ -36,8 +36,13 @@ std::string write_cell_models(const Liberty& lib, const std::string& dir) {
 
 // C++ statements for one data port (`width` bits) in an enabled cycle: every bit flips
 // with the toggle rate (`flip`, a draw in the testbench), then every byte is forced to zero
-// with the zero fraction; the port's zero and data bytes are counted.
-std::string drive_data_port(const std::string& name, size_t width, const std::string& flip = "flip(rng)") {
+// with the zero fraction; the port's zero and data bytes are counted. While `filling` (a
+// condition in the testbench, "" never) no byte is forced to zero nor counted: the cycles
+// that give the rescaling array's accumulators their values, whatever the zero fraction.
+std::string drive_data_port(const std::string& name, size_t width, const std::string& flip = "flip(rng)",
+                            const std::string& filling = "") {
+  const std::string when_zeroed = filling.empty() ? "" : "!(" + filling + ") && ";
+  const std::string counted = filling.empty() ? "" : "if (!(" + filling + ")) { ", counted_end = filling.empty() ? "" : " }";
   std::ostringstream o;
   const size_t words = (width + 31) / 32;
   const bool wide = width > 64;
@@ -48,14 +53,14 @@ std::string drive_data_port(const std::string& name, size_t width, const std::st
       << "; ++b) if (" << flip << ") m |= 1u << b; " << word("w") << " ^= m; }\n"
       << "      for (int y = 0; y < " << (width + 7) / 8 << "; ++y) {\n"
       << "        uint32_t& v = " << word("y / 4") << "; const int sh = (y % 4) * 8;\n"
-      << "        if (zero(rng)) v &= ~(0xFFu << sh);\n"
-      << "        zero_bytes += ((v >> sh) & 0xFFu) == 0; ++data_bytes;\n      }\n";
+      << "        if (" << when_zeroed << "zero(rng)) v &= ~(0xFFu << sh);\n"
+      << "        " << counted << "zero_bytes += ((v >> sh) & 0xFFu) == 0; ++data_bytes;" << counted_end << "\n      }\n";
   } else {
     o << "      uint64_t m = 0; for (int b = 0; b < " << width << "; ++b) if (" << flip << ") m |= 1ull << b;\n"
       << "      uint64_t v = uint64_t(top->" << name << ") ^ m;\n"
       << "      for (int y = 0; y < " << (width + 7) / 8 << "; ++y) {\n"
-      << "        if (zero(rng)) v &= ~(0xFFull << (8 * y));\n"
-      << "        zero_bytes += ((v >> (8 * y)) & 0xFFull) == 0; ++data_bytes;\n      }\n"
+      << "        if (" << when_zeroed << "zero(rng)) v &= ~(0xFFull << (8 * y));\n"
+      << "        " << counted << "zero_bytes += ((v >> (8 * y)) & 0xFFull) == 0; ++data_bytes;" << counted_end << "\n      }\n"
       << "      top->" << name << " = v;\n";
   }
   o << "    }\n";
@@ -262,7 +267,8 @@ std::string random_ports(const GateNetlist& n, const PrimitiveStimulus& s) {
       const std::string when = tied == s.enable_of.end() ? "" : "    if (top->" + tied->second + ")\n";
       if (counter != s.counters.end())
         o << when << "      top->" << port << " = (top->" << port << " + 1) % " << counter->second << ";\n";
-      else o << when << drive_data_port(port, bits.size(), s.factor_port.empty() ? "flip(rng)" : "(filling ? fill_flip(rng) : flip(rng))");
+      else if (s.factor_port.empty()) o << when << drive_data_port(port, bits.size());
+      else o << when << drive_data_port(port, bits.size(), "(filling ? fill_flip(rng) : flip(rng))", "filling");
     }
   o << "    }\n";
   if (!s.factor_port.empty()) o << redraw_factors(s.factor_port, n.ports.at(s.factor_port).size());

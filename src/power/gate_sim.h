@@ -33,9 +33,10 @@ namespace fsgen {
 // 1.0 with probability one half (the row's running max unchanged), else uniform in [0, 1),
 // as a controller writes a row's factor in its softmax pass whether or not the array
 // streams; and the first kFactorFillCycles cycles after reset are enabled with every data
-// bit flipping with probability one half (whatever the toggle rate), so that the
-// accumulators hold values, as a design's do between its passes (the rescale multipliers
-// acc x alpha switch with a factor only where acc is not zero).
+// bit flipping with probability one half and no byte forced to zero (whatever the toggle
+// rate and zero fraction; their bytes are not counted), so that the accumulators hold
+// values, as a design's do between its passes (the rescale multipliers acc x alpha switch
+// with a factor only where acc is not zero).
 constexpr uint64_t kFactorFillCycles = 8;
 
 struct PrimitiveStimulus {

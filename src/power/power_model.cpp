@@ -4,6 +4,7 @@
 
 #include <xgboost/c_api.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <unordered_map>
@@ -156,7 +157,7 @@ std::vector<float> TreeEnsemble::predict_rows(const float* x, size_t rows) const
 
 namespace {
 
-constexpr const char* kFormat = "fsgen-power-model 5";
+constexpr const char* kFormat = "fsgen-power-model 6";
 
 // The activity features of a primitive's model, after its hyperparameters.
 std::vector<std::string> activity_features(const PrimitiveDef& def) {
@@ -249,6 +250,43 @@ std::vector<double> event_terms(const PrimitiveDef& def, const std::vector<int>&
 }
 
 using FitPoints = std::vector<std::pair<std::vector<double>, double>>;
+
+// PrimitivePowerModel::factor_fj: per size, the slope over its idle points' factor toggles.
+std::map<std::vector<int>, double> fit_factor_energy(const PrimitiveDef& def, const std::vector<const CharPoint*>& pts) {
+  std::map<std::vector<int>, FitPoints> idle_of_size;
+  for (const CharPoint* p : pts) {
+    auto& idle = idle_of_size[p->h];
+    if (p->enable_rate == 0 && p->events.empty()) idle.push_back({{p->factor}, p->dynamic_fj / def.elements(p->h)});
+  }
+  std::map<std::vector<int>, double> slopes;
+  for (const auto& [h, idle] : idle_of_size) {
+    const bool writes = std::any_of(idle.begin(), idle.end(), [](const auto& q) { return q.first.front() > 0; });
+    slopes[h] = writes ? fit_least_squares(idle).b.front() : 0.0;
+  }
+  return slopes;
+}
+
+// The entry of a per-size fit at the characterised size nearest h: the least summed log
+// ratio of its hyperparameters to h's.
+template <class Fit>
+const Fit& nearest_size(const std::map<std::vector<int>, Fit>& by_size, const std::vector<int>& h) {
+  FSGEN_ASSERT(!by_size.empty(), "a per-size fit with at least one size");
+  auto distance = [&](const std::vector<int>& size) {
+    double d = 0;
+    for (size_t i = 0; i < h.size() && i < size.size(); ++i)
+      d += std::fabs(std::log(double(std::max(1, h[i])) / double(std::max(1, size[i]))));
+    return d;
+  };
+  auto best = by_size.begin();
+  for (auto it = by_size.begin(); it != by_size.end(); ++it)
+    if (distance(it->first) < distance(best->first)) best = it;
+  return best->second;
+}
+
+// What a unit of factor toggles adds per element per cycle at h (PrimitivePowerModel::factor_fj).
+double factor_slope(const PrimitivePowerModel& m, const std::vector<int>& h) {
+  return m.factor_fj.empty() ? 0.0 : nearest_size(m.factor_fj, h);
+}
 
 // The kernel points' fit (event_fj) and its quality, each training core left out in turn:
 // the MAPE of its runs' average dynamic energy (idle included), the R of its windows'.
@@ -345,15 +383,17 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
   m.features.insert(m.features.end(), activity.begin(), activity.end());
   const size_t cols = m.features.size();
   std::vector<float> xtr, ytr, xte;
-  std::vector<double> yte, ete;
+  std::vector<double> yte, ete, test_factor;
+  std::vector<std::vector<int>> test_h;
   std::map<std::vector<int>, std::pair<double, double>> by_size;  // leakage, area
+  if (!def.factor_port.empty()) m.factor_fj = fit_factor_energy(def, pts);
   for (const CharPoint* p : pts) {
     const double elements = def.elements(p->h);
     const auto f = features_of(def, *p, activity.size());
     const bool held_out = std::hash<std::string>{}(p->key()) % 5 == 0;
     (held_out ? xte : xtr).insert((held_out ? xte : xtr).end(), f.begin(), f.end());
-    if (held_out) yte.push_back(p->dynamic_fj), ete.push_back(elements);
-    else ytr.push_back(float(p->dynamic_fj / elements));
+    if (held_out) yte.push_back(p->dynamic_fj), ete.push_back(elements), test_h.push_back(p->h), test_factor.push_back(p->factor);
+    else ytr.push_back(float(p->dynamic_fj / elements - factor_slope(m, p->h) * p->factor));
     by_size[p->h] = {p->leakage_mw, p->area_um2};
   }
   for (const auto& size : by_size) m.characterised_sizes.push_back(size.first);
@@ -377,7 +417,7 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
     std::vector<double> got(yte.size());
     double ape = 0;
     for (size_t i = 0; i < yte.size(); ++i) {
-      got[i] = double(pred[i]) * ete[i];
+      got[i] = (double(pred[i]) + factor_slope(m, test_h[i]) * test_factor[i]) * ete[i];
       ape += std::fabs(got[i] - yte[i]) / std::max(1e-9, std::fabs(yte[i]));
     }
     m.quality.mape = 100.0 * ape / double(yte.size());
@@ -490,9 +530,10 @@ std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::v
   }
   const std::vector<float> per_element =
       m.trees->with_fixed(std::vector<float>(h.begin(), h.end())).predict_rows(x.data(), path_of_intervals.size());
-  const double elements = def.elements(h);
+  const double elements = def.elements(h), slope = factor_slope(m, h);
   std::vector<double> out(activity.size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = std::max(0.0, double(per_element[path[i]])) * elements;
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = std::max(0.0, double(per_element[path[i]]) + slope * activity[i].factor) * elements;
   return out;
 }
 
@@ -507,17 +548,7 @@ std::vector<double> PowerModel::cycle_energy_fj(const std::string& kind, const s
                                                 const std::vector<PrimitiveActivity>& activity) const {
   const PrimitivePowerModel& m = primitive(kind);
   if (m.cycle_energy.empty()) fail("power model", kind + ": no energy per kind of cycle (its side enable opens no burst)");
-  // The nearest characterised size: the least summed log ratio of its hyperparameters to h.
-  auto distance = [&](const std::vector<int>& size) {
-    double d = 0;
-    for (size_t i = 0; i < h.size() && i < size.size(); ++i)
-      d += std::fabs(std::log(double(std::max(1, h[i])) / double(std::max(1, size[i]))));
-    return d;
-  };
-  const LinearFit* fit = &m.cycle_energy.begin()->second;
-  double best = distance(m.cycle_energy.begin()->first);
-  for (const auto& [size, f] : m.cycle_energy)
-    if (const double d = distance(size); d < best) best = d, fit = &f;
+  const LinearFit* fit = &nearest_size(m.cycle_energy, h);
   const double elements = primitive_def(kind).elements(h);
   std::vector<double> out;
   out.reserve(activity.size());
@@ -563,6 +594,7 @@ void save_power_model(const PowerModel& m, const std::string& path) {
                     {"test_mape_percent", p.quality.mape}, {"test_pearson_r", p.quality.pearson}};
     e["characterised_sizes"] = p.characterised_sizes;
     for (const auto& [h, f] : p.cycle_energy) e["cycle_energy"].push_back({{"h", h}, {"a", f.a}, {"b_enable_side_alpha", f.b}});
+    for (const auto& [h, slope] : p.factor_fj) e["factor_fj"].push_back({{"h", h}, {"fj_per_element_per_factor", slope}});
     if (primitive_def(kind).structural()) {
       e["target"] = "dynamic energy per cycle of an idle instance (its clock), fJ";
       e["idle_fj"] = {{"a", p.idle_fj.a}, {"b_per_size_term", p.idle_fj.b}};
@@ -617,6 +649,11 @@ PowerModel load_power_model(const std::string& path) {
           p.cycle_energy[c.at("h").get<std::vector<int>>()] = {c.at("a"), c.at("b_enable_side_alpha").get<std::vector<double>>()};
         for (const auto& [h, f] : p.cycle_energy)
           if (f.b.size() != 3) fail(path, kind + ": expected three cycle-energy coefficients (enable, side, alpha)");
+      }
+      if (!def.factor_port.empty()) {
+        if (!e.contains("factor_fj") || e.at("factor_fj").empty())
+          fail(path, kind + ": expected its factor writes' energy per size (\"factor_fj\"; retrain with fsgen train)");
+        for (const auto& f : e.at("factor_fj")) p.factor_fj[f.at("h").get<std::vector<int>>()] = f.at("fj_per_element_per_factor");
       }
       if (def.structural()) {
         p.idle_fj = {e.at("idle_fj").at("a"), e.at("idle_fj").at("b_per_size_term").get<std::vector<double>>()};
