@@ -74,7 +74,7 @@ TEST(FolderLock, ASecondRunInTheFolderFailsUntilTheFirstEnds) {
   {
     const FolderLock first(d.string(), "fsgen power --golden run");
     EXPECT_EQ(test::error_of([&] { FolderLock second(d.string(), "fsgen power --golden run"); }),
-              d.string() + ": in use by another fsgen power --golden run (its replays would overwrite this run's files): "
+              d.string() + ": in use by another fsgen power --golden run, whose files this run would overwrite: "
                            "wait for it to end, or give this run another output folder");
   }
   EXPECT_NO_THROW(FolderLock again(d.string(), "fsgen characterize run"));

@@ -21,7 +21,8 @@ FolderLock::FolderLock(const std::string& dir, const std::string& holder) {
   ::close(fd_);
   fd_ = -1;
   if (err == EWOULDBLOCK)
-    fail(dir, "in use by another " + holder + " (its replays would overwrite this run's files): wait for it to end, or give this run another output folder");
+    fail(dir, "in use by another " + holder + ", whose files this run would overwrite: wait for it to end, or give this run "
+              "another output folder");
   fail(path, std::string("cannot lock the folder: ") + std::strerror(err));
 }
 
