@@ -352,7 +352,8 @@ std::string tool_version(const std::string& tool, const std::string& flag) {
 // the others' unchanged; version 11 adds the controller's kernel points (kernel_sizes);
 // version 12 the fused controller's, the others' unchanged; version 13 redraws the rescaling
 // array's factors in any cycle at a share of their own (and fills its accumulators first),
-// the others' unchanged.
+// the others' unchanged; version 14 fills them with dense operands whatever the zero
+// fraction and adds two idle points with factor writes, the others' unchanged.
 const char* kStimulus =
     "14 (the controller under kernels: four matmuls on training cores of its kernel sizes, its netlist replaying "
     "their RTL's ports, in windows of 16 cycles; the fused controller the same way under five attention and FFN "

@@ -231,7 +231,7 @@ std::string redraw_factors(const std::string& port, size_t width) {
 std::string random_ports(const GateNetlist& n, const PrimitiveStimulus& s) {
   std::ostringstream o;
   o << "    bool any = false;\n";
-  if (!s.factor_port.empty()) o << "    const bool filling = c >= 2 && c < 2 + fill;  // operands of every toggle rate\n";
+  if (!s.factor_port.empty()) o << "    const bool filling = c >= 2 && c < 2 + fill;  // dense operands, whatever the rate and zero fraction\n";
   const auto side = std::find(s.enables.begin(), s.enables.end(), s.side_enable);
   const bool qualifier = !s.side_enable.empty() && side == s.enables.end();
   FSGEN_ASSERT(s.side_enable.empty() || qualifier || (s.enables.size() == 2 && !s.enable_of.empty()),
