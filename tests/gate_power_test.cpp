@@ -97,6 +97,14 @@ TEST(GatePower, GateLevelSimulationGivesAPerCycleTrace) {
   for (double p : trace) mean += p / double(trace.size());
   EXPECT_NEAR(mean, model.power(a.toggles, busy.cycles).total_mw(), 1e-6 * mean);
   EXPECT_GT(*std::max_element(trace.begin() + 4, trace.end()), *std::min_element(trace.begin() + 4, trace.end()));
+  // A run less its first cycles is the trace's rest: its energy, and the clock's toggles.
+  GateActivity rest = a;
+  drop_first_cycles(rest, 10);
+  ASSERT_EQ(rest.cycles, busy.cycles - 10);
+  EXPECT_EQ(rest.toggles.at(n.ports.at("clk").at(0)), 2 * rest.cycles);
+  double rest_mean = 0;
+  for (size_t c = 10; c < trace.size(); ++c) rest_mean += trace[c] / double(rest.cycles);
+  EXPECT_NEAR(model.power(rest.toggles, rest.cycles).total_mw(), rest_mean, 1e-6 * rest_mean);
   PrimitiveStimulus quiet = busy;
   quiet.toggle_rate = 0.05;
   const GateActivity q = simulate_gates(m.synth, n, m.lib, quiet, sim_dir);

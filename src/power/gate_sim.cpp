@@ -212,14 +212,15 @@ std::string softmax_settled() {
          "    if (held >= 0) shown = held, shown_tile = next_tile, shown_gate = next_gate;\n";
 }
 
-// Every cycle after reset, each 32-bit word of `port` (one Q0.15 factor per row) is
-// redrawn with probability factor_share: 1.0 (32768) with probability one half, else
-// uniform in [0, 1) (PrimitiveStimulus::factor_port).
+// Each 32-bit word of `port` (one Q0.15 factor per row) drawn in the first reset cycle and
+// then, every cycle after reset, redrawn with probability factor_share: 1.0 (32768) with
+// probability one half, else uniform in [0, 1) (PrimitiveStimulus::factor_port).
 std::string redraw_factors(const std::string& port, size_t width) {
   std::ostringstream o;
   const size_t words = (width + 31) / 32;
-  o << "    for (int w = 0; c >= 2 && w < " << words << "; ++w)\n"
-    << "      if (factor_draw(rng)) {\n        const uint32_t f = keep_factor(rng) ? 32768u : factor_of(rng);\n";
+  o << "    for (int w = 0; w < " << words << "; ++w)\n"
+    << "      if (c == 0 || (c >= " << kResetCycles << " && factor_draw(rng))) {\n"
+    << "        const uint32_t f = keep_factor(rng) ? 32768u : factor_of(rng);\n";
   if (width > 64) o << "        top->" << port << "[w] = f;\n";
   else
     o << "        top->" << port << " = (uint64_t(top->" << port << ") & ~(uint64_t(0xFFFFFFFFu) << (32 * w))) | uint64_t(f) << (32 * w);\n";
@@ -231,33 +232,39 @@ std::string redraw_factors(const std::string& port, size_t width) {
 std::string random_ports(const GateNetlist& n, const PrimitiveStimulus& s) {
   std::ostringstream o;
   o << "    bool any = false;\n";
-  if (!s.factor_port.empty()) o << "    const bool filling = c >= 2 && c < 2 + fill;  // dense operands, whatever the rate and zero fraction\n";
+  if (!s.factor_port.empty())
+    o << "    const bool filling = c >= " << kResetCycles << " && c < " << kResetCycles
+      << " + fill;  // dense operands, whatever the rate and zero fraction\n";
   const auto side = std::find(s.enables.begin(), s.enables.end(), s.side_enable);
   const bool qualifier = !s.side_enable.empty() && side == s.enables.end();
   FSGEN_ASSERT(s.side_enable.empty() || qualifier || (s.enables.size() == 2 && !s.enable_of.empty()),
                "a random driver's side enable is one of two enables driven one at a time, or qualifies the enable");
   if (!s.side_enable.empty() && !qualifier)  // the side enable with its share, else the other
-    o << "    const bool on = c >= 2 && enable(rng);\n"
+    o << "    const bool on = c >= " << kResetCycles << " && enable(rng);\n"
       << "    const bool side_on = on && side_draw(rng);\n"
       << "    const int which = !on ? -1 : side_on ? " << (side - s.enables.begin()) << " : "
       << (side == s.enables.begin() ? 1 : 0) << ";\n    side += side_on;\n";
   else if (!s.enable_of.empty())  // one enable at a time, drawn uniformly in an enabled cycle
-    o << "    const int which = c >= 2 && enable(rng) ? int(std::uniform_int_distribution<int>(0, " << s.enables.size() - 1
-      << ")(rng)) : -1;\n";
+    o << "    const int which = c >= " << kResetCycles << " && enable(rng) ? int(std::uniform_int_distribution<int>(0, "
+      << s.enables.size() - 1 << ")(rng)) : -1;\n";
   for (const auto& [port, bits] : n.ports) {
     const auto e = std::find(s.enables.begin(), s.enables.end(), port);
-    if (port == s.reset_n) o << "    top->" << port << " = c >= 2;\n";
+    if (port == s.reset_n) o << "    top->" << port << " = c >= " << kResetCycles << ";\n";
     else if (e != s.enables.end() && !s.enable_of.empty())
       o << "    top->" << port << " = which == " << (e - s.enables.begin()) << ";\n    any = any || top->" << port << ";\n";
     else if (e != s.enables.end())
-      o << "    top->" << port << " = c >= 2 && (" << (s.factor_port.empty() ? "" : "filling || ")
+      o << "    top->" << port << " = c >= " << kResetCycles << " && (" << (s.factor_port.empty() ? "" : "filling || ")
         << "enable(rng));\n    any = any || top->" << port << ";\n";
     else if (listed(s.held_low, port) && bits.size() > 64)
       o << "    for (int w = 0; w < " << (bits.size() + 31) / 32 << "; ++w) top->" << port << "[w] = 0;\n";
     else if (listed(s.held_low, port)) o << "    top->" << port << " = 0;\n";
   }
-  o << "    enabled += any;\n";
-  if (qualifier) o << "    top->" << s.side_enable << " = any && side_draw(rng);\n    side += top->" << s.side_enable << ";\n";
+  // The fill's cycles set up the state the measured ones start from (characterize.cpp,
+  // SizeRun::set_up_cycles): not counted.
+  const std::string counted = s.factor_port.empty() ? "" : " && !filling";
+  o << "    enabled += any" << counted << ";\n";
+  if (qualifier)
+    o << "    top->" << s.side_enable << " = any && side_draw(rng);\n    side += top->" << s.side_enable << counted << ";\n";
   o << "    if (any) {\n";
   for (const auto& [port, bits] : n.ports)
     if (port != s.clock && port != s.reset_n && !n.outputs.count(port) && !listed(s.enables, port) && !listed(s.held_low, port) &&
@@ -406,6 +413,18 @@ void read_vcd_events(const std::string& path, const VcdHandlers& h) {
     }
   }
 }
+
+}  // namespace
+
+void drop_first_cycles(GateActivity& a, uint64_t n) {
+  FSGEN_ASSERT(n <= a.cycles && a.toggled_per_cycle.size() == a.cycles, "cycles dropped from a run's per-cycle activity");
+  for (uint64_t c = 0; c < n; ++c)
+    for (int bit : a.toggled_per_cycle[c]) --a.toggles[size_t(bit)];
+  a.toggled_per_cycle.erase(a.toggled_per_cycle.begin(), a.toggled_per_cycle.begin() + long(n));
+  a.cycles -= n;
+}
+
+namespace {
 
 // Per net bit of the netlist's top scope, its transitions per cycle (VCD time t belongs
 // to cycle t / 2).

@@ -28,16 +28,22 @@ namespace fsgen {
 // streams); its cycles are the side cycles. A side_enable that is not one of the enables
 // qualifies them: it is high in an enabled cycle with probability side_share (the
 // rescaling array's sc, which rescales its accumulators in that cycle).
-// With factor_port (one Q0.15 rescale factor per row, a 32-bit word each): in every cycle
-// after reset, enabled or not, each row's factor is redrawn with probability factor_share,
-// 1.0 with probability one half (the row's running max unchanged), else uniform in [0, 1),
-// as a controller writes a row's factor in its softmax pass whether or not the array
-// streams; and the first kFactorFillCycles cycles after reset are enabled with every data
+// With factor_port (one Q0.15 rescale factor per row, a 32-bit word each): each row's
+// factor is drawn in reset, so that a point without writes rescales by factors a design's
+// last pass left (not by the reset value 0, which would keep the rescale multipliers from
+// switching), and in every cycle after reset, enabled or not, redrawn with probability
+// factor_share; a draw is 1.0 with probability one half (the row's running max unchanged),
+// else uniform in [0, 1), as a controller writes a row's factor in its softmax pass whether
+// or not the array streams; and the first kFactorFillCycles cycles after reset are enabled with every data
 // bit flipping with probability one half and no byte forced to zero (whatever the toggle
 // rate and zero fraction; their bytes are not counted), so that the accumulators hold
 // values, as a design's do between its passes (the rescale multipliers acc x alpha switch
-// with a factor only where acc is not zero).
+// with a factor only where acc is not zero); neither the reset's nor the fill's cycles are
+// counted as enabled or side cycles, since a point is measured after them.
 constexpr uint64_t kFactorFillCycles = 8;
+
+// The cycles a random testbench holds the reset port low, from the first.
+constexpr uint64_t kResetCycles = 2;
 
 struct PrimitiveStimulus {
   uint64_t cycles = 1000;
@@ -76,6 +82,10 @@ struct GateActivity {
   uint64_t side_cycles = 0;                       // cycles with the side enable (the DMA: a command taken)
   uint64_t zero_bytes = 0, data_bytes = 0;        // data port bytes driven in enabled cycles, and the zero ones
 };
+
+// Leaves a run's first n cycles out of its activity (toggles, cycles): cycles that set up
+// the state its measured cycles start from.
+void drop_first_cycles(GateActivity& a, uint64_t n);
 
 // Builds (in out_dir) and runs the gate-level simulation of `synth`'s netlist.
 GateActivity simulate_gates(const SynthReport& synth, const GateNetlist& netlist, const Liberty& lib,

@@ -54,12 +54,6 @@ PortWaveforms with_start_cycle(const PortWaveforms& w) {
   return out;
 }
 
-void drop_start_cycle(GateActivity& a) {
-  for (int bit : a.toggled_per_cycle.front()) --a.toggles[size_t(bit)];
-  a.toggled_per_cycle.erase(a.toggled_per_cycle.begin());
-  a.cycles -= kStartCycles;
-}
-
 // The folder of an array instance's netlist and gate-level build: one per module and
 // parameters, so that designs sharing an array share its (slow) build.
 std::string instance_dir(const std::string& work_dir, const ArrayInstance& inst) {
@@ -86,7 +80,7 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
   const PortWaveforms waves = read_vcd_waveforms(vcd, rtl_scope(block), inputs, cycles);
   GateActivity activity =
       replay_gates(synth, netlist, lib, controller ? with_start_cycle(waves) : waves, "clk", "rst_n", dir, true);
-  if (controller) drop_start_cycle(activity);
+  if (controller) drop_first_cycles(activity, kStartCycles);
   gb.output_mismatch_cycles = output_mismatches(netlist, vcd, (fs::path(dir) / "gates.vcd").string(), block, cycles,
                                                 controller ? kStartCycles : 0);
   fs::remove(fs::path(dir) / "gates.vcd");

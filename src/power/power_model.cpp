@@ -157,7 +157,7 @@ std::vector<float> TreeEnsemble::predict_rows(const float* x, size_t rows) const
 
 namespace {
 
-constexpr const char* kFormat = "fsgen-power-model 6";
+constexpr const char* kFormat = "fsgen-power-model 7";
 
 // The activity features of a primitive's model, after its hyperparameters.
 std::vector<std::string> activity_features(const PrimitiveDef& def) {
@@ -251,20 +251,31 @@ std::vector<double> event_terms(const PrimitiveDef& def, const std::vector<int>&
 
 using FitPoints = std::vector<std::pair<std::vector<double>, double>>;
 
-// PrimitivePowerModel::factor_fj: per size, the slope over its idle points' factor toggles.
-std::map<std::vector<int>, double> fit_factor_energy(const PrimitiveDef& def, const std::vector<const CharPoint*>& pts) {
-  std::map<std::vector<int>, FitPoints> idle_of_size;
-  for (const CharPoint* p : pts) {
-    auto& idle = idle_of_size[p->h];
-    if (p->enable_rate == 0 && p->events.empty()) idle.push_back({{p->factor}, p->dynamic_fj / def.elements(p->h)});
-  }
-  std::map<std::vector<int>, double> slopes;
+// PrimitivePowerModel::idle_writes_fj: per size, a = the mean of its idle points without
+// factor writes (the quiet cycle, measured), b = the least-squares slope of the others'
+// energy above it over their factor toggles (0 for a size without them).
+std::map<std::vector<int>, LinearFit> fit_idle_writes(const PrimitiveDef& def, const std::vector<const CharPoint*>& pts) {
+  std::map<std::vector<int>, std::vector<const CharPoint*>> idle_of_size;
+  for (const CharPoint* p : pts)
+    if (p->enable_rate == 0 && p->events.empty()) idle_of_size[p->h].push_back(p);
+  std::map<std::vector<int>, LinearFit> fits;
   for (const auto& [h, idle] : idle_of_size) {
-    const bool writes = std::any_of(idle.begin(), idle.end(), [](const auto& q) { return q.first.front() > 0; });
-    slopes[h] = writes ? fit_least_squares(idle).b.front() : 0.0;
+    const double elements = def.elements(h);
+    double quiet = 0, quiet_points = 0, fy = 0, ff = 0;
+    for (const CharPoint* p : idle)
+      if (p->factor == 0) quiet += p->dynamic_fj / elements, ++quiet_points;
+    if (quiet_points == 0)
+      fail("dataset", def.kind + " at " + hyperparameter_text(h, 'x') + ": expected an idle point without factor writes");
+    quiet /= quiet_points;
+    for (const CharPoint* p : idle) fy += p->factor * (p->dynamic_fj / elements - quiet), ff += p->factor * p->factor;
+    fits[h] = {quiet, {ff > 0 ? fy / ff : 0.0}};
   }
-  return slopes;
+  return fits;
 }
+
+// A window in which the array neither streams nor rescales and its operands hold: the
+// idle fit's (PrimitivePowerModel::idle_writes_fj).
+bool holds_still(double alpha, double enable, double side) { return alpha == 0 && enable == 0 && side == 0; }
 
 // The entry of a per-size fit at the characterised size nearest h: the least summed log
 // ratio of its hyperparameters to h's.
@@ -283,9 +294,24 @@ const Fit& nearest_size(const std::map<std::vector<int>, Fit>& by_size, const st
   return best->second;
 }
 
-// What a unit of factor toggles adds per element per cycle at h (PrimitivePowerModel::factor_fj).
+// The idle and factor writes' line at h (PrimitivePowerModel::idle_writes_fj), or none.
+const LinearFit* idle_writes_at(const PrimitivePowerModel& m, const std::vector<int>& h) {
+  return m.idle_writes_fj.empty() ? nullptr : &nearest_size(m.idle_writes_fj, h);
+}
+
+// What a unit of factor toggles adds per element per cycle at h.
 double factor_slope(const PrimitivePowerModel& m, const std::vector<int>& h) {
-  return m.factor_fj.empty() ? 0.0 : nearest_size(m.factor_fj, h);
+  const LinearFit* idle = idle_writes_at(m, h);
+  return idle ? idle->b.front() : 0.0;
+}
+
+// Dynamic fJ per element of one window: the idle line's where it applies, else the trees'
+// (trees_fj, learnt without the factor term) plus the factor writes'.
+double window_fj_per_element(const LinearFit* idle, double trees_fj, double alpha, double enable, double side,
+                             double factor) {
+  if (!idle) return trees_fj;
+  const double writes = idle->b.front() * factor;
+  return holds_still(alpha, enable, side) ? idle->a + writes : trees_fj + writes;
 }
 
 // The kernel points' fit (event_fj) and its quality, each training core left out in turn:
@@ -383,16 +409,16 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
   m.features.insert(m.features.end(), activity.begin(), activity.end());
   const size_t cols = m.features.size();
   std::vector<float> xtr, ytr, xte;
-  std::vector<double> yte, ete, test_factor;
-  std::vector<std::vector<int>> test_h;
+  std::vector<double> yte, ete;
+  std::vector<const CharPoint*> test_points;
   std::map<std::vector<int>, std::pair<double, double>> by_size;  // leakage, area
-  if (!def.factor_port.empty()) m.factor_fj = fit_factor_energy(def, pts);
+  if (!def.factor_port.empty()) m.idle_writes_fj = fit_idle_writes(def, pts);
   for (const CharPoint* p : pts) {
     const double elements = def.elements(p->h);
     const auto f = features_of(def, *p, activity.size());
     const bool held_out = std::hash<std::string>{}(p->key()) % 5 == 0;
     (held_out ? xte : xtr).insert((held_out ? xte : xtr).end(), f.begin(), f.end());
-    if (held_out) yte.push_back(p->dynamic_fj), ete.push_back(elements), test_h.push_back(p->h), test_factor.push_back(p->factor);
+    if (held_out) yte.push_back(p->dynamic_fj), ete.push_back(elements), test_points.push_back(p);
     else ytr.push_back(float(p->dynamic_fj / elements - factor_slope(m, p->h) * p->factor));
     by_size[p->h] = {p->leakage_mw, p->area_um2};
   }
@@ -417,7 +443,8 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
     std::vector<double> got(yte.size());
     double ape = 0;
     for (size_t i = 0; i < yte.size(); ++i) {
-      got[i] = (double(pred[i]) + factor_slope(m, test_h[i]) * test_factor[i]) * ete[i];
+      const CharPoint& t = *test_points[i];
+      got[i] = window_fj_per_element(idle_writes_at(m, t.h), double(pred[i]), t.alpha, t.enable, t.side, t.factor) * ete[i];
       ape += std::fabs(got[i] - yte[i]) / std::max(1e-9, std::fabs(yte[i]));
     }
     m.quality.mape = 100.0 * ape / double(yte.size());
@@ -530,10 +557,13 @@ std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::v
   }
   const std::vector<float> per_element =
       m.trees->with_fixed(std::vector<float>(h.begin(), h.end())).predict_rows(x.data(), path_of_intervals.size());
-  const double elements = def.elements(h), slope = factor_slope(m, h);
+  const double elements = def.elements(h);
+  const LinearFit* idle = idle_writes_at(m, h);
   std::vector<double> out(activity.size());
-  for (size_t i = 0; i < out.size(); ++i)
-    out[i] = std::max(0.0, double(per_element[path[i]]) + slope * activity[i].factor) * elements;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const PrimitiveActivity& a = activity[i];
+    out[i] = std::max(0.0, window_fj_per_element(idle, per_element[path[i]], a.alpha, a.enable, a.side, a.factor)) * elements;
+  }
   return out;
 }
 
@@ -594,7 +624,8 @@ void save_power_model(const PowerModel& m, const std::string& path) {
                     {"test_mape_percent", p.quality.mape}, {"test_pearson_r", p.quality.pearson}};
     e["characterised_sizes"] = p.characterised_sizes;
     for (const auto& [h, f] : p.cycle_energy) e["cycle_energy"].push_back({{"h", h}, {"a", f.a}, {"b_enable_side_alpha", f.b}});
-    for (const auto& [h, slope] : p.factor_fj) e["factor_fj"].push_back({{"h", h}, {"fj_per_element_per_factor", slope}});
+    for (const auto& [h, f] : p.idle_writes_fj)
+      e["idle_writes_fj"].push_back({{"h", h}, {"a", f.a}, {"b_per_factor", f.b.front()}});
     if (primitive_def(kind).structural()) {
       e["target"] = "dynamic energy per cycle of an idle instance (its clock), fJ";
       e["idle_fj"] = {{"a", p.idle_fj.a}, {"b_per_size_term", p.idle_fj.b}};
@@ -651,9 +682,10 @@ PowerModel load_power_model(const std::string& path) {
           if (f.b.size() != 3) fail(path, kind + ": expected three cycle-energy coefficients (enable, side, alpha)");
       }
       if (!def.factor_port.empty()) {
-        if (!e.contains("factor_fj") || e.at("factor_fj").empty())
-          fail(path, kind + ": expected its factor writes' energy per size (\"factor_fj\"; retrain with fsgen train)");
-        for (const auto& f : e.at("factor_fj")) p.factor_fj[f.at("h").get<std::vector<int>>()] = f.at("fj_per_element_per_factor");
+        if (!e.contains("idle_writes_fj") || e.at("idle_writes_fj").empty())
+          fail(path, kind + ": expected its idle energy and factor writes' per size (\"idle_writes_fj\"; retrain with fsgen train)");
+        for (const auto& f : e.at("idle_writes_fj"))
+          p.idle_writes_fj[f.at("h").get<std::vector<int>>()] = {f.at("a"), {f.at("b_per_factor").get<double>()}};
       }
       if (def.structural()) {
         p.idle_fj = {e.at("idle_fj").at("a"), e.at("idle_fj").at("b_per_size_term").get<std::vector<double>>()};

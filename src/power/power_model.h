@@ -104,14 +104,16 @@ struct PrimitivePowerModel {
   // over its cycles by it (the trees price the command as a whole).
   std::map<std::vector<int>, LinearFit> cycle_energy;
   // A primitive with a factor port (PrimitiveDef::factor_port, the rescaling array) only: by
-  // characterised size, the dynamic fJ per element per cycle a unit of factor toggles adds,
-  // the least-squares slope of the energy over the factor toggles at its idle points (never
-  // enabled: the factor writes alone, as a design's controller makes them while the array
-  // holds its accumulators between passes); 0 for a size without such points. The trees
-  // learn what remains (each point's label less this term), so that a window's factor writes
-  // are priced in proportion to their toggles rather than by the steps the trees take
-  // between a few idle points (a one-cycle write of one row lies between them).
-  std::map<std::vector<int>, double> factor_fj;
+  // characterised size, the dynamic fJ per element per cycle of a cycle it is not enabled
+  // = a + b . (factor toggles), least squares over its idle points (never enabled: the
+  // clock, the held accumulators and the factor writes alone, as a design's controller
+  // makes them between passes). A window without enable, operand toggles or side is priced
+  // by it alone (most of a fused core's cycles: a characterised line, not the trees' leaf
+  // shared with the streaming points); the others by the trees plus b x factor, the trees
+  // having learnt each point's label less that term, so that a window's factor writes are
+  // priced in proportion to their toggles rather than by the trees' steps between a few
+  // idle points (a one-cycle write of one row lies between them).
+  std::map<std::vector<int>, LinearFit> idle_writes_fj;
   // A structural primitive (PrimitiveDef::structural) only, in place of the booster: the
   // dynamic fJ per cycle of an idle instance (its clock) = a + b . its size terms, least
   // squares over its characterised sizes. Its quality is then each size left out in turn.
