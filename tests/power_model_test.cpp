@@ -266,7 +266,7 @@ TEST(PowerModel, AnIdleWindowIsPricedAtTheIdlePoints) {
   j["primitives"]["pe_array_rescale"].erase("idle_writes_fj");
   std::ofstream(dir + "/no_slopes.json") << j.dump();
   EXPECT_NE(test::error_of([&] { load_power_model(dir + "/no_slopes.json"); })
-                .find("pe_array_rescale: expected its idle energy and factor writes' per size"),
+                .find("pe_array_rescale: expected its idle and factor-write energy per size"),
             std::string::npos);
 }
 

@@ -34,12 +34,12 @@ namespace fsgen {
 // switching), and in every cycle after reset, enabled or not, redrawn with probability
 // factor_share; a draw is 1.0 with probability one half (the row's running max unchanged),
 // else uniform in [0, 1), as a controller writes a row's factor in its softmax pass whether
-// or not the array streams; and the first kFactorFillCycles cycles after reset are enabled with every data
-// bit flipping with probability one half and no byte forced to zero (whatever the toggle
-// rate and zero fraction; their bytes are not counted), so that the accumulators hold
-// values, as a design's do between its passes (the rescale multipliers acc x alpha switch
-// with a factor only where acc is not zero); neither the reset's nor the fill's cycles are
-// counted as enabled or side cycles, since a point is measured after them.
+// or not the array streams; and the first kFactorFillCycles cycles after reset are enabled
+// with every data bit flipping with probability one half and no byte forced to zero
+// (whatever the toggle rate and zero fraction; their bytes are not counted), so that the
+// accumulators hold values, as a design's do between its passes (the rescale multipliers
+// acc x alpha switch with a factor only where acc is not zero); neither the reset's nor the
+// fill's cycles are counted as enabled or side cycles, since a point is measured after them.
 constexpr uint64_t kFactorFillCycles = 8;
 
 // The cycles a random testbench holds the reset port low, from the first.

@@ -683,7 +683,8 @@ PowerModel load_power_model(const std::string& path) {
       }
       if (!def.factor_port.empty()) {
         if (!e.contains("idle_writes_fj") || e.at("idle_writes_fj").empty())
-          fail(path, kind + ": expected its idle energy and factor writes' per size (\"idle_writes_fj\"; retrain with fsgen train)");
+          fail(path, kind + ": expected its idle and factor-write energy per size (\"idle_writes_fj\"; retrain with "
+                           "fsgen train)");
         for (const auto& f : e.at("idle_writes_fj"))
           p.idle_writes_fj[f.at("h").get<std::vector<int>>()] = {f.at("a"), {f.at("b_per_factor").get<double>()}};
       }

@@ -105,9 +105,9 @@ struct PrimitivePowerModel {
   std::map<std::vector<int>, LinearFit> cycle_energy;
   // A primitive with a factor port (PrimitiveDef::factor_port, the rescaling array) only: by
   // characterised size, the dynamic fJ per element per cycle of a cycle it is not enabled
-  // = a + b . (factor toggles), least squares over its idle points (never enabled: the
-  // clock, the held accumulators and the factor writes alone, as a design's controller
-  // makes them between passes). A window without enable, operand toggles or side is priced
+  // = a + b . (factor toggles) over its idle points (never enabled: the clock, the held
+  // accumulators and the factor writes alone, as a design's controller makes them between
+  // passes): a their mean without writes, b the least-squares slope of the others above it. A window without enable, operand toggles or side is priced
   // by it alone (most of a fused core's cycles: a characterised line, not the trees' leaf
   // shared with the streaming points); the others by the trees plus b x factor, the trees
   // having learnt each point's label less that term, so that a window's factor writes are
