@@ -366,8 +366,7 @@ const char* kStimulus =
     "rate 0.5; the rescaling array: sc that share of the enabled cycles, its accumulators filled in the 8 cycles "
     "after reset (operand bits flipping with probability 0.5, no byte zeroed), each row's Q0.15 factor drawn in "
     "reset, then redrawn in any cycle at a share 0, 0.25 or 1 (a second Latin square; idle points also at 0.05, "
-    "0.1, 0.25, 0.5 and 1), "
-    "1.0 half the time; its points measured on the cycles after the fill)";
+    "0.1, 0.25, 0.5 and 1), 1.0 half the time; its points measured on the cycles after the fill)";
 
 std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, const Liberty& lib) {
   return {{"format", "fsgen-characterisation " + std::to_string(kDatasetFormat)},

@@ -86,10 +86,10 @@ bool listed(const std::vector<std::string>& names, const std::string& n) {
 std::string axi_dma_testbench(const GateNetlist& n) {
   const size_t data_bits = n.ports.at("m_rdata").size();
   std::ostringstream o;
-  o << "    top->rst_n = c >= 2;\n"
+  o << "    top->rst_n = c >= " << kResetCycles << ";\n"
     << "    top->cmd_valid = 0;\n"
     << "    if (busy) ++burst_cycles;\n"
-    << "    else if (c >= 2 && issue(rng, std::bernoulli_distribution::param_type(1.0 / (1.0 + mean_gap)))) {\n"
+    << "    else if (c >= " << kResetCycles << " && issue(rng, std::bernoulli_distribution::param_type(1.0 / (1.0 + mean_gap)))) {\n"
     << "      const uint32_t beats = beats_of(rng);\n"
     << "      top->cmd_valid = 1; top->cmd_write = write_of(rng); top->cmd_addr = addr; top->cmd_beats = beats;\n"
     << "      ++side;\n"
@@ -179,8 +179,9 @@ std::string softmax_declarations(const GateNetlist& n) {
 
 // One cycle's inputs: the held row's state, and a new row if one is loaded.
 std::string softmax_cycle() {
-  return "    top->rst_n = c >= 2;\n"
-         "    const bool load = c >= 2 && (row > 0 || pass_start(rng));\n"
+  const std::string reset = std::to_string(kResetCycles);
+  return "    top->rst_n = c >= " + reset + ";\n" +
+         "    const bool load = c >= " + reset + " && (row > 0 || pass_start(rng));\n" +
          "    top->ld = load;\n"
          "    top->first = shown_tile == 0;\n"
          "    top->m_old = uint32_t(m_run[shown]);\n    top->l_old = uint32_t(l_run[shown]);\n"

@@ -42,7 +42,7 @@ namespace fsgen {
 // fill's cycles are counted as enabled or side cycles, since a point is measured after them.
 constexpr uint64_t kFactorFillCycles = 8;
 
-// The cycles a random testbench holds the reset port low, from the first.
+// The cycles a characterisation testbench holds the reset port low, from the first.
 constexpr uint64_t kResetCycles = 2;
 
 struct PrimitiveStimulus {
