@@ -264,8 +264,8 @@ TEST(PowerModel, AnIdleWindowIsPricedAtTheIdlePoints) {
             m.dynamic_fj("pe_array_rescale", {2, 4}, writing));
   nlohmann::json j = read_json_file(dir + "/model.json", "model");
   j["primitives"]["pe_array_rescale"].erase("idle_writes_fj");
-  std::ofstream(dir + "/no_slopes.json") << j.dump();
-  EXPECT_NE(test::error_of([&] { load_power_model(dir + "/no_slopes.json"); })
+  std::ofstream(dir + "/no_idle_lines.json") << j.dump();
+  EXPECT_NE(test::error_of([&] { load_power_model(dir + "/no_idle_lines.json"); })
                 .find("pe_array_rescale: expected its idle and factor-write energy per size"),
             std::string::npos);
 }

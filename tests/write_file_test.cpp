@@ -3,10 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "test_util.h"
 
@@ -81,6 +84,26 @@ TEST(FolderLock, ASecondRunInTheFolderFailsUntilTheFirstEnds) {
   EXPECT_NE(test::error_of([&] { FolderLock missing((d / "no_such_folder").string(), "fsgen characterize run"); })
                 .find("cannot open the folder's lock"),
             std::string::npos);
+}
+
+// A waiting lock (a shared harness build) blocks until the holder lets go, then holds; a
+// lock of another entry of the same folder does not wait.
+TEST(FolderLock, AWaitingRunTakesTheLockWhenTheFirstEnds) {
+  const fs::path d = fresh_dir("fsgen_folder_lock_wait");
+  std::atomic<bool> taken{false};
+  std::thread second;
+  {
+    const FolderLock first(d.string(), "build", WhenLocked::kWait, ".design.lock");
+    second = std::thread([&] {
+      const FolderLock waiting(d.string(), "build", WhenLocked::kWait, ".design.lock");
+      taken = true;
+    });
+    EXPECT_NO_THROW(FolderLock other(d.string(), "build", WhenLocked::kFail, ".other_design.lock"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_FALSE(taken);
+  }
+  second.join();
+  EXPECT_TRUE(taken);
 }
 
 }  // namespace

@@ -12,11 +12,16 @@
 
 namespace fsgen {
 
-FolderLock::FolderLock(const std::string& dir, const std::string& holder) {
-  const std::string path = (std::filesystem::path(dir) / ".fsgen.lock").string();
+FolderLock::FolderLock(const std::string& dir, const std::string& holder, WhenLocked when_locked,
+                       const std::string& lock_name) {
+  const std::string path = (std::filesystem::path(dir) / lock_name).string();
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) fail(path, std::string("cannot open the folder's lock: ") + std::strerror(errno));
-  if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+  const int mode = when_locked == WhenLocked::kWait ? LOCK_EX : LOCK_EX | LOCK_NB;
+  int status;
+  do status = ::flock(fd_, mode);
+  while (status != 0 && errno == EINTR);
+  if (status == 0) return;
   const int err = errno;
   ::close(fd_);
   fd_ = -1;

@@ -6,6 +6,7 @@
 #include <iomanip>
 
 #include "core/error.h"
+#include "core/folder_lock.h"
 #include "generator/verilog_emitter.h"
 #include "models/platform.h"
 #include "sim/tools.h"
@@ -14,12 +15,26 @@ namespace fsgen {
 
 namespace fs = std::filesystem;
 
+namespace {
+// The design's emitted files and harness build in <rtl_root>/<design>, brought up to date.
+// Runs on the same design at once (parallel tests, two users of one output folder) take
+// turns: the later one finds them current and reuses them. The lock is beside the design's
+// folder, which write_design replaces whole. The runs themselves share the folder safely
+// (their files are named by process).
+std::string current_harness(const Graph& g, const std::string& rtl_root, bool trace) {
+  const std::string dir = (fs::path(rtl_root) / g.spec.name).string();
+  fs::create_directories(rtl_root);
+  const FolderLock building(rtl_root, "Verilator harness build", WhenLocked::kWait, "." + g.spec.name + ".lock");
+  // Regenerate only when any emitted file changed, so the harness build is reused.
+  if (!design_is_current(g, dir)) write_design(g, dir);
+  return build_verilator_harness(dir, g.memory.beat_bytes, g.memory.latency_cycles, trace);
+}
+}  // namespace
+
 RunResult run_on_verilator(const Graph& g, const Program& p, const std::string& rtl_root, bool probes,
                            const std::string& vcd) {
   const std::string dir = (fs::path(rtl_root) / g.spec.name).string();
-  // Regenerate only when any emitted file changed, so the harness build is reused.
-  if (!design_is_current(g, dir)) write_design(g, dir);
-  const std::string exe = build_verilator_harness(dir, g.memory.beat_bytes, g.memory.latency_cycles, !vcd.empty());
+  const std::string exe = current_harness(g, rtl_root, !vcd.empty());
   const std::string tag = std::to_string(getpid());
   const std::string prog_file = (fs::path(dir) / ("program." + tag + ".json")).string();
   const std::string result_file = (fs::path(dir) / ("result." + tag + ".bin")).string();
