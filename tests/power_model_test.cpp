@@ -25,6 +25,7 @@
 #include "power/memory_macro.h"
 #include "power/techmap.h"
 #include "sim/power_report.h"
+#include "sim/tools.h"
 
 #include "test_util.h"
 
@@ -893,7 +894,66 @@ TEST(ControllerEvents, FusedControllerAddsArrayBSoftmaxAndNormaliser) {
   EXPECT_EQ(total("b_side_cycles"), spans(r.timelines.at("array_b").side));
   EXPECT_GT(total("softmax_loads"), 0);
   EXPECT_EQ(total("softmax_loads"), spans(r.timelines.at("softmax").busy));
+  // Each query row (tokens of one head) divided once: its sum gated in, then out.
+  EXPECT_EQ(total("normalise_divisions"), 2.0 * training_kernels("fused_ctrl", h).front().attention.tokens);
   EXPECT_EQ(total("cycles"), double(r.cycles));
+}
+
+// The FFN's output rows are requantised, not divided: no division cycles.
+TEST(ControllerEvents, TheFfnDividesNothing) {
+  const std::vector<int> h = primitive_def("fused_ctrl").kernel_sizes.front();
+  const Graph g = elaborate(parse_spec_text(training_core_spec("fused_ctrl", h), "fused training core"));
+  for (const TrainingKernel& k : training_kernels("fused_ctrl", h)) {
+    if (k.kernel != "ffn") continue;
+    const RunResult r = run_on_systemc(g, k.compile(g));
+    const auto counts = controller_event_counts(r, "fused_ctrl", r.cycles, 1);
+    EXPECT_EQ(counts.back().front(), 0.0) << controller_events("fused_ctrl").back().name;
+    EXPECT_GT(counts[11].front(), 0.0) << controller_events("fused_ctrl")[11].name;  // its rows still stored
+  }
+}
+
+// --recount-events: a dataset's kernel points get this fsgen's events from their training
+// kernels' SystemC runs, their labels and every other line unchanged; a point the run does
+// not have, or a seed of no training kernel, is an error naming its line, the file untouched.
+TEST(Characterize, RecountingEventsKeepsLabelsAndOtherRows) {
+  const std::string dir = test::scratch_dir("recount_events");
+  const std::vector<int> h = primitive_def("fused_ctrl").kernel_sizes.front();
+  const std::string size = hyperparameter_text(h), header =
+      "# seed: 1\nkind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,factor,events,"
+      "dynamic_fj,leakage_mw,area_um2\n";
+  const std::string other = "pe_array_os,2;2;0,0.1,0,0.5,1,0,0.1,0.5,0,0,0,,100,0.1,10";
+  auto kernel_row = [&](uint64_t seed, uint64_t window, double label) {
+    return "fused_ctrl," + size + ",0,0,0," + std::to_string(seed) + "," + std::to_string(window) +
+           ",0,0,0,0,0,1;0;0;0;0;0;0;0;0;0;0;0;0," + std::to_string(int(label)) + ",2,90000";
+  };
+  std::ofstream(dir + "/d.csv") << header << kernel_row(201, 16, 1000) << "\n" << other << "\n"
+                                << kernel_row(201, 40, 2000) << "\n";
+  const RecountSummary sum = recount_kernel_events(dir + "/d.csv");
+  EXPECT_EQ(sum.points, 2u);
+  EXPECT_EQ(sum.runs, 1u);
+  const Dataset d = read_dataset(dir + "/d.csv");
+  ASSERT_EQ(d.points.size(), 3u);
+  const auto rates = kernel_event_rates(primitive_def("fused_ctrl"), h, 0);
+  EXPECT_EQ(d.points[0].events, rates.at(16));
+  EXPECT_EQ(d.points[2].events, rates.at(40));
+  EXPECT_EQ(d.points[0].events.size(), controller_events("fused_ctrl").size());
+  EXPECT_EQ(d.points[0].dynamic_fj, 1000);
+  EXPECT_EQ(d.points[2].dynamic_fj, 2000);
+  std::ifstream back(dir + "/d.csv");
+  std::string line;
+  for (int i = 0; i < 4; ++i) std::getline(back, line);
+  EXPECT_EQ(line, other);
+
+  std::ofstream(dir + "/late.csv") << header << kernel_row(201, 16, 1000) << "\n" << kernel_row(201, 999999, 1) << "\n";
+  const std::string before = read_text_file(dir + "/late.csv");
+  EXPECT_NE(test::error_of([&] { recount_kernel_events(dir + "/late.csv"); })
+                .find("late.csv:4: fused_ctrl kernel point at cycle 999999 of seed 201: expected one of the training run's"),
+            std::string::npos);
+  EXPECT_EQ(read_text_file(dir + "/late.csv"), before);
+  std::ofstream(dir + "/seed.csv") << header << kernel_row(7, 16, 1000) << "\n";
+  EXPECT_NE(test::error_of([&] { recount_kernel_events(dir + "/seed.csv"); })
+                .find("seed.csv:3: fused_ctrl kernel point of seed 7: expected the seed of one of the training kernels at "),
+            std::string::npos);
 }
 
 // The controller's training cores: each kernel size's core elaborates with a controller of

@@ -502,6 +502,10 @@ int run(int argc, char** argv) {
   bool no_kernel_runs = false;
   charz->add_flag("--no-kernel-runs", no_kernel_runs,
                   "the controllers' sizes alone (their clock, leakage and area), not their training cores' kernel runs");
+  bool recount_events = false;
+  charz->add_flag("--recount-events", recount_events,
+                  "instead of characterising: count the events of the dataset's controller kernel points again from "
+                  "their training kernels' SystemC runs (labels kept), after a change of the events' definitions");
 
   auto* train = app.add_subcommand("train", "train the XGBoost power model of every primitive in a dataset");
   std::string model_out = "power_model.json";
@@ -585,6 +589,12 @@ int run(int argc, char** argv) {
     return 0;
   }
 
+  if (charz->parsed() && recount_events) {
+    const RecountSummary sum = recount_kernel_events(dataset);
+    std::cout << "wrote " << dataset << ": the events of " << sum.points << " kernel points of " << sum.runs
+              << " training kernel runs counted again (labels kept)\n";
+    return 0;
+  }
   if (charz->parsed()) {
     if (copt.work_dir.empty()) copt.work_dir = dataset + ".work";
     copt.kernel_runs = !no_kernel_runs;

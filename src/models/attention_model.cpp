@@ -134,6 +134,7 @@ void FusedCore::store_o_rows(uint32_t h, uint32_t q0, uint32_t rows) {
   for (uint32_t r = 0; r < rows; ++r) {
     array_b_->read_row(r, {o_acc_.data(), d}, d, fin_in_.data());
     fin_in_probe_->update(now() + 1, fin_in_.data());
+    if (!ffn()) fin_timeline_->busy.push_back({now() + 1, 2});  // the sum gated in (A_FIN_DIV), then out
     advance(1);  // A_FIN_READ
     for (uint32_t c = 0; c < d; ++c) {
       int32_t y = ffn() ? num::requantize(fin_in_[c], regs_.req_mult, regs_.req_shift)

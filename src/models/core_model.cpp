@@ -139,6 +139,8 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
     sm_timeline_->switching_lead = 1;  // its datapath switches as the row is loaded
     fin_in_probe_ = result.find_probe("normalise", "in");
     fin_out_probe_ = result.find_probe("normalise", "out");
+    fin_timeline_ = &result.timelines["normalise"];
+    fin_timeline_->switching_lag = 0;  // its spans are the cycles the divider's operands change in
     alpha_probe_ = result.find_probe("array_b", "alpha");
     FSGEN_ASSERT(sm_in_ && sm_out_ && fin_in_probe_ && fin_out_probe_,
                  "attention probes missing from the graph");

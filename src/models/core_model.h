@@ -153,6 +153,9 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   ToggleProbe *sm_in_ = nullptr, *sm_out_ = nullptr, *fin_in_probe_ = nullptr, *fin_out_probe_ = nullptr;
   BlockActivity* sm_activity_ = nullptr;  // the softmax unit's loads and score bytes
   BlockTimeline* sm_timeline_ = nullptr;
+  // The normaliser's divisions (attention rows): busy in the cycle its divider takes the
+  // row's running sum and in the next, which takes it away (the RTL's operand isolation).
+  BlockTimeline* fin_timeline_ = nullptr;
 };
 
 // AXI4-Lite register file: a TLM-2.0 target for the host's register accesses.

@@ -10,10 +10,12 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "core/error.h"
 #include "core/folder_lock.h"
 #include "core/regmap.h"
+#include "core/write_file.h"
 #include "generator/graph.h"
 #include "generator/verilog_emitter.h"
 #include "power/gate_power.h"
@@ -736,6 +738,70 @@ CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string
       if (progress) progress(++finished, total);
     }
   }
+  return sum;
+}
+
+namespace {
+
+// The training kernel of kind at h whose operands were drawn from `seed` (a kernel point's).
+size_t kernel_of_seed(const std::string& kind, const std::vector<int>& h, uint64_t seed, const std::string& where) {
+  const std::vector<TrainingKernel> kernels = training_kernels(kind, h);
+  std::string seeds;
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    if (kernels[k].seed == seed) return k;
+    seeds += (seeds.empty() ? "" : ", ") + std::to_string(kernels[k].seed);
+  }
+  fail(where, kind + " kernel point of seed " + std::to_string(seed) + ": expected the seed of one of the training kernels at " +
+                  hyperparameter_text(h, 'x') + " (" + seeds + ")");
+}
+
+}  // namespace
+
+RecountSummary recount_kernel_events(const std::string& path) {
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(path);
+    if (!in) fail(path, "cannot open the characterisation dataset");
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  if (read_dataset(path).format != kDatasetFormat)
+    fail(path, "expected a dataset of format " + std::to_string(kDatasetFormat) + " (the column header " + kColumns +
+                   ") to recount its events in");
+  // The kernel points' lines by run (kind, size, seed), each parsed once.
+  std::map<std::tuple<std::string, std::vector<int>, uint64_t>, std::vector<std::pair<size_t, CharPoint>>> runs;
+  bool header_seen = false;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].empty() || lines[i].rfind("# ", 0) == 0) continue;
+    if (!header_seen) {
+      header_seen = true;
+      continue;
+    }
+    CharPoint p = point_of(lines[i], path + ":" + std::to_string(i + 1), kDatasetFormat);
+    if (!p.events.empty()) runs[{p.kind, p.h, p.seed}].emplace_back(i, std::move(p));
+  }
+  RecountSummary sum;
+  for (auto& [run, points] : runs) {
+    const auto& [kind, h, seed] = run;
+    const std::string where = path + ":" + std::to_string(points.front().first + 1);
+    const PrimitiveDef& def = primitive_def(kind);
+    const std::map<uint64_t, std::vector<double>> rates =
+        kernel_event_rates(def, h, kernel_of_seed(kind, h, seed, where));
+    for (auto& [line, p] : points) {
+      const auto at = rates.find(p.window);
+      if (at == rates.end())
+        fail(path + ":" + std::to_string(line + 1),
+             kind + " kernel point at cycle " + std::to_string(p.window) + " of seed " + std::to_string(seed) +
+                 ": expected one of the training run's " + std::to_string(rates.size()) +
+                 " points (the dataset's core or kernel differs from this fsgen's)");
+      p.events = at->second;
+      lines[line] = row_of(p);
+      ++sum.points;
+    }
+    ++sum.runs;
+  }
+  write_file_atomically(path, "characterisation dataset", [&](std::ostream& o) {
+    for (const auto& l : lines) o << l << "\n";
+  });
   return sum;
 }
 

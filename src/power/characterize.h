@@ -178,4 +178,16 @@ struct CharacterizeSummary {
 CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string& path,
                                  const std::function<void(uint64_t done, uint64_t total)>& progress = {});
 
+struct RecountSummary {
+  uint64_t points = 0;  // kernel points whose events were counted again
+  uint64_t runs = 0;    // training kernel runs they came from
+};
+
+// Counts the events of every controller kernel point in the dataset at `path` again, as this
+// fsgen's controller_events.h defines them, from each training kernel's SystemC run; their
+// gate-level labels, and every other row, are kept. A change of the events' definitions then
+// needs no gate-level replay. The file is rewritten whole, or not at all (a point the run
+// does not have is an error naming its line).
+RecountSummary recount_kernel_events(const std::string& path);
+
 }  // namespace fsgen

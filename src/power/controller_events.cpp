@@ -28,6 +28,9 @@ const std::vector<ControllerEvent> kFusedEvents = {
     {"softmax_toggles", "bits toggled at the softmax unit's input and output (the score row presented, the P row stored)"},
     {"normalise_toggles", "bits toggled at the normaliser's input and output (the O row divided, the output row)"},
     {"softmax_loads", "rows the softmax unit loads (each updates its query row's running max, sum and factor)"},
+    {"normalise_divisions",
+     "cycles the normaliser's divider takes an attention row's running sum and gives it back (two per row: the "
+     "operands are gated in for the one cycle that stores the quotient, then out)"},
 };
 
 }  // namespace
@@ -101,11 +104,13 @@ void visit_events(const RunResult& r, const std::string& kind, uint64_t window, 
   if (kind == "ctrl") return;
   const EventWindows b_stream(7, window, windows, sink), b_side(8, window, windows, sink),
       b_operands(9, window, windows, sink), softmax(10, window, windows, sink), normalise(11, window, windows, sink),
-      softmax_loads(12, window, windows, sink);
+      softmax_loads(12, window, windows, sink), divisions(13, window, windows, sink);
   b_stream.add_array_stream(r, "array_b");
   if (const auto b = r.timelines.find("array_b"); b != r.timelines.end()) b_side.add_spans(b->second.side, b->second.switching_lag);
   if (const auto sm = r.timelines.find("softmax"); sm != r.timelines.end())
     softmax_loads.add_spans(sm->second.busy, sm->second.switching_lag);
+  if (const auto n = r.timelines.find("normalise"); n != r.timelines.end())
+    divisions.add_spans(n->second.busy, n->second.switching_lag);
   for (const char* port : {"x", "w"}) b_operands.add_toggles(r, "array_b", port);
   for (const char* port : {"in", "out"}) softmax.add_toggles(r, "softmax", port), normalise.add_toggles(r, "normalise", port);
 }

@@ -119,30 +119,60 @@ std::vector<TrainingKernel> training_kernels(const std::string& kind, const std:
 
 uint64_t training_window(const std::string& kind) { return kind == "fused_ctrl" ? 1 : 16; }
 
-std::vector<CharPoint> kernel_points(const PrimitiveDef& def, const std::vector<int>& h, size_t kernel,
-                                     const std::string& liberty_file, const std::string& work_dir) {
+namespace {
+
+// A training kernel's run on the SystemC model of its core.
+struct TrainingRun {
+  Graph g;
+  TrainingKernel k;
+  Program prog;
+  RunResult r;
+};
+
+TrainingRun training_run(const PrimitiveDef& def, const std::vector<int>& h, size_t kernel) {
   const std::string name = core_name(def.kind, h);
-  const Graph g = elaborate(parse_spec_text(training_core_spec(def.kind, h), name));
-  FSGEN_ASSERT(hyperparameters_of(def, ctrl_instance(g).params) == h, "a training core's controller has its size");
-  const TrainingKernel k = training_kernels(def.kind, h).at(kernel);
-  const Program prog = k.compile(g);
-  const RunResult r = run_on_systemc(g, prog);
-  const GoldenBlockPower golden =
-      golden_block_power(g, prog, {"ctrl"}, liberty_file, (fs::path(work_dir) / "cores").string(), work_dir).front();
-  const std::string where = "training core " + name + ", kernel " + std::to_string(kernel);
-  if (golden.mw.size() != r.cycles)
-    fail(where, "the RTL ran " + std::to_string(golden.mw.size()) + " cycles, the SystemC model " + std::to_string(r.cycles));
-  if (golden.output_mismatch_cycles)
-    fail(where, "the controller's netlist differs from its RTL in " + std::to_string(golden.output_mismatch_cycles) + " cycles");
-  const uint64_t window = training_window(def.kind), windows = (r.cycles + window - 1) / window;
+  TrainingRun t{elaborate(parse_spec_text(training_core_spec(def.kind, h), name)), training_kernels(def.kind, h).at(kernel),
+                {}, {}};
+  FSGEN_ASSERT(hyperparameters_of(def, ctrl_instance(t.g).params) == h, "a training core's controller has its size");
+  t.prog = t.k.compile(t.g);
+  t.r = run_on_systemc(t.g, t.prog);
+  return t;
+}
+
+// Per point of the run (kTrainingSettleCycles on): its window's first cycle and each event's
+// count per cycle in it.
+std::vector<std::pair<uint64_t, std::vector<double>>> point_event_rates(const std::string& kind, const RunResult& r) {
+  const uint64_t window = training_window(kind), windows = (r.cycles + window - 1) / window;
   FSGEN_ASSERT(kTrainingSettleCycles % window == 0, "the settling cycles are whole training windows");
-  const std::vector<std::vector<double>> counts = controller_event_counts(r, def.kind, window, windows);
-  std::vector<CharPoint> points;
+  const std::vector<std::vector<double>> counts = controller_event_counts(r, kind, window, windows);
+  std::vector<std::pair<uint64_t, std::vector<double>>> rates;
   for (uint64_t w = kTrainingSettleCycles / window; w < windows; ++w) {
     const uint64_t first = w * window, len = std::min(window, r.cycles - first);
+    std::vector<double> per_cycle;
+    for (const auto& c : counts) per_cycle.push_back(c[w] / double(len));
+    rates.emplace_back(first, per_cycle);
+  }
+  return rates;
+}
+
+}  // namespace
+
+std::vector<CharPoint> kernel_points(const PrimitiveDef& def, const std::vector<int>& h, size_t kernel,
+                                     const std::string& liberty_file, const std::string& work_dir) {
+  const TrainingRun t = training_run(def, h, kernel);
+  const GoldenBlockPower golden =
+      golden_block_power(t.g, t.prog, {"ctrl"}, liberty_file, (fs::path(work_dir) / "cores").string(), work_dir).front();
+  const std::string where = "training core " + core_name(def.kind, h) + ", kernel " + std::to_string(kernel);
+  if (golden.mw.size() != t.r.cycles)
+    fail(where, "the RTL ran " + std::to_string(golden.mw.size()) + " cycles, the SystemC model " + std::to_string(t.r.cycles));
+  if (golden.output_mismatch_cycles)
+    fail(where, "the controller's netlist differs from its RTL in " + std::to_string(golden.output_mismatch_cycles) + " cycles");
+  std::vector<CharPoint> points;
+  for (const auto& [first, rates] : point_event_rates(def.kind, t.r)) {
+    const uint64_t len = std::min(training_window(def.kind), t.r.cycles - first);
     CharPoint p;
-    p.kind = def.kind, p.h = h, p.zero_fraction = k.values.zero_fraction, p.seed = k.seed, p.window = first;
-    for (const auto& c : counts) p.events.push_back(c[w] / double(len));
+    p.kind = def.kind, p.h = h, p.zero_fraction = t.k.values.zero_fraction, p.seed = t.k.seed, p.window = first;
+    p.events = rates;
     double mw = 0;
     for (uint64_t c = first; c < first + len; ++c) mw += (golden.mw[c] - golden.leakage_mw) / double(len);
     p.dynamic_fj = mw / (kTrainingClockMhz * 1e-6);  // mW at the core's clock -> fJ per cycle
@@ -150,6 +180,14 @@ std::vector<CharPoint> kernel_points(const PrimitiveDef& def, const std::vector<
     points.push_back(p);
   }
   return points;
+}
+
+std::map<uint64_t, std::vector<double>> kernel_event_rates(const PrimitiveDef& def, const std::vector<int>& h,
+                                                           size_t kernel) {
+  const TrainingRun t = training_run(def, h, kernel);
+  std::map<uint64_t, std::vector<double>> by_window;
+  for (auto& [first, rates] : point_event_rates(def.kind, t.r)) by_window[first] = std::move(rates);
+  return by_window;
 }
 
 }  // namespace fsgen

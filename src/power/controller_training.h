@@ -6,6 +6,7 @@
 // labelled point of the controller's dataset.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,5 +56,11 @@ constexpr uint64_t kTrainingSettleCycles = 16;
 // kTrainingSettleCycles, labelled by the controller's golden dynamic energy.
 std::vector<CharPoint> kernel_points(const PrimitiveDef& def, const std::vector<int>& h, size_t kernel,
                                      const std::string& liberty_file, const std::string& work_dir);
+
+// The same run's event rates alone, on the SystemC model (no gate-level replay): per point,
+// by its window's first cycle. A dataset's kernel points get the events of this fsgen's
+// controller_events.h from it, their labels kept (recount_kernel_events).
+std::map<uint64_t, std::vector<double>> kernel_event_rates(const PrimitiveDef& def, const std::vector<int>& h,
+                                                           size_t kernel);
 
 }  // namespace fsgen

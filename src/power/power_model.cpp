@@ -323,7 +323,8 @@ void train_events(const PrimitiveDef& def, const std::vector<const CharPoint*>& 
   for (const CharPoint* p : kernel_pts) {
     if (p->events.size() != controller_events(def.kind).size())
       fail("dataset", def.kind + " kernel point with " + std::to_string(p->events.size()) + " event rates, expected " +
-                          std::to_string(controller_events(def.kind).size()));
+                          std::to_string(controller_events(def.kind).size()) +
+                          " (count them again with fsgen characterize --recount-events)");
     const auto idle = idle_of.find(p->h);
     if (idle == idle_of.end())
       fail("dataset", def.kind + " kernel points at " + hyperparameter_text(p->h, 'x') + " without its idle point");
