@@ -764,21 +764,22 @@ RecountSummary recount_kernel_events(const std::string& path) {
     if (!in) fail(path, "cannot open the characterisation dataset");
     for (std::string line; std::getline(in, line);) lines.push_back(line);
   }
-  if (read_dataset(path).format != kDatasetFormat)
-    fail(path, "expected a dataset of format " + std::to_string(kDatasetFormat) + " (the column header " + kColumns +
-                   ") to recount its events in");
   // The kernel points' lines by run (kind, size, seed), each parsed once.
   std::map<std::tuple<std::string, std::vector<int>, uint64_t>, std::vector<std::pair<size_t, CharPoint>>> runs;
   bool header_seen = false;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty() || lines[i].rfind("# ", 0) == 0) continue;
     if (!header_seen) {
+      if (lines[i] != kColumns)
+        fail(path + ":" + std::to_string(i + 1), "expected a dataset of format " + std::to_string(kDatasetFormat) +
+                                                     " (the column header " + kColumns + ") to recount its events in");
       header_seen = true;
       continue;
     }
     CharPoint p = point_of(lines[i], path + ":" + std::to_string(i + 1), kDatasetFormat);
     if (!p.events.empty()) runs[{p.kind, p.h, p.seed}].emplace_back(i, std::move(p));
   }
+  if (!header_seen) fail(path, "no column header: not a characterisation dataset");
   RecountSummary sum;
   for (auto& [run, points] : runs) {
     const auto& [kind, h, seed] = run;
