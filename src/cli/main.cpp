@@ -35,7 +35,7 @@
 #include "sim/power_report.h"
 #include "sim/numerics_report.h"
 #include "sim/sparsity_study.h"
-#include "sim/tools.h"
+#include "flow/verilator.h"
 
 namespace {
 

@@ -22,7 +22,7 @@
 #include "power/controller_training.h"
 #include "power/gate_sim.h"
 #include "power/techmap.h"
-#include "sim/tools.h"
+#include "flow/tools.h"
 
 namespace fsgen {
 

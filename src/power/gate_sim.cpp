@@ -13,7 +13,7 @@
 #include "core/attention_numerics.h"
 #include "core/error.h"
 #include "core/write_file.h"
-#include "sim/tools.h"
+#include "flow/tools.h"
 
 namespace fsgen {
 

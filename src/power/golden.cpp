@@ -9,7 +9,7 @@
 #include "power/gate_power.h"
 #include "power/gate_sim.h"
 #include "power/techmap.h"
-#include "sim/cosim.h"
+#include "flow/verilator.h"
 
 namespace fsgen {
 

@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 #include "core/error.h"
-#include "sim/tools.h"
+#include "flow/tools.h"
 
 namespace fsgen {
 

@@ -9,8 +9,8 @@
 #include "core/error.h"
 #include "core/write_file.h"
 #include "power/liberty.h"
-#include "sim/tech_library.h"
-#include "sim/tools.h"
+#include "flow/tech_library.h"
+#include "flow/tools.h"
 
 namespace fsgen {
 

@@ -14,7 +14,7 @@
 #include "core/write_file.h"
 #include "power/baselines.h"
 #include "power/power_model.h"
-#include "sim/tools.h"
+#include "flow/tools.h"
 
 namespace fsgen {
 

@@ -3,11 +3,11 @@
 #include <iomanip>
 
 #include "compiler/attention.h"
+#include "flow/verilator.h"
 #include "compiler/matmul.h"
 #include "generator/graph.h"
 #include "generator/spec.h"
 #include "models/platform.h"
-#include "sim/cosim.h"
 
 namespace fsgen {
 

@@ -1,57 +1,15 @@
 #include "sim/cosim.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <iomanip>
 
 #include "core/error.h"
-#include "core/folder_lock.h"
-#include "generator/verilog_emitter.h"
+#include "flow/verilator.h"
 #include "models/platform.h"
-#include "sim/tools.h"
 
 namespace fsgen {
 
 namespace fs = std::filesystem;
-
-namespace {
-// The design's emitted files and harness build in <rtl_root>/<design>, brought up to date.
-// Runs on the same design at once (parallel tests, two users of one output folder) take
-// turns: the later one finds them current and reuses them. The lock is beside the design's
-// folder, which write_design replaces whole. The runs themselves share the folder safely
-// (their files are named by process).
-std::string current_harness(const Graph& g, const std::string& rtl_root, bool trace) {
-  const std::string dir = (fs::path(rtl_root) / g.spec.name).string();
-  fs::create_directories(rtl_root);
-  const FolderLock building(rtl_root, "Verilator harness build", WhenLocked::kWait, "." + g.spec.name + ".lock");
-  // Regenerate only when any emitted file changed, so the harness build is reused.
-  if (!design_is_current(g, dir)) write_design(g, dir);
-  return build_verilator_harness(dir, g.memory.beat_bytes, g.memory.latency_cycles, trace);
-}
-}  // namespace
-
-RunResult run_on_verilator(const Graph& g, const Program& p, const std::string& rtl_root, bool probes,
-                           const std::string& vcd) {
-  const std::string dir = (fs::path(rtl_root) / g.spec.name).string();
-  const std::string exe = current_harness(g, rtl_root, !vcd.empty());
-  const std::string tag = std::to_string(getpid());
-  const std::string prog_file = (fs::path(dir) / ("program." + tag + ".json")).string();
-  const std::string result_file = (fs::path(dir) / ("result." + tag + ".bin")).string();
-  const std::string vcd_tmp = vcd.empty() ? "" : vcd + ".tmp";  // renamed once the run succeeded
-  save_program(p, prog_file);
-  const CommandResult r = run_command(shell_quote(exe) + " " + shell_quote(prog_file) + " " + shell_quote(result_file) +
-                                      (probes ? "" : " --no-probes") + (vcd.empty() ? "" : " --vcd " + shell_quote(vcd_tmp)));
-  fs::remove(prog_file);
-  if (r.status != 0) {
-    if (!vcd.empty()) fs::remove(vcd_tmp);
-    fail(dir, "verilator run failed: " + r.output);
-  }
-  if (!vcd.empty()) fs::rename(vcd_tmp, vcd);
-  RunResult result = decode_run_result(read_text_file(result_file));
-  fs::remove(result_file);
-  return result;
-}
 
 bool CosimReport::pass() const {
   for (const auto& c : checks)

@@ -14,13 +14,6 @@
 
 namespace fsgen {
 
-// Generates the design's RTL under rtl_root/<design>, builds its harness and runs
-// the program. probes = false skips per-cycle toggle sampling (raw RTL speed). vcd: also
-// write a VCD of every signal from the kernel's cycle 0 on (a separate, traced build; the
-// file appears only when the run succeeded).
-RunResult run_on_verilator(const Graph& g, const Program& p, const std::string& rtl_root, bool probes = true,
-                           const std::string& vcd = "");
-
 struct CosimCheck {
   std::string what;
   std::string systemc;

@@ -7,6 +7,7 @@
 
 #include "compiler/decoder_forward.h"
 #include "core/error.h"
+#include "flow/verilator.h"
 #include "models/platform.h"
 #include "sim/core_backend.h"
 

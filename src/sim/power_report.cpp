@@ -18,7 +18,7 @@
 #include "models/platform.h"
 #include "power/characterize.h"
 #include "power/controller_events.h"
-#include "sim/tools.h"
+#include "flow/tools.h"
 
 namespace fsgen {
 

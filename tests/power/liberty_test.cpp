@@ -3,7 +3,7 @@
 #include <chrono>
 #include <filesystem>
 
-#include "sim/tech_library.h"
+#include "flow/tech_library.h"
 #include "test_util.h"
 
 namespace fsgen {

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <tuple>
 
-#include "sim/tools.h"
+#include "flow/verilator.h"
 #include "test_util.h"
 
 namespace fsgen {

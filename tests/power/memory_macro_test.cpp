@@ -10,7 +10,7 @@
 #include "models/platform.h"
 #include "power/techmap.h"
 #include "sim/power_report.h"
-#include "sim/tech_library.h"
+#include "flow/tech_library.h"
 #include "test_util.h"
 
 namespace fsgen {

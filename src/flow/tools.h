@@ -1,4 +1,4 @@
-// External tools (Verilator, Yosys): locating them and running them.
+// External tools: locating them, running them, and keying their builds by their inputs.
 #pragma once
 #include <string>
 #include <vector>
@@ -19,12 +19,6 @@ struct CommandResult {
 };
 CommandResult run_command(const std::string& command);
 
-// Builds (or reuses) the Verilator harness of a generated design folder.
-// Returns the path of the testbench executable.
-// trace: a separate build that can write a VCD of every signal (--vcd), slower to run.
-std::string build_verilator_harness(const std::string& design_dir, unsigned beat_bytes, unsigned latency,
-                                    bool trace = false);
-
 std::string read_text_file(const std::string& path);
 
 // Builds keyed by their inputs: a stamp file beside a build holds the hash of everything it
@@ -33,11 +27,4 @@ bool stamp_matches(const std::string& stamp_file, const std::string& fingerprint
 void write_stamp(const std::string& stamp_file, const std::string& fingerprint);
 std::string shell_quote(const std::string& s);
 
-}  // namespace fsgen
-
-namespace fsgen {
-// `verilator --lint-only -Wall` on a generated design folder; status 0 means clean.
-CommandResult lint_verilog(const std::string& design_dir);
-// `yosys synth` of fsgen_top; on success the output ends with yosys' `stat` report.
-CommandResult synth_yosys(const std::string& design_dir);
 }  // namespace fsgen

@@ -1,74 +1,17 @@
-#include "sim/tools.h"
+#include "flow/verilator.h"
 
-#include <cstdio>
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <functional>
-#include <sstream>
 
 #include "core/error.h"
-#include "core/write_file.h"
+#include "core/folder_lock.h"
+#include "generator/verilog_emitter.h"
 
 namespace fsgen {
 
 namespace fs = std::filesystem;
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string find_tool(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::stringstream ss(path ? path : "");
-  std::string dir;
-  while (std::getline(ss, dir, ':')) {
-    fs::path p = fs::path(dir) / name;
-    if (fs::exists(p)) return p.string();
-  }
-  return "";
-}
-
-std::string require_tool(const std::string& name) {
-  const std::string path = find_tool(name);
-  if (path.empty()) fail(name, "tool not found on PATH: install it with scripts/install-deps.sh");
-  return path;
-}
-
-CommandResult run_command(const std::string& command) {
-  CommandResult r{0, ""};
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) fail(command, "cannot start command");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  return r;
-}
-
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string verilator_objcache() { return find_tool("ccache").empty() ? "" : " OBJCACHE=ccache"; }
-
-namespace {
-std::string stamp_of(const std::string& fingerprint) { return std::to_string(std::hash<std::string>{}(fingerprint)); }
-}  // namespace
-
-bool stamp_matches(const std::string& stamp_file, const std::string& fingerprint) {
-  return fs::exists(stamp_file) && read_text_file(stamp_file) == stamp_of(fingerprint);
-}
-
-void write_stamp(const std::string& stamp_file, const std::string& fingerprint) {
-  write_text_file(stamp_file, stamp_of(fingerprint), "build stamp");
-}
 
 namespace {
 std::string harness_source_dir() { return std::string(FSGEN_SOURCE_DIR); }
@@ -124,10 +67,6 @@ std::string build_verilator_harness(const std::string& design_dir, unsigned beat
   return exe.string();
 }
 
-}  // namespace fsgen
-
-namespace fsgen {
-
 namespace {
 std::string verilog_sources(const std::string& dir) {
   std::vector<std::string> files;
@@ -153,6 +92,44 @@ CommandResult synth_yosys(const std::string& design_dir) {
     if (e.path().extension() == ".v") script += " " + e.path().string();
   script += "; synth -top fsgen_top; tee -o /dev/stdout stat";
   return run_command(shell_quote(y) + " -q -p " + shell_quote(script));
+}
+
+namespace {
+// The design's emitted files and harness build in <rtl_root>/<design>, brought up to date.
+// Runs on the same design at once (parallel tests, two users of one output folder) take
+// turns: the later one finds them current and reuses them. The lock is beside the design's
+// folder, which write_design replaces whole. The runs themselves share the folder safely
+// (their files are named by process).
+std::string current_harness(const Graph& g, const std::string& rtl_root, bool trace) {
+  const std::string dir = (fs::path(rtl_root) / g.spec.name).string();
+  fs::create_directories(rtl_root);
+  const FolderLock building(rtl_root, "Verilator harness build", WhenLocked::kWait, "." + g.spec.name + ".lock");
+  // Regenerate only when any emitted file changed, so the harness build is reused.
+  if (!design_is_current(g, dir)) write_design(g, dir);
+  return build_verilator_harness(dir, g.memory.beat_bytes, g.memory.latency_cycles, trace);
+}
+}  // namespace
+
+RunResult run_on_verilator(const Graph& g, const Program& p, const std::string& rtl_root, bool probes,
+                           const std::string& vcd) {
+  const std::string dir = (fs::path(rtl_root) / g.spec.name).string();
+  const std::string exe = current_harness(g, rtl_root, !vcd.empty());
+  const std::string tag = std::to_string(getpid());
+  const std::string prog_file = (fs::path(dir) / ("program." + tag + ".json")).string();
+  const std::string result_file = (fs::path(dir) / ("result." + tag + ".bin")).string();
+  const std::string vcd_tmp = vcd.empty() ? "" : vcd + ".tmp";  // renamed once the run succeeded
+  save_program(p, prog_file);
+  const CommandResult r = run_command(shell_quote(exe) + " " + shell_quote(prog_file) + " " + shell_quote(result_file) +
+                                      (probes ? "" : " --no-probes") + (vcd.empty() ? "" : " --vcd " + shell_quote(vcd_tmp)));
+  fs::remove(prog_file);
+  if (r.status != 0) {
+    if (!vcd.empty()) fs::remove(vcd_tmp);
+    fail(dir, "verilator run failed: " + r.output);
+  }
+  if (!vcd.empty()) fs::rename(vcd_tmp, vcd);
+  RunResult result = decode_run_result(read_text_file(result_file));
+  fs::remove(result_file);
+  return result;
 }
 
 }  // namespace fsgen

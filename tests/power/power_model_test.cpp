@@ -25,7 +25,7 @@
 #include "power/memory_macro.h"
 #include "power/techmap.h"
 #include "sim/power_report.h"
-#include "sim/tools.h"
+#include "flow/tools.h"
 
 #include "test_util.h"
 

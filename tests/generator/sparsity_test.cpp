@@ -12,7 +12,7 @@
 #include "generator/graph.h"
 #include "models/platform.h"
 #include "sim/cosim.h"
-#include "sim/tools.h"
+#include "flow/tools.h"
 #include "test_util.h"
 
 namespace fsgen {

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "sim/tools.h"
+#include "flow/verilator.h"
 #include "test_util.h"
 
 namespace fsgen {
