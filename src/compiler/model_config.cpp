@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iomanip>
 #include <vector>
 
 #include "core/error.h"
@@ -134,6 +135,24 @@ ModelConfig model_config_by_name(const std::string& name_or_path) {
   std::string known;
   for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
   fail(name_or_path, "no such model: expected a config.json path or one of " + known);
+}
+
+void print_model_config(const ModelConfig& m, std::ostream& out) {
+  out << "model " << m.name << " (" << m.model_type << (m.encoder ? ", encoder" : ", decoder") << "), "
+      << std::fixed << std::setprecision(3) << m.parameters() / 1e9 << "B parameters\n" << std::defaultfloat
+      << "  layers " << m.layers << ", hidden " << m.hidden << ", heads " << m.heads << " query / " << m.kv_heads
+      << " KV (" << (m.heads == m.kv_heads ? "MHA" : "GQA") << "), head_dim " << m.head_dim << ", attention width "
+      << m.q_width() << (m.qk_norm ? ", QK-norm" : "") << "\n"
+      << "  FFN " << m.ffn << ", " << (m.gated_ffn ? "gated " : "plain ") << m.activation << (m.biases ? ", biases" : "")
+      << "; " << (m.layer_norm ? "LayerNorm" : "RMSNorm") << " (eps " << m.norm_eps << ", "
+      << (m.post_norm ? "post-norm" : "pre-norm") << ")\n"
+      << "  positions: " << (m.rope_theta > 0 ? "RoPE theta " + std::to_string(static_cast<long long>(m.rope_theta)) +
+                                                   (m.rope_interleaved ? " (interleaved pairs)" : " (half-split pairs)")
+                                             : std::string("learned, absolute"))
+      << ", up to " << m.max_positions << (m.sliding_window ? ", sliding window " + std::to_string(m.sliding_window) : "")
+      << "; vocab " << m.vocab << (m.tied_embeddings ? " (tied)" : "") << "\n"
+      << "  KV cache per token: " << m.kv_cache_elements_per_token() << " elements (INT8: "
+      << m.kv_cache_elements_per_token() << " B)\n";
 }
 
 }  // namespace fsgen

@@ -7,6 +7,7 @@
 // that do not change the computation (dropouts, token ids, dtypes) are ignored.
 #pragma once
 #include <cstdint>
+#include <ostream>
 #include <string>
 
 namespace fsgen {
@@ -40,5 +41,8 @@ struct ModelConfig {
 ModelConfig read_model_config(const std::string& path);
 // A name under workloads/ ("Qwen3-0.6B") or a path to a config.json.
 ModelConfig model_config_by_name(const std::string& name_or_path);
+
+// The model's layer structure in a few lines (fsgen model).
+void print_model_config(const ModelConfig& m, std::ostream& out);
 
 }  // namespace fsgen

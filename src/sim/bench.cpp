@@ -3,8 +3,9 @@
 #include <iomanip>
 
 #include "compiler/attention.h"
-#include "flow/verilator.h"
 #include "compiler/matmul.h"
+#include "core/log.h"
+#include "flow/verilator.h"
 #include "generator/graph.h"
 #include "generator/spec.h"
 #include "models/platform.h"
@@ -70,25 +71,25 @@ const BenchDesign kAttentionCores[] = {
     {"attn_sys", "loop_order: output_stationary, movement: systolic", "", true, "", false},
 };
 
-BenchRow measure(const Graph& g, const Program& prog, const std::string& rtl_root, std::ostream& log) {
-  log << "bench " << g.spec.name << ": " << prog.kernel << " (building the Verilator model if needed)\n";
+BenchRow measure(const Graph& g, const Program& prog, const std::string& rtl_root) {
+  logger().info("bench {}: {} (building the Verilator model if needed)", g.spec.name, prog.kernel);
   const RunResult rtl = run_on_verilator(g, prog, rtl_root, false);
   const RunResult sc = run_on_systemc(g, prog, SimOptions{true});
   if (sc.cycles != rtl.cycles || sc.outputs != rtl.outputs)
-    log << "  warning: SystemC and Verilator disagree on this run (cycles " << sc.cycles << " vs " << rtl.cycles << ")\n";
+    logger().warn("  SystemC and Verilator disagree on this run (cycles {} vs {})", sc.cycles, rtl.cycles);
   return {g.spec.name, g.array_a.spec.pe_count(), prog.kernel, sc.cycles, sc.wall_seconds, rtl.wall_seconds};
 }
 
 }  // namespace
 
-std::vector<BenchRow> run_bench(const std::vector<unsigned>& sizes, const std::string& rtl_root, std::ostream& log) {
+std::vector<BenchRow> run_bench(const std::vector<unsigned>& sizes, const std::string& rtl_root) {
   std::vector<BenchRow> rows;
   for (unsigned size : sizes) {
     const Graph g = elaborate(parse_spec_text(bench_spec(size, kMatmulCore), "bench:" + std::to_string(size)));
     MatmulProblem prob;
     prob.m = prob.n = prob.k = size * 16;
     prob.seed = 7;
-    rows.push_back(measure(g, compile_matmul(g, prob), rtl_root, log));
+    rows.push_back(measure(g, compile_matmul(g, prob), rtl_root));
   }
   for (const BenchDesign& d : kSparseCores)
     for (unsigned size : sizes) {
@@ -99,7 +100,7 @@ std::vector<BenchRow> run_bench(const std::vector<unsigned>& sizes, const std::s
       prob.seed = 7;
       prob.values.zero_fraction = 0.5;
       if (d.weights_24) prob.zeros_in_a = false, prob.pattern = {2, 4};
-      rows.push_back(measure(g, compile_matmul(g, prob), rtl_root, log));
+      rows.push_back(measure(g, compile_matmul(g, prob), rtl_root));
     }
   for (const BenchDesign& d : kAttentionCores)
     for (unsigned size : sizes) {
@@ -110,7 +111,7 @@ std::vector<BenchRow> run_bench(const std::vector<unsigned>& sizes, const std::s
       prob.q_heads = 4;
       prob.kv_heads = 2;
       prob.tokens = 256;
-      rows.push_back(measure(g, compile_attention(g, prob).program, rtl_root, log));
+      rows.push_back(measure(g, compile_attention(g, prob).program, rtl_root));
     }
   return rows;
 }

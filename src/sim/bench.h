@@ -18,7 +18,7 @@ struct BenchRow {
 };
 
 // sizes: PE array edge lengths (8 -> 8x8 PEs). rtl_root: where designs are generated.
-std::vector<BenchRow> run_bench(const std::vector<unsigned>& sizes, const std::string& rtl_root, std::ostream& log);
+std::vector<BenchRow> run_bench(const std::vector<unsigned>& sizes, const std::string& rtl_root);
 void print_bench(const std::vector<BenchRow>& rows, std::ostream& out);
 
 }  // namespace fsgen

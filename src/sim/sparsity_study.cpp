@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iomanip>
 
+#include "core/log.h"
 #include "compiler/matmul.h"
 #include "core/error.h"
 #include "generator/graph.h"
@@ -101,7 +102,7 @@ void synthesise(const Graph& g, const SparsityStudyOptions& o, SparsityStudyRow&
 
 }  // namespace
 
-SparsityStudy run_sparsity_study(const SparsityStudyOptions& o, const std::function<void(const std::string&)>& progress) {
+SparsityStudy run_sparsity_study(const SparsityStudyOptions& o) {
   SparsityStudy study;
   study.options = o;
   uint32_t index = 0;
@@ -114,7 +115,7 @@ SparsityStudy run_sparsity_study(const SparsityStudyOptions& o, const std::funct
     row.tilings = s.tiling[0].text() + " " + s.tiling[1].text() + " " + s.tiling[2].text();
     row.net_x = s.net_x.topology;
     row.net_w = s.net_w.topology;
-    progress(row.design + " (" + row.skips + "): SystemC runs");
+    logger().info("  {} ({}): SystemC runs", row.design, row.skips);
     const RunResult r = run_matmul(g, o, false);
     row.cycles = r.cycles;
     row.cycles_24 = run_matmul(g, o, true).cycles;
@@ -128,7 +129,7 @@ SparsityStudy run_sparsity_study(const SparsityStudyOptions& o, const std::funct
       row.lane_occupancy = 1.0;
     }
     if (o.synth) {
-      progress(row.design + ": Yosys and OpenSTA");
+      logger().info("  {}: Yosys and OpenSTA", row.design);
       synthesise(g, o, row, study.liberty_name);
     }
     study.rows.push_back(row);

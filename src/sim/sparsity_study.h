@@ -44,7 +44,8 @@ struct SparsityStudy {
   std::vector<SparsityStudyRow> rows;  // the dense design first
 };
 
-SparsityStudy run_sparsity_study(const SparsityStudyOptions& o, const std::function<void(const std::string&)>& progress);
+// Progress goes to the log.
+SparsityStudy run_sparsity_study(const SparsityStudyOptions& o);
 void print_sparsity_study(const SparsityStudy& s, std::ostream& out);  // Markdown
 
 }  // namespace fsgen

@@ -1,0 +1,135 @@
+#include "cli/options.h"
+
+namespace fsgen::cli {
+
+namespace {
+// --pattern N:M, or none.
+StructuredPattern pattern_of(const ValueOptions& o) {
+  return o.pattern.empty() ? StructuredPattern{} : pattern_named(o.pattern, "--pattern");
+}
+}  // namespace
+
+void add_spec_argument(CLI::App* cmd, std::string& spec_path) {
+  cmd->add_option("spec", spec_path, "design spec (YAML)")->required();
+}
+
+SyntheticValues ValueOptions::resolved() const {
+  SyntheticValues v = values;
+  v.distribution = distribution_named(distribution, "--values");
+  return v;
+}
+
+void add_value_options(CLI::App* cmd, ValueOptions& o) {
+  cmd->add_option("--zeros", o.values.zero_fraction, "fraction of operand values that are zero")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--values", o.distribution, "operand values: uniform over INT8, or normal")
+      ->check(CLI::IsMember({"uniform", "normal"}))
+      ->capture_default_str();
+  cmd->add_option("--sigma", o.values.sigma, "standard deviation of normal values, in INT8 codes")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
+void add_attention_options(CLI::App* cmd, AttentionOptions& o) {
+  cmd->add_option("--stage", o.stage, "attention stage")->check(CLI::IsMember({"prefill", "decode"}))->capture_default_str();
+  cmd->add_option("--heads", o.heads, "attention: query heads")->capture_default_str();
+  cmd->add_option("--kv-heads", o.kv_heads, "attention: KV heads (GQA when fewer than query heads)")->capture_default_str();
+  cmd->add_option("--tokens", o.tokens, "attention: sequence length (prefill) or new tokens (decode)")->capture_default_str();
+  cmd->add_option("--context", o.context, "attention decode: tokens already in the KV cache")->capture_default_str();
+  cmd->add_flag("--no-residual", o.no_residual, "attention: no residual add");
+}
+
+void add_ffn_options(CLI::App* cmd, FfnOptions& o) {
+  cmd->add_option("--ffn", o.ffn, "ffn: FFN width (intermediate size)")->capture_default_str();
+  cmd->add_flag("--ungated", o.plain, "ffn: plain act(X W1) W2 instead of the gated form");
+  cmd->add_option("--activation", o.activation, "ffn: activation")->check(CLI::IsMember({"silu", "gelu"}))->capture_default_str();
+}
+
+void add_kernel_choice(CLI::App* cmd, KernelOptions& o, const std::vector<std::string>& kernels) {
+  cmd->add_option("--kernel", o.kernel, "kernel to run")->check(CLI::IsMember(kernels))->capture_default_str();
+}
+
+void add_problem_options(CLI::App* cmd, KernelOptions& o) {
+  cmd->add_option("--m", o.m, "rows of A and C")->capture_default_str();
+  cmd->add_option("--n", o.n, "columns of B and C")->capture_default_str();
+  cmd->add_option("--k", o.k, "reduction length")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "random operand seed")->capture_default_str();
+  add_value_options(cmd, o.values);
+  cmd->add_option("--zeros-in", o.values.zeros_in, "matmul: operands that get --zeros and --pattern: a, b or ab")
+      ->check(CLI::IsMember({"a", "b", "ab"}))
+      ->capture_default_str();
+  cmd->add_option("--pattern", o.values.pattern,
+                  "structured sparsity N:M along k (magnitude pruning), e.g. 2:4: matmul's --zeros-in operands, "
+                  "attention's keys, the FFN's W1 and W3");
+}
+
+MatmulProblem matmul_problem(const KernelOptions& o) {
+  MatmulProblem p;
+  p.m = o.m;
+  p.n = o.n;
+  p.k = o.k;
+  p.seed = o.seed;
+  p.values = o.values.resolved();
+  p.zeros_in_a = o.values.zeros_in.find('a') != std::string::npos;
+  p.zeros_in_b = o.values.zeros_in.find('b') != std::string::npos;
+  p.pattern = pattern_of(o.values);
+  return p;
+}
+
+AttentionProblem attention_problem(const KernelOptions& o) {
+  const AttentionOptions& a = o.attention;
+  AttentionProblem p;
+  p.stage = a.stage == "decode" ? Stage::kDecode : Stage::kPrefill;
+  p.q_heads = a.heads;
+  p.kv_heads = a.kv_heads;
+  p.tokens = a.tokens;
+  p.context = p.stage == Stage::kDecode ? a.context : 0;
+  p.residual = !a.no_residual;
+  p.seed = o.seed;
+  p.values = o.values.resolved();
+  p.key_pattern = pattern_of(o.values);
+  return p;
+}
+
+FfnProblem ffn_problem(const KernelOptions& o) {
+  FfnProblem p;
+  p.tokens = o.attention.tokens;
+  p.ffn = o.ffn.ffn;
+  p.gated = !o.ffn.plain;
+  p.activation = o.ffn.activation;
+  p.residual = !o.attention.no_residual;
+  p.seed = o.seed;
+  p.values = o.values.resolved();
+  p.weight_pattern = pattern_of(o.values);
+  return p;
+}
+
+ChosenKernel compile_kernel(const Graph& g, const KernelOptions& o) {
+  ChosenKernel c;
+  if (o.kernel == "attention") {
+    CompiledAttention a = compile_attention(g, attention_problem(o));
+    c.program = std::move(a.program);
+    c.expected = std::move(a.expected);
+  } else if (o.kernel == "ffn") {
+    CompiledFfn f = compile_ffn(g, ffn_problem(o));
+    c.program = std::move(f.program);
+    c.expected = std::move(f.expected);
+  } else {
+    const MatmulProblem prob = matmul_problem(o);
+    c.program = compile_matmul(g, prob);
+    c.expected = matmul_expected(c.program, prob);
+    c.macs = double(o.m) * o.n * o.k;
+  }
+  return c;
+}
+
+void add_macro_options(CLI::App* cmd, MacroOptions& mo) {
+  cmd->add_option("--macro-threshold", mo.threshold_bytes, "buffers of at least this many bytes are SRAM macros")
+      ->capture_default_str();
+  cmd->add_option("--macro-node", mo.node_nm, "feature size (nm) of the SRAM macro model's area and energy")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
+}  // namespace fsgen::cli

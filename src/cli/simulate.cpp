@@ -1,0 +1,104 @@
+// fsgen simulate: one kernel, or a model's layers, on the design's SystemC/TLM-2.0 platform
+// (or, for models, its fast model).
+#include <functional>
+#include <iostream>
+#include <memory>
+
+#include "cli/command.h"
+#include "cli/options.h"
+#include "compiler/model_config.h"
+#include "core/error.h"
+#include "core/progress.h"
+#include "core/write_file.h"
+#include "generator/spec.h"
+#include "models/platform.h"
+#include "sim/kernel_report.h"
+#include "sim/model_sim.h"
+
+namespace fsgen::cli {
+
+namespace {
+struct ModelSimArgs {
+  std::string model, layers = "all", mode = "fast", activity_csv;
+  bool every_launch = false, json = false;
+  uint64_t window = 0;
+};
+
+struct SimulateOptions {
+  std::string spec_path;
+  KernelOptions kernel;
+  ModelSimArgs model;
+  bool tokens_given = false;
+};
+
+// --layers: a positive count, or 0 for all.
+uint32_t layer_count(const std::string& text) {
+  if (text == "all") return 0;
+  try {
+    size_t used = 0;
+    const unsigned long n = std::stoul(text, &used);
+    if (used == text.size() && n > 0 && n <= UINT32_MAX) return static_cast<uint32_t>(n);
+  } catch (const std::exception&) {
+  }
+  fail("--layers", "expected a positive count or 'all', got '" + text + "'");
+}
+
+int run_model(const Graph& g, const SimulateOptions& so) {
+  const ModelSimArgs& a = so.model;
+  const AttentionOptions& attn = so.kernel.attention;
+  const ModelConfig m = model_config_by_name(a.model);
+  ModelSimOptions o;
+  o.stage = attn.stage == "decode" ? Stage::kDecode : Stage::kPrefill;
+  o.context = attn.context;
+  o.tokens = so.tokens_given ? attn.tokens : 1;
+  o.layers = layer_count(a.layers);
+  o.mode = a.mode == "cycle" ? SimMode::kCycle : SimMode::kFast;
+  o.values = so.kernel.values.resolved();
+  o.seed = so.kernel.seed;
+  o.every_launch = a.every_launch;
+  o.window = a.window ? a.window : (a.activity_csv.empty() ? 0 : 4096);
+  ProgressBar bar;
+  const ModelSimReport r = simulate_model(g, m, o, [&bar](double fraction) { bar(fraction); });
+  if (!a.activity_csv.empty())
+    write_file_atomically(a.activity_csv, "activity trace", [&](std::ostream& file) { write_activity_csv(r, file); });
+  if (a.json)
+    write_model_sim_json(r, std::cout);
+  else
+    print_model_sim(r, std::cout);
+  return 0;
+}
+
+int run_simulate(const SimulateOptions& o) {
+  const Graph g = elaborate(parse_spec_file(o.spec_path));
+  if (!o.model.model.empty()) return run_model(g, o);
+  const ChosenKernel chosen = compile_kernel(g, o.kernel);
+  const RunResult r = run_on_systemc(g, chosen.program);
+  return print_kernel_run(g, chosen.program, r, chosen.expected, chosen.macs, std::cout) ? 0 : 1;
+}
+}  // namespace
+
+Command simulate_command(CLI::App& app) {
+  auto o = std::make_shared<SimulateOptions>();
+  auto* cmd = app.add_subcommand("simulate", "run a kernel on the design's SystemC/TLM-2.0 platform");
+  add_spec_argument(cmd, o->spec_path);
+  add_kernel_choice(cmd, o->kernel, {"matmul", "attention", "ffn"});
+  add_problem_options(cmd, o->kernel);
+  add_attention_options(cmd, o->kernel.attention);
+  add_ffn_options(cmd, o->kernel.ffn);
+  ModelSimArgs& m = o->model;
+  cmd->add_option("--model", m.model, "simulate a model's layers: a name under workloads/ or a config.json");
+  cmd->add_option("--layers", m.layers, "--model: layers to run, a count or 'all'")->capture_default_str();
+  cmd->add_option("--mode", m.mode, "--model: fast (phases timed whole) or cycle (SystemC platform)")
+      ->check(CLI::IsMember({"fast", "cycle"}))
+      ->capture_default_str();
+  cmd->add_flag("--every-launch", m.every_launch, "--model: simulate every launch, also those identical to earlier ones");
+  cmd->add_option("--window", m.window, "--model --mode fast: activity window in cycles for --activity-out");
+  cmd->add_option("--activity-out", m.activity_csv, "--model: write per-window block activity (CSV)");
+  cmd->add_flag("--json", m.json, "--model: print the report as JSON");
+  return {cmd, [o, cmd] {
+            o->tokens_given = cmd->count("--tokens") > 0;
+            return run_simulate(*o);
+          }};
+}
+
+}  // namespace fsgen::cli

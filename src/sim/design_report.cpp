@@ -1,0 +1,105 @@
+#include "sim/design_report.h"
+
+#include <filesystem>
+#include <iomanip>
+
+#include "generator/verilog_emitter.h"
+#include "power/liberty.h"
+#include "power/techmap.h"
+
+namespace fsgen {
+
+namespace {
+
+void print_network(const ValueNetwork& n, std::ostream& out) {
+  const NetworkParams& p = n.params;
+  out << "\n    " << n.tensor << " network " << n.topology << ": c=" << p.c << " g=" << p.g << " m=" << p.m << " i=" << p.i
+      << " o=" << p.o << " s=" << p.s << ", " << p.lanes << (p.lanes == 1 ? " lane" : " lanes");
+}
+
+}  // namespace
+
+void print_sparse_plan(const SparsePlan& sp, std::ostream& out) {
+  const ArraySparsity& a = sp.a;
+  out << "\n  sparsity:";
+  if (a.sparse()) {
+    out << " design " << a.name() << "; array a tilings m=" << a.tiling[0].text() << " n=" << a.tiling[1].text()
+        << " k=" << a.tiling[2].text();
+    if (a.x_sparse) out << ", skips x (" << a.x_condition << ")";
+    if (a.w_sparse) out << ", skips w (" << a.w_condition << ")";
+    print_network(a.net_x, out);
+    print_network(a.net_w, out);
+    if (a.holds_compressed())
+      out << "\n    lanes hold the k tile of " << a.tiling[2].s << " compressed in " << a.slots() << " MACs (" << a.slot_groups()
+          << " group(s) of " << a.slots() / a.slot_groups() << " for " << a.tiling[2].s / a.slot_groups() << " k rows each)";
+  }
+  if (sp.group.present)
+    out << "\n    group network (block TopK, before the value networks): " << sp.group.params.i << " blocks of "
+        << sp.group.block << " keys offered, 1 used per cycle, top " << sp.group.topk;
+  for (const auto& t : sp.memory.compressed) out << "\n    DMA: " << t << " compressed (all-zero tile rows skipped; row metadata)";
+  if (!sp.memory.window_kind.empty())
+    out << "\n    DMA: key loop bounded by " << sp.memory.window_kind
+        << (sp.memory.window ? " window " + std::to_string(sp.memory.window) : std::string());
+}
+
+void print_graph(const Graph& g, std::ostream& out) {
+  const ArrayPlan& p = g.array_a;
+  out << "design " << g.spec.name << " (" << g.spec.source << ")\n"
+      << "  memory: " << g.memory.beat_bytes << " B/cycle AXI4, latency " << g.memory.latency_cycles << " cycles, clock "
+      << g.spec.clock_mhz << " MHz\n"
+      << "  array a: " << stationarity_name(p.stationarity) << ", loop order " << iter_name(p.spec.loop_order[0])
+      << iter_name(p.spec.loop_order[1]) << iter_name(p.spec.loop_order[2]) << ", tiles m=" << p.spec.tile_m
+      << " n=" << p.spec.tile_n << " k=" << p.spec.tile_k << ", " << p.spec.pe_rows() << "x" << p.spec.pe_cols()
+      << " PEs\n"
+      << "  reuse: A " << movement_name(p.move_a) << ", B " << movement_name(p.move_b) << ", C "
+      << movement_name(p.move_c);
+  if (p.acc_slots) out << " (accumulator cache: " << p.acc_slots << (p.acc_slots == 1 ? " tile)" : " tiles)");
+  out << "\n  kernels: matmul";
+  if (g.matmul_on_both) out << " (on arrays a and b: " << g.matmul_tile_n() << "-column tiles)";
+  if (g.attention) out << ", attention and FFN (fused: S = Q K^T on a, online softmax, O = P V on b)";
+  if (g.attention) {
+    const ArrayPlan& b = g.array_b;
+    const FusedStageCycles c = fused_stage_cycles(g.array_a, b, g.memory);
+    out << "\n  array b: " << stationarity_name(b.stationarity) << (b.spec.systolic ? " systolic" : "") << ", tiles m="
+        << b.spec.tile_m << " n=" << b.spec.tile_n << " k=" << b.spec.tile_k << ", " << b.spec.pe_rows() << "x"
+        << b.spec.pe_cols() << " PEs"
+        << "\n  per key tile (cycles, one stage after another): K load " << c.k_load << ", S on array a " << c.scores
+        << ", softmax " << c.softmax << ", V load " << c.v_load << ", O on array b " << c.o_update << " ("
+        << c.o_passes << (c.o_passes == 1 ? " pass)" : " passes)");
+  }
+  if (g.sparse.any()) print_sparse_plan(g.sparse, out);
+  out << "\n  blocks:";
+  for (const auto& b : g.blocks) out << " " << b.name << "(" << b.kind << ")";
+  out << "\n";
+}
+
+
+void print_synthesis(const Graph& g, const std::string& dir, const std::string& liberty_file, const MacroOptions& mo,
+                     std::ostream& out) {
+  const Liberty lib = prepare_liberty(liberty_file, dir);
+  const DesignMacros macros = design_macros(g, macro_technology(read_liberty_file(lib.path), mo.node_nm), mo);
+  std::vector<std::string> files;
+  for (const auto& f : verilog_files(g)) files.push_back((std::filesystem::path(dir) / f).string());
+  std::vector<std::string> blackboxes;
+  if (!macros.module.empty()) blackboxes.push_back(macros.module);
+  const SynthReport s = synth_to_liberty(files, "fsgen_top", {}, lib, dir, blackboxes);
+  const double period_ns = 1000.0 / g.spec.clock_mhz;
+  const TimingReport t = critical_path(s, "fsgen_top", lib, "clk", period_ns);
+  double macro_area = 0;
+  for (const auto& m : macros.macros) macro_area += m.area_um2;
+  out << "synthesis (yosys onto liberty " << lib.name << "): logic area " << std::fixed << std::setprecision(1)
+      << s.area_um2 << " um^2, " << s.cells << " cells; netlist " << s.netlist << "\n";
+  for (const auto& m : macros.macros)
+    out << "  memory macro " << m.block << " (" << m.bytes << " B, " << m.word_bits << "-bit rows; SRAM macro model, "
+        << mo.node_nm << " nm): area " << m.area_um2 << " um^2, read " << std::setprecision(2) << m.read_pj
+        << " pJ, write " << m.write_pj << " pJ, leakage " << std::setprecision(4) << m.leakage_mw << " mW\n"
+        << std::setprecision(1);
+  if (!macros.macros.empty()) out << "  total area " << s.area_um2 + macro_area << " um^2 (logic + macros)\n";
+  out << "timing (OpenSTA): critical path " << std::setprecision(3) << t.arrival_ns << " ns + setup " << t.setup_ns
+      << " ns: max clock " << std::setprecision(0) << t.max_clock_mhz() << " MHz; at the spec's " << g.spec.clock_mhz
+      << " MHz the slack is " << std::setprecision(3) << t.slack_ns << " ns (" << (t.slack_ns >= 0 ? "met" : "VIOLATED")
+      << ")" << (macros.macros.empty() ? "" : "; paths into and out of the macros are not timed") << "\n"
+      << std::defaultfloat;
+}
+
+}  // namespace fsgen

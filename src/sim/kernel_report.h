@@ -1,0 +1,25 @@
+// Human-readable reports of one kernel's run on the SystemC platform: cycles, utilisation,
+// block activity, what the sparse networks and the DMA skipped, the fast model beside it.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "compiler/program.h"
+#include "generator/graph.h"
+#include "models/run_result.h"
+
+namespace fsgen {
+
+// What the value networks of each sparse array and the DMA skipped in a run of `cycles`.
+void print_sparsity(const Graph& g, const std::map<std::string, SparseActivity>& sparse, uint64_t cycles, std::ostream& out);
+
+// The kernel's run on the cycle model against its expected output; macs > 0 (matmuls)
+// adds the PE utilisation. Runs the fast model beside it where it applies. Returns whether
+// the output matched the reference bit for bit.
+bool print_kernel_run(const Graph& g, const Program& prog, const RunResult& r, const std::vector<uint8_t>& expected,
+                      double macs, std::ostream& out);
+
+}  // namespace fsgen
