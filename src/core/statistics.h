@@ -1,23 +1,33 @@
-// Small statistics shared by the reports: Pearson correlation and rounding up to a multiple.
+// The statistics shared by the power model, its validation and the reports (Eigen inside):
+// Pearson correlation, mean absolute percentage error, normalised RMS error, least squares.
 #pragma once
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace fsgen {
 
-// Pearson R of the first min(a.size(), b.size()) pairs; 0 when either side is constant.
-inline double pearson_r(const std::vector<double>& a, const std::vector<double>& b) {
-  const size_t n = std::min(a.size(), b.size());
-  if (n < 2) return 0;
-  double ma = 0, mb = 0;
-  for (size_t i = 0; i < n; ++i) ma += a[i] / double(n), mb += b[i] / double(n);
-  double sab = 0, saa = 0, sbb = 0;
-  for (size_t i = 0; i < n; ++i)
-    sab += (a[i] - ma) * (b[i] - mb), saa += (a[i] - ma) * (a[i] - ma), sbb += (b[i] - mb) * (b[i] - mb);
-  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0;
-}
+// Pearson R of the first min(a.size(), b.size()) pairs; 0 when either side is constant or
+// there are fewer than two pairs.
+double pearson_r(const std::vector<double>& a, const std::vector<double>& b);
+
+// Mean of |got - want| / |want| over the pairs, in percent (a |want| below 1e-9 counts as
+// 1e-9); 0 for no pairs.
+double mape_percent(const std::vector<double>& got, const std::vector<double>& want);
+
+// The largest |got - want| / |want| of the pairs, in percent (same guard).
+double max_ape_percent(const std::vector<double>& got, const std::vector<double>& want);
+
+// rms(got - want).
+double rms_difference(const std::vector<double>& got, const std::vector<double>& want);
+
+// rms(got - want) / rms(want); 0 when want is all zero.
+double nrmse(const std::vector<double>& got, const std::vector<double>& want);
+
+// Least squares of y = c0 + c1 x1 + ... over the points (x, y), every x of the same length.
+// A vanishing ridge (1e-9 of the normal matrix' largest diagonal entry) keeps fewer points
+// than terms solvable. Returns {c0, c1, ...}; {0} for no points.
+std::vector<double> least_squares_with_intercept(const std::vector<std::pair<std::vector<double>, double>>& points);
 
 inline uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 

@@ -12,6 +12,7 @@
 #include <thread>
 #include <tuple>
 
+#include "core/csv.h"
 #include "core/error.h"
 #include "core/folder_lock.h"
 #include "core/regmap.h"
@@ -209,10 +210,9 @@ std::string hyperparameter_text(const std::vector<int>& h, char separator) {
   return s;
 }
 
-std::vector<int> parse_hyperparameters(const std::string& text) {
+std::vector<int> parse_hyperparameters(const std::string& text, const std::string& place) {
   std::vector<int> h;
-  std::stringstream ss(text);
-  for (std::string v; std::getline(ss, v, ';');) h.push_back(std::stoi(v));
+  for (const std::string& v : split_fields(text, ';')) h.push_back(parse_int(v, place, "hyperparameters"));
   return h;
 }
 
@@ -288,55 +288,43 @@ std::string events_text(const std::vector<double>& events) {
   return o.str();
 }
 
-std::vector<double> parse_events(const std::string& text) {
+std::vector<double> parse_events(const std::string& text, const std::string& place) {
   std::vector<double> e;
-  std::stringstream ss(text);
-  for (std::string v; std::getline(ss, v, ';');) e.push_back(std::stod(v));
+  for (const std::string& v : split_fields(text, ';')) e.push_back(parse_finite(v, place, "events"));
   return e;
 }
 
 std::string row_of(const CharPoint& p) {
-  std::ostringstream o;
-  o.precision(9);
-  o << p.kind << "," << hyperparameter_text(p.h) << "," << p.toggle_rate << "," << p.zero_fraction << "," << p.enable_rate << ","
-    << p.seed << "," << p.window << "," << p.alpha << "," << p.enable << "," << p.zeros << "," << p.side << ","
-    << p.factor << "," << events_text(p.events) << "," << p.dynamic_fj << ","
-    << p.leakage_mw << ","
-    << p.area_um2;
-  return o.str();
+  CsvLine line;
+  line << p.kind << hyperparameter_text(p.h) << p.toggle_rate << p.zero_fraction << p.enable_rate << p.seed << p.window
+       << p.alpha << p.enable << p.zeros << p.side << p.factor << events_text(p.events) << p.dynamic_fj << p.leakage_mw
+       << p.area_um2;
+  return line.str();
 }
 
-CharPoint point_of(const std::string& line, const std::string& where, int format) {
-  std::vector<std::string> f;
-  std::stringstream ss(line);
-  for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
-  if (!line.empty() && line.back() == ',') f.push_back("");
+CharPoint point_of(const std::string& text, const std::string& where, int format) {
+  CsvRow row(text, where);
   const char* columns = columns_of_format(format);
-  if (f.size() != column_count(columns))
-    fail(where, "expected " + std::to_string(column_count(columns)) + " comma-separated fields (" + columns + ")");
-  if (format == 2) f.insert(f.begin() + 6, "0"), f.insert(f.begin() + 11, "");  // no window, no events
-  if (format <= 3) f.insert(f.begin() + 11, "0");                                 // no factor
+  row.expect_fields(column_count(columns), columns);
+  if (format == 2) row.insert(6, "0"), row.insert(11, "");  // no window, no events
+  if (format <= 3) row.insert(11, "0");                     // no factor
   CharPoint p;
-  try {
-    p.kind = f[0];
-    p.h = parse_hyperparameters(f[1]);
-    p.toggle_rate = std::stod(f[2]);
-    p.zero_fraction = std::stod(f[3]);
-    p.enable_rate = std::stod(f[4]);
-    p.seed = std::stoull(f[5]);
-    p.window = std::stoull(f[6]);
-    p.alpha = std::stod(f[7]);
-    p.enable = std::stod(f[8]);
-    p.zeros = std::stod(f[9]);
-    p.side = std::stod(f[10]);
-    p.factor = std::stod(f[11]);
-    p.events = parse_events(f[12]);
-    p.dynamic_fj = std::stod(f[13]);
-    p.leakage_mw = std::stod(f[14]);
-    p.area_um2 = std::stod(f[15]);
-  } catch (const std::exception&) {
-    fail(where, "expected numbers in every field after the kind");
-  }
+  p.kind = row.text(0);
+  p.h = parse_hyperparameters(row.text(1), where);
+  p.toggle_rate = row.number(2, "toggle_rate");
+  p.zero_fraction = row.number(3, "zero_fraction");
+  p.enable_rate = row.number(4, "enable_rate");
+  p.seed = row.count(5, "seed");
+  p.window = row.count(6, "window");
+  p.alpha = row.number(7, "alpha");
+  p.enable = row.number(8, "enable");
+  p.zeros = row.number(9, "zeros");
+  p.side = row.number(10, "side");
+  p.factor = row.number(11, "factor");
+  p.events = parse_events(row.text(12), where);
+  p.dynamic_fj = row.number(13, "dynamic_fj");
+  p.leakage_mw = row.number(14, "leakage_mw");
+  p.area_um2 = row.number(15, "area_um2");
   return p;
 }
 

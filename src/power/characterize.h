@@ -119,7 +119,8 @@ struct PrimitiveDef {
 const std::vector<PrimitiveDef>& primitive_catalog();
 // Hyperparameters as text: "4;8" in datasets and records, "4x8" in names and reports.
 std::string hyperparameter_text(const std::vector<int>& h, char separator = ';');
-std::vector<int> parse_hyperparameters(const std::string& text);  // "4;8"; std::invalid_argument if not numbers
+// "4;8"; a UserError naming place unless every value is an integer.
+std::vector<int> parse_hyperparameters(const std::string& text, const std::string& place);
 const PrimitiveDef& primitive_def(const std::string& kind);  // UserError for an unknown kind
 // An RTL instance's hyperparameters in the primitive's feature order (its module parameters
 // named by def.params).

@@ -188,40 +188,13 @@ std::vector<float> features_of(const PrimitiveDef& def, const CharPoint& p, size
   return f;
 }
 
-// Least squares of value = a + b . terms (normal equations, a vanishing ridge so that
+// Least squares of value = a + b . terms (core/statistics.h: a vanishing ridge, so that
 // fewer points than terms still give an answer).
 LinearFit fit_least_squares(const std::vector<std::pair<std::vector<double>, double>>& pts) {
-  const size_t k = pts.empty() ? 1 : pts.front().first.size() + 1;
-  std::vector<std::vector<double>> m(k, std::vector<double>(k + 1, 0.0));  // [X'X | X'y]
-  for (const auto& [terms, y] : pts) {
-    std::vector<double> x = {1.0};
-    x.insert(x.end(), terms.begin(), terms.end());
-    for (size_t i = 0; i < k; ++i) {
-      for (size_t j = 0; j < k; ++j) m[i][j] += x[i] * x[j];
-      m[i][k] += x[i] * y;
-    }
-  }
-  double scale = 0;
-  for (size_t i = 0; i < k; ++i) scale = std::max(scale, m[i][i]);
-  for (size_t i = 0; i < k; ++i) m[i][i] += 1e-9 * scale;
-  for (size_t c = 0; c < k; ++c) {  // Gauss-Jordan with partial pivoting
-    size_t pivot = c;
-    for (size_t r = c + 1; r < k; ++r)
-      if (std::fabs(m[r][c]) > std::fabs(m[pivot][c])) pivot = r;
-    std::swap(m[c], m[pivot]);
-    if (m[c][c] == 0) continue;
-    for (size_t r = 0; r < k; ++r) {
-      if (r == c) continue;
-      const double f = m[r][c] / m[c][c];
-      for (size_t j = c; j <= k; ++j) m[r][j] -= f * m[c][j];
-    }
-  }
+  const std::vector<double> c = least_squares_with_intercept(pts);
   LinearFit f;
-  for (size_t i = 0; i < k; ++i) {
-    const double v = m[i][i] != 0 ? m[i][k] / m[i][i] : 0.0;
-    if (i == 0) f.a = v;
-    else f.b.push_back(v);
-  }
+  f.a = c.front();
+  f.b.assign(c.begin() + 1, c.end());
   return f;
 }
 
@@ -334,9 +307,7 @@ void train_events(const PrimitiveDef& def, const std::vector<const CharPoint*>& 
   m.event_fj = fit_least_squares(all);
   m.event_quality.train_points = all.size();
   if (points_of_core.size() < 3) return;  // too few cores to leave one out
-  std::vector<double> got, want;
-  double ape = 0;
-  size_t runs = 0;
+  std::vector<double> got, want, run_got, run_want;
   for (const auto& [h, own] : points_of_core) {
     FitPoints others;
     for (const auto& [oh, indices] : points_of_core)
@@ -350,10 +321,10 @@ void train_events(const PrimitiveDef& def, const std::vector<const CharPoint*>& 
       auto& r = run_sums[kernel_pts[i]->seed];
       r.first += got.back(), r.second += want.back();
     }
-    for (const auto& [seed, r] : run_sums) ape += std::fabs(r.first - r.second) / std::max(1e-9, r.second), ++runs;
+    for (const auto& [seed, r] : run_sums) run_got.push_back(r.first), run_want.push_back(r.second);
   }
   m.event_quality.test_points = got.size();
-  m.event_quality.mape = 100.0 * ape / double(runs);
+  m.event_quality.mape = mape_percent(run_got, run_want);
   m.event_quality.pearson = pearson_r(got, want);
 }
 
@@ -384,16 +355,14 @@ PrimitivePowerModel train_structural(const PrimitiveDef& def, const std::vector<
   const size_t terms = idle.front().first.size() + 1;
   if (idle.size() <= terms) return m;  // too few sizes to leave one out
   std::vector<double> got, want;
-  double ape = 0;
   for (size_t i = 0; i < idle.size(); ++i) {
     std::vector<std::pair<std::vector<double>, double>> others = idle;
     others.erase(others.begin() + long(i));
     got.push_back(fit_least_squares(others).at(idle[i].first));
     want.push_back(idle[i].second);
-    ape += std::fabs(got.back() - want.back()) / std::max(1e-9, std::fabs(want.back()));
   }
   m.quality.test_points = idle.size();
-  m.quality.mape = 100.0 * ape / double(idle.size());
+  m.quality.mape = mape_percent(got, want);
   m.quality.pearson = pearson_r(got, want);
   return m;
 }
@@ -442,13 +411,11 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
   if (!yte.empty()) {
     const std::vector<float> pred = booster.predict(xte, cols);
     std::vector<double> got(yte.size());
-    double ape = 0;
     for (size_t i = 0; i < yte.size(); ++i) {
       const CharPoint& t = *test_points[i];
       got[i] = window_fj_per_element(idle_writes_at(m, t.h), double(pred[i]), t.alpha, t.enable, t.side, t.factor) * ete[i];
-      ape += std::fabs(got[i] - yte[i]) / std::max(1e-9, std::fabs(yte[i]));
     }
-    m.quality.mape = 100.0 * ape / double(yte.size());
+    m.quality.mape = mape_percent(got, yte);
     m.quality.pearson = pearson_r(got, yte);
   }
   return m;

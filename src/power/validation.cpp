@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/csv.h"
 #include "core/error.h"
 #include "core/statistics.h"
 #include "core/write_file.h"
@@ -51,41 +52,30 @@ const EarlierLayout* earlier_layout(const std::string& header) {
   return nullptr;
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> f;
-  std::stringstream ss(s);
-  for (std::string x; std::getline(ss, x, sep);) f.push_back(x);
-  if (!s.empty() && s.back() == sep) f.push_back("");
-  return f;
-}
-
 ValidationRecord record_of(const std::string& line, const std::string& where) {
-  const std::vector<std::string> f = split(line, ',');
-  if (f.size() != kFields)
-    fail(where, "expected " + std::to_string(kFields) + " comma-separated fields (" + std::string(kHeader) + ")");
+  const CsvRow row(line, where);
+  row.expect_fields(kFields, kHeader);
   ValidationRecord r;
-  try {
-    r.design = f[0], r.block = f[1], r.kind = f[2], r.variant = f[4];
-    r.h = parse_hyperparameters(f[3]);
-    r.cycles = std::stoull(f[5]), r.window = std::stoull(f[6]);
-    double* numbers[] = {&r.clock_mhz, &r.alpha, &r.busy, &r.enable, &r.zeros, &r.predicted_mw, &r.golden_mw,
-                         &r.predicted_leakage_mw, &r.golden_leakage_mw, &r.predicted_area_um2, &r.golden_area_um2,
-                         &r.trace_r, &r.trace_nrmse, &r.design_trace_r, &r.design_trace_nrmse,
-                         &r.design_unmodelled_golden_mw};
-    for (size_t i = 0; i < std::size(numbers); ++i) *numbers[i] = std::stod(f[7 + i]);
-  } catch (const std::exception&) {
-    fail(where, "expected numbers in the numeric fields of a validation record");
-  }
+  r.design = row.text(0), r.block = row.text(1), r.kind = row.text(2), r.variant = row.text(4);
+  r.h = parse_hyperparameters(row.text(3), where);
+  r.cycles = row.count(5, "cycles"), r.window = row.count(6, "window");
+  const std::vector<std::string> names = split_fields(kHeader);
+  double* numbers[] = {&r.clock_mhz, &r.alpha, &r.busy, &r.enable, &r.zeros, &r.predicted_mw, &r.golden_mw,
+                       &r.predicted_leakage_mw, &r.golden_leakage_mw, &r.predicted_area_um2, &r.golden_area_um2,
+                       &r.trace_r, &r.trace_nrmse, &r.design_trace_r, &r.design_trace_nrmse,
+                       &r.design_unmodelled_golden_mw};
+  // The traces' agreement and the design's unmodelled power are nan where unknown (the
+  // fields an earlier layout lacked); the block's own figures are always numbers.
+  const size_t first_trace_field = 11;  // trace_r
+  for (size_t i = 0; i < std::size(numbers); ++i)
+    *numbers[i] = i < first_trace_field ? row.number(7 + i, names[7 + i]) : row.number_or_nan(7 + i, names[7 + i]);
   return r;
 }
 
 MethodScore score(const std::string& method, const std::vector<double>& predicted, const std::vector<double>& golden) {
   MethodScore m{method, predicted, 0, 0, 0};
-  for (size_t i = 0; i < golden.size(); ++i) {
-    const double e = 100.0 * std::abs(predicted[i] - golden[i]) / golden[i];
-    m.mape += e / double(golden.size());
-    m.max_abs_error = std::max(m.max_abs_error, e);
-  }
+  m.mape = mape_percent(predicted, golden);
+  m.max_abs_error = max_ape_percent(predicted, golden);
   m.pearson = pearson_r(predicted, golden);
   return m;
 }
@@ -177,12 +167,6 @@ void rewrite_records(const std::string& path, const std::vector<std::string>& ro
 
 }  // namespace
 
-std::string csv_safe(std::string s) {
-  for (char& c : s)
-    if (c == ',') c = ';';
-  return s;
-}
-
 void append_validation_records(const std::string& path, const std::vector<ValidationRecord>& records) {
   const bool fresh = !fs::exists(path) || fs::file_size(path) == 0;
   if (!fresh) {
@@ -199,13 +183,14 @@ void append_validation_records(const std::string& path, const std::vector<Valida
   std::ofstream out(path, std::ios::app);
   if (!out) fail(path, "cannot append validation records");
   if (fresh) out << kHeader << "\n";
-  out << std::setprecision(9);
-  for (const auto& r : records)
-    out << r.design << "," << r.block << "," << r.kind << "," << hyperparameter_text(r.h) << "," << csv_safe(r.variant) << ","
-        << r.cycles << "," << r.window << "," << r.clock_mhz << "," << r.alpha << "," << r.busy << "," << r.enable << "," << r.zeros << ","
-        << r.predicted_mw << "," << r.golden_mw << "," << r.predicted_leakage_mw << "," << r.golden_leakage_mw << ","
-        << r.predicted_area_um2 << "," << r.golden_area_um2 << "," << r.trace_r << "," << r.trace_nrmse << ","
-        << r.design_trace_r << "," << r.design_trace_nrmse << "," << r.design_unmodelled_golden_mw << "\n";
+  for (const auto& r : records) {
+    CsvLine line;
+    line << r.design << r.block << r.kind << hyperparameter_text(r.h) << csv_safe(r.variant) << r.cycles << r.window
+         << r.clock_mhz << r.alpha << r.busy << r.enable << r.zeros << r.predicted_mw << r.golden_mw
+         << r.predicted_leakage_mw << r.golden_leakage_mw << r.predicted_area_um2 << r.golden_area_um2 << r.trace_r
+         << r.trace_nrmse << r.design_trace_r << r.design_trace_nrmse << r.design_unmodelled_golden_mw;
+    out << line.str() << "\n";
+  }
   if (!out) fail(path, "cannot append validation records");
 }
 

@@ -33,9 +33,6 @@ struct ValidationRecord {
   double design_unmodelled_golden_mw = std::nan("");
 };
 
-// A text field of fsgen's CSV files, whose readers split at commas: commas become semicolons.
-std::string csv_safe(std::string s);
-
 // Appends to `path` (with the column header when new); UserError when the file's header
 // is another format.
 void append_validation_records(const std::string& path, const std::vector<ValidationRecord>& records);

@@ -10,6 +10,7 @@
 #include "compiler/llama2c.h"
 #include "compiler/quantize.h"
 #include "core/attention_numerics.h"
+#include "core/statistics.h"
 
 namespace fsgen {
 
@@ -65,16 +66,15 @@ void attention_fp32(const float* q, const float* k, const float* v, const Attent
 }
 
 ErrorStats compare(const std::vector<float>& got, const std::vector<float>& want) {
-  double se = 0, sr = 0, dot = 0, gg = 0, mx = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double e = got[i] - want[i];
-    se += e * e;
-    sr += double(want[i]) * want[i];
-    dot += double(got[i]) * want[i];
-    gg += double(got[i]) * got[i];
-    mx = std::max(mx, std::fabs(e));
+  const std::vector<double> g(got.begin(), got.end()), w(want.begin(), want.end());
+  double sr = 0, dot = 0, gg = 0, mx = 0;
+  for (size_t i = 0; i < g.size(); ++i) {
+    sr += w[i] * w[i];
+    dot += g[i] * w[i];
+    gg += g[i] * g[i];
+    mx = std::max(mx, std::fabs(g[i] - w[i]));
   }
-  return {std::sqrt(se / std::max(sr, 1e-30)), mx, dot / std::sqrt(std::max(gg * sr, 1e-30)), got.size()};
+  return {nrmse(g, w), mx, dot / std::sqrt(std::max(gg * sr, 1e-30)), got.size()};
 }
 
 std::vector<float> run_fp32(const AttentionCase& c, const std::vector<float>& q, const std::vector<float>& k,

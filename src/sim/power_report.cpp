@@ -10,15 +10,16 @@
 #include <sstream>
 #include <tuple>
 
+#include "core/csv.h"
 #include "core/error.h"
 #include "core/statistics.h"
 #include "core/window_series.h"
+#include "flow/tools.h"
 #include "models/fast_model.h"
 #include "models/kernel_regs.h"
 #include "models/platform.h"
 #include "power/characterize.h"
 #include "power/controller_events.h"
-#include "flow/tools.h"
 
 namespace fsgen {
 
@@ -443,9 +444,7 @@ TraceAgreement agreement(const std::vector<double>& predicted, const std::vector
   const std::vector<double> p(predicted.begin() + long(skip), predicted.begin() + long(golden.size()));
   const std::vector<double> g(golden.begin() + long(skip), golden.end());
   a.r = pearson_r(p, g);
-  double sq = 0;
-  for (size_t w = 0; w < g.size(); ++w) sq += (p[w] - g[w]) * (p[w] - g[w]) / double(g.size());
-  a.nrmse = golden_average > 0 ? std::sqrt(sq) / golden_average : 0;
+  a.nrmse = golden_average > 0 ? rms_difference(p, g) / golden_average : 0;
   return a;
 }
 

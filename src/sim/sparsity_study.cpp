@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <iomanip>
 
-#include "core/log.h"
 #include "compiler/matmul.h"
 #include "core/error.h"
+#include "core/log.h"
 #include "generator/graph.h"
 #include "generator/verilog_emitter.h"
 #include "models/platform.h"

@@ -153,3 +153,29 @@ TEST(Cli, SimulateAModel) {
 
 }  // namespace
 }  // namespace fsgen
+
+namespace fsgen {
+namespace {
+
+// The log options: before or after the subcommand, a log file with every message, quiet
+// runs without progress, and a log file that cannot be opened is a one-line error.
+TEST(Cli, LogOptions) {
+  const std::string dir = test::scratch_dir("cli_log");
+  const CliRun normal = test::fsgen_cli("check examples/os_8x8.yaml --log-file " + dir + "/run.log");
+  EXPECT_EQ(normal.status, 0) << normal.out;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/run.log"));
+  const CliRun quiet = test::fsgen_cli("-q check examples/os_8x8.yaml");
+  EXPECT_EQ(quiet.status, 0) << quiet.out;
+  EXPECT_EQ(quiet.out, normal.out);
+  const CliRun both = test::fsgen_cli("-q -v check examples/os_8x8.yaml");
+  EXPECT_NE(both.status, 0);
+  // Below a file, not a folder.
+  const CliRun bad = test::fsgen_cli("--log-file " + dir + "/run.log/inner.log check examples/os_8x8.yaml");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.out.find("fsgen: error: " + dir + "/run.log/inner.log: cannot open the log file"), std::string::npos)
+      << bad.out;
+  EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '\n'), 1) << bad.out;
+}
+
+}  // namespace
+}  // namespace fsgen

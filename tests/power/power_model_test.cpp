@@ -1041,7 +1041,18 @@ TEST(Characterize, MalformedDatasetsAreOneLineErrors) {
             std::string::npos);
   const std::string header = "kind,h,toggle_rate,zero_fraction,enable_rate,seed,alpha,enable,zeros,side,dynamic_fj,leakage_mw,area_um2\n";
   std::ofstream(dir + "/b.csv") << header << "pe_array_os,2;2,0.1,0,x,1,0.1,0.5,0,0,100,0.1,10\n";
-  EXPECT_NE(test::error_of([&] { read_dataset(dir + "/b.csv"); }).find("b.csv:2: expected numbers"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { read_dataset(dir + "/b.csv"); }).find("b.csv:2: enable_rate: expected a finite number, got 'x'"),
+            std::string::npos);
+  // Numbers are read whole and finite: trailing junk, nan and inf are refused.
+  for (const char* bad : {"12.5xyz", "nan", "inf", "1e999"}) {
+    std::ofstream(dir + "/n.csv") << header << "pe_array_os,2;2,0.1,0,0.5,1,0.1,0.5,0,0," << bad << ",0.1,10\n";
+    EXPECT_NE(test::error_of([&] { read_dataset(dir + "/n.csv"); }).find("n.csv:2: dynamic_fj: expected a finite number"),
+              std::string::npos)
+        << bad;
+  }
+  std::ofstream(dir + "/s.csv") << header << "pe_array_os,2;-1x,0.1,0,0.5,1,0.1,0.5,0,0,100,0.1,10\n";
+  EXPECT_NE(test::error_of([&] { read_dataset(dir + "/s.csv"); }).find("s.csv:2: hyperparameters: expected an integer"),
+            std::string::npos);
   std::ofstream(dir + "/c.csv") << header << "pe_array_os,2;2,0.1,0,0.5,1,0.1,0.5,0,100,0.1,10\n";  // no side
   EXPECT_NE(test::error_of([&] { read_dataset(dir + "/c.csv"); }).find("c.csv:2: expected 13 comma-separated fields"),
             std::string::npos);
