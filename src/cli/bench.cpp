@@ -1,9 +1,10 @@
 // fsgen bench: simulated cycles per second, the SystemC model against Verilator.
+#include "sim/bench.h"
+
 #include <iostream>
 #include <memory>
 
 #include "cli/command.h"
-#include "sim/bench.h"
 
 namespace fsgen::cli {
 

@@ -1,10 +1,11 @@
 // fsgen characterize: gate-level power of the graph's primitives over sizes and activities.
+#include "power/characterize.h"
+
 #include <iostream>
 #include <memory>
 
 #include "cli/command.h"
 #include "core/progress.h"
-#include "power/characterize.h"
 
 namespace fsgen::cli {
 
@@ -28,7 +29,8 @@ int run_characterize(CharacterizeArgs a) {
   ProgressBar bar("characterise (stimuli)");
   const CharacterizeSummary sum =
       characterize(o, a.dataset, [&bar](uint64_t done, uint64_t total) { bar(done, total); });
-  std::cout << "wrote " << a.dataset << ": " << sum.added << " points added, " << sum.skipped << " stimuli already there\n";
+  std::cout << "wrote " << a.dataset << ": " << sum.added << " points added, " << sum.skipped
+            << " stimuli already there\n";
   return 0;
 }
 }  // namespace
@@ -36,8 +38,8 @@ int run_characterize(CharacterizeArgs a) {
 Command characterize_command(CLI::App& app) {
   auto a = std::make_shared<CharacterizeArgs>();
   CharacterizeOptions& o = a->options;
-  auto* cmd = app.add_subcommand("characterize",
-                                 "gate-level power of the graph's primitives over sizes and activities, into a dataset");
+  auto* cmd = app.add_subcommand(
+      "characterize", "gate-level power of the graph's primitives over sizes and activities, into a dataset");
   cmd->add_option("-o,--out", a->dataset, "dataset file (CSV); an existing one is resumed")->capture_default_str();
   cmd->add_option("--liberty", o.liberty, "liberty file (.lib or .lib.gz); default: the built-in fsgen45");
   cmd->add_option("--kinds", o.kinds, "primitives to characterise (default: all)");

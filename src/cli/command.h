@@ -3,14 +3,13 @@
 // return the exit status. Printers, progress and logging live in the library.
 #pragma once
 #include <CLI/CLI.hpp>
-
 #include <functional>
 
 namespace fsgen::cli {
 
 struct Command {
-  CLI::App* app;              // the subcommand, to ask whether it was chosen
-  std::function<int()> run;   // its exit status
+  CLI::App* app;             // the subcommand, to ask whether it was chosen
+  std::function<int()> run;  // its exit status
 };
 
 Command check_command(CLI::App& app);

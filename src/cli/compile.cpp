@@ -28,7 +28,9 @@ Command compile_command(CLI::App& app) {
   auto o = std::make_shared<CompileOptions>();
   auto* cmd = app.add_subcommand("compile", "compile a matmul for a design into a Program (JSON)");
   add_spec_argument(cmd, o->spec_path);
-  cmd->add_option("--kernel", o->kernel.kernel, "kernel to compile")->check(CLI::IsMember({"matmul"}))->capture_default_str();
+  cmd->add_option("--kernel", o->kernel.kernel, "kernel to compile")
+      ->check(CLI::IsMember({"matmul"}))
+      ->capture_default_str();
   cmd->add_option("-o,--out", o->program_out, "program file to write")->capture_default_str();
   add_problem_options(cmd, o->kernel);
   return {cmd, [o] { return run_compile(*o); }};

@@ -1,11 +1,12 @@
 // fsgen cosim: one kernel on the SystemC platform and on the Verilated RTL, compared.
+#include "sim/cosim.h"
+
 #include <iostream>
 #include <memory>
 
 #include "cli/command.h"
 #include "cli/options.h"
 #include "generator/spec.h"
-#include "sim/cosim.h"
 
 namespace fsgen::cli {
 
@@ -33,7 +34,8 @@ Command cosim_command(CLI::App& app) {
   add_spec_argument(cmd, o->spec_path);
   add_kernel_choice(cmd, o->kernel, {"matmul", "attention", "ffn"});
   cmd->add_option("-o,--out", o->out_root, "RTL output root folder")->capture_default_str();
-  cmd->add_option("--vcd", o->vcd, "also write the RTL run's waveform (every signal, from the kernel's cycle 0) as a VCD");
+  cmd->add_option("--vcd", o->vcd,
+                  "also write the RTL run's waveform (every signal, from the kernel's cycle 0) as a VCD");
   add_problem_options(cmd, o->kernel);
   add_attention_options(cmd, o->kernel.attention);
   add_ffn_options(cmd, o->kernel.ffn);

@@ -37,8 +37,8 @@ int run_infer(InferOptions o) {
 Command infer_command(CLI::App& app) {
   auto o = std::make_shared<InferOptions>();
   InferenceOptions& inf = o->inference;
-  auto* cmd =
-      app.add_subcommand("infer", "run a llama2.c checkpoint through the design's SystemC platform (INT8) against FP32");
+  auto* cmd = app.add_subcommand("infer",
+                                 "run a llama2.c checkpoint through the design's SystemC platform (INT8) against FP32");
   add_spec_argument(cmd, o->spec_path);
   cmd->add_option("--checkpoint", o->checkpoint, "llama2.c .bin checkpoint")->capture_default_str();
   cmd->add_option("--prompt", inf.prompt, "tokens of the prefill step")->capture_default_str();

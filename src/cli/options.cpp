@@ -32,10 +32,14 @@ void add_value_options(CLI::App* cmd, ValueOptions& o) {
 }
 
 void add_attention_options(CLI::App* cmd, AttentionOptions& o) {
-  cmd->add_option("--stage", o.stage, "attention stage")->check(CLI::IsMember({"prefill", "decode"}))->capture_default_str();
+  cmd->add_option("--stage", o.stage, "attention stage")
+      ->check(CLI::IsMember({"prefill", "decode"}))
+      ->capture_default_str();
   cmd->add_option("--heads", o.heads, "attention: query heads")->capture_default_str();
-  cmd->add_option("--kv-heads", o.kv_heads, "attention: KV heads (GQA when fewer than query heads)")->capture_default_str();
-  cmd->add_option("--tokens", o.tokens, "attention: sequence length (prefill) or new tokens (decode)")->capture_default_str();
+  cmd->add_option("--kv-heads", o.kv_heads, "attention: KV heads (GQA when fewer than query heads)")
+      ->capture_default_str();
+  cmd->add_option("--tokens", o.tokens, "attention: sequence length (prefill) or new tokens (decode)")
+      ->capture_default_str();
   cmd->add_option("--context", o.context, "attention decode: tokens already in the KV cache")->capture_default_str();
   cmd->add_flag("--no-residual", o.no_residual, "attention: no residual add");
 }
@@ -43,7 +47,9 @@ void add_attention_options(CLI::App* cmd, AttentionOptions& o) {
 void add_ffn_options(CLI::App* cmd, FfnOptions& o) {
   cmd->add_option("--ffn", o.ffn, "ffn: FFN width (intermediate size)")->capture_default_str();
   cmd->add_flag("--ungated", o.plain, "ffn: plain act(X W1) W2 instead of the gated form");
-  cmd->add_option("--activation", o.activation, "ffn: activation")->check(CLI::IsMember({"silu", "gelu"}))->capture_default_str();
+  cmd->add_option("--activation", o.activation, "ffn: activation")
+      ->check(CLI::IsMember({"silu", "gelu"}))
+      ->capture_default_str();
 }
 
 void add_kernel_choice(CLI::App* cmd, KernelOptions& o, const std::vector<std::string>& kernels) {

@@ -3,7 +3,6 @@
 // with its defaults and a function that declares its options on a subcommand.
 #pragma once
 #include <CLI/CLI.hpp>
-
 #include <string>
 #include <vector>
 

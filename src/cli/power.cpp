@@ -49,11 +49,14 @@ Command power_command(CLI::App& app) {
   cmd->add_flag("--whole-core", o.whole_core,
                 "--golden: replay the whole core: also the structural primitives (a matmul core's controller and "
                 "register file) and the blocks without a model (the controller's synthesis and build take minutes)");
-  cmd->add_option("--liberty", o.liberty, "the power model's liberty (memory macros, --golden); default: the built-in fsgen45");
+  cmd->add_option("--liberty", o.liberty,
+                  "the power model's liberty (memory macros, --golden); default: the built-in fsgen45");
   add_macro_options(cmd, o.macros);
-  cmd->add_option("-o,--out", o.out_root, "output root folder: the liberty copy, and the RTL and gate-level builds of --golden")
+  cmd->add_option("-o,--out", o.out_root,
+                  "output root folder: the liberty copy, and the RTL and gate-level builds of --golden")
       ->capture_default_str();
-  cmd->add_option("--golden-csv", o.golden_csv, "--golden: write the predicted and golden traces per block and window (CSV)");
+  cmd->add_option("--golden-csv", o.golden_csv,
+                  "--golden: write the predicted and golden traces per block and window (CSV)");
   cmd->add_option("--golden-signals", o.golden_signals,
                   "--golden: write each replayed block's dynamic energy by RTL signal, a register or port with the "
                   "logic behind it (CSV)");

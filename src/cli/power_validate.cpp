@@ -31,8 +31,8 @@ int run_validate(const ValidateOptions& o) {
 
 Command power_validate_command(CLI::App& app) {
   auto o = std::make_shared<ValidateOptions>();
-  auto* cmd =
-      app.add_subcommand("power-validate", "score the power model and the baselines on validation records against golden");
+  auto* cmd = app.add_subcommand("power-validate",
+                                 "score the power model and the baselines on validation records against golden");
   cmd->add_option("records", o->records, "validation records (CSV) from fsgen power --golden --record")->required();
   cmd->add_option("--dataset", o->dataset, "the characterisation dataset the baselines are calibrated on")->required();
   cmd->add_option("--png", o->png, "draw predicted against golden per design as a PNG (gnuplot)");

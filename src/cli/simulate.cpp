@@ -91,7 +91,8 @@ Command simulate_command(CLI::App& app) {
   cmd->add_option("--mode", m.mode, "--model: fast (phases timed whole) or cycle (SystemC platform)")
       ->check(CLI::IsMember({"fast", "cycle"}))
       ->capture_default_str();
-  cmd->add_flag("--every-launch", m.every_launch, "--model: simulate every launch, also those identical to earlier ones");
+  cmd->add_flag("--every-launch", m.every_launch,
+                "--model: simulate every launch, also those identical to earlier ones");
   cmd->add_option("--window", m.window, "--model --mode fast: activity window in cycles for --activity-out");
   cmd->add_option("--activity-out", m.activity_csv, "--model: write per-window block activity (CSV)");
   cmd->add_flag("--json", m.json, "--model: print the report as JSON");

@@ -1,11 +1,12 @@
 // fsgen sparsity-study: an 8x8 array over the sparse network combinations.
+#include "sim/sparsity_study.h"
+
 #include <iostream>
 #include <memory>
 
 #include "cli/command.h"
 #include "core/error.h"
 #include "core/write_file.h"
-#include "sim/sparsity_study.h"
 
 namespace fsgen::cli {
 
@@ -30,12 +31,14 @@ int run_study(const StudyOptions& o) {
 Command sparsity_study_command(CLI::App& app) {
   auto o = std::make_shared<StudyOptions>();
   SparsityStudyOptions& s = o->study;
-  auto* cmd = app.add_subcommand("sparsity-study",
-                                 "8x8 array over the sparse network combinations: cycles, speed-up, lanes, area, max clock");
+  auto* cmd = app.add_subcommand(
+      "sparsity-study", "8x8 array over the sparse network combinations: cycles, speed-up, lanes, area, max clock");
   cmd->add_option("--batch", s.batch, "rows of A (tokens)")->check(CLI::Range(8u, 4096u))->capture_default_str();
   cmd->add_option("--n", s.n, "columns of B (multiple of 8)")->capture_default_str();
   cmd->add_option("--k", s.k, "reduction length (multiple of 16)")->capture_default_str();
-  cmd->add_option("--zeros", s.zeros, "random zeros in both operands")->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  cmd->add_option("--zeros", s.zeros, "random zeros in both operands")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   cmd->add_option("--seed", s.seed, "operand seed")->capture_default_str();
   cmd->add_flag("--synth", s.synth, "also synthesise each design (Yosys area, OpenSTA max clock)");
   cmd->add_option("--liberty", s.liberty, "liberty for --synth; default: the built-in fsgen45");

@@ -27,7 +27,8 @@ std::string build_verilator_harness(const std::string& design_dir, unsigned beat
                                             src + "/src/compiler/program.h"};
   // Rebuild only when the design or the harness changed.
   // The paths too: the build's makefiles name the harness sources where they were.
-  std::string fingerprint = src + "/" + std::to_string(beat_bytes) + "/" + std::to_string(latency) + (trace ? "/trace" : "");
+  std::string fingerprint =
+      src + "/" + std::to_string(beat_bytes) + "/" + std::to_string(latency) + (trace ? "/trace" : "");
   std::vector<std::string> verilog;
   for (const auto& e : fs::directory_iterator(design_dir))
     if (e.path().extension() == ".v" || e.path().extension() == ".vh" || e.path().filename() == "probes.h")
@@ -49,9 +50,9 @@ std::string build_verilator_harness(const std::string& design_dir, unsigned beat
   // ccache their objects are compiled once.
   const std::string objcache = verilator_objcache();
   std::string cmd = shell_quote(verilator) + " --cc --exe --build -j 2 --top-module fsgen_top -Wno-fatal" +
-                    (trace ? " --trace" : "") +
-                    " -Mdir " + shell_quote(obj.string()) + " -I" + shell_quote(design_dir) + " -o fsgen_tb" +
-                    " -MAKEFLAGS " + shell_quote("OPT_FAST=" + opt + " OPT_GLOBAL=" + opt + objcache) + " -CFLAGS " +
+                    (trace ? " --trace" : "") + " -Mdir " + shell_quote(obj.string()) + " -I" +
+                    shell_quote(design_dir) + " -o fsgen_tb" + " -MAKEFLAGS " +
+                    shell_quote("OPT_FAST=" + opt + " OPT_GLOBAL=" + opt + objcache) + " -CFLAGS " +
                     shell_quote("-std=c++17 " + opt + " -I" + src + "/src -I" + fs::absolute(design_dir).string() +
                                 " -DFSGEN_BEAT_BYTES=" + std::to_string(beat_bytes) +
                                 " -DFSGEN_LATENCY=" + std::to_string(latency) + (trace ? " -DFSGEN_TRACE=1" : ""));
@@ -119,8 +120,9 @@ RunResult run_on_verilator(const Graph& g, const Program& p, const std::string& 
   const std::string result_file = (fs::path(dir) / ("result." + tag + ".bin")).string();
   const std::string vcd_tmp = vcd.empty() ? "" : vcd + ".tmp";  // renamed once the run succeeded
   save_program(p, prog_file);
-  const CommandResult r = run_command(shell_quote(exe) + " " + shell_quote(prog_file) + " " + shell_quote(result_file) +
-                                      (probes ? "" : " --no-probes") + (vcd.empty() ? "" : " --vcd " + shell_quote(vcd_tmp)));
+  const CommandResult r =
+      run_command(shell_quote(exe) + " " + shell_quote(prog_file) + " " + shell_quote(result_file) +
+                  (probes ? "" : " --no-probes") + (vcd.empty() ? "" : " --vcd " + shell_quote(vcd_tmp)));
   fs::remove(prog_file);
   if (r.status != 0) {
     if (!vcd.empty()) fs::remove(vcd_tmp);

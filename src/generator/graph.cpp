@@ -1,7 +1,9 @@
 #include "generator/graph.h"
 
+#include <algorithm>
 #include <tuple>
 
+#include "blocks/registry.h"
 #include "core/compression.h"
 #include "core/error.h"
 
@@ -176,19 +178,33 @@ ArraySpec size_downstream_array(const ArraySpec& a, ArraySpec b, const MemoryTim
 
 namespace {
 
+// A block of a registered kind: its parameters' units and descriptions come from the kind's
+// declaration (src/blocks/<kind>/), the values from elaboration. Every declared parameter
+// gets a value and every value is declared; every port is one the kind declares.
+Block make_block(const std::string& name, const std::string& kind_name, const std::string& desc,
+                 const std::vector<std::pair<std::string, int64_t>>& values, std::vector<Port> ports) {
+  const BlockKind& kind = block_kind(kind_name);
+  FSGEN_ASSERT(values.size() == kind.params.size(), "a value for every declared parameter of the block kind");
+  Block b{name, kind_name, desc, {}, std::move(ports)};
+  for (const ParamDecl& decl : kind.params) {
+    const auto it = std::find_if(values.begin(), values.end(), [&](const auto& v) { return v.first == decl.name; });
+    FSGEN_ASSERT(it != values.end(), "a value for every declared parameter of the block kind");
+    b.params.push_back({decl.name, it->second, decl.unit, decl.desc});
+  }
+  for (const Port& port : b.ports) FSGEN_ASSERT(kind.port(port.name) != nullptr, "ports the block kind declares");
+  return b;
+}
+
 Block csr_block() {
-  return {"csr", "csr", "AXI4-Lite register file (src/core/regmap.h)", {{"data_width", 32, "bit", "AXI4-Lite data width"}}, {}};
+  return make_block("csr", "csr", block_kind("csr").description, {{"data_width", 32}}, {});
 }
 
 Block dma_block(const MemoryTiming& mem) {
   const uint32_t bits = mem.beat_bytes * 8;
-  return {"dma",
-          "dma",
-          "one-burst-at-a-time DMA with an AXI4 master to off-chip memory",
-          {{"beat_bytes", mem.beat_bytes, "byte", "AXI4 data width"},
-           {"latency", mem.latency_cycles, "cycle", "off-chip access latency"}},
-          {{"rdata", bits, false, "AXI4 read data from memory", "m_rdata"},
-           {"wdata", bits, true, "AXI4 write data to memory", "u_dma.wdata_q"}}};
+  return make_block("dma", "dma", block_kind("dma").description,
+                    {{"beat_bytes", mem.beat_bytes}, {"latency", mem.latency_cycles}},
+                    {{"rdata", bits, false, "AXI4 read data from memory", "m_rdata"},
+                     {"wdata", bits, true, "AXI4 write data to memory", "u_dma.wdata_q"}});
 }
 
 // Array `name` (a or b): the controller drives its operand buses `ctrl_x` and `ctrl_w`;
@@ -205,19 +221,19 @@ Block array_block(const ArrayPlan& p, const std::string& name, const std::string
   const std::string w_desc = sparse ? "row of B per column and row lane, from the w value network"
                              : os   ? "row of B, broadcast down PE columns"
                                     : "stationary operand load bus";
-  Block b{name,
-          os ? (rescale ? "pe_array_rescale" : "pe_array_os") : "pe_array_dot",
-          std::string(stationarity_name(p.stationarity)) + (p.spec.systolic ? " systolic" : "") + " INT8 PE array" + what,
-          {{"rows", p.spec.pe_rows(), "PE", "PE rows"},
-           {"cols", p.spec.pe_cols(), "PE", "PE columns"},
-           {"tile_m", p.spec.tile_m, "element", "tile along m"},
-           {"tile_n", p.spec.tile_n, "element", "tile along n"},
-           {"tile_k", p.spec.tile_k, "element", "tile along k"},
-           {"rescale", rescale ? 1 : 0, "bool", "rows of the output tile can be rescaled by alpha (online softmax)"},
-           {"systolic", p.spec.systolic ? 1 : 0, "bool", "operands move one PE per cycle (skewed feeds)"},
-           {"stream_cycles", p.stream_cycles, "cycle", "cycles a tile's operands stream through the array"}},
-          {{"x", p.x_bytes * 8, false, x_desc, sparse ? "u_net_x.out_q" : "u_ctrl." + ctrl_x},
-           {"w", p.w_bytes * 8, false, w_desc, sparse ? "u_net_w.out_q" : "u_ctrl." + ctrl_w}}};
+  Block b = make_block(
+      name, os ? (rescale ? "pe_array_rescale" : "pe_array_os") : "pe_array_dot",
+      std::string(stationarity_name(p.stationarity)) + (p.spec.systolic ? " systolic" : "") + " INT8 PE array" + what,
+      {{"rows", p.spec.pe_rows()},
+       {"cols", p.spec.pe_cols()},
+       {"tile_m", p.spec.tile_m},
+       {"tile_n", p.spec.tile_n},
+       {"tile_k", p.spec.tile_k},
+       {"rescale", rescale ? 1 : 0},
+       {"systolic", p.spec.systolic ? 1 : 0},
+       {"stream_cycles", p.stream_cycles}},
+      {{"x", p.x_bytes * 8, false, x_desc, sparse ? "u_net_x.out_q" : "u_ctrl." + ctrl_x},
+       {"w", p.w_bytes * 8, false, w_desc, sparse ? "u_net_w.out_q" : "u_ctrl." + ctrl_w}});
   if (!os) b.ports.push_back({"y", p.y_lanes * 32, true, "INT32 dot products, one per lane", "u_" + name + ".y"});
   // The rescale multipliers (acc x alpha, combinational) switch when the controller writes a
   // row's factor in the softmax pass, cycles before the array streams.
@@ -229,21 +245,15 @@ Block array_block(const ArrayPlan& p, const std::string& name, const std::string
 
 // The accumulator cache behind a dot array: `slots` output tiles of the array's m x n.
 Block acc_cache_block(const std::string& name, const ArrayPlan& p, uint32_t bytes) {
-  return {name,
-          "acc_cache",
-          "accumulator cache of array " + name.substr(4),
-          {{"slots", p.acc_slots, "tile", "m x n INT32 output tiles held"}, {"bytes", bytes, "byte", "capacity"}},
-          {}};
+  return make_block(name, "acc_cache", "accumulator cache of array " + name.substr(4),
+                    {{"slots", p.acc_slots}, {"bytes", bytes}}, {});
 }
 
 // Requantises one row of a matmul output tile (`lanes` columns).
 Block requant_block(uint32_t lanes) {
-  return {"requant",
-          "requant",
-          "INT32 -> INT8 requantisation of one output row (docs/NUMERICS.md)",
-          {{"lanes", lanes, "element", "outputs per row"}},
-          {{"in", lanes * 32, false, "accumulator row", "u_ctrl.acc_row_q"},
-           {"out", lanes * 8, true, "INT8 output row", "u_ctrl.out_row_q"}}};
+  return make_block("requant", "requant", block_kind("requant").description, {{"lanes", lanes}},
+                    {{"in", lanes * 32, false, "accumulator row", "u_ctrl.acc_row_q"},
+                     {"out", lanes * 8, true, "INT8 output row", "u_ctrl.out_row_q"}});
 }
 
 // Array b of the fused kernels and, when both arrays are output-stationary, its role
@@ -270,13 +280,10 @@ void add_kv_caches(Graph& g) {
     const uint32_t tiles = it == g.spec.cache_bytes.end() ? 0 : it->second / tile_bytes;
     (t[0] == 'k' ? g.k_cache_tiles : g.v_cache_tiles) = tiles;
     if (tiles == 0) continue;
-    g.blocks.push_back({std::string(t) + "_cache",
-                        "tile_cache",
-                        std::string("on-chip cache of ") + (t[0] == 'k' ? "K (FFN: W1)" : "V (FFN: W2)") +
-                            " tiles of the current KV head; a hit skips the tile's DMA load",
-                        {{"tiles", tiles, "tile", "key-row tiles held (a.n rows x a.k bytes)"},
-                         {"bytes", it->second, "byte", "capacity"}},
-                        {}});
+    g.blocks.push_back(make_block(std::string(t) + "_cache", "tile_cache",
+                                  std::string("on-chip cache of ") + (t[0] == 'k' ? "K (FFN: W1)" : "V (FFN: W2)") +
+                                      " tiles of the current KV head; a hit skips the tile's DMA load",
+                                  {{"tiles", tiles}, {"bytes", it->second}}, {}));
   }
 }
 
@@ -292,19 +299,13 @@ void add_attention_blocks(Graph& g) {
     g.edges.push_back({"array_b", "y", "acc_b", "wr"});
   }
   add_kv_caches(g);
-  g.blocks.push_back({"softmax",
-                      "softmax",
-                      "one score row per cycle: fixed-point online softmax (attention) or the activation "
-                      "table and gate (FFN) (docs/NUMERICS.md)",
-                      {{"lanes", tkv, "element", "scores per row"}},
-                      {{"in", tkv * 32, false, "INT32 score row from array a", "u_softmax.row_q"},
-                       {"out", tkv * 8, true, "Q0.7 probability row", "u_ctrl.p_row_q"}}});
-  g.blocks.push_back({"normalise",
-                      "normalise",
-                      "one output row per cycle: O / l rounded (attention) or requantised O (FFN), plus the residual",
-                      {{"lanes", d, "element", "outputs per row"}},
-                      {{"in", d * 32, false, "INT32 O row from array b", "u_ctrl.fin_in_q"},
-                       {"out", d * 8, true, "INT8 output row", "u_ctrl.fin_out_q"}}});
+  g.blocks.push_back(make_block("softmax", "softmax", block_kind("softmax").description + " (docs/NUMERICS.md)",
+                                {{"lanes", tkv}},
+                                {{"in", tkv * 32, false, "INT32 score row from array a", "u_softmax.row_q"},
+                                 {"out", tkv * 8, true, "Q0.7 probability row", "u_ctrl.p_row_q"}}));
+  g.blocks.push_back(make_block("normalise", "normalise", block_kind("normalise").description, {{"lanes", d}},
+                                {{"in", d * 32, false, "INT32 O row from array b", "u_ctrl.fin_in_q"},
+                                 {"out", d * 8, true, "INT8 output row", "u_ctrl.fin_out_q"}}));
   // An input-stationary array b holds the P tile in its PEs and streams V through them.
   const bool p_stationary = g.array_b.stationarity == Stationarity::kInput;
   for (const Edge& e : std::vector<Edge>{{"array_a", "scores", "softmax", "in"},
@@ -375,30 +376,19 @@ void add_value_networks(ArrayPlan& p, const ArraySparsity& s) {
 
 Block network_block(const std::string& name, const ValueNetwork& net, uint32_t rows) {
   const NetworkParams& n = net.params;
-  return {name,
-          "sparse_net",
-          "value network " + net.topology + " for operand " + net.tensor + ": " + std::to_string(n.lanes) +
-              " lane(s) per row, each picking one of " + std::to_string(n.i) + " window values",
-          {{"rows", rows, "element", "operand rows along its own iterator"},
-           {"c", n.c, "", "copies"},
-           {"g", n.g, "", "crossbar groups"},
-           {"m", n.m, "PE", "PEs each output drives"},
-           {"i", n.i, "element", "window values offered per lane and cycle"},
-           {"o", n.o, "element", "values used per lane and cycle"},
-           {"s", n.s, "", "2: systolic forwarding"},
-           {"lanes", n.lanes, "lane", "schedule lanes along the partner iterator"}},
-          {}};
+  return make_block(name, "sparse_net",
+                    "value network " + net.topology + " for operand " + net.tensor + ": " + std::to_string(n.lanes) +
+                        " lane(s) per row, each picking one of " + std::to_string(n.i) + " window values",
+                    {{"rows", rows}, {"c", n.c}, {"g", n.g}, {"m", n.m}, {"i", n.i}, {"o", n.o}, {"s", n.s},
+                     {"lanes", n.lanes}},
+                    {});
 }
 
 // The skew registers between a systolic sparse array and the value network of operand x
 // (or w), fsgen_skew.v.
 Block skew_block(const std::string& name, const ArrayInstance& inst) {
-  return {name,
-          "skew",
-          "skew registers: group i of the lane bus enters the systolic array i cycles late",
-          {{"groups", uint32_t(inst.params.at("N")), "", "PE rows (x) or columns (w)"},
-           {"lanes", uint32_t(inst.params.at("B")), "lane", "bytes per group"}},
-          {}};
+  return make_block(name, "skew", block_kind("skew").description,
+                    {{"groups", inst.params.at("N")}, {"lanes", inst.params.at("B")}}, {});
 }
 
 void add_network_blocks(Graph& g) {
@@ -437,13 +427,9 @@ Graph elaborate(const DesignSpec& spec) {
   // A fused core's controller also sequences the fused kernels (its P tile, running
   // softmax state and activation table): a primitive of its own kind.
   if (g.attention)
-    g.blocks.push_back({"ctrl", "fused_ctrl",
-                        "tile sequencer of the matmul and fused kernels: loop nests, reuse, operand and P buffers, "
-                        "running softmax state, activation table, normaliser",
-                        {},
-                        {}});
+    g.blocks.push_back(make_block("ctrl", "fused_ctrl", block_kind("fused_ctrl").description, {}, {}));
   else
-    g.blocks.push_back({"ctrl", "ctrl", "tile sequencer: loop nest, reuse, operand buffers", {}, {}});
+    g.blocks.push_back(make_block("ctrl", "ctrl", block_kind("ctrl").description, {}, {}));
   g.blocks.push_back(dma_block(g.memory));
   g.blocks.push_back(array_block(g.array_a, "array_a", "x_q", "w_q", ""));
   if (g.array_a.acc_slots > 0) g.blocks.push_back(acc_cache_block("acc_a", g.array_a, spec.cache_bytes.at("acc_a")));
@@ -479,12 +465,6 @@ ArrayInstance array_instance(const ArrayPlan& p, bool is_array_b) {
     inst.params["CG"] = p.sparse.slot_groups();
   }
   return inst;
-}
-
-uint32_t select_bits(uint32_t window) {
-  uint32_t bits = 1;
-  while ((1u << bits) < window) ++bits;
-  return bits;
 }
 
 ArrayInstance value_network_instance(const ArrayPlan& p, bool x) {
@@ -579,7 +559,9 @@ std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& b
   return std::nullopt;
 }
 
-bool inside_controller(const std::string& block) { return block == "requant" || block == "normalise"; }
+bool priced_with_controller(const Graph& g, const std::string& block) {
+  return block_kind(g.block(block).kind).priced_with_controller();
+}
 
 ArrayInstance skew_instance(const ArrayPlan& p, bool x) {
   const ArraySparsity& sp = p.sparse;

@@ -1,10 +1,11 @@
 // The accelerator graph: the single source of truth that both emitters read.
 //
-// elaborate() turns a validated DesignSpec into blocks (with typed, documented
-// parameters and ports), the edges between them, and the per-array dataflow plan
-// produced by reuse analysis. The Verilog emitter writes one module instance per
-// block; the SystemC platform instantiates one model per block; probed ports are
-// where both sides count toggles, so their names and widths come from here.
+// elaborate() turns a validated DesignSpec into blocks of registered kinds (src/blocks:
+// their parameters' units and descriptions come from the kind's declaration), the edges
+// between them, and the per-array dataflow plan produced by reuse analysis. The Verilog
+// emitter writes one module instance per block with a module of its own; the SystemC
+// platform models the same blocks inside one core model (src/models/core_model.h);
+// probed ports are where both sides count toggles, so their names and widths come from here.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "blocks/sparse_net/select_bits.h"
 #include "core/memory_timing.h"
 #include "generator/sparsity.h"
 #include "generator/spec.h"
@@ -36,7 +38,7 @@ struct Port {
 
 struct Block {
   std::string name;      // instance name, e.g. "array_a"
-  std::string kind;      // csr, ctrl, dma, pe_array_os, pe_array_rescale, pe_array_dot, acc_cache, requant
+  std::string kind;      // a registered kind (src/blocks/kinds.h): pe_array_os, dma, ctrl, ...
   std::string desc;
   std::vector<Param> params;
   std::vector<Port> ports;
@@ -80,10 +82,9 @@ struct ArrayInstance {
   std::map<std::string, int64_t> params;
 };
 ArrayInstance array_instance(const ArrayPlan& p, bool is_array_b);
-// The value network of a sparse array's operand x (or w), fsgen_sparse_net.v, and the bits
-// of its window selects.
+// The value network of a sparse array's operand x (or w), fsgen_sparse_net.v (its selects'
+// width: select_bits, blocks/sparse_net/select_bits.h).
 ArrayInstance value_network_instance(const ArrayPlan& p, bool x);
-uint32_t select_bits(uint32_t window);
 // The skew registers (fsgen_skew.v) between a systolic sparse array and its x (or w)
 // value network: one group per PE row (column), as wide as its lanes.
 ArrayInstance skew_instance(const ArrayPlan& p, bool x);
@@ -134,9 +135,9 @@ int stationarity_code(Stationarity s);
 // with the requantiser and a fused core's normaliser inside it) and the register file
 // (csr); nullopt for other blocks.
 std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& block);
-// Blocks whose logic is part of the controller's RTL module (fsgen_ctrl.v): the requantiser
-// and the fused kernels' normaliser. A model of the controller prices them with it.
-bool inside_controller(const std::string& block);
+// Whether the block's kind is part of the controller's RTL module and priced with it (the
+// requantiser, the fused kernels' normaliser: BlockKind::priced_with_controller).
+bool priced_with_controller(const Graph& g, const std::string& block);
 
 ArrayPlan plan_array(const ArraySpec& spec, const std::map<std::string, uint32_t>& caches,
                      const std::string& cache_key);

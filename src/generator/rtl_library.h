@@ -1,4 +1,4 @@
-// The Verilog module library (src/generator/rtl/*.v), embedded at build time.
+// The Verilog module library (src/blocks/<kind>/*.v and *.vh), embedded at build time, keyed by file name.
 #pragma once
 #include <map>
 #include <string>

@@ -12,6 +12,7 @@
 #include <thread>
 #include <tuple>
 
+#include "blocks/registry.h"
 #include "core/csv.h"
 #include "core/error.h"
 #include "core/folder_lock.h"
@@ -31,178 +32,10 @@ namespace fs = std::filesystem;
 
 namespace {
 bool listed(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
-// A matmul core's controller (fsgen_ctrl, ATTN = 0: the tile sequencer, its operand
-// buffers, the address arithmetic of the DMA commands, the requantiser), a structural
-// primitive. Output-stationary cores (ST 0, m outermost) and weight-stationary ones (ST 1,
-// m inside k: M_LIVE, several output tiles live in the accumulator cache) at sizes around
-// the validation's cores, none of whose controllers is among them. The loop order only
-// picks which counter is which (parameters folded at elaboration: wires).
-PrimitiveDef matmul_controller() {
-  PrimitiveDef d;
-  d.kind = "ctrl", d.module = "fsgen_ctrl";
-  d.params = {"TM", "TN", "TK", "W", "ST", "M_LIVE"};
-  d.sizes = {{2, 2, 8, 1, 0, 0},  {2, 4, 8, 2, 0, 0}, {4, 2, 8, 2, 0, 0}, {4, 4, 8, 2, 0, 0}, {4, 4, 16, 4, 0, 0},
-             {2, 2, 16, 2, 0, 0}, {2, 4, 16, 4, 0, 0}, {8, 8, 8, 4, 0, 0}, {4, 2, 2, 1, 1, 1}, {4, 4, 4, 2, 1, 1},
-             {8, 4, 2, 2, 1, 1},  {8, 4, 4, 4, 1, 1}, {4, 2, 4, 2, 1, 1}};
-  d.fixed = {{"N_LIVE", 0}, {"ATTN", 0}, {"STB", 0}, {"KC", 0},    {"VC", 0},
-             {"DUAL", 0},   {"SYS_A", 0}, {"SYS_B", 0}};
-  d.wiring = {"ORD0", "ORD1", "ORD2"};
-  d.enables = {};
-  d.elements = [](const std::vector<int>&) { return 1.0; };
-  // Flip-flops and logic: the operand buffers (a byte each), a column's accumulator row,
-  // output row and requantiser, the array's operand buses, the DMA's data lanes, and the
-  // live output tiles' slot arithmetic.
-  d.size_terms = [](const std::vector<int>& h) {
-    const int tm = h[0], tn = h[1], tk = h[2], w = h[3], st = h[4], m_live = h[5];
-    const int x_bus = st == 0 ? tm : tk, w_bus = st == 2 ? tk : tn;
-    return std::vector<double>{double(tm * tk + tk * tn), double(tn), double(x_bus + w_bus), double(w), double(m_live)};
-  };
-  d.driver = PrimitiveDef::kIdleClock;
-  // Training cores for its activity model: output- and weight-stationary, narrow and wide
-  // beats, the smallest and the larger buffers (each a gate-level build of minutes).
-  d.kernel_sizes = {{2, 2, 8, 1, 0, 0}, {4, 2, 8, 2, 0, 0}, {2, 4, 16, 4, 0, 0}, {4, 4, 16, 4, 0, 0},
-                    {4, 2, 2, 1, 1, 1}, {4, 4, 4, 2, 1, 1}, {8, 4, 4, 4, 1, 1}};
-  return d;
-}
-
-// A fused core's controller (fsgen_ctrl, ATTN = 1; the softmax unit is a block of its own
-// beside it): the matmul controller's logic plus the fused kernels' sequencing, their P
-// tile, the running softmax state per query row, the FFN's activation table, and the
-// normaliser (a divider per output lane). Array b's tiling is the one a fused core plans
-// (queries x head dims x keys); output-stationary cores (ST 0) run matmuls on both arrays
-// (DUAL), weight-stationary ones (ST 1) keep several output tiles live.
-PrimitiveDef fused_controller() {
-  PrimitiveDef d;
-  d.kind = "fused_ctrl", d.module = "fsgen_ctrl";
-  d.params = {"TM", "TN", "TK", "W", "ST"};
-  // Head dimensions and query rows varied apart (2x2x8 against 4x2x4), so that each size
-  // left out of the fit still leaves them separable.
-  d.sizes = {{2, 2, 4, 1, 0}, {2, 4, 4, 2, 0}, {4, 2, 8, 2, 0}, {4, 4, 8, 4, 0}, {2, 2, 8, 2, 0},
-             {2, 2, 4, 1, 1}, {4, 2, 4, 1, 1}};
-  d.fixed = {{"N_LIVE", 0}, {"ATTN", 1}, {"KC", 0}, {"VC", 0}, {"SYS_A", 0}, {"SYS_B", 0}};
-  d.derived = [](const std::vector<int>& h) {
-    const int tm = h[0], tn = h[1], tk = h[2], st = h[4];
-    return std::map<std::string, int64_t>{{"BM", tm}, {"BN", tk}, {"BK", tn}, {"STB", st},
-                                          {"DUAL", st == 0 ? 1 : 0}, {"M_LIVE", st}};
-  };
-  d.wiring = {"ORD0", "ORD1", "ORD2"};
-  d.enables = {};
-  d.elements = [](const std::vector<int>&) { return 1.0; };
-  // Flip-flops and logic: the operand and P buffers (a byte each), a head dimension's
-  // output row and normaliser, and a query row's running max, sum and rescale factor.
-  d.size_terms = [](const std::vector<int>& h) {
-    const int tm = h[0], tn = h[1], tk = h[2], st = h[4];
-    const int nb = st == 0 ? tn + tk : tn;
-    return std::vector<double>{double(tm * tk + tk * nb + tm * tn), double(tk), double(tm)};
-  };
-  d.driver = PrimitiveDef::kIdleClock;
-  // Training cores for its activity model: the three smallest controllers, output- and
-  // weight-stationary, head dimensions 4 and 8 (each a gate-level build of tens of minutes).
-  d.kernel_sizes = {{2, 2, 4, 1, 0}, {2, 2, 8, 2, 0}, {2, 2, 4, 1, 1}};
-  return d;
-}
-
-// The AXI4-Lite register file (fsgen_csr, generated from src/core/regmap.h): the same in
-// every core, a structural primitive of one size.
-PrimitiveDef register_file() {
-  PrimitiveDef d;
-  d.kind = "csr", d.module = "fsgen_csr";
-  d.sizes = {{}};
-  d.enables = {};
-  d.elements = [](const std::vector<int>&) { return 1.0; };
-  d.size_terms = [](const std::vector<int>&) { return std::vector<double>{}; };
-  d.driver = PrimitiveDef::kIdleClock;
-  return d;
-}
-
 }  // namespace
 
-const std::vector<PrimitiveDef>& primitive_catalog() {
-  static const std::vector<PrimitiveDef> catalog = {
-      // SYSTOLIC: 0 broadcast, 1 systolic (operand registers in every PE, shifting every
-      // cycle): a hyperparameter, so the model learns what the registers cost.
-      {"pe_array_os", "fsgen_array_os", {"R", "C", "SYSTOLIC"},
-       {{2, 2, 0}, {2, 4, 0}, {4, 2, 0}, {4, 4, 0}, {4, 8, 0}, {8, 4, 0}, {8, 8, 0}, {2, 2, 1}, {2, 4, 1}, {4, 2, 1}, {4, 4, 1}},
-       {{"RESCALE", 0}}, {"en"}, {"clr", "sc", "alpha", "rd_row"}, {}, {},
-       [](const std::vector<int>& h) { return double(h[0]) * h[1]; },
-       // Lanes (a sparse array's value networks): which lane of the bus each PE of a
-       // broadcast array reads. (A systolic array registers every lane in every PE: its
-       // characterised sizes have one lane each.)
-       {"LM", "LN"}, {}, false, {},
-       // Area and leakage: a MAC and accumulator per PE, and a systolic PE's operand registers.
-       [](const std::vector<int>& h) { return std::vector<double>{double(h[0]) * h[1], double(h[0]) * h[1] * h[2]}; }, "", ""},
-      // The rescaling output-stationary array (fsgen_array_os, RESCALE = 1), the fused
-      // attention's array b: each PE's accumulator also feeds a multiplier by its row's
-      // Q0.15 factor alpha, switching with every accumulation, whose product replaces the
-      // accumulator in the steps sc qualifies (the first of every key tile but the first).
-      // Driven as the plain array, with sc a share of the enabled cycles (its side enable)
-      // and the factors redrawn at it (gate_sim.h); its alpha on x and w, as probed.
-      {"pe_array_rescale", "fsgen_array_os", {"R", "C"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}},
-       {{"RESCALE", 1}, {"SYSTOLIC", 0}}, {"en"}, {"clr", "rd_row"}, {}, {},
-       [](const std::vector<int>& h) { return double(h[0]) * h[1]; }, {}, {}, false, {}, {}, "", "sc", false, {}, {}, {},
-       "alpha"},
-      {"pe_array_dot", "fsgen_array_dot", {"P", "K"}, {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}},
-       // The controller streams x (v) and loads the stationary operand (w into column
-       // ld_idx = 0, 1, ... K - 1; ld) in separate cycles.
-       // The loads are its side enable, a share of the enabled cycles varied by the grid.
-       {{"LOAD_COL", 1}}, {"v", "ld"}, {}, {{"x", "v"}, {"w", "ld"}, {"ld_idx", "ld"}}, {{"ld_idx", "K"}},
-       [](const std::vector<int>& h) { return double(h[0]) * h[1]; }, {}, {}, false, {}, {}, "", "ld"},
-      // A value network (fsgen_sparse_net) of ROWS operand rows x LANES lanes, each an
-      // SK-to-1 byte pick into a register; its window, selects and has bits change with step.
-      {"sparse_net", "fsgen_sparse_net", {"ROWS", "SK", "LANES"},
-       {{2, 2, 1}, {2, 4, 1}, {4, 2, 1}, {4, 4, 1}, {2, 2, 2}, {2, 4, 2}, {4, 2, 2}, {4, 4, 2},
-        {2, 2, 4}, {2, 4, 4}, {4, 2, 4}, {4, 4, 4}, {4, 8, 1}, {8, 4, 1}, {8, 4, 2}, {8, 8, 1}},
-       {{"OWN_LANES", 1}}, {"step"}, {}, {}, {},
-       [](const std::vector<int>& h) { return double(h[0]) * h[2]; },
-       {"OWN_LANES", "OWN_MAJOR", "GROUPS", "SELW", "C", "M", "I", "O", "S"}, {"out_q"}, true,
-       [](const std::vector<int>& h) { return std::map<std::string, int64_t>{{"SELW", select_bits(uint32_t(h[1]))}}; },
-       // Area and leakage: a register per output, and an SK-input pick in front of it.
-       [](const std::vector<int>& h) { return std::vector<double>{double(h[0]) * h[2], double(h[0]) * h[2] * h[1]}; }, "", ""},
-      // An accumulator cache (fsgen_acc_cache, a register file of SLOTS tiles of TM x TN
-      // INT32 cells) behind a weight-stationary dot array: each write (wr) adds a row of TN
-      // lanes to row wr_idx of slot wr_slot, as the controller drives it from the array's y
-      // (the data changes with wr; rows and slots count through the tile); rd_row reads the
-      // rows out. Its alpha is measured on the written lanes (wr_data), the bus the SystemC
-      // model probes as the array's y.
-      {"acc_cache", "fsgen_acc_cache", {"TM", "TN", "SLOTS"},
-       {{2, 2, 1}, {2, 4, 1}, {4, 2, 1}, {4, 4, 1}, {2, 2, 2}, {4, 2, 2}, {4, 4, 2}, {2, 2, 4}, {4, 4, 4}},
-       {{"ROWWISE", 1}, {"RESCALE", 0}}, {"wr"}, {"sc", "alpha", "wr_off"},
-       {{"wr_data", "wr"}, {"first", "wr"}, {"wr_idx", "wr"}, {"wr_slot", "wr"}, {"rd_row", "wr"}, {"rd_slot", "wr"}},
-       {{"wr_idx", "TM"}, {"rd_row", "TM"}, {"wr_slot", "SLOTS"}, {"rd_slot", "SLOTS"}},
-       [](const std::vector<int>& h) { return double(h[0]) * h[1] * h[2]; }, {}, {"wr_data"}, true,
-       [](const std::vector<int>& h) { return std::map<std::string, int64_t>{{"LANES", h[1]}}; },
-       // Area and leakage: a register per cell, and an adder per written lane.
-       [](const std::vector<int>& h) { return std::vector<double>{double(h[0]) * h[1] * h[2], double(h[1])}; }, "", ""},
-      // The DMA (fsgen_dma, W bytes per beat), driven as in a design: a controller issues
-      // read and write bursts, an AXI slave answers them (gate_sim.h, "axi_dma"). Its alpha
-      // is measured on the buses the SystemC model probes (read data in, the write data
-      // register out); its enable is the data beats, its side enable the commands taken.
-      {"dma", "fsgen_dma", {"W"}, {{1}, {2}, {4}, {8}, {16}}, {}, {}, {}, {}, {},
-       // Area and leakage: the fit's constant (FSM, address and beat counters) and a write
-       // data register byte per lane.
-       [](const std::vector<int>& h) { return double(h[0]); }, {}, {"m_rdata", "m_wdata"}, false, {}, {}, "axi_dma",
-       "commands", true},
-      // The softmax / activation unit (fsgen_softmax, rows of TN INT32 scores), driven as its
-      // controller drives it (gate_sim.h, "softmax_rows"): realistic score rows, the kernel's
-      // scaling and table held, its outputs fed back as running state. MODE, held on its
-      // ports: 0 attention (the online softmax), 1 FFN (the activation table, and the gate
-      // passes, which multiply by the stored activations: its side enable). Its alpha is
-      // measured on the score row, the bus the SystemC model probes as its input. Sizes: rows
-      // of one and two scores (TN = 2 is about 24,000 cells, its synthesis minutes; TN = 4
-      // took Yosys over half an hour here), wider rows scaled per score.
-      {"softmax", "fsgen_softmax", {"TN", "MODE"}, {{1, 0}, {1, 1}, {2, 0}, {2, 1}}, {{"WIN", 0}}, {"ld"}, {}, {}, {},
-       [](const std::vector<int>& h) { return double(h[0]); }, {}, {"row"}, false, {},
-       // Area and leakage: the fit's constant (the row's shared max, sum and rescale) and a
-       // score's scaling, exponentials and table per score.
-       [](const std::vector<int>& h) { return std::vector<double>{double(h[0])}; }, "softmax_rows", "gate", false,
-       {"MODE"}, [](uint32_t kernel) { return std::vector<int64_t>{kernel == uint32_t(reg::Kernel::kFfn) ? 1 : 0}; },
-       {"in"}, {}, {0.5}},
-      matmul_controller(),
-      fused_controller(),
-      register_file(),
-  };
-  return catalog;
-}
+// The power primitives of the block kinds (src/blocks/<kind>/), in the registry's order.
+const std::vector<PrimitiveDef>& primitive_catalog() { return registered_primitives(); }
 
 std::string hyperparameter_text(const std::vector<int>& h, char separator) {
   std::string s;

@@ -26,96 +26,10 @@
 #include <string>
 #include <vector>
 
+#include "blocks/power_primitive.h"
+
 namespace fsgen {
 
-struct PrimitiveDef {
-  std::string kind;                     // the graph block kind: pe_array_os, pe_array_dot, ...
-  std::string module;                   // its RTL module
-  std::vector<std::string> params;      // hyperparameters, in feature order
-  std::vector<std::vector<int>> sizes;  // the hyperparameter points characterised
-  std::map<std::string, int64_t> fixed; // other module parameters
-  std::vector<std::string> enables, held_low;
-  std::map<std::string, std::string> enable_of;  // data port -> the enable it changes with (gate_sim.h)
-  std::map<std::string, std::string> counters;   // index port -> the hyperparameter it counts modulo
-  // Processing elements at hyperparameters h: the unit the hierarchical model scales by.
-  std::function<double(const std::vector<int>&)> elements;
-  // Module parameters that only route wires (which select bit reaches which output, how
-  // the generate loops are grouped, values kept for reports): every element's logic is the
-  // same whatever they are, so an instance differing in them is not another variant.
-  std::vector<std::string> wiring;
-  // Where alpha is measured: empty, the data input ports (what the SystemC model probes at
-  // a PE array); else these ports. At a neighbour (alpha_at_neighbour) the SystemC model
-  // probes the one port's bus at the block it feeds or is fed by: a value network's output
-  // lane register (its array's operand bus), an accumulator cache's write data (its array's
-  // output y); otherwise the block's own probes are these ports (the DMA's read data in and
-  // write data register out).
-  std::vector<std::string> alpha_ports;
-  bool alpha_at_neighbour = false;
-  // Module parameters that follow from the hyperparameters (a select's width from SK).
-  std::function<std::map<std::string, int64_t>(const std::vector<int>&)> derived;
-  // What an instance's area and leakage grow with, at hyperparameters h (each a term of a
-  // least-squares fit); empty: its elements alone.
-  std::function<std::vector<double>(const std::vector<int>&)> size_terms;
-  // How the gate-level testbench drives it (PrimitiveStimulus::driver): "" random ports,
-  // "axi_dma" a controller issuing bursts and an AXI slave answering them, "softmax_rows"
-  // a controller's score rows with the unit's outputs fed back (gate_sim.h); or
-  // kIdleClock: no testbench, a structural primitive (structural()).
-  std::string driver;
-  // A second kind of event the primitive's energy depends on apart from its enable, counted
-  // by its driver and given by the SystemC model's spans (BlockTimeline::side): the DMA's
-  // commands (each loads its address and beat registers, and costs several beats), a dot
-  // array's loads (the random driver's enable port of that name, PrimitiveStimulus::
-  // side_enable: a load writes one column of stationary registers where a stream cycle
-  // switches every MAC), or a port qualifying the enable (the rescaling array's sc: that
-  // step rescales the accumulators). Its share of the cycles is a model feature of this
-  // primitive only; "" none.
-  std::string side_enable;
-  // The side event opens a burst that follows it (the DMA's command): estimation prices it
-  // over the burst, since a window of the command alone lies outside every characterised
-  // point, and shapes the burst by the energy per kind of cycle (power_model.h). Otherwise
-  // each window is priced at its own side share.
-  bool side_opens_burst = false;
-  // Hyperparameters that are not module parameters but settings the driver holds on input
-  // ports for a whole run (the softmax unit's MODE: 0 the attention's online softmax, 1 the
-  // FFN's activation and gate passes): one synthesis serves every value, and the testbench
-  // takes them as arguments after the stimulus' own. An RTL instance does not carry them:
-  // estimation takes them from the kernel the run programs (held_in_kernel).
-  std::vector<std::string> held_params{};
-  // Their values, in held_params' order, in a run of the kernel with this id (reg::Kernel,
-  // core/regmap.h).
-  std::function<std::vector<int64_t>(uint32_t kernel)> held_in_kernel{};
-  // The block's probes (graph port names) whose toggles give alpha in estimation; empty:
-  // its input ports, or, with alpha_ports, every probed port of the block.
-  std::vector<std::string> probes{};
-  // A port of Q0.15 factors, one per 32-bit word, that the random driver redraws in any
-  // cycle, enabled or not (the rescaling array's alpha, which its controller writes in the
-  // softmax pass; PrimitiveStimulus::factor_port), at a share of the cycles varied by the
-  // grid. Not a data port: alpha is not measured on it; its toggles are a feature of their
-  // own (factor), which the SystemC model gives from its probe of the port.
-  std::string factor_port{};
-  // Toggle rates characterised beyond the grid's, at every zero fraction and enable rate:
-  // the softmax unit's 0.5, rows whose every score is new (its driver redraws a score with
-  // probability 2 x rate), as the rows of a pass are (other queries' scores), which the
-  // grid's 0.45 falls short of. Appended after the grid, so its points keep their seeds.
-  std::vector<double> extra_toggle_rates{};
-  // A structural primitive (the controller, the register file): characterised by synthesis
-  // and the engine alone, held idle with only its clock running. Its one point per size is
-  // the energy of the clock net's two transitions per cycle (the flip-flops' clock pins and
-  // the net) with every other net still, plus leakage and area: what a held register costs
-  // each cycle in RTL without clock gating, most of such a block's power. Its model is a
-  // least-squares fit of that energy over its size terms, with no activity features (the
-  // logic's switching under a kernel is left out, and reports say so).
-  bool structural() const { return driver == kIdleClock; }
-  // Sizes of a structural primitive also characterised under kernels (the controller):
-  // a training core with this primitive's instance at each runs training kernels on its
-  // Verilated RTL, the instance's netlist replays its ports, and each window of a run is a
-  // point whose features are the events of controller_events.h (controller_training.h).
-  std::vector<std::vector<int>> kernel_sizes{};
-  static constexpr const char* kIdleClock = "idle_clock";
-  std::vector<double> size_terms_at(const std::vector<int>& h) const {
-    return size_terms ? size_terms(h) : std::vector<double>{elements(h)};
-  }
-};
 const std::vector<PrimitiveDef>& primitive_catalog();
 // Hyperparameters as text: "4;8" in datasets and records, "4x8" in names and reports.
 std::string hyperparameter_text(const std::vector<int>& h, char separator = ';');

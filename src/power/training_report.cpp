@@ -25,17 +25,18 @@ void print_event_fit(const PrimitivePowerModel& p, std::ostream& out) {
 void print_training_summary(const PowerModel& pm, const std::string& dataset, double seconds, std::ostream& out) {
   const std::ios_base::fmtflags flags = out.flags();
   out << "power model (XGBoost, one regressor per primitive) from " << dataset << ", trained in " << std::fixed
-            << std::setprecision(2) << seconds << " s:\n";
+      << std::setprecision(2) << seconds << " s:\n";
   for (const auto& [kind, p] : pm.primitives) {
     out << "  " << std::left << std::setw(18) << kind << std::right << p.quality.train_points;
     const bool structural = primitive_def(kind).structural();
     if (structural)
       out << (p.quality.train_points == 1 ? " size, structural (its clock energy, leakage and area)"
-                                                 : " sizes, structural (clock energy, leakage and area fitted over them)");
-    else out << " points, " << p.quality.test_points << " held out";
+                                          : " sizes, structural (clock energy, leakage and area fitted over them)");
+    else
+      out << " points, " << p.quality.test_points << " held out";
     if (!structural || p.quality.test_points > 0)
       out << (structural ? "; each size left out in turn: idle energy" : ": dynamic energy") << " MAPE "
-                << std::setprecision(1) << p.quality.mape << " %, R " << std::setprecision(3) << p.quality.pearson;
+          << std::setprecision(1) << p.quality.mape << " %, R " << std::setprecision(3) << p.quality.pearson;
     out << "\n";
     if (!p.event_fj.b.empty()) print_event_fit(p, out);
   }

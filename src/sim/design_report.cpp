@@ -13,8 +13,8 @@ namespace {
 
 void print_network(const ValueNetwork& n, std::ostream& out) {
   const NetworkParams& p = n.params;
-  out << "\n    " << n.tensor << " network " << n.topology << ": c=" << p.c << " g=" << p.g << " m=" << p.m << " i=" << p.i
-      << " o=" << p.o << " s=" << p.s << ", " << p.lanes << (p.lanes == 1 ? " lane" : " lanes");
+  out << "\n    " << n.tensor << " network " << n.topology << ": c=" << p.c << " g=" << p.g << " m=" << p.m
+      << " i=" << p.i << " o=" << p.o << " s=" << p.s << ", " << p.lanes << (p.lanes == 1 ? " lane" : " lanes");
 }
 
 }  // namespace
@@ -30,13 +30,15 @@ void print_sparse_plan(const SparsePlan& sp, std::ostream& out) {
     print_network(a.net_x, out);
     print_network(a.net_w, out);
     if (a.holds_compressed())
-      out << "\n    lanes hold the k tile of " << a.tiling[2].s << " compressed in " << a.slots() << " MACs (" << a.slot_groups()
-          << " group(s) of " << a.slots() / a.slot_groups() << " for " << a.tiling[2].s / a.slot_groups() << " k rows each)";
+      out << "\n    lanes hold the k tile of " << a.tiling[2].s << " compressed in " << a.slots() << " MACs ("
+          << a.slot_groups() << " group(s) of " << a.slots() / a.slot_groups() << " for "
+          << a.tiling[2].s / a.slot_groups() << " k rows each)";
   }
   if (sp.group.present)
     out << "\n    group network (block TopK, before the value networks): " << sp.group.params.i << " blocks of "
         << sp.group.block << " keys offered, 1 used per cycle, top " << sp.group.topk;
-  for (const auto& t : sp.memory.compressed) out << "\n    DMA: " << t << " compressed (all-zero tile rows skipped; row metadata)";
+  for (const auto& t : sp.memory.compressed)
+    out << "\n    DMA: " << t << " compressed (all-zero tile rows skipped; row metadata)";
   if (!sp.memory.window_kind.empty())
     out << "\n    DMA: key loop bounded by " << sp.memory.window_kind
         << (sp.memory.window ? " window " + std::to_string(sp.memory.window) : std::string());
@@ -45,8 +47,8 @@ void print_sparse_plan(const SparsePlan& sp, std::ostream& out) {
 void print_graph(const Graph& g, std::ostream& out) {
   const ArrayPlan& p = g.array_a;
   out << "design " << g.spec.name << " (" << g.spec.source << ")\n"
-      << "  memory: " << g.memory.beat_bytes << " B/cycle AXI4, latency " << g.memory.latency_cycles << " cycles, clock "
-      << g.spec.clock_mhz << " MHz\n"
+      << "  memory: " << g.memory.beat_bytes << " B/cycle AXI4, latency " << g.memory.latency_cycles
+      << " cycles, clock " << g.spec.clock_mhz << " MHz\n"
       << "  array a: " << stationarity_name(p.stationarity) << ", loop order " << iter_name(p.spec.loop_order[0])
       << iter_name(p.spec.loop_order[1]) << iter_name(p.spec.loop_order[2]) << ", tiles m=" << p.spec.tile_m
       << " n=" << p.spec.tile_n << " k=" << p.spec.tile_k << ", " << p.spec.pe_rows() << "x" << p.spec.pe_cols()
@@ -60,19 +62,18 @@ void print_graph(const Graph& g, std::ostream& out) {
   if (g.attention) {
     const ArrayPlan& b = g.array_b;
     const FusedStageCycles c = fused_stage_cycles(g.array_a, b, g.memory);
-    out << "\n  array b: " << stationarity_name(b.stationarity) << (b.spec.systolic ? " systolic" : "") << ", tiles m="
-        << b.spec.tile_m << " n=" << b.spec.tile_n << " k=" << b.spec.tile_k << ", " << b.spec.pe_rows() << "x"
-        << b.spec.pe_cols() << " PEs"
+    out << "\n  array b: " << stationarity_name(b.stationarity) << (b.spec.systolic ? " systolic" : "")
+        << ", tiles m=" << b.spec.tile_m << " n=" << b.spec.tile_n << " k=" << b.spec.tile_k << ", " << b.spec.pe_rows()
+        << "x" << b.spec.pe_cols() << " PEs"
         << "\n  per key tile (cycles, one stage after another): K load " << c.k_load << ", S on array a " << c.scores
-        << ", softmax " << c.softmax << ", V load " << c.v_load << ", O on array b " << c.o_update << " ("
-        << c.o_passes << (c.o_passes == 1 ? " pass)" : " passes)");
+        << ", softmax " << c.softmax << ", V load " << c.v_load << ", O on array b " << c.o_update << " (" << c.o_passes
+        << (c.o_passes == 1 ? " pass)" : " passes)");
   }
   if (g.sparse.any()) print_sparse_plan(g.sparse, out);
   out << "\n  blocks:";
   for (const auto& b : g.blocks) out << " " << b.name << "(" << b.kind << ")";
   out << "\n";
 }
-
 
 void print_synthesis(const Graph& g, const std::string& dir, const std::string& liberty_file, const MacroOptions& mo,
                      std::ostream& out) {

@@ -17,13 +17,14 @@ void print_sparse_activity(const std::string& array, const SparseActivity& s, ui
   const std::ios_base::fmtflags flags = out.flags();
   const std::streamsize precision = out.precision();
   const uint64_t dense_total = cycles - s.stream_cycles + s.dense_cycles;
-  out << "  " << array << " sparse   " << s.stream_cycles << " stream cycles against " << s.dense_cycles << " without skipping, "
-      << s.windows << " windows; whole kernel " << cycles << " vs " << dense_total << " cycles without skipping (speed-up "
-      << std::fixed << std::setprecision(2) << double(dense_total) / double(cycles) << "x)\n"
+  out << "  " << array << " sparse   " << s.stream_cycles << " stream cycles against " << s.dense_cycles
+      << " without skipping, " << s.windows << " windows; whole kernel " << cycles << " vs " << dense_total
+      << " cycles without skipping (speed-up " << std::fixed << std::setprecision(2)
+      << double(dense_total) / double(cycles) << "x)\n"
       << "  " << array << " lanes    " << std::setprecision(1)
-      << (s.lane_slots ? 100.0 * s.lane_issues / s.lane_slots : 0.0) << " % of lane slots issued (idle lanes: "
-      << s.lane_slots - s.lane_issues << " lane-cycles of network imbalance), " << s.skipped_steps
-      << " block steps skipped\n";
+      << (s.lane_slots ? 100.0 * s.lane_issues / s.lane_slots : 0.0)
+      << " % of lane slots issued (idle lanes: " << s.lane_slots - s.lane_issues
+      << " lane-cycles of network imbalance), " << s.skipped_steps << " block steps skipped\n";
   out.flags(flags);
   out.precision(precision);
 }
@@ -32,7 +33,8 @@ void print_sparse_activity(const std::string& array, const SparseActivity& s, ui
 // MACs per lane would have streamed for the same k tiles.
 void print_compressed_lanes(const std::string& array, const SparseActivity& s, std::ostream& out) {
   const std::ios_base::fmtflags flags = out.flags();
-  out << "  " << array << " compressed  " << s.stream_cycles << " stream cycles; a dense array of the same MACs per lane "
+  out << "  " << array << " compressed  " << s.stream_cycles
+      << " stream cycles; a dense array of the same MACs per lane "
       << "would stream " << s.dense_cycles << " (" << std::fixed << std::setprecision(2)
       << double(s.dense_cycles) / double(std::max<uint64_t>(s.stream_cycles, 1)) << "x) over " << s.windows
       << " stationary loads\n  " << array << " lanes    " << std::setprecision(1)
@@ -43,14 +45,16 @@ void print_compressed_lanes(const std::string& array, const SparseActivity& s, s
 
 }  // namespace
 
-void print_sparsity(const Graph& g, const std::map<std::string, SparseActivity>& sparse, uint64_t cycles, std::ostream& out) {
+void print_sparsity(const Graph& g, const std::map<std::string, SparseActivity>& sparse, uint64_t cycles,
+                    std::ostream& out) {
   for (const auto& [block, sa] : sparse)
     if (block == "array_a" && g.array_a.sparse.holds_compressed())
       print_compressed_lanes(block, sa, out);
     else if (block == "dma")
       out << "  DMA skipped       " << sa.window_bytes << " B of keys and values behind the sliding window, "
-          << sa.topk_bytes << " B in key tiles block TopK passed over (" << sa.pool_bytes << " B of pooled keys fetched), "
-          << sa.zero_row_bytes << " B of compressed all-zero rows (" << sa.metadata_bytes << " B of row metadata fetched)\n";
+          << sa.topk_bytes << " B in key tiles block TopK passed over (" << sa.pool_bytes
+          << " B of pooled keys fetched), " << sa.zero_row_bytes << " B of compressed all-zero rows ("
+          << sa.metadata_bytes << " B of row metadata fetched)\n";
     else
       print_sparse_activity(block, sa, cycles, out);
 }
@@ -61,19 +65,19 @@ bool print_kernel_run(const Graph& g, const Program& prog, const RunResult& r, c
   const std::ios_base::fmtflags flags = out.flags();
   const std::streamsize precision = out.precision();
   out << "model: fsgen SystemC/TLM-2.0 platform, design " << g.spec.name << ", " << prog.kernel << "\n"
-            << "  cycles            " << r.cycles << "  (" << std::fixed << std::setprecision(3)
-            << r.cycles / g.spec.clock_mhz << " us at " << g.spec.clock_mhz << " MHz)\n"
-            << std::setprecision(1);
+      << "  cycles            " << r.cycles << "  (" << std::fixed << std::setprecision(3)
+      << r.cycles / g.spec.clock_mhz << " us at " << g.spec.clock_mhz << " MHz)\n"
+      << std::setprecision(1);
   if (macs > 0) {
     const uint32_t pes = g.array_a.spec.pe_count() + (g.matmul_on_both ? g.array_b_matmul.spec.pe_count() : 0);
-    out << "  PE utilisation    " << 100.0 * macs / (double(r.cycles) * pes) << " %  (" << macs << " MACs on "
-              << pes << (g.matmul_on_both ? " PEs of arrays a and b)\n" : " PEs of array a)\n");
+    out << "  PE utilisation    " << 100.0 * macs / (double(r.cycles) * pes) << " %  (" << macs << " MACs on " << pes
+        << (g.matmul_on_both ? " PEs of arrays a and b)\n" : " PEs of array a)\n");
   }
   for (const char* block : {"array_a", "array_b", "softmax"}) {
     if (!r.activity.count(block)) continue;
     const BlockActivity& act = r.activity.at(block);
     out << "  " << std::left << std::setw(18) << (std::string(block) + " busy") << 100.0 * act.busy_cycles / r.cycles
-              << " % of cycles";
+        << " % of cycles";
     if (act.operand_bytes) out << ", operand zeros " << 100.0 * act.zero_bytes / act.operand_bytes << " %";
     out << "\n";
   }
@@ -81,7 +85,7 @@ bool print_kernel_run(const Graph& g, const Program& prog, const RunResult& r, c
     if (!r.activity.count(cache)) continue;
     const BlockActivity& act = r.activity.at(cache);
     out << "  " << std::left << std::setw(18) << (std::string(cache) + " hits") << act.hits << " of "
-              << act.hits + act.misses << " tile reads, " << act.operand_bytes << " B not fetched\n";
+        << act.hits + act.misses << " tile reads, " << act.operand_bytes << " B not fetched\n";
   }
   print_sparsity(g, r.sparse, r.cycles, out);
   const auto dma_it = r.activity.find("dma");
@@ -93,15 +97,14 @@ bool print_kernel_run(const Graph& g, const Program& prog, const RunResult& r, c
   } else {
     const FastRun fast = run_fast(g, registers_at_start(prog));
     out << "  fast model        " << fast.result.cycles << " cycles, " << std::showpos << std::setprecision(3)
-              << 100.0 * (double(fast.result.cycles) - double(r.cycles)) / double(r.cycles) << std::noshowpos
-              << " % from the cycle model" << std::setprecision(1) << "\n";
+        << 100.0 * (double(fast.result.cycles) - double(r.cycles)) / double(r.cycles) << std::noshowpos
+        << " % from the cycle model" << std::setprecision(1) << "\n";
   }
   out << "  output vs reference: " << (ok ? "bit-exact" : "MISMATCH") << "\n"
-            << "  toggles per probed port:\n";
+      << "  toggles per probed port:\n";
   for (const auto& p : r.probes)
     out << "    " << std::left << std::setw(18) << (p.block() + "." + p.port()) << p.toggles() << "\n";
-  out << "  simulated " << std::setprecision(2) << std::scientific << r.cycles / r.wall_seconds
-            << " cycles/s\n";
+  out << "  simulated " << std::setprecision(2) << std::scientific << r.cycles / r.wall_seconds << " cycles/s\n";
   out.flags(flags);
   out.precision(precision);
   return ok;

@@ -14,7 +14,8 @@
 namespace fsgen {
 
 // What the value networks of each sparse array and the DMA skipped in a run of `cycles`.
-void print_sparsity(const Graph& g, const std::map<std::string, SparseActivity>& sparse, uint64_t cycles, std::ostream& out);
+void print_sparsity(const Graph& g, const std::map<std::string, SparseActivity>& sparse, uint64_t cycles,
+                    std::ostream& out);
 
 // The kernel's run on the cycle model against its expected output; macs > 0 (matmuls)
 // adds the PE utilisation. Runs the fast model beside it where it applies. Returns whether

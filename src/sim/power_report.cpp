@@ -10,6 +10,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "blocks/registry.h"
 #include "core/csv.h"
 #include "core/error.h"
 #include "core/statistics.h"
@@ -279,11 +280,7 @@ void to_power(BlockPower& bp, const PowerTrace& t) {
 }
 
 // The blocks a controller's netlist holds besides its own logic, for its model's name.
-std::string controller_contents(const std::string& kind) {
-  if (kind == "ctrl") return " (with the requantiser)";
-  if (kind == "fused_ctrl") return " (with the requantiser and the normaliser)";
-  return "";
-}
+std::string controller_contents(const std::string& kind) { return block_kind(kind).power_note; }
 
 // A block of a structural primitive (a controller, the register file): its
 // idle energy (the clocking of its flip-flops) and leakage in every window, and, where the
@@ -412,7 +409,8 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
   }
   // A modelled controller's netlist holds the requantiser (and a fused core's normaliser).
   if (std::any_of(t.blocks.begin(), t.blocks.end(), [](const BlockPower& b) { return b.block == "ctrl"; }))
-    t.not_modelled.erase(std::remove_if(t.not_modelled.begin(), t.not_modelled.end(), inside_controller),
+    t.not_modelled.erase(std::remove_if(t.not_modelled.begin(), t.not_modelled.end(),
+                                        [&g](const std::string& b) { return priced_with_controller(g, b); }),
                          t.not_modelled.end());
   t.estimate_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return t;

@@ -23,7 +23,8 @@ void run_power(const Graph& g, const Program& prog, const PowerModel& pm, const 
   if (o.golden) replaying.emplace(work, "fsgen power --golden run");
   const Liberty lib = prepare_liberty(o.liberty, work);
   pm.require_liberty(lib.name);
-  const DesignMacros macros = design_macros(g, macro_technology(read_liberty_file(lib.path), o.macros.node_nm), o.macros);
+  const DesignMacros macros =
+      design_macros(g, macro_technology(read_liberty_file(lib.path), o.macros.node_nm), o.macros);
   const PowerTrace t = estimate_power(g, prog, pm, o.window, macros);
   print_power(t, out);
   if (o.golden) {
@@ -47,14 +48,14 @@ void run_power(const Graph& g, const Program& prog, const PowerModel& pm, const 
     print_golden_comparison(comparison, together, out);
     print_golden_unmodelled(t, golden_power, out);
     if (!o.golden_csv.empty())
-      write_file_atomically(o.golden_csv, "golden power trace", [&](std::ostream& file) { write_golden_trace_csv(t, golden_power, file); });
+      write_file_atomically(o.golden_csv, "golden power trace",
+                            [&](std::ostream& file) { write_golden_trace_csv(t, golden_power, file); });
     if (!o.golden_signals.empty())
       write_file_atomically(o.golden_signals, "golden energy by signal",
                             [&](std::ostream& file) { write_golden_signals_csv(golden_power, file); });
     if (!o.record_path.empty())
-      append_validation_records(o.record_path,
-                                validation_records(o.record_name.empty() ? g.spec.name : o.record_name, t, comparison, together,
-                                                   golden_power));
+      append_validation_records(o.record_path, validation_records(o.record_name.empty() ? g.spec.name : o.record_name,
+                                                                  t, comparison, together, golden_power));
   }
   if (!o.csv.empty() || !o.png.empty()) {
     const std::string csv = o.csv.empty() ? o.png + ".csv" : o.csv;
@@ -62,7 +63,8 @@ void run_power(const Graph& g, const Program& prog, const PowerModel& pm, const 
     if (!o.png.empty()) plot_power_png(t, csv, o.png);
     if (o.csv.empty()) std::filesystem::remove(csv);
   }
-  if (!o.vcd.empty()) write_file_atomically(o.vcd, "power waveform", [&](std::ostream& file) { write_power_vcd(t, file); });
+  if (!o.vcd.empty())
+    write_file_atomically(o.vcd, "power waveform", [&](std::ostream& file) { write_power_vcd(t, file); });
 }
 
 }  // namespace fsgen

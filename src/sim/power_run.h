@@ -13,15 +13,15 @@
 namespace fsgen {
 
 struct PowerRunOptions {
-  uint64_t window = 256;    // trace window, cycles
-  std::string liberty;      // the model's liberty ("" for the built-in fsgen45)
-  MacroOptions macros;      // which buffers are SRAM macros, and their node
-  std::string out_root = "rtl_out";  // the liberty copy and the golden builds go below it
-  std::string csv, vcd, png;         // the trace's files ("" for none)
-  bool golden = false;      // also replay the blocks at gate level
-  bool whole_core = false;  // golden: every block, also the structural ones and those without a model
-  std::string golden_csv, golden_signals;     // golden: traces per block and window; energy by RTL signal
-  std::string record_path, record_name;       // golden: validation records to append, the design's name in them
+  uint64_t window = 256;                   // trace window, cycles
+  std::string liberty;                     // the model's liberty ("" for the built-in fsgen45)
+  MacroOptions macros;                     // which buffers are SRAM macros, and their node
+  std::string out_root = "rtl_out";        // the liberty copy and the golden builds go below it
+  std::string csv, vcd, png;               // the trace's files ("" for none)
+  bool golden = false;                     // also replay the blocks at gate level
+  bool whole_core = false;                 // golden: every block, also the structural ones and those without a model
+  std::string golden_csv, golden_signals;  // golden: traces per block and window; energy by RTL signal
+  std::string record_path, record_name;    // golden: validation records to append, the design's name in them
 };
 
 // Prints the power by block (and the golden comparison) on out and writes the files asked for.

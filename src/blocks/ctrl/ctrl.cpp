@@ -1,0 +1,58 @@
+// ctrl: a matmul core's controller, the tile sequencer (fsgen_ctrl.v, ATTN = 0): loop nest,
+// reuse, operand buffers, the DMA commands' addresses and the requantiser. Its Verilog,
+// fsgen_ctrl.v, is shared with fused_ctrl (ATTN = 1).
+#include "blocks/block_kind.h"
+
+namespace fsgen {
+
+namespace {
+// A matmul core's controller (fsgen_ctrl, ATTN = 0: the tile sequencer, its operand
+// buffers, the address arithmetic of the DMA commands, the requantiser), a structural
+// primitive. Output-stationary cores (ST 0, m outermost) and weight-stationary ones (ST 1,
+// m inside k: M_LIVE, several output tiles live in the accumulator cache) at sizes around
+// the validation's cores, none of whose controllers is among them. The loop order only
+// picks which counter is which (parameters folded at elaboration: wires).
+PrimitiveDef power_primitive() {
+  PrimitiveDef d;
+  d.kind = "ctrl", d.module = "fsgen_ctrl";
+  d.params = {"TM", "TN", "TK", "W", "ST", "M_LIVE"};
+  d.sizes = {{2, 2, 8, 1, 0, 0},  {2, 4, 8, 2, 0, 0},  {4, 2, 8, 2, 0, 0}, {4, 4, 8, 2, 0, 0}, {4, 4, 16, 4, 0, 0},
+             {2, 2, 16, 2, 0, 0}, {2, 4, 16, 4, 0, 0}, {8, 8, 8, 4, 0, 0}, {4, 2, 2, 1, 1, 1}, {4, 4, 4, 2, 1, 1},
+             {8, 4, 2, 2, 1, 1},  {8, 4, 4, 4, 1, 1},  {4, 2, 4, 2, 1, 1}};
+  d.fixed = {{"N_LIVE", 0}, {"ATTN", 0}, {"STB", 0}, {"KC", 0}, {"VC", 0}, {"DUAL", 0}, {"SYS_A", 0}, {"SYS_B", 0}};
+  d.wiring = {"ORD0", "ORD1", "ORD2"};
+  d.enables = {};
+  d.elements = [](const std::vector<int>&) { return 1.0; };
+  // Flip-flops and logic: the operand buffers (a byte each), a column's accumulator row,
+  // output row and requantiser, the array's operand buses, the DMA's data lanes, and the
+  // live output tiles' slot arithmetic.
+  d.size_terms = [](const std::vector<int>& h) {
+    const int tm = h[0], tn = h[1], tk = h[2], w = h[3], st = h[4], m_live = h[5];
+    const int x_bus = st == 0 ? tm : tk, w_bus = st == 2 ? tk : tn;
+    return std::vector<double>{double(tm * tk + tk * tn), double(tn), double(x_bus + w_bus), double(w), double(m_live)};
+  };
+  d.driver = PrimitiveDef::kIdleClock;
+  // Training cores for its activity model: output- and weight-stationary, narrow and wide
+  // beats, the smallest and the larger buffers (each a gate-level build of minutes).
+  d.kernel_sizes = {{2, 2, 8, 1, 0, 0}, {4, 2, 8, 2, 0, 0}, {2, 4, 16, 4, 0, 0}, {4, 4, 16, 4, 0, 0},
+                    {4, 2, 2, 1, 1, 1}, {4, 4, 4, 2, 1, 1}, {8, 4, 4, 4, 1, 1}};
+  return d;
+}
+}  // namespace
+
+const BlockKind& ctrl_kind() {
+  static const BlockKind kind = [] {
+    BlockKind k;
+    k.name = "ctrl";
+    k.description = "tile sequencer: loop nest, reuse, operand buffers";
+    k.rtl_files = {"fsgen_ctrl.v"};
+    k.module = "fsgen_ctrl";
+    k.systemc_model = "src/models/tile_sequencer.h, src/models/core_model.h (FusedCore)";
+    k.power = power_primitive();
+    k.power_note = " (with the requantiser)";
+    return k;
+  }();
+  return kind;
+}
+
+}  // namespace fsgen

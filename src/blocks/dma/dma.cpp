@@ -1,0 +1,46 @@
+// dma: the DMA with an FSM and an AXI4 master to off-chip memory, driven by the
+// controller's commands (one burst at a time).
+#include "blocks/block_kind.h"
+
+namespace fsgen {
+
+namespace {
+// Driven as in a design: a controller issues read and write bursts, an AXI slave answers
+// them (gate_sim.h, "axi_dma"). Its alpha is measured on the buses the SystemC model
+// probes (read data in, the write data register out); its enable is the data beats, its
+// side enable the commands taken.
+PrimitiveDef power_primitive() {
+  PrimitiveDef d;
+  d.kind = "dma", d.module = "fsgen_dma";
+  d.params = {"W"};
+  d.sizes = {{1}, {2}, {4}, {8}, {16}};
+  // Area and leakage: the fit's constant (FSM, address and beat counters) and a write data
+  // register byte per lane.
+  d.elements = [](const std::vector<int>& h) { return double(h[0]); };
+  d.alpha_ports = {"m_rdata", "m_wdata"};
+  d.driver = "axi_dma";
+  d.side_enable = "commands";
+  d.side_opens_burst = true;
+  return d;
+}
+}  // namespace
+
+const BlockKind& dma_kind() {
+  static const BlockKind kind = [] {
+    BlockKind k;
+    k.name = "dma";
+    k.description = "one-burst-at-a-time DMA with an AXI4 master to off-chip memory";
+    k.params = {{"beat_bytes", "byte", "AXI4 data width"}, {"latency", "cycle", "off-chip access latency"}};
+    k.ports = {{"rdata", false, "AXI4 read data from memory"}, {"wdata", true, "AXI4 write data to memory"}};
+    k.statistics = {{"busy_cycles", "cycle", "cycles with a data beat on the AXI4 bus"},
+                    {"operand_bytes", "byte", "bytes moved to and from memory"}};
+    k.rtl_files = {"fsgen_dma.v"};
+    k.module = "fsgen_dma";
+    k.systemc_model = "src/models/core_model.h (Dma, MemoryTarget)";
+    k.power = power_primitive();
+    return k;
+  }();
+  return kind;
+}
+
+}  // namespace fsgen

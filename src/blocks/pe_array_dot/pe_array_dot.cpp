@@ -1,0 +1,49 @@
+// pe_array_dot: a weight- or input-stationary INT8 array of dot-product lanes: the
+// stationary operand held in its PEs, the other streamed, one INT32 output per lane.
+#include "blocks/pe_array_params.h"
+
+namespace fsgen {
+
+namespace {
+PrimitiveDef power_primitive() {
+  PrimitiveDef d;
+  d.kind = "pe_array_dot", d.module = "fsgen_array_dot";
+  d.params = {"P", "K"};
+  d.sizes = {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}};
+  // The controller streams x (v) and loads the stationary operand (w into column
+  // ld_idx = 0, 1, ... K - 1; ld) in separate cycles. The loads are its side enable, a
+  // share of the enabled cycles varied by the grid.
+  d.fixed = {{"LOAD_COL", 1}};
+  d.enables = {"v", "ld"};
+  d.enable_of = {{"x", "v"}, {"w", "ld"}, {"ld_idx", "ld"}};
+  d.counters = {{"ld_idx", "K"}};
+  d.elements = [](const std::vector<int>& h) { return double(h[0]) * h[1]; };
+  d.side_enable = "ld";
+  return d;
+}
+
+std::vector<PortDecl> ports() {
+  std::vector<PortDecl> p = pe_array_operand_ports();
+  p.push_back({"y", true, "INT32 dot products, one per lane"});
+  return p;
+}
+}  // namespace
+
+const BlockKind& pe_array_dot_kind() {
+  static const BlockKind kind = [] {
+    BlockKind k;
+    k.name = "pe_array_dot";
+    k.description = "weight- or input-stationary INT8 dot-product array: one INT32 output per lane and cycle";
+    k.params = pe_array_params();
+    k.ports = ports();
+    k.statistics = pe_array_statistics();
+    k.rtl_files = {"fsgen_array_dot.v"};
+    k.module = "fsgen_array_dot";
+    k.systemc_model = "src/models/pe_array_model.h (DotArray)";
+    k.power = power_primitive();
+    return k;
+  }();
+  return kind;
+}
+
+}  // namespace fsgen

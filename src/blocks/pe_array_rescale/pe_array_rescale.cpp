@@ -1,0 +1,55 @@
+// pe_array_rescale: the fused attention's array b, an output-stationary array whose rows
+// of accumulators can be multiplied by a Q0.15 factor each (the online softmax's rescale).
+// Its Verilog is pe_array_os's module with RESCALE = 1; fsgen_rescale.vh is the rescale's
+// one definition, shared by every module that rescales.
+#include "blocks/pe_array_params.h"
+
+namespace fsgen {
+
+namespace {
+// Each PE's accumulator also feeds a multiplier by its row's factor alpha, switching with
+// every accumulation, whose product replaces the accumulator in the steps sc qualifies (the
+// first of every key tile but the first). Driven as the plain array, with sc a share of the
+// enabled cycles (its side enable) and the factors redrawn at it (gate_sim.h); its alpha on
+// x and w, as probed.
+PrimitiveDef power_primitive() {
+  PrimitiveDef d;
+  d.kind = "pe_array_rescale", d.module = "fsgen_array_os";
+  d.params = {"R", "C"};
+  d.sizes = {{2, 2}, {2, 4}, {4, 2}, {4, 4}};
+  d.fixed = {{"RESCALE", 1}, {"SYSTOLIC", 0}};
+  d.enables = {"en"};
+  d.held_low = {"clr", "rd_row"};
+  d.elements = [](const std::vector<int>& h) { return double(h[0]) * h[1]; };
+  d.side_enable = "sc";
+  d.factor_port = "alpha";
+  return d;
+}
+
+std::vector<PortDecl> ports() {
+  std::vector<PortDecl> p = pe_array_operand_ports();
+  // The rescale multipliers (acc x alpha, combinational) switch when the controller writes
+  // a row's factor in the softmax pass, cycles before the array streams.
+  p.push_back({"alpha", false, "Q0.15 rescale factor per query row, written in the softmax pass"});
+  return p;
+}
+}  // namespace
+
+const BlockKind& pe_array_rescale_kind() {
+  static const BlockKind kind = [] {
+    BlockKind k;
+    k.name = "pe_array_rescale";
+    k.description = "output-stationary INT8 PE array whose accumulator rows rescale by alpha (O = alpha O + P V)";
+    k.params = pe_array_params();
+    k.ports = ports();
+    k.statistics = pe_array_statistics();
+    k.rtl_files = {"fsgen_rescale.vh"};
+    k.module = "fsgen_array_os";
+    k.systemc_model = "src/models/pe_array_model.h (OsArray, Accumulate::kRescale)";
+    k.power = power_primitive();
+    return k;
+  }();
+  return kind;
+}
+
+}  // namespace fsgen

@@ -1,0 +1,60 @@
+// softmax: the fused datapath's middle unit: one score row per cycle through the
+// fixed-point online softmax (attention) or the activation table and gate (FFN).
+#include "blocks/block_kind.h"
+#include "core/regmap.h"
+
+namespace fsgen {
+
+namespace {
+// Rows of TN INT32 scores, driven as its controller drives it (gate_sim.h, "softmax_rows"):
+// realistic score rows, the kernel's scaling and table held, its outputs fed back as running
+// state. MODE, held on its ports: 0 attention (the online softmax), 1 FFN (the activation
+// table, and the gate passes, which multiply by the stored activations: its side enable).
+// Its alpha is measured on the score row, the bus the SystemC model probes as its input.
+// Sizes: rows of one and two scores (TN = 2 is about 24,000 cells, its synthesis minutes;
+// TN = 4 took Yosys over half an hour here), wider rows scaled per score.
+PrimitiveDef power_primitive() {
+  PrimitiveDef d;
+  d.kind = "softmax", d.module = "fsgen_softmax";
+  d.params = {"TN", "MODE"};
+  d.sizes = {{1, 0}, {1, 1}, {2, 0}, {2, 1}};
+  d.fixed = {{"WIN", 0}};
+  d.enables = {"ld"};
+  d.elements = [](const std::vector<int>& h) { return double(h[0]); };
+  d.alpha_ports = {"row"};
+  // Area and leakage: the fit's constant (the row's shared max, sum and rescale) and a
+  // score's scaling, exponentials and table per score.
+  d.size_terms = [](const std::vector<int>& h) { return std::vector<double>{double(h[0])}; };
+  d.driver = "softmax_rows";
+  d.side_enable = "gate";
+  d.held_params = {"MODE"};
+  d.held_in_kernel = [](uint32_t kernel) {
+    return std::vector<int64_t>{kernel == uint32_t(reg::Kernel::kFfn) ? 1 : 0};
+  };
+  d.probes = {"in"};
+  d.extra_toggle_rates = {0.5};
+  return d;
+}
+}  // namespace
+
+const BlockKind& softmax_kind() {
+  static const BlockKind kind = [] {
+    BlockKind k;
+    k.name = "softmax";
+    k.description =
+        "one score row per cycle: fixed-point online softmax (attention) or the activation table and gate (FFN)";
+    k.params = {{"lanes", "element", "scores per row"}};
+    k.ports = {{"in", false, "INT32 score row from array a"}, {"out", true, "Q0.7 probability row"}};
+    k.statistics = {{"busy_cycles", "cycle", "cycles in which a score row was loaded"},
+                    {"operand_bytes", "byte", "score bytes presented"},
+                    {"zero_bytes", "byte", "of which zero"}};
+    k.rtl_files = {"fsgen_softmax.v"};
+    k.module = "fsgen_softmax";
+    k.systemc_model = "src/models/core_model.h (FusedCore::softmax)";
+    k.power = power_primitive();
+    return k;
+  }();
+  return kind;
+}
+
+}  // namespace fsgen
