@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "blocks/power_primitive.h"
+#include "blocks/testbench_driver.h"
 
 namespace fsgen {
 
@@ -55,6 +56,9 @@ struct BlockKind {
   // Its power primitive, when the power flow characterises it; nullopt when it is priced
   // with another kind (host_module) or by the SRAM macro model.
   std::optional<PrimitiveDef> power;
+  // Its gate-level testbench driver, named by its power primitive's driver; nullopt: the
+  // characterisation drives its ports at random.
+  std::optional<TestbenchDriver> testbench;
   // What a power report adds to the kind's name, e.g. " (with the requantiser)".
   std::string power_note;
 

@@ -1,5 +1,7 @@
 #include "blocks/registry.h"
 
+#include <cstdlib>
+
 #include "core/error.h"
 
 namespace fsgen {
@@ -39,6 +41,13 @@ const BlockKind& block_kind(const std::string& name) {
   const BlockKind* k = find_block_kind(name);
   FSGEN_ASSERT(k != nullptr, "a block kind registered in src/blocks/kinds.h");
   return *k;
+}
+
+const TestbenchDriver& testbench_driver(const std::string& name) {
+  for (const BlockKind* k : block_kinds())
+    if (k->testbench && k->testbench->name == name) return *k->testbench;
+  FSGEN_ASSERT(false, "a testbench driver of a registered block kind");
+  std::abort();
 }
 
 const std::vector<PrimitiveDef>& registered_primitives() {

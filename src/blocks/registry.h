@@ -14,6 +14,9 @@ const std::vector<const BlockKind*>& block_kinds();
 const BlockKind* find_block_kind(const std::string& name);
 // The kind of that name; an internal error (a bug) when none is registered.
 const BlockKind& block_kind(const std::string& name);
+// The testbench driver of that name (PrimitiveDef::driver); an internal error when no
+// registered kind has it.
+const TestbenchDriver& testbench_driver(const std::string& name);
 // The power primitives of the registered kinds that have one, in registration order.
 const std::vector<PrimitiveDef>& registered_primitives();
 

@@ -153,8 +153,6 @@ CompiledAttention build(const Graph& g, const AttentionProblem& p, const Attenti
 
 }  // namespace
 
-double synthetic_score_scale(uint32_t d) { return 1.0 / (64.0 * 64.0 * std::sqrt(double(d))); }
-
 CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p, Materialise what) {
   if (what == Materialise::kLayoutOnly) return build(g, p, nullptr);
   const Shape s = shape_of(g, p);

@@ -38,10 +38,6 @@ struct CompiledAttention {
   num::AttentionParams params;    // per-head shape and score scaling
 };
 
-// The factor from S = Q K^T to the logits for synthetic operands (INT8 codes of values x / 64)
-// of head dimension d: 1 / (64 x 64 x sqrt(d)).
-double synthetic_score_scale(uint32_t d);
-
 // Synthetic operands (seed, zero fraction), or only the layout.
 CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p,
                                      Materialise what = Materialise::kOperands);

@@ -7,19 +7,6 @@
 
 namespace fsgen {
 
-num::FfnParams synthetic_ffn_scaling() {
-  num::FfnParams fp;
-  fp.u = {1, 7};  // S / 4096 * 32
-  fp.g = {1, 7};
-  fp.h = {1, 5};  // a * g / 32
-  fp.y = {1, 6};  // sum h / 32 * w / 64 * 32
-  return fp;
-}
-
-num::ActivationTable synthetic_activation_table(const std::string& activation) {
-  return num::make_activation_table(activation, 1.0 / 32, 1.0 / 32);
-}
-
 CompiledFfn compile_ffn(const Graph& g, const FfnProblem& p, Materialise what) {
   const uint32_t hd = g.spec.array_a.tile_k;
   const std::string where = "ffn kernel on design '" + g.spec.name + "'";

@@ -32,10 +32,4 @@ struct CompiledFfn {
 
 CompiledFfn compile_ffn(const Graph& g, const FfnProblem& p, Materialise what = Materialise::kOperands);
 
-// The kernel's requantisers for synthetic operands (INT8 codes of values x / 64): U and G
-// are coded in steps of 1/32, so are the activation and H; Y in steps of 1/32 as well.
-num::FfnParams synthetic_ffn_scaling();
-// The activation table for those codes (in and out in steps of 1/32).
-num::ActivationTable synthetic_activation_table(const std::string& activation);
-
 }  // namespace fsgen

@@ -167,3 +167,9 @@ std::vector<int8_t> attention_head_reference(const std::vector<int8_t>& q, const
 }
 
 }  // namespace fsgen::num
+
+namespace fsgen {
+
+double synthetic_score_scale(uint32_t d) { return 1.0 / (64.0 * 64.0 * std::sqrt(double(d))); }
+
+}  // namespace fsgen

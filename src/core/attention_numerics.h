@@ -98,3 +98,11 @@ std::vector<int8_t> attention_head_reference(const std::vector<int8_t>& q, const
 void choose_score_scaling(double scale, uint16_t& mult, uint8_t& shift);
 
 }  // namespace fsgen::num
+
+namespace fsgen {
+
+// The factor from S = Q K^T to the logits for synthetic operands (INT8 codes of values x / 64)
+// of head dimension d: 1 / (64 x 64 x sqrt(d)).
+double synthetic_score_scale(uint32_t d);
+
+}  // namespace fsgen

@@ -54,3 +54,20 @@ std::vector<int8_t> ffn_reference(const std::vector<int8_t>& x, const std::vecto
 }
 
 }  // namespace fsgen::num
+
+namespace fsgen {
+
+num::FfnParams synthetic_ffn_scaling() {
+  num::FfnParams fp;
+  fp.u = {1, 7};  // S / 4096 * 32
+  fp.g = {1, 7};
+  fp.h = {1, 5};  // a * g / 32
+  fp.y = {1, 6};  // sum h / 32 * w / 64 * 32
+  return fp;
+}
+
+num::ActivationTable synthetic_activation_table(const std::string& activation) {
+  return num::make_activation_table(activation, 1.0 / 32, 1.0 / 32);
+}
+
+}  // namespace fsgen

@@ -33,3 +33,13 @@ std::vector<int8_t> ffn_reference(const std::vector<int8_t>& x, const std::vecto
                                   const ActivationTable& lut, const std::vector<int8_t>& residual, const FfnParams& p);
 
 }  // namespace fsgen::num
+
+namespace fsgen {
+
+// The kernel's requantisers for synthetic operands (INT8 codes of values x / 64): U and G
+// are coded in steps of 1/32, so are the activation and H; Y in steps of 1/32 as well.
+num::FfnParams synthetic_ffn_scaling();
+// The activation table for those codes (in and out in steps of 1/32).
+num::ActivationTable synthetic_activation_table(const std::string& activation);
+
+}  // namespace fsgen

@@ -8,9 +8,7 @@
 #include <map>
 #include <sstream>
 
-#include "compiler/attention.h"
-#include "compiler/ffn.h"
-#include "core/attention_numerics.h"
+#include "blocks/registry.h"
 #include "core/error.h"
 #include "core/write_file.h"
 #include "flow/tools.h"
@@ -34,184 +32,12 @@ std::string write_cell_models(const Liberty& lib, const std::string& dir) {
   return out;
 }
 
-// C++ statements for one data port (`width` bits) in an enabled cycle: every bit flips
-// with the toggle rate (`flip`, a draw in the testbench), then every byte is forced to zero
-// with the zero fraction; the port's zero and data bytes are counted. While `filling` (a
-// condition in the testbench, "" never) no byte is forced to zero nor counted: the cycles
-// that give the rescaling array's accumulators their values, whatever the zero fraction.
-std::string drive_data_port(const std::string& name, size_t width, const std::string& flip = "flip(rng)",
-                            const std::string& filling = "") {
-  const std::string when_zeroed = filling.empty() ? "" : "!(" + filling + ") && ";
-  const std::string counted = filling.empty() ? "" : "if (!(" + filling + ")) { ", counted_end = filling.empty() ? "" : " }";
-  std::ostringstream o;
-  const size_t words = (width + 31) / 32;
-  const bool wide = width > 64;
-  auto word = [&](const std::string& w) { return wide ? "top->" + name + "[" + w + "]" : std::string("top->") + name; };
-  o << "    {\n";
-  if (wide) {
-    o << "      for (int w = 0; w < " << words << "; ++w) { uint32_t m = 0; for (int b = 0; b < 32 && w * 32 + b < " << width
-      << "; ++b) if (" << flip << ") m |= 1u << b; " << word("w") << " ^= m; }\n"
-      << "      for (int y = 0; y < " << (width + 7) / 8 << "; ++y) {\n"
-      << "        uint32_t& v = " << word("y / 4") << "; const int sh = (y % 4) * 8;\n"
-      << "        if (" << when_zeroed << "zero(rng)) v &= ~(0xFFu << sh);\n"
-      << "        " << counted << "zero_bytes += ((v >> sh) & 0xFFu) == 0; ++data_bytes;" << counted_end << "\n      }\n";
-  } else {
-    o << "      uint64_t m = 0; for (int b = 0; b < " << width << "; ++b) if (" << flip << ") m |= 1ull << b;\n"
-      << "      uint64_t v = uint64_t(top->" << name << ") ^ m;\n"
-      << "      for (int y = 0; y < " << (width + 7) / 8 << "; ++y) {\n"
-      << "        if (" << when_zeroed << "zero(rng)) v &= ~(0xFFull << (8 * y));\n"
-      << "        " << counted << "zero_bytes += ((v >> (8 * y)) & 0xFFull) == 0; ++data_bytes;" << counted_end << "\n      }\n"
-      << "      top->" << name << " = v;\n";
-  }
-  o << "    }\n";
-  return o.str();
-}
 
 bool listed(const std::vector<std::string>& names, const std::string& n) {
   return std::find(names.begin(), names.end(), n) != names.end();
 }
 
-// The DMA's testbench (driver "axi_dma"): a controller issues bursts of 1 to B beats to
-// sequential addresses, a quarter of them writes (B = 1, 2, 4, ... 32 as the seed counts
-// through the stimulus grid, so that the points cover a design's short and long bursts);
-// an AXI slave accepts addresses at once, gives the first read beat `latency` (1-8, drawn
-// per burst) cycles after the address handshake and one beat per cycle after it, takes
-// write beats every cycle and answers the response `latency` cycles after the last. Read
-// data changes in read beats, write data in the cycles the DMA takes it
-// (drive_data_port); enabled cycles are the data beats, side cycles those a command is
-// taken in. After each burst the controller waits so that the DMA is busy about
-// enable_rate of the cycles: in every idle cycle it issues with probability
-// 1 / (1 + mean gap), the mean gap being the last burst's cycles x (1 - enable_rate) /
-// enable_rate.
-std::string axi_dma_testbench(const GateNetlist& n) {
-  const size_t data_bits = n.ports.at("m_rdata").size();
-  std::ostringstream o;
-  o << "    top->rst_n = c >= " << kResetCycles << ";\n"
-    << "    top->cmd_valid = 0;\n"
-    << "    if (busy) ++burst_cycles;\n"
-    << "    else if (c >= " << kResetCycles << " && issue(rng, std::bernoulli_distribution::param_type(1.0 / (1.0 + mean_gap)))) {\n"
-    << "      const uint32_t beats = beats_of(rng);\n"
-    << "      top->cmd_valid = 1; top->cmd_write = write_of(rng); top->cmd_addr = addr; top->cmd_beats = beats;\n"
-    << "      ++side;\n"
-    << "      addr += beats * " << data_bits / 8 << "u;\n"
-    << "      wait = latency_of(rng) - 1; busy = true; burst_cycles = 0;\n    }\n"
-    << "    top->m_arready = top->m_arvalid;\n    top->m_awready = top->m_awvalid;\n"
-    << "    top->m_wready = top->m_wvalid;\n"
-    << "    top->m_rvalid = top->m_rready && wait == 0;\n"
-    << "    top->m_bvalid = top->m_bready && wait == 0;\n"
-    << "    if ((top->m_rready || top->m_bready) && wait > 0) --wait;\n"
-    << "    const bool read_beat = top->m_rvalid, write_beat = top->m_wvalid;\n"
-    << "    enabled += read_beat || write_beat;\n"
-    << "    if (read_beat)\n" << drive_data_port("m_rdata", data_bits)
-    << "    if (top->m_awvalid || write_beat)\n" << drive_data_port("wr_data", data_bits)
-    << "    if (top->cmd_done) {\n      busy = false;\n"
-    << "      mean_gap = enable_rate >= 1 ? 0.0 : double(burst_cycles + 1) * (1 - enable_rate) / enable_rate;\n    }\n";
-  return o.str();
-}
 
-// The softmax / activation unit's testbench (driver "softmax_rows"), as fsgen_ctrl.v drives
-// it: a row loaded in a cycle (ld) is registered and transformed in the next, with the
-// running state of the row it holds on the other ports. Rows come in passes of kRows query
-// rows loaded back to back (the controller's softmax state), a pass starting in an idle
-// cycle with the probability that makes the loads the enable rate's share of the cycles.
-// A row holds TN INT32 scores, each kept from the last row or, with probability
-// min(1, 2 x toggle rate), a new dot product of kHeadDim INT8 operand pairs (uniform
-// codes, each zero with the zero fraction): the sums array a accumulates. Passes go over
-// key tiles of TN keys (len_kv: kTiles tiles less one key; causal, the queries at the last
-// positions, so that the last tile is partly masked); the unit's outputs for the row it
-// holds are stored as the controller stores them (the running max and sum; the FFN's
-// activations, which its gate passes multiply), and the state ports keep showing the last
-// row held, so that they change to its stored state in the cycle after it (the
-// controller's m_run[sm_idx_q]); gate is the loaded row's pass's, and turns for the next
-// pass after a pass's last load (the unit registers it with the row). Held ports take a
-// kernel's values on synthetic operands: the score scaling, the FFN's requantisers and SiLU
-// table. MODE (argument 8): 0 attention, 1 FFN, each pass a gate pass with probability
-// side_share. Enabled cycles are the loads, side cycles the gate passes' loads; zero and
-// data bytes are counted over the loaded rows' bytes (the SystemC model's operand bytes of
-// the unit).
-constexpr int kHeadDim = 16, kRows = 4, kTiles = 4;
-
-// Port access by 32-bit word and by byte, whatever type Verilator gives the port.
-const char* kPortAccess = R"(template <class P> void put32(P& p, int word, uint32_t v) {
-  if constexpr (!std::is_integral_v<P>) p[word] = v;
-  else if constexpr (sizeof(P) > 4) p = (p & ~(uint64_t(0xFFFFFFFFu) << (32 * word))) | uint64_t(v) << (32 * word);
-  else p = P(v);
-}
-template <class P> uint32_t get8(const P& p, int byte) {
-  if constexpr (!std::is_integral_v<P>) return (p[byte / 4] >> (8 * (byte % 4))) & 0xFFu;
-  else return uint32_t(uint64_t(p) >> (8 * byte)) & 0xFFu;
-}
-template <class P> void put8(P& p, int byte, uint32_t v) {
-  if constexpr (!std::is_integral_v<P>) p[byte / 4] = (p[byte / 4] & ~(0xFFu << (8 * (byte % 4)))) | v << (8 * (byte % 4));
-  else p = P((uint64_t(p) & ~(uint64_t(0xFF) << (8 * byte))) | uint64_t(v) << (8 * byte));
-}
-)";
-
-std::string softmax_declarations(const GateNetlist& n) {
-  const size_t tn = n.ports.at("row").size() / 32;
-  num::AttentionParams attention;
-  num::choose_score_scaling(synthetic_score_scale(kHeadDim), attention.score_mult, attention.score_shift);
-  const num::FfnParams ffn = synthetic_ffn_scaling();
-  const num::ActivationTable lut = synthetic_activation_table("silu");
-  std::ostringstream o;
-  o << "  if (argc < 9) return 2;\n  const int mode = std::atoi(argv[8]);\n"
-    << "  constexpr int TN = " << tn << ", D = " << kHeadDim << ", TQ = " << kRows << ", TILES = " << kTiles << ";\n"
-    << "  const uint32_t len_kv = TILES * TN - 1;\n  static const int8_t lut[256] = {";
-  for (size_t i = 0; i < lut.size(); ++i) o << (i ? "," : "") << int(lut[i]);
-  o << "};\n"
-    << "  for (int w = 0; w < 64; ++w)\n"
-    << "    put32(top->lut, w, uint32_t(uint8_t(lut[4 * w])) | uint32_t(uint8_t(lut[4 * w + 1])) << 8 |\n"
-    << "                       uint32_t(uint8_t(lut[4 * w + 2])) << 16 | uint32_t(uint8_t(lut[4 * w + 3])) << 24);\n"
-    << "  top->len_kv = len_kv;\n  top->causal = 1;\n  top->ffn = mode == 1;\n"
-    << "  top->score_mult = mode == 1 ? " << ffn.u.mult << " : " << attention.score_mult << ";\n"
-    << "  top->score_shift = mode == 1 ? " << int(ffn.u.shift) << " : " << int(attention.score_shift) << ";\n"
-    << "  top->gate_mult = " << ffn.g.mult << ";\n  top->gate_shift = " << int(ffn.g.shift) << ";\n"
-    << "  top->hid_mult = " << ffn.h.mult << ";\n  top->hid_shift = " << int(ffn.h.shift) << ";\n"
-    << "  std::uniform_int_distribution<int> code(-128, 127);\n"
-    << "  std::bernoulli_distribution redraw(std::min(1.0, 2 * rate)), gate_pass(side_share);\n"
-    << "  std::bernoulli_distribution pass_start(enable_rate >= 1 ? 1.0 : enable_rate / (enable_rate + TQ * (1 - enable_rate)));\n"
-    << "  auto operand = [&] { return zero(rng) ? 0 : code(rng); };\n"
-    << "  int32_t score[TN] = {}, m_run[TQ] = {}, l_run[TQ] = {};\n  uint8_t acts[TQ][TN] = {};\n"
-    << "  int row = 0, tile = 0, held = -1, shown = 0, shown_tile = 0, next = -1, next_tile = 0;\n"
-    << "  bool gate = false, shown_gate = false, next_gate = false;\n";
-  return o.str();
-}
-
-// One cycle's inputs: the held row's state, and a new row if one is loaded.
-std::string softmax_cycle() {
-  const std::string reset = std::to_string(kResetCycles);
-  return "    top->rst_n = c >= " + reset + ";\n" +
-         "    const bool load = c >= " + reset + " && (row > 0 || pass_start(rng));\n" +
-         "    top->ld = load;\n"
-         "    top->first = shown_tile == 0;\n"
-         "    top->m_old = uint32_t(m_run[shown]);\n    top->l_old = uint32_t(l_run[shown]);\n"
-         "    top->q_pos = len_kv - TQ + shown;\n    top->j0 = shown_tile * TN;\n    top->gate = gate;\n"
-         "    for (int j = 0; j < TN; ++j) put8(top->p_prev, j, acts[shown][j]);\n"
-         "    next = -1;\n"
-         "    if (load) {\n"
-         "      ++enabled;\n      side += gate;\n"
-         "      for (int j = 0; j < TN; ++j) {\n"
-         "        if (redraw(rng)) {\n          score[j] = 0;\n"
-         "          for (int d = 0; d < D; ++d) score[j] += operand() * operand();\n        }\n"
-         "        put32(top->row, j, uint32_t(score[j]));\n"
-         "        for (int y = 0; y < 4; ++y) zero_bytes += ((uint32_t(score[j]) >> (8 * y)) & 0xFFu) == 0;\n"
-         "      }\n"
-         "      data_bytes += 4 * TN;\n"
-         "      next = row, next_tile = tile, next_gate = gate;\n"
-         "      if (++row == TQ) {\n        row = 0;\n        tile = (tile + 1) % TILES;\n"
-         "        gate = mode == 1 && gate_pass(rng);\n      }\n    }\n";
-}
-
-// After the cycle's inputs settle: the held row's outputs stored, then the row loaded at
-// this cycle's edge is the one held.
-std::string softmax_settled() {
-  return "    if (held >= 0 && mode == 0) {\n"
-         "      m_run[held] = int32_t(top->m_new);\n      l_run[held] = int32_t(top->l_new);\n"
-         "    } else if (held >= 0 && !shown_gate) {\n"
-         "      for (int j = 0; j < TN; ++j) acts[held][j] = uint8_t(get8(top->p, j));\n    }\n"
-         "    held = next;\n"
-         "    if (held >= 0) shown = held, shown_tile = next_tile, shown_gate = next_gate;\n";
-}
 
 // Each 32-bit word of `port` (one Q0.15 factor per row) drawn in the first reset cycle and
 // then, every cycle after reset, redrawn with probability factor_share: 1.0 (32768) with
@@ -283,14 +109,19 @@ std::string random_ports(const GateNetlist& n, const PrimitiveStimulus& s) {
   return o.str();
 }
 
-std::string testbench(const GateNetlist& n, const PrimitiveStimulus& s) {
+}  // namespace
+
+std::string gate_testbench_text(const GateNetlist& n, const PrimitiveStimulus& s) {
+  const TestbenchDriver* driver = s.driver.empty() ? nullptr : &testbench_driver(s.driver);
+  TestbenchPorts ports;
+  for (const auto& [port, bits] : n.ports) ports[port] = bits.size();
   std::ostringstream o;
   o << "// Generated by fsgen: random stimulus for the gate-level simulation of " << n.top << ".\n"
     << "#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <random>\n#include \"V" << n.top << ".h\"\n"
     << "#include \"verilated.h\"\n#include \"verilated_vcd_c.h\"\n"
     << "// Arguments: cycles, toggle rate, seed, zero fraction, enable rate, side share, factor share (one build\n"
     << "// serves every stimulus), then the held settings.\n"
-    << (s.driver == "softmax_rows" ? std::string("#include <algorithm>\n#include <type_traits>\n") + kPortAccess : "")
+    << (driver ? driver->helpers : "")
     << "int main(int argc, char** argv) {\n  if (argc < 8) return 2;\n"
     << "  const uint64_t cycles = std::strtoull(argv[1], nullptr, 10);\n"
     << "  const double rate = std::strtod(argv[2], nullptr);\n"
@@ -308,17 +139,12 @@ std::string testbench(const GateNetlist& n, const PrimitiveStimulus& s) {
     o << "  std::bernoulli_distribution keep_factor(0.5), factor_draw(factor_share), fill_flip(0.5);\n"
       << "  std::uniform_int_distribution<uint32_t> factor_of(0, 32767);\n  constexpr uint64_t fill = " << kFactorFillCycles
       << ";\n";
-  if (s.driver == "axi_dma")
-    o << "  std::bernoulli_distribution issue, write_of(0.25);\n"
-      << "  std::uniform_int_distribution<uint32_t> beats_of(1, 1u << (seed % 6)), latency_of(1, 8);\n"
-      << "  bool busy = false;\n  uint32_t addr = 0, wait = 0;\n  uint64_t burst_cycles = 0;\n  double mean_gap = 0;\n"
-      << "  for (uint64_t c = 0; c < cycles; ++c) {\n" << axi_dma_testbench(n);
-  else if (s.driver == "softmax_rows")
-    o << softmax_declarations(n) << "  for (uint64_t c = 0; c < cycles; ++c) {\n" << softmax_cycle();
+  if (driver)
+    o << driver->declarations(ports) << "  for (uint64_t c = 0; c < cycles; ++c) {\n" << driver->cycle(ports);
   else
     o << "  for (uint64_t c = 0; c < cycles; ++c) {\n" << random_ports(n, s);
   o << "    top->" << s.clock << " = 0;\n    top->eval();\n    vcd.dump(2 * c);\n";
-  if (s.driver == "softmax_rows") o << softmax_settled();
+  if (driver && driver->settled) o << driver->settled();
   o << "    top->" << s.clock << " = 1;\n    top->eval();\n    vcd.dump(2 * c + 1);\n  }\n"
     << "  vcd.close();\n  top->final();\n  delete top;\n"
     << "  std::printf(\"enabled %llu side %llu zero_bytes %llu data_bytes %llu\\n\", (unsigned long long)enabled,\n"
@@ -326,6 +152,8 @@ std::string testbench(const GateNetlist& n, const PrimitiveStimulus& s) {
     << "  return 0;\n}\n";
   return o.str();
 }
+
+namespace {
 
 // A testbench that drives the input ports from stimulus.bin (uint64 cycles, then per
 // cycle every port's 32-bit words in the order given) and toggles the clock. Before them,
@@ -510,7 +338,7 @@ fs::path build_gate_testbench(const SynthReport& synth, const GateNetlist& netli
 
 fs::path prepare_gate_simulation(const SynthReport& synth, const GateNetlist& netlist, const Liberty& lib,
                                  const PrimitiveStimulus& stim, const std::string& build_dir) {
-  return build_gate_testbench(synth, netlist, lib, testbench(netlist, stim), build_dir);
+  return build_gate_testbench(synth, netlist, lib, gate_testbench_text(netlist, stim), build_dir);
 }
 
 GateActivity run_gate_simulation(const fs::path& binary, const GateNetlist& netlist, const PrimitiveStimulus& stim,

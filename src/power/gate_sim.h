@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "blocks/testbench_driver.h"
 #include "power/gate_power.h"
 #include "power/techmap.h"
 
@@ -42,8 +43,9 @@ namespace fsgen {
 // fill's cycles are counted as enabled or side cycles, since a point is measured after them.
 constexpr uint64_t kFactorFillCycles = 8;
 
-// The cycles a characterisation testbench holds the reset port low, from the first.
-constexpr uint64_t kResetCycles = 2;
+// The cycles a characterisation testbench holds the reset port low, from the first (one
+// number for the random driver and the kinds' drivers: blocks/testbench_driver.h).
+constexpr uint64_t kResetCycles = kTestbenchResetCycles;
 
 struct PrimitiveStimulus {
   uint64_t cycles = 1000;
@@ -60,11 +62,11 @@ struct PrimitiveStimulus {
   double side_share = 0.5;
   std::string factor_port;
   double factor_share = 0;
-  // "axi_dma": instead of the above, the DMA's controller and AXI slave (gate_sim.cpp,
-  // axi_dma_testbench); the rates keep their meaning for its data, enable_rate sets how
-  // busy it is, and its enabled cycles are its data beats.
-  // "softmax_rows": the softmax unit's controller (gate_sim.cpp, softmax_declarations,
-  // softmax_cycle, softmax_settled): rows loaded at the enable rate, each score redrawn
+  // "axi_dma": instead of the above, the DMA's controller and AXI slave (its kind's driver,
+  // src/blocks/dma/testbench.cpp); the rates keep their meaning for its data, enable_rate
+  // sets how busy it is, and its enabled cycles are its data beats.
+  // "softmax_rows": the softmax unit's controller (src/blocks/softmax/testbench.cpp): rows
+  // loaded at the enable rate, each score redrawn
   // with probability min(1, 2 x toggle rate) as a dot product of INT8 operands that are
   // zero with the zero fraction; settings {MODE}: 0 attention, 1 FFN with gate passes at
   // side_share; side cycles: the gate passes' loads.
@@ -86,6 +88,10 @@ struct GateActivity {
 // Leaves a run's first n cycles out of its activity (toggles, cycles): cycles that set up
 // the state its measured cycles start from.
 void drop_first_cycles(GateActivity& a, uint64_t n);
+
+// The C++ testbench (Verilator) that drives the netlist's input ports with the stimulus:
+// its kind's driver (PrimitiveDef::driver) or random ports.
+std::string gate_testbench_text(const GateNetlist& n, const PrimitiveStimulus& s);
 
 // Builds (in out_dir) and runs the gate-level simulation of `synth`'s netlist.
 GateActivity simulate_gates(const SynthReport& synth, const GateNetlist& netlist, const Liberty& lib,

@@ -40,6 +40,27 @@ TEST(BlockRegistry, KindsAreDeclaredOnceWithTheirFilesAndModules) {
   EXPECT_EQ(find_block_kind("no_such_kind"), nullptr);
 }
 
+// A primitive with a driver of its own finds it among the kinds (the power flow's testbench
+// asks the registry), and a kind's driver is its own primitive's.
+TEST(BlockRegistry, TestbenchDriversBelongToTheirPrimitives) {
+  for (const BlockKind* k : block_kinds()) {
+    if (k->testbench) {
+      ASSERT_TRUE(k->power.has_value()) << k->name;
+      EXPECT_EQ(k->testbench->name, k->power->driver) << k->name;
+      EXPECT_TRUE(k->testbench->declarations && k->testbench->cycle) << k->name;
+    }
+    if (k->power && !k->power->driver.empty() && !k->power->structural()) {
+      EXPECT_EQ(&testbench_driver(k->power->driver), &*k->testbench) << k->name;
+    }
+  }
+  // The DMA's driver issues commands and answers them as an AXI slave.
+  const TestbenchPorts dma = {{"m_rdata", 64}, {"wr_data", 64}};
+  const std::string cycle = testbench_driver("axi_dma").cycle(dma);
+  EXPECT_NE(cycle.find("top->cmd_valid = 1;"), std::string::npos);
+  EXPECT_NE(cycle.find("top->m_rvalid = top->m_rready && wait == 0;"), std::string::npos);
+  EXPECT_NE(cycle.find("addr += beats * 8u;"), std::string::npos);  // 64-bit beats
+}
+
 TEST(BlockRegistry, EveryModuleIsInTheLibrary) {
   std::string library;
   for (const auto& [name, text] : rtl_library()) library += text;

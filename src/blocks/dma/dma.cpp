@@ -4,9 +4,11 @@
 
 namespace fsgen {
 
+TestbenchDriver axi_dma_driver();  // testbench.cpp
+
 namespace {
 // Driven as in a design: a controller issues read and write bursts, an AXI slave answers
-// them (gate_sim.h, "axi_dma"). Its alpha is measured on the buses the SystemC model
+// them (testbench.cpp, "axi_dma"). Its alpha is measured on the buses the SystemC model
 // probes (read data in, the write data register out); its enable is the data beats, its
 // side enable the commands taken.
 PrimitiveDef power_primitive() {
@@ -38,6 +40,7 @@ const BlockKind& dma_kind() {
     k.module = "fsgen_dma";
     k.systemc_model = "src/models/core_model.h (Dma, MemoryTarget)";
     k.power = power_primitive();
+    k.testbench = axi_dma_driver();
     return k;
   }();
   return kind;

@@ -5,8 +5,10 @@
 
 namespace fsgen {
 
+TestbenchDriver softmax_rows_driver();  // testbench.cpp
+
 namespace {
-// Rows of TN INT32 scores, driven as its controller drives it (gate_sim.h, "softmax_rows"):
+// Rows of TN INT32 scores, driven as its controller drives it (testbench.cpp, "softmax_rows"):
 // realistic score rows, the kernel's scaling and table held, its outputs fed back as running
 // state. MODE, held on its ports: 0 attention (the online softmax), 1 FFN (the activation
 // table, and the gate passes, which multiply by the stored activations: its side enable).
@@ -52,6 +54,7 @@ const BlockKind& softmax_kind() {
     k.module = "fsgen_softmax";
     k.systemc_model = "src/models/core_model.h (FusedCore::softmax)";
     k.power = power_primitive();
+    k.testbench = softmax_rows_driver();
     return k;
   }();
   return kind;
