@@ -2,6 +2,8 @@
 # downward only. LAYERS lists the folders from the bottom up; a folder may include its own
 # headers and those of any folder listed before it. Input: SRC (the src folder), STAMP
 # (written when the check passes, so that the build reruns it only when sources change).
+# A block kind's cycle model (src/blocks/<kind>/model.h, model.cpp) belongs to the models
+# layer: it is the kind's, and the platform's like every SystemC model.
 set(LAYERS core blocks generator compiler models flow power sim dse cli)
 set(errors "")
 list(LENGTH LAYERS count)
@@ -11,10 +13,19 @@ foreach(i RANGE ${last})
   list(SUBLIST LAYERS 0 ${i} below)
   list(APPEND below ${layer})
   file(GLOB_RECURSE files "${SRC}/${layer}/*.h" "${SRC}/${layer}/*.cpp")
+  if(layer STREQUAL "models")
+    file(GLOB kind_models "${SRC}/blocks/*/model.h" "${SRC}/blocks/*/model.cpp")
+    list(APPEND files ${kind_models})
+  elseif(layer STREQUAL "blocks")
+    list(FILTER files EXCLUDE REGEX "/blocks/[a-z_]+/model\\.(h|cpp)$")
+  endif()
   foreach(f ${files})
     file(STRINGS ${f} includes REGEX "^#include \"[a-z_]+/")
     foreach(line ${includes})
       string(REGEX REPLACE "^#include \"([a-z_]+)/.*" "\\1" target "${line}")
+      if(line MATCHES "^#include \"blocks/[a-z_]+/model\\.h\"")
+        set(target models)
+      endif()
       list(FIND LAYERS ${target} known)
       list(FIND below ${target} allowed)
       if(known GREATER -1 AND allowed EQUAL -1)

@@ -1,7 +1,8 @@
-// Vectorised cycle models of the two PE array kinds (fsgen_array_os.v and
-// fsgen_array_dot.v). run_tile() executes one tile's array phases in a loop,
-// reports every probed register update with its cycle, and returns the number of
-// cycles the phases take, so the controller advances time once per tile.
+// The interface of the PE arrays' vectorised cycle models (each in its kind's folder:
+// blocks/pe_array_os, blocks/pe_array_dot, blocks/sparse_net). run_tile() executes one
+// tile's array phases in a loop, reports every probed register update with its cycle, and
+// returns the number of cycles the phases take, so the controller advances time once per
+// tile.
 //
 // An array computes C[m][n] (+)= sum_k A[m][k] B[k][n] over one tile. The operands are
 // views into the controller's buffers, so the same array serves matmul (row-major A and
@@ -11,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/attention_numerics.h"
 #include "generator/graph.h"
 #include "models/run_result.h"
 
@@ -57,6 +59,18 @@ class PeArrayModel {
   virtual void read_row(uint32_t r, AccTile acc, uint32_t cols, int32_t* out) const = 0;
 };
 
+// The partial sum a tile's first step starts from (fsgen_array_os.v / fsgen_acc_cache.v).
+inline int32_t accumulate_base(int32_t old, Accumulate mode, uint32_t alpha) {
+  switch (mode) {
+    case Accumulate::kClear: return 0;
+    case Accumulate::kAdd: return old;
+    case Accumulate::kRescale: return num::rescale_q15(old, alpha);
+  }
+  return old;
+}
+
+// The model of the array `block` of the graph (its kind's: blocks/pe_array_os/model.h,
+// blocks/pe_array_dot/model.h, blocks/sparse_net/model.h), wired to its probes and activity.
 std::unique_ptr<PeArrayModel> make_pe_array_model(const ArrayPlan& plan, RunResult& result,
                                                   const std::string& block);
 

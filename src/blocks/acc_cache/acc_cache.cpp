@@ -45,7 +45,7 @@ const BlockKind& acc_cache_kind() {
                     {"writes", "row", "rows written"}};
     k.rtl_files = {"fsgen_acc_cache.v"};
     k.module = "fsgen_acc_cache";
-    k.systemc_model = "src/models/pe_array_model.h (AccTile of DotArray)";
+    k.systemc_model = "src/blocks/pe_array_dot/model.h (the dot array's output tile)";
     k.power = power_primitive();
     return k;
   }();

@@ -39,7 +39,7 @@ const BlockKind& pe_array_dot_kind() {
     k.statistics = pe_array_statistics();
     k.rtl_files = {"fsgen_array_dot.v"};
     k.module = "fsgen_array_dot";
-    k.systemc_model = "src/models/pe_array_model.h (DotArray)";
+    k.systemc_model = "src/blocks/pe_array_dot/model.h";
     k.power = power_primitive();
     return k;
   }();

@@ -39,7 +39,7 @@ const BlockKind& pe_array_os_kind() {
     k.statistics = pe_array_statistics();
     k.rtl_files = {"fsgen_array_os.v"};
     k.module = "fsgen_array_os";
-    k.systemc_model = "src/models/pe_array_model.h (OsArray)";
+    k.systemc_model = "src/blocks/pe_array_os/model.h";
     k.power = power_primitive();
     return k;
   }();

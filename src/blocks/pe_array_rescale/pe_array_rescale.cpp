@@ -45,7 +45,7 @@ const BlockKind& pe_array_rescale_kind() {
     k.statistics = pe_array_statistics();
     k.rtl_files = {"fsgen_rescale.vh"};
     k.module = "fsgen_array_os";
-    k.systemc_model = "src/models/pe_array_model.h (OsArray, Accumulate::kRescale)";
+    k.systemc_model = "src/blocks/pe_array_os/model.h (Accumulate::kRescale)";
     k.power = power_primitive();
     return k;
   }();

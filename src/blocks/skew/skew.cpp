@@ -13,7 +13,7 @@ const BlockKind& skew_kind() {
     k.ports = {{"in", false, "the value network's lane bus"}, {"out", true, "the skewed bus, to the array"}};
     k.rtl_files = {"fsgen_skew.v"};
     k.module = "fsgen_skew";
-    k.systemc_model = "src/models/sparse_array_model.h (systolic lanes)";
+    k.systemc_model = "src/blocks/sparse_net/model.h (a systolic sparse array's lanes)";
     return k;
   }();
   return kind;

@@ -58,7 +58,7 @@ const BlockKind& sparse_net_kind() {
                     {"skipped_steps", "step", "block k steps skipped because an operand was zero"}};
     k.rtl_files = {"fsgen_sparse_net.v"};
     k.module = "fsgen_sparse_net";
-    k.systemc_model = "src/models/sparse_array_model.h";
+    k.systemc_model = "src/blocks/sparse_net/model.h (the sparse array with its value networks)";
     k.power = power_primitive();
     return k;
   }();

@@ -3,7 +3,7 @@
 // lane-wired PE grid (fsgen_array_os.v with LM, LN), computed a stream cycle at a time.
 // A systolic grid computes the same sums from skewed lanes (fsgen_skew.v); its stream
 // drains for m + n - 2 cycles after the last window, the networks putting out zeros.
-#include "models/sparse_array_model.h"
+#include "blocks/sparse_net/model.h"
 
 #include <algorithm>
 #include <cstring>
