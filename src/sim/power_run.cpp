@@ -15,6 +15,60 @@
 
 namespace fsgen {
 
+namespace {
+
+// Without --whole-core, the blocks of the primitives with activity models: the structural
+// ones (a matmul core's controller, the register file) have a core's largest gate-level
+// builds. Memory macros have no logic to replay. A block without a model is replayed for its
+// golden power alone: a primitive the model lacks (the softmax unit), and with --whole-core
+// the blocks no primitive covers.
+std::vector<std::string> replayed_blocks(const Graph& g, const PowerTrace& t, bool whole_core) {
+  auto has_activity_model = [](const std::string& kind) {
+    const auto& c = primitive_catalog();
+    return std::any_of(c.begin(), c.end(), [&](const PrimitiveDef& d) { return d.kind == kind && !d.structural(); });
+  };
+  std::vector<std::string> replayed;
+  for (const auto& b : t.blocks)
+    if (b.kind != "sram_macro" && (whole_core || has_activity_model(b.kind))) replayed.push_back(b.block);
+  for (const auto& b : t.not_modelled)
+    if (block_instance(g, b) && (whole_core || has_activity_model(g.block(b).kind))) replayed.push_back(b);
+  return replayed;
+}
+
+// The replayed blocks' gate-level golden power beside the prediction, and the files asked for.
+void compare_with_golden(const Graph& g, const Program& prog, const PowerModel& pm, const PowerTrace& t,
+                         const PowerRunOptions& o, const std::string& work, std::ostream& out) {
+  const auto golden_power =
+      golden_block_power(g, prog, replayed_blocks(g, t, o.whole_core), o.liberty, o.out_root, work);
+  const auto comparison = compare_to_golden(t, golden_power, pm);
+  const TraceAgreement together = design_trace_agreement(t, golden_power);
+  print_golden_comparison(comparison, together, out);
+  print_golden_unmodelled(t, golden_power, out);
+  if (!o.golden_csv.empty())
+    write_file_atomically(o.golden_csv, "golden power trace",
+                          [&](std::ostream& file) { write_golden_trace_csv(t, golden_power, file); });
+  if (!o.golden_signals.empty())
+    write_file_atomically(o.golden_signals, "golden energy by signal",
+                          [&](std::ostream& file) { write_golden_signals_csv(golden_power, file); });
+  if (!o.record_path.empty())
+    append_validation_records(o.record_path, validation_records(o.record_name.empty() ? g.spec.name : o.record_name, t,
+                                                                comparison, together, golden_power));
+}
+
+// The trace as CSV, PNG (drawn from a CSV, kept only when asked for) and VCD.
+void write_trace_files(const PowerTrace& t, const PowerRunOptions& o) {
+  if (!o.csv.empty() || !o.png.empty()) {
+    const std::string csv = o.csv.empty() ? o.png + ".csv" : o.csv;
+    write_file_atomically(csv, "power trace", [&](std::ostream& file) { write_power_csv(t, file); });
+    if (!o.png.empty()) plot_power_png(t, csv, o.png);
+    if (o.csv.empty()) std::filesystem::remove(csv);
+  }
+  if (!o.vcd.empty())
+    write_file_atomically(o.vcd, "power waveform", [&](std::ostream& file) { write_power_vcd(t, file); });
+}
+
+}  // namespace
+
 void run_power(const Graph& g, const Program& prog, const PowerModel& pm, const PowerRunOptions& o, std::ostream& out) {
   const std::string lib_name = o.liberty.empty() ? "fsgen45" : std::filesystem::path(o.liberty).stem().string();
   const std::string work = (std::filesystem::path(o.out_root) / "golden_power" / lib_name).string();
@@ -27,44 +81,8 @@ void run_power(const Graph& g, const Program& prog, const PowerModel& pm, const 
       design_macros(g, macro_technology(read_liberty_file(lib.path), o.macros.node_nm), o.macros);
   const PowerTrace t = estimate_power(g, prog, pm, o.window, macros);
   print_power(t, out);
-  if (o.golden) {
-    // Without --whole-core, the blocks of the primitives with activity models: the
-    // structural ones (a matmul core's controller, the register file) have a core's
-    // largest gate-level builds. Memory macros have no logic to replay. A block without a
-    // model is replayed for its golden power alone: a primitive the model lacks (the
-    // softmax unit), and with --whole-core the blocks no primitive covers.
-    auto replayed_without_whole_core = [](const std::string& kind) {
-      const auto& c = primitive_catalog();
-      return std::any_of(c.begin(), c.end(), [&](const PrimitiveDef& d) { return d.kind == kind && !d.structural(); });
-    };
-    std::vector<std::string> replayed;
-    for (const auto& b : t.blocks)
-      if (b.kind != "sram_macro" && (o.whole_core || replayed_without_whole_core(b.kind))) replayed.push_back(b.block);
-    for (const auto& b : t.not_modelled)
-      if (block_instance(g, b) && (o.whole_core || replayed_without_whole_core(g.block(b).kind))) replayed.push_back(b);
-    const auto golden_power = golden_block_power(g, prog, replayed, o.liberty, o.out_root, work);
-    const auto comparison = compare_to_golden(t, golden_power, pm);
-    const TraceAgreement together = design_trace_agreement(t, golden_power);
-    print_golden_comparison(comparison, together, out);
-    print_golden_unmodelled(t, golden_power, out);
-    if (!o.golden_csv.empty())
-      write_file_atomically(o.golden_csv, "golden power trace",
-                            [&](std::ostream& file) { write_golden_trace_csv(t, golden_power, file); });
-    if (!o.golden_signals.empty())
-      write_file_atomically(o.golden_signals, "golden energy by signal",
-                            [&](std::ostream& file) { write_golden_signals_csv(golden_power, file); });
-    if (!o.record_path.empty())
-      append_validation_records(o.record_path, validation_records(o.record_name.empty() ? g.spec.name : o.record_name,
-                                                                  t, comparison, together, golden_power));
-  }
-  if (!o.csv.empty() || !o.png.empty()) {
-    const std::string csv = o.csv.empty() ? o.png + ".csv" : o.csv;
-    write_file_atomically(csv, "power trace", [&](std::ostream& file) { write_power_csv(t, file); });
-    if (!o.png.empty()) plot_power_png(t, csv, o.png);
-    if (o.csv.empty()) std::filesystem::remove(csv);
-  }
-  if (!o.vcd.empty())
-    write_file_atomically(o.vcd, "power waveform", [&](std::ostream& file) { write_power_vcd(t, file); });
+  if (o.golden) compare_with_golden(g, prog, pm, t, o, work, out);
+  write_trace_files(t, o);
 }
 
 }  // namespace fsgen
