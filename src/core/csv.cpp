@@ -77,7 +77,8 @@ const std::string& CsvRow::text(size_t column) const {
 double CsvRow::number(size_t column, const std::string& name) const { return parse_finite(text(column), where_, name); }
 
 double CsvRow::number_or_nan(size_t column, const std::string& name) const {
-  return text(column) == "nan" ? std::nan("") : number(column, name);
+  const std::string& t = text(column);
+  return t == "nan" || t == "-nan" ? std::nan("") : number(column, name);  // as a stream writes NaN
 }
 
 uint64_t CsvRow::count(size_t column, const std::string& name) const { return parse_count(text(column), where_, name); }

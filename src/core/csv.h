@@ -28,7 +28,7 @@ class CsvRow {
   const std::string& text(size_t column) const;
   // A finite number.
   double number(size_t column, const std::string& name) const;
-  // A finite number or "nan" (a field an earlier layout did not have).
+  // A finite number or "nan" / "-nan" (a field an earlier layout did not have).
   double number_or_nan(size_t column, const std::string& name) const;
   uint64_t count(size_t column, const std::string& name) const;  // a non-negative integer
   // Fields inserted where an earlier layout lacked them (format upgrades).

@@ -18,8 +18,9 @@ TEST(Csv, FieldsKeepEmptyOnes) {
 }
 
 TEST(Csv, NumbersAreReadWholeAndFinite) {
-  const CsvRow row("x,12.5,7,nan,12.5xyz,inf,,-3,1e999", "f.csv:4");
-  row.expect_fields(9, "kind,a,b,c,d,e,f,g,h");
+  const CsvRow row("x,12.5,7,nan,12.5xyz,inf,,-3,1e999,-nan", "f.csv:4");
+  row.expect_fields(10, "kind,a,b,c,d,e,f,g,h,i");
+  EXPECT_TRUE(std::isnan(row.number_or_nan(9, "i")));
   EXPECT_EQ(row.text(0), "x");
   EXPECT_EQ(row.number(1, "a"), 12.5);
   EXPECT_EQ(row.count(2, "b"), 7u);
@@ -31,7 +32,7 @@ TEST(Csv, NumbersAreReadWholeAndFinite) {
   EXPECT_EQ(test::error_of([&] { row.count(7, "g"); }), "f.csv:4: g: expected a non-negative integer, got '-3'");
   EXPECT_EQ(test::error_of([&] { row.number(8, "h"); }), "f.csv:4: h: expected a finite number, got '1e999'");
   EXPECT_EQ(test::error_of([&] { row.expect_fields(3, "a,b,c"); }),
-            "f.csv:4: expected 3 comma-separated fields (a,b,c), got 9");
+            "f.csv:4: expected 3 comma-separated fields (a,b,c), got 10");
   EXPECT_EQ(test::error_of([] { parse_int("99999999999", "p", "h"); }), "p: h: expected an integer, got '99999999999'");
 }
 
