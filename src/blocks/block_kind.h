@@ -51,10 +51,11 @@ struct BlockKind {
   // Whether the host's power model covers it (the requantiser and the normaliser are in
   // every characterised controller; the tile caches are not: those controllers have none).
   bool priced_with_host = false;
-  // Where its cycle-level behaviour is modelled in the SystemC platform (src/models).
+  // Where its cycle-level behaviour is modelled: its folder's model.h, or the core model in
+  // src/models.
   std::string systemc_model;
-  // Its power primitive, when the power flow characterises it; nullopt when it is priced
-  // with another kind (host_module) or by the SRAM macro model.
+  // Its power primitive, when the power flow characterises it; nullopt when it is not (priced
+  // with its host, or reported as not modelled, like the skew registers).
   std::optional<PrimitiveDef> power;
   // Its gate-level testbench driver, named by its power primitive's driver; nullopt: the
   // characterisation drives its ports at random.
