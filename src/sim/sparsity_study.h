@@ -4,7 +4,6 @@
 // a liberty library and timed by OpenSTA. `fsgen sparsity-study` prints the table.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
