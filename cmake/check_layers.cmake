@@ -2,8 +2,9 @@
 # downward only. LAYERS lists the folders from the bottom up; a folder may include its own
 # headers and those of any folder listed before it. Input: SRC (the src folder), STAMP
 # (written when the check passes, so that the build reruns it only when sources change).
-# A block kind's cycle model (src/blocks/<kind>/model.h, model.cpp) belongs to the models
-# layer: it is the kind's, and the platform's like every SystemC model.
+# A block kind's cycle model (src/blocks/<kind>/model*.h, model*.cpp) and its share of the
+# controller's schedule (sequencer*.h, sequencer*.cpp) belong to the models layer: they are
+# the kind's, and the platform's like every SystemC model.
 set(LAYERS core blocks generator compiler models flow power sim dse cli)
 set(errors "")
 list(LENGTH LAYERS count)
@@ -14,16 +15,17 @@ foreach(i RANGE ${last})
   list(APPEND below ${layer})
   file(GLOB_RECURSE files "${SRC}/${layer}/*.h" "${SRC}/${layer}/*.cpp")
   if(layer STREQUAL "models")
-    file(GLOB kind_models "${SRC}/blocks/*/model.h" "${SRC}/blocks/*/model.cpp")
+    file(GLOB kind_models "${SRC}/blocks/*/model*.h" "${SRC}/blocks/*/model*.cpp" "${SRC}/blocks/*/sequencer*.h"
+         "${SRC}/blocks/*/sequencer*.cpp")
     list(APPEND files ${kind_models})
   elseif(layer STREQUAL "blocks")
-    list(FILTER files EXCLUDE REGEX "/blocks/[a-z_]+/model\\.(h|cpp)$")
+    list(FILTER files EXCLUDE REGEX "/blocks/[a-z_]+/(model|sequencer)[a-z_]*\\.(h|cpp)$")
   endif()
   foreach(f ${files})
     file(STRINGS ${f} includes REGEX "^#include \"[a-z_]+/")
     foreach(line ${includes})
       string(REGEX REPLACE "^#include \"([a-z_]+)/.*" "\\1" target "${line}")
-      if(line MATCHES "^#include \"blocks/[a-z_]+/model\\.h\"")
+      if(line MATCHES "^#include \"blocks/[a-z_]+/(model|sequencer)[a-z_]*\\.h\"")
         set(target models)
       endif()
       list(FIND LAYERS ${target} known)

@@ -166,8 +166,21 @@ std::string emit_exp2_header() {
   return o.str();
 }
 
+// The controller's units a core instantiates (fsgen_ctrl.v's header): the row and pass
+// sequencers always, the others with the feature their parameter turns on.
+std::vector<std::string> controller_unit_files(const Graph& g) {
+  const ArrayInstance ctrl = ctrl_instance(g);
+  auto on = [&](const char* param) { return ctrl.params.count(param) && ctrl.params.at(param) != 0; };
+  std::vector<std::string> files = {"fsgen_ctrl_rows.v", "fsgen_ctrl_pass.v"};
+  if (on("SPARSE")) files.push_back("fsgen_ctrl_window.v");
+  if (on("GRP")) files.push_back("fsgen_ctrl_topk.v");
+  if (on("CMP_A") || on("CMP_B")) files.push_back("fsgen_ctrl_meta.v");
+  return files;
+}
+
 std::vector<std::string> verilog_files(const Graph& g) {
   std::vector<std::string> files = {"fsgen_csr.v", "fsgen_dma.v", "fsgen_ctrl.v"};  // fsgen_csr.v is generated
+  for (const std::string& unit : controller_unit_files(g)) files.push_back(unit);
   std::vector<const ArrayPlan*> arrays = {&g.array_a};
   if (g.attention) arrays.push_back(&g.array_b);
   auto uses = [&](Stationarity s, bool equal) {
@@ -471,9 +484,15 @@ std::map<std::string, std::string> module_sources() {
   return files;
 }
 
-std::string write_module_sources(const std::string& dir, const std::string& module) {
-  for (const auto& [name, text] : module_sources()) write_text_file(fs::path(dir) / name, text);
-  return (fs::path(dir) / (module + ".v")).string();
+std::vector<std::string> write_module_sources(const std::string& dir, const std::string& module) {
+  const std::map<std::string, std::string> sources = module_sources();
+  for (const auto& [name, text] : sources) write_text_file(fs::path(dir) / name, text);
+  std::vector<std::string> files = {(fs::path(dir) / (module + ".v")).string()};
+  const std::string unit_prefix = module + "_";
+  for (const auto& [name, text] : sources)
+    if (name.rfind(unit_prefix, 0) == 0 && fs::path(name).extension() == ".v")
+      files.push_back((fs::path(dir) / name).string());
+  return files;
 }
 
 std::map<std::string, std::string> emit_design(const Graph& g) {
@@ -482,7 +501,8 @@ std::map<std::string, std::string> emit_design(const Graph& g) {
   for (const auto& f : verilog_files(g))
     if (f != "fsgen_top.v") files[f] = lib.at(f);
   files["fsgen_top.v"] = emit_top(g);
-  for (const char* header : {"fsgen_regs.vh", "fsgen_exp2.vh", "fsgen_rescale.vh", "fsgen_requant.vh"})
+  for (const char* header :
+       {"fsgen_regs.vh", "fsgen_exp2.vh", "fsgen_rescale.vh", "fsgen_requant.vh", "fsgen_normalise.vh"})
     files[header] = lib.at(header);
   files["probes.h"] = emit_probes_header(g);
   files["graph.json"] = graph_json(g);

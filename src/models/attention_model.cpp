@@ -13,7 +13,7 @@
 
 namespace fsgen {
 
-// A_SLD (dot arrays: the stationary operand), A_S and A_S_TAIL: S = Q K^T in array a,
+// A_S (a pass of array a: a dot array's stationary operand, stream, tail): S = Q K^T in array a,
 // with Q the rows in buf_a and K^T a transposed view of the key rows in buf_b.
 void FusedCore::scores(bool reload, uint32_t b_slot) {
   const uint32_t d = plan_.spec.tile_k;
@@ -109,7 +109,7 @@ void FusedCore::activation(uint32_t j0, bool gate_pass) {
   end_softmax_pass(c0, gate_pass);
 }
 
-// A_OLD (dot arrays), A_O and A_O_TAIL: O = alpha O + P V in array b (FFN: O += H W2);
+// A_O (passes of array b, one per sub-tile of a dot array): O = alpha O + P V (FFN: O += H W2);
 // P is the tile the softmax unit wrote, V the rows in buf_b. A dot array b smaller than
 // the O tile runs one pass per sub-tile (queries outermost, keys innermost, as
 // fsgen_ctrl.v); the first pass over the keys applies the rescale, the others add.
@@ -128,14 +128,14 @@ void FusedCore::update_o(bool first_kv, uint32_t b_slot) {
                                    alpha_.data() + m0, {o_acc_.data() + size_t(m0) * d + n0, d}));
 }
 
-// A_FIN_READ, A_FIN_DIV, then one write burst per valid query row.
+// A_FIN: per valid query row READ, CONV (normalise), ISSUE and its write burst.
 void FusedCore::store_o_rows(uint32_t h, uint32_t q0, uint32_t rows) {
   const uint32_t d = plan_.spec.tile_k;
   for (uint32_t r = 0; r < rows; ++r) {
     array_b_->read_row(r, {o_acc_.data(), d}, d, fin_in_.data());
     fin_in_probe_->update(now() + 1, fin_in_.data());
-    if (!ffn()) fin_timeline_->busy.push_back({now() + 1, 2});  // the sum gated in (A_FIN_DIV), then out
-    advance(1);  // A_FIN_READ
+    if (!ffn()) fin_timeline_->busy.push_back({now() + 1, 2});  // the sum gated in (A_FIN's CONV), then out
+    advance(1);  // A_FIN: READ
     for (uint32_t c = 0; c < d; ++c) {
       int32_t y = ffn() ? num::requantize(fin_in_[c], regs_.req_mult, regs_.req_shift)
                         : num::normalise_quotient(fin_in_[c], l_run_[r]);
@@ -143,8 +143,8 @@ void FusedCore::store_o_rows(uint32_t h, uint32_t q0, uint32_t rows) {
       fin_out_[c] = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(y, -128, 127)));
     }
     fin_out_probe_->update(now() + 1, fin_out_.data());
-    advance(1);  // A_FIN_DIV
-    advance(1);  // A_FIN_ISSUE
+    advance(1);  // A_FIN: CONV
+    advance(1);  // A_FIN: ISSUE
     sync();
     dma_.write(regs_.addr_c + h * regs_.head_stride_q + (q0 + r) * d, d / graph_.memory.beat_bytes, fin_out_.data());
   }

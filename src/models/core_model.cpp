@@ -211,7 +211,7 @@ void FusedCore::load_compressed_rows(uint32_t meta_addr, uint32_t meta_bytes, ui
                                      uint32_t rows, uint32_t row_bytes, BufferSlot dst) {
   const uint32_t beat = graph_.memory.beat_bytes;
   std::vector<uint8_t> meta(meta_bytes);
-  advance(1);  // MD_ISSUE
+  advance(1);  // S_MDA / S_MDB: ISSUE
   sync();
   dma_.read(meta_addr, meta_bytes / beat, meta.data());
   uint8_t* buf = buffer(dst);
@@ -236,11 +236,11 @@ void FusedCore::store_tile(uint32_t mt, uint32_t nt) {
     array_a_->read_row(r, {tile_ptr_, a.tile_n}, a.tile_n, acc_row_.data());
     if (array_b_matmul_) array_b_matmul_->read_row(r, {}, tile_n_ - a.tile_n, acc_row_.data() + a.tile_n);
     rq_in_->update(now() + 1, acc_row_.data());
-    advance(1);  // ST_READ
+    advance(1);  // S_ST: READ
     for (uint32_t j = 0; j < tile_n_; ++j) out_row_[j] = num::requantize(acc_row_[j], regs_.req_mult, regs_.req_shift);
     rq_out_->update(now() + 1, out_row_.data());
-    advance(1);  // ST_REQ
-    advance(1);  // ST_ISSUE
+    advance(1);  // S_ST: CONV
+    advance(1);  // S_ST: ISSUE
     sync();
     const uint32_t addr = regs_.addr_c + (mt * a.tile_m + r) * regs_.stride_c + nt * tile_n_;
     dma_.write(addr, tile_n_ / beat, reinterpret_cast<const uint8_t*>(out_row_.data()));

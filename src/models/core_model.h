@@ -19,7 +19,7 @@
 #include "generator/graph.h"
 #include "models/kernel_regs.h"
 #include "models/run_result.h"
-#include "models/tile_sequencer.h"
+#include "blocks/ctrl/sequencer.h"
 
 namespace fsgen {
 

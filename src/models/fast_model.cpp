@@ -6,7 +6,7 @@
 #include "core/error.h"
 #include "core/window_series.h"
 
-#include "models/tile_sequencer.h"
+#include "blocks/ctrl/sequencer.h"
 
 namespace fsgen {
 

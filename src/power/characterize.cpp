@@ -274,7 +274,7 @@ class SizeRun {
   SizeRun(const PrimitiveDef& def, const std::vector<int>& h, const Liberty& lib, const CharacterizeOptions& o)
       : def_(def), h_(h), o_(o), dir_((fs::path(o.work_dir) / (def.kind + "_" + module_size_text(def, h))).string()),
         runs_(held_text(def, h)) {
-    const std::vector<std::string> files = {write_module_sources(dir_, def.module)};
+    const std::vector<std::string> files = write_module_sources(dir_, def.module);
     std::map<std::string, int64_t> params = def.fixed;
     for (size_t i = 0; i < h.size(); ++i)
       if (listed(def.held_params, def.params[i])) stim_.settings.push_back(h[i]);

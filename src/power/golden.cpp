@@ -69,7 +69,7 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
   gb.module = inst.module;
   gb.params = inst.params;
   const std::string dir = instance_dir(work_dir, inst);
-  const std::vector<std::string> files = {write_module_sources(dir, gb.module)};
+  const std::vector<std::string> files = write_module_sources(dir, gb.module);
   // The controller's replay starts a cycle early (with_start_cycle).
   const bool controller = gb.module == "fsgen_ctrl";
   const SynthReport synth = synth_to_liberty(files, gb.module, gb.params, lib, dir);

@@ -63,8 +63,10 @@ TEST(Emitter, TheControllerIsReplayedAsTheTopInstantiatesIt) {
 // Multipliers of two operands that synthesis keeps in a controller built at `ctrl`'s
 // parameters (constant factors of the tiny tiling, powers of two, become shifts).
 size_t controller_multipliers(const ArrayInstance& ctrl, const std::string& dir) {
-  const std::string file = write_module_sources(dir, ctrl.module);
-  std::string script = "read_verilog -I" + fs::path(file).parent_path().string() + " " + file + "; chparam";
+  const std::vector<std::string> files = write_module_sources(dir, ctrl.module);
+  std::string script = "read_verilog -I" + fs::path(files.front()).parent_path().string();
+  for (const std::string& file : files) script += " " + file;
+  script += "; chparam";
   for (const auto& [name, value] : ctrl.params) script += " -set " + name + " " + std::to_string(value);
   script += " " + ctrl.module + "; hierarchy -top " + ctrl.module + "; proc; opt -fast; select -count t:$mul";
   const CommandResult r = run_command("yosys -p " + shell_quote(script) + " 2>&1");

@@ -2,8 +2,8 @@
 // (ORD0 outermost .. ORD2 innermost over m=0, n=1, k=2) it loads the operand tiles
 // that changed (reuse), feeds the PE array, and when the reduction over k is
 // complete requantises the output tile and stores it. Phases run one after the
-// other; their cycle counts are the timing contract mirrored by the SystemC model
-// (src/models/core_model.cpp, attention_model.cpp and pe_array_model.cpp).
+// other; their cycle counts are the timing contract mirrored by the models
+// (src/blocks/ctrl/sequencer.h and its executors).
 //   ST = 0 output-stationary: x = column of A, w = row of B, accumulate in the PEs.
 //   ST = 1 weight-stationary: B tile loaded into the PEs, rows of A streamed.
 //   ST = 2 input-stationary:  A tile loaded into the PEs, columns of B streamed.
@@ -17,26 +17,14 @@
 // from the same column of A each step, and a stored row carries both. A systolic
 // output-stationary array (SYS_A / SYS_B) is fed skewed operands: lane g of x and w
 // enters g cycles late, so a tile streams R + C - 2 cycles longer.
-// With SPARSE = 1 (output-stationary array a: matmul tiles, the fused kernels' score tiles)
-// the stream skips zero operands (compute-value sparsity): the k tile (the head dim of a
-// score tile) is cut into windows of SK steps, the PE grid into LM x LN blocks (row lanes
-// x column lanes). A block needs step t of the window when
-// its x rows (XSP = 1) and its w columns (WSP = 1) hold a non-zero at that step; each
-// cycle every block issues its lowest needed step (sp_sel, sp_has) and the value
-// networks (fsgen_sparse_net.v) route the window (xwin, wwin) to the array's lanes. A
-// window lasts as many cycles as its busiest block needs, at least one. A systolic array
-// a takes the lanes through skew registers (fsgen_skew.v): after the last window the
-// stream drains for TM + TN - 2 cycles, the networks issuing nothing (zeros).
-// With GRP = 1 (compute-group sparsity, block TopK attention) each query tile first ranks
-// the key tiles its loop would visit before its own positions (all tiles without the causal
-// mask): per candidate it fetches the tile's pooled key (addr_pool, [kv head][tile][TK] INT8)
-// and scores it against the sum of the tile's query rows (A_TKI, load, A_TKC); then it keeps
-// the TOPK highest scores, one per cycle (A_TKS), and the key loop visits the kept tiles and
-// the query tile's own ones (num::key_tile_candidates, src/core/attention_numerics.h).
-// With CMP_A / CMP_B = 1 (memory-value sparsity, matmul) operand A / B is compressed: before
-// a tile the controller reads the tile's metadata record (MA_BEATS / MB_BEATS beats, one bit
-// per tile row, src/core/compression.h) and then fetches only the rows marked non-zero;
-// a skipped row is cleared in the buffer in its ISSUE cycle and costs ISSUE + WAIT.
+// Units, each instantiated only by a core that uses it:
+//   fsgen_ctrl_rows    every load and store of every kernel, a row at a time (always);
+//   fsgen_ctrl_window  SPARSE = 1: compute-value sparsity's window scheduler, beside the
+//                      value networks (src/blocks/sparse_net/);
+//   fsgen_ctrl_topk    GRP = 1: block TopK's ranking of key tiles (src/blocks/fused_ctrl/);
+//   fsgen_ctrl_meta    CMP_A / CMP_B = 1: compressed operands' metadata records;
+// and the included functions of the requantiser (fsgen_requant.vh) and the normaliser
+// (fsgen_normalise.vh).
 module fsgen_ctrl #(
     parameter TM = 8,
     parameter TN = 8,
@@ -61,14 +49,18 @@ module fsgen_ctrl #(
     parameter MA_BEATS = 1,                            // beats of one A tile's metadata record
     parameter MB_BEATS = 1,                            // beats of one B tile's metadata record
     parameter GRP = 0,                                 // 1: block TopK over key tiles (ATTN = 1)
+    /* verilator lint_off UNUSEDPARAM */               // passed to a unit only a core with its feature has
     parameter TOPK = 1,                                // key tiles kept per query tile (GRP = 1)
     parameter GT = 2,                                  // key tiles ranked per head at most (GRP = 1)
+    /* verilator lint_on UNUSEDPARAM */
     parameter SPARSE = 0,                              // 1: value networks skip zero operand steps
     parameter SK = 1,                                  // window: k steps offered per cycle (S of k)
     parameter LM = 1,                                  // row lanes (x sparse: TT_m / T_m)
     parameter LN = 1,                                  // column lanes (w sparse: TT_n / T_n)
+    /* verilator lint_off UNUSEDPARAM */
     parameter XSP = 0,                                 // 1: skip steps whose x rows are zero
     parameter WSP = 0,                                 // 1: skip steps whose w columns are zero
+    /* verilator lint_on UNUSEDPARAM */
     parameter SELW = (SK > 1) ? $clog2(SK) : 1,        // bits of a window step select
     parameter BM = TM,                                 // array b tiling (queries, head dims, keys): a dot
     parameter BN = TK,                                 //   array b smaller than the O tile runs one pass
@@ -186,56 +178,41 @@ module fsgen_ctrl #(
     input  wire [TN*8-1:0]  sm_p
     /* verilator lint_on UNUSEDSIGNAL */
 );
-  localparam [5:0] S_IDLE = 6'd0, S_TILE = 6'd1, S_LDA_ISSUE = 6'd2, S_LDA_WAIT = 6'd3,
-                   S_LDB_ISSUE = 6'd4, S_LDB_WAIT = 6'd5, S_LDS = 6'd6, S_COMP = 6'd7, S_TAIL = 6'd8,
-                   S_ST_READ = 6'd9, S_ST_REQ = 6'd10, S_ST_ISSUE = 6'd11, S_ST_WAIT = 6'd12,
-                   S_NEXT = 6'd13, S_DONE = 6'd14,
-                   S_MDA_ISSUE = 6'd36, S_MDA_WAIT = 6'd37,  // metadata records of compressed A / B
-                   S_MDB_ISSUE = 6'd38, S_MDB_WAIT = 6'd39;
-  localparam [5:0] A_TKI = 6'd40, A_TKC = 6'd41, A_TKS = 6'd42;  // block TopK: fetch, score, select
-  // Fused attention states (ATTN = 1): TM = query rows, TN = key rows, TK = head dim.
-  localparam [5:0] A_QT = 6'd16, A_LD_ISSUE = 6'd17, A_LD_WAIT = 6'd18, A_KT = 6'd19, A_S = 6'd20,
-                   A_S_TAIL = 6'd21, A_SM = 6'd22, A_VLD = 6'd23, A_O = 6'd24, A_O_TAIL = 6'd25,
-                   A_KNEXT = 6'd26, A_FIN_READ = 6'd28, A_FIN_DIV = 6'd29,
-                   A_FIN_ISSUE = 6'd30, A_FIN_WAIT = 6'd31, A_QNEXT = 6'd15,
-                   A_LUT = 6'd32, A_GLD = 6'd33,  // FFN: activation table load, gate weight load
-                   A_SLD = 6'd34, A_OLD = 6'd35;  // dot arrays a / b: stationary operand load
+  // States that move rows (S_MDA, S_LDA, S_MDB, S_LDB, S_ST, A_LD, A_FIN) last as long as
+  // their transfer on the row sequencer (fsgen_ctrl_rows.v); states that run an array's
+  // pass (S_COMP, A_S on array a, A_O on array b) as long as the pass on the pass sequencer
+  // (fsgen_ctrl_pass.v). Both start as such a state is entered.
+  localparam [4:0] S_IDLE = 5'd0, S_TILE = 5'd1, S_MDA = 5'd2, S_LDA = 5'd3, S_MDB = 5'd4, S_LDB = 5'd5,
+                   S_COMP = 5'd6, S_ST = 5'd7, S_NEXT = 5'd8, S_DONE = 5'd9;
+  // Fused attention / FFN states (ATTN = 1): TM = query rows, TN = key rows, TK = head dim.
+  localparam [4:0] A_LUT = 5'd10,                                // FFN: activation table load
+                   A_QT = 5'd11, A_LD = 5'd12, A_KT = 5'd13, A_S = 5'd14, A_SM = 5'd15,
+                   A_GLD = 5'd16,                                // FFN: gate weight load
+                   A_VLD = 5'd17, A_O = 5'd18, A_KNEXT = 5'd19, A_FIN = 5'd20, A_QNEXT = 5'd21,
+                   A_TKI = 5'd22, A_TKC = 5'd23, A_TKS = 5'd24;  // block TopK: fetch, score, select
   localparam integer BEATS_A = TK / W;
   localparam integer BEATS_B = NB / W;
+  // Passes of array a (stationary rows, stream, tail) and of array b over (m, n, k) =
+  // (TM queries, TK head dims, TN keys), sub-tile by sub-tile for a dot array b.
   localparam integer S_ROWS = (ST == 1) ? TK : TM;  // rows of the stationary tile
   localparam integer STREAM = (ST == 0) ? TK + (SYS_A ? TM + TN - 2 : 0) : (ST == 1) ? TM : TN;
   localparam integer TAIL = (ST == 0) ? 1 : 2;
-  localparam integer S_ROWS_LAST_I = S_ROWS - 1;
-  localparam integer STREAM_LAST_I = STREAM - 1;
-  localparam integer TM_LAST_I = TM - 1;
-  localparam integer TK_LAST_I = TK - 1;
-  localparam integer TAIL_LAST_I = TAIL - 1;
-  localparam [7:0]  S_ROWS_LAST = S_ROWS_LAST_I[7:0];
+  localparam integer SB_ROWS = (STB == 1) ? BK : BM;
+  localparam integer STREAM_B = (STB == 0) ? TN + (SYS_B ? TM + TK - 2 : 0) : (STB == 1) ? BM : BN;
+  localparam integer TAIL_B = (STB == 0) ? 1 : 2;
   // Index ranges of the x and w selects (x: column of A / row of A / column of B;
   // w: row of B / row of B / row of A); indices are clamped so no select leaves its vector.
   localparam integer X_ROWS = (ST == 0) ? TK : (ST == 1) ? TM : TN;
   localparam integer W_ROWS = (ST == 2) ? TM : TK;
   localparam integer LUT_ROWS = 256 / TK;  // FFN activation table rows of TK bytes
-  localparam [7:0]  STREAM_LAST = STREAM_LAST_I[7:0];
-  localparam [7:0]  TM_LAST = TM_LAST_I[7:0];
-  localparam [7:0]  TK_LAST = TK_LAST_I[7:0];
-  localparam [1:0]  TAIL_LAST = TAIL_LAST_I[1:0];
-  // Array b over (m, n, k) = (TM queries, TK head dims, TN keys).
-  localparam integer SB_ROWS_LAST_I = ((STB == 1) ? BK : BM) - 1;
-  localparam integer STREAM_B_LAST_I = ((STB == 0) ? TN + (SYS_B ? TM + TK - 2 : 0) : (STB == 1) ? BM : BN) - 1;
-  localparam integer TAIL_B_LAST_I = ((STB == 0) ? 1 : 2) - 1;
-  localparam [7:0]  SB_ROWS_LAST = SB_ROWS_LAST_I[7:0];
-  localparam [7:0]  STREAM_B_LAST = STREAM_B_LAST_I[7:0];
-  localparam [1:0]  TAIL_B_LAST = TAIL_B_LAST_I[1:0];
   localparam [15:0] KC16 = KC[15:0];
   localparam [7:0]  BM8 = BM[7:0], BN8 = BN[7:0], BK8 = BK[7:0];
 
-  reg [5:0]  state;
+  reg [4:0]  state;
   reg [15:0] c0, c1, c2;
   reg [15:0] la_m, la_k, lb_k, lb_n;
   reg        first, need_a, need_b;
-  reg [7:0]  row, kk;
-  reg [1:0]  tail;
+  reg [7:0]  kk;                         // the softmax pass's row (A_SM)
   reg        yv_q;
   // Operand buffers (register files / SRAM): one A tile and one B tile, row-major.
   reg [7:0] buf_a [0:TM*TK-1];
@@ -258,32 +235,70 @@ module fsgen_ctrl #(
   wire [15:0] slot_n = N_LIVE ? nt : 16'd0;
   wire [15:0] slot_full = slot_m * slot_w + slot_n;
 
+  // ---- row transfers: every load and store, one command per row ----
+  wire [7:0] row;                        // the row being moved
+  wire       rows_read, rows_conv, rows_issue, rows_wait, rows_last;
+  wire       moves_a = state == S_LDA, moves_b = state == S_LDB;
+  wire       moves_meta = state == S_MDA || state == S_MDB;
+  wire       stores = state == S_ST || state == A_FIN;
+  wire       moves = moves_a || moves_b || moves_meta || stores || state == A_LD;
+  // A tile, a query tile or the FFN starts at row 0 (a store leaves the counter at its last
+  // row, a load at 0).
+  wire       rows_clear = state == S_TILE || state == A_QT || state == A_LUT;
+  wire [7:0] rows_n = (moves_a || state == S_ST) ? TM[7:0] : moves_b ? TK[7:0] : moves_meta ? 8'd1 :
+                      (state == A_FIN) ? at_rows : at_ld_rows;
+  fsgen_ctrl_rows u_rows (
+      .clk(clk), .rst_n(rst_n), .active(moves), .store(stores), .clear(rows_clear), .rows(rows_n),
+      .skip((moves_a && skip_a_row) || (moves_b && skip_b_row)), .cmd_done(cmd_done),
+      .read(rows_read), .conv(rows_conv), .issue(rows_issue), .waiting(rows_wait), .last(rows_last), .row(row));
+
   // ---- compressed operands (CMP_A, CMP_B): the current tile's metadata record ----
-  localparam integer MD_BEATS = (MA_BEATS > MB_BEATS) ? MA_BEATS : MB_BEATS;
-  reg  [MD_BEATS*W*8-1:0] meta_q;       // bit r: tile row r is non-zero
-  reg                     row_skip_q;   // the row just passed was skipped (WAIT moves on without the DMA)
-  /* verilator lint_off WIDTH */
-  wire skip_a_row = (CMP_A != 0) && !meta_q[row];
-  wire skip_b_row = (CMP_B != 0) && !meta_q[row];
-  /* verilator lint_on WIDTH */
-  wire [7:0]  md_beat = ({24'd0, rd_beat} < MD_BEATS) ? rd_beat : 8'd0;
-  wire [5:0]  lda_first = (CMP_A != 0) ? S_MDA_ISSUE : S_LDA_ISSUE;  // where loading A / B starts
-  wire [5:0]  ldb_first = (CMP_B != 0) ? S_MDB_ISSUE : S_LDB_ISSUE;
-  wire [31:0] meta_a_addr = addr_meta_a + ({16'd0, mt} * tiles_k + {16'd0, kt}) * (MA_BEATS * W);
-  wire [31:0] meta_b_addr = addr_meta_b + ({16'd0, kt} * tiles_n + {16'd0, nt}) * (MB_BEATS * W);
+  wire        skip_a_row, skip_b_row;
+  /* verilator lint_off UNUSEDSIGNAL */  // read only with CMP_A / CMP_B = 1
+  wire [31:0] meta_a_addr, meta_b_addr;
+  /* verilator lint_on UNUSEDSIGNAL */
+  generate
+    if (CMP_A != 0 || CMP_B != 0) begin : meta
+      fsgen_ctrl_meta #(.W(W), .CMP_A(CMP_A), .CMP_B(CMP_B), .MA_BEATS(MA_BEATS), .MB_BEATS(MB_BEATS)) u_meta (
+          .clk(clk), .rst_n(rst_n), .we(rd_valid && rows_wait && moves_meta), .beat(rd_beat), .data(rd_data),
+          .row(row), .mt(mt), .nt(nt), .kt(kt), .tiles_n(tiles_n), .tiles_k(tiles_k),
+          .addr_meta_a(addr_meta_a), .addr_meta_b(addr_meta_b), .skip_a_row(skip_a_row), .skip_b_row(skip_b_row),
+          .meta_a_addr(meta_a_addr), .meta_b_addr(meta_b_addr));
+    end else begin : no_meta
+      assign skip_a_row = 1'b0; assign skip_b_row = 1'b0;
+      assign meta_a_addr = 32'd0; assign meta_b_addr = 32'd0;
+    end
+  endgenerate
+  wire [4:0]  lda_first = (CMP_A != 0) ? S_MDA : S_LDA;  // where loading A / B starts
+  wire [4:0]  ldb_first = (CMP_B != 0) ? S_MDB : S_LDB;
+
+  // ---- array passes: array a's in S_COMP (matmul; array b alongside with DUAL = 1) and A_S
+  // (scores), array b's in A_O; ka / kbp are their steps ----
+  reg        load_a;                     // the next pass of array a loads its stationary operand
+  /* verilator lint_off UNUSEDSIGNAL */  // read only with SPARSE = 1
+  wire       sp_tile_end;                // a sparse stream's last cycle (the window scheduler)
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [7:0] ka, kbp;
+  wire       pa_load, pa_stream, pa_tail, pa_last;
+  /* verilator lint_off UNUSEDSIGNAL */  // array b's pass runs only with ATTN = 1
+  wire       pb_load, pb_stream, pb_tail, pb_last;
+  /* verilator lint_on UNUSEDSIGNAL */
+  fsgen_ctrl_pass #(.LOAD_ROWS(S_ROWS), .STREAM(STREAM), .TAIL(TAIL), .SPARSE(SPARSE)) u_pass_a (
+      .clk(clk), .rst_n(rst_n), .active(state == S_COMP || state == A_S), .load(load_a), .stream_end(sp_tile_end),
+      .loading(pa_load), .streaming(pa_stream), .tailing(pa_tail), .last(pa_last), .k(ka));
+  fsgen_ctrl_pass #(.LOAD_ROWS(SB_ROWS), .STREAM(STREAM_B), .TAIL(TAIL_B)) u_pass_b (
+      .clk(clk), .rst_n(rst_n), .active(state == A_O), .load(STB != 0), .stream_end(1'b0),
+      .loading(pb_load), .streaming(pb_stream), .tailing(pb_tail), .last(pb_last), .k(kbp));
 
   assign busy = (state != S_IDLE);
   assign done_pulse = (state == S_DONE);
-  assign cmd_valid = (state == S_LDA_ISSUE && !skip_a_row) || (state == S_LDB_ISSUE && !skip_b_row) ||
-                     (state == S_ST_ISSUE) || (state == A_LD_ISSUE) || (state == A_FIN_ISSUE) ||
-                     (state == S_MDA_ISSUE) || (state == S_MDB_ISSUE);
-  assign cmd_write = (state == S_ST_ISSUE) || (state == A_FIN_ISSUE);
-  assign cmd_beats = (state == S_MDA_ISSUE) ? MA_BEATS[7:0] : (state == S_MDB_ISSUE) ? MB_BEATS[7:0] :
-                     (state == S_LDA_ISSUE || state == A_LD_ISSUE || state == A_FIN_ISSUE) ? BEATS_A[7:0]
-                                                                                         : BEATS_B[7:0];
+  assign cmd_valid = rows_issue && !(moves_a && skip_a_row) && !(moves_b && skip_b_row);
+  assign cmd_write = rows_issue && stores;
+  assign cmd_beats = (rows_issue && state == S_MDA) ? MA_BEATS[7:0] : (rows_issue && state == S_MDB) ? MB_BEATS[7:0] :
+                     (rows_issue && (moves_a || state == A_LD || state == A_FIN)) ? BEATS_A[7:0] : BEATS_B[7:0];
   // The row of a matmul tile a command moves: A's (LDA), B's (LDB), else C's. One
   // multiplier serves the three, as one command is issued at a time.
-  wire        row_of_a = (state == S_LDA_ISSUE), row_of_b = (state == S_LDB_ISSUE);
+  wire        row_of_a = rows_issue && moves_a, row_of_b = rows_issue && moves_b;
   wire [31:0] mm_base = row_of_a ? addr_a : row_of_b ? addr_b : addr_c;
   wire [31:0] mm_stride = row_of_a ? stride_a : row_of_b ? stride_b : stride_c;
   wire [31:0] mm_row = row_of_b ? {16'd0, kt} * TK + {24'd0, row} : {16'd0, mt} * TM + {24'd0, row};
@@ -292,10 +307,10 @@ module fsgen_ctrl #(
   // States of a feature the core is built without are never entered; their terms are
   // guarded by its parameter as well, so that synthesis drops the logic they read (the
   // metadata and attention address arithmetic) from cores without the feature.
-  assign cmd_addr = (CMP_A != 0 && state == S_MDA_ISSUE) ? meta_a_addr :
-                    (CMP_B != 0 && state == S_MDB_ISSUE) ? meta_b_addr :
-                    (ATTN != 0 && state == A_LD_ISSUE) ? at_ld_addr + {24'd0, row} * TK :
-                    (ATTN != 0 && state == A_FIN_ISSUE) ? at_o_addr + {24'd0, row} * TK : mm_row_addr;
+  assign cmd_addr = (CMP_A != 0 && rows_issue && state == S_MDA) ? meta_a_addr :
+                    (CMP_B != 0 && rows_issue && state == S_MDB) ? meta_b_addr :
+                    (ATTN != 0 && rows_issue && state == A_LD) ? at_ld_addr + {24'd0, row} * TK :
+                    (ATTN != 0 && rows_issue && state == A_FIN) ? at_o_addr + {24'd0, row} * TK : mm_row_addr;
   wire need_a_now = first || (mt != la_m) || (kt != la_k);
   wire need_b_now = first || (kt != lb_k) || (nt != lb_n);
   wire [7:0] wr_beat_c = ({24'd0, wr_beat} < BEATS_B) ? wr_beat : 8'd0;
@@ -310,7 +325,7 @@ module fsgen_ctrl #(
 
   `include "fsgen_requant.vh"
 
-  // Operand vectors for stream step kk (x) and stationary/broadcast row kk (w).
+  // Operand vectors for stream step ka (x) and stationary/broadcast row ka (w).
   wire [XB*8-1:0] x_next;
   /* verilator lint_off UNUSEDSIGNAL */  // read only with DUAL = 1
   wire [TK*8-1:0] wb_mm;
@@ -318,8 +333,8 @@ module fsgen_ctrl #(
   wire [WB*8-1:0] w_next;
   wire [NB*8-1:0] out_next;
   /* verilator lint_off UNUSEDSIGNAL */  // a systolic array's feeds index by skew() instead
-  wire [7:0] kx = ({24'd0, kk} < X_ROWS) ? kk : 8'd0;
-  wire [7:0] kw = ({24'd0, kk} < W_ROWS) ? kk : 8'd0;
+  wire [7:0] kx = ({24'd0, ka} < X_ROWS) ? ka : 8'd0;
+  wire [7:0] kw = ({24'd0, ka} < W_ROWS) ? ka : 8'd0;
   /* verilator lint_on UNUSEDSIGNAL */
   // Systolic feeds: {valid, step} of lane `lane` at stream cycle k when lanes enter
   // one cycle apart and each carries `len` steps.
@@ -341,11 +356,11 @@ module fsgen_ctrl #(
   generate
     if (ST == 0 && SYS_A != 0) begin : os_sys_feed  // lane g of A's column / B's row, g cycles late
       for (g = 0; g < TM; g = g + 1) begin : xa
-        wire [8:0] sk = skew(kk, g, TK);
+        wire [8:0] sk = skew(ka, g, TK);
         assign x_next[g*8 +: 8] = sk[8] ? buf_a[g*TK + {24'd0, sk[7:0]}] : 8'd0;
       end
       for (g = 0; g < TN; g = g + 1) begin : wb
-        wire [8:0] sk = skew(kk, g, TK);
+        wire [8:0] sk = skew(ka, g, TK);
         assign w_next[g*8 +: 8] = sk[8] ? buf_b[{24'd0, sk[7:0]}*NB + g] : 8'd0;
       end
     end else if (ST == 0) begin : os_feed
@@ -373,10 +388,10 @@ module fsgen_ctrl #(
     for (g = 0; g < NB; g = g + 1) begin : rq
       assign out_next[g*8 +: 8] = requant(acc_row_q[g*32 +: 32], req_mult, req_shift);
     end
-    // Matmul on array b: row kk of B's last TK columns.
+    // Matmul on array b: row ka of B's last TK columns.
     if (DUAL != 0 && SYS_B != 0) begin : dual_sys_feed
       for (g = 0; g < TK; g = g + 1) begin : wbm
-        wire [8:0] sk = skew(kk, g, TK);
+        wire [8:0] sk = skew(ka, g, TK);
         assign wb_mm[g*8 +: 8] = sk[8] ? buf_b[{24'd0, sk[7:0]}*NB + TN + g] : 8'd0;
       end
     end else if (DUAL != 0) begin : dual_feed
@@ -420,7 +435,7 @@ module fsgen_ctrl #(
   reg         at_gate;                   // FFN: this score pass is the gate (W3)
   /* verilator lint_off UNUSEDSIGNAL */  // the next buffers are read only with ATTN = 1
   reg  [7:0]  lut [0:255];               // FFN activation table
-  reg  [5:0]  at_ld_ret;                 // state after the load
+  reg  [4:0]  at_ld_ret;                 // state after the load
   reg  [7:0]  p_buf [0:TM*TN-1];         // P tile (Q0.7), row-major
   // Per-row state is indexed by 8-bit row counters that stay below TM.
   /* verilator lint_off WIDTH */
@@ -454,98 +469,36 @@ module fsgen_ctrl #(
   wire [15:0] at_jt0 = at_win_cut ? at_win_key / TN16 : 16'd0;
   wire        at_more_kv = (at_next_j0 < len_kv) && (!attn_flags[0] || at_next_j0 <= at_last_q);
 
-  // ---- block TopK (GRP = 1): rank the candidate key tiles [tk_first, tk_own) of a query tile ----
-  localparam integer GTW = (GT > 1) ? $clog2(GT) : 1;
-  // (Inside the softmax unit's WIDTH-free region; without a sliding window the first
-  // candidate is tile 0, so some comparisons are constant.)
-  /* verilator lint_off UNUSEDSIGNAL */
-  /* verilator lint_off UNSIGNED */
-  reg  [7:0]  kpool [0:TK-1];            // the pooled key just fetched
-  reg  [31:0] tk_score [0:GT-1];         // score of each candidate tile
-  reg  [GT-1:0] tk_keep;                 // candidates kept
-  reg  [15:0] tk_j;                      // candidate being fetched
-  reg  [7:0]  tk_n;                      // candidates kept so far
+  // ---- block TopK (GRP = 1): rank the key tiles before a query tile's key loop ----
   wire        at_ranked = (GRP != 0) && !at_ffn;
-  wire [15:0] tk_tiles = (len_kv + TN16 - 16'd1) / TN16;             // key tiles per head
-  wire [15:0] tk_first = at_jt0;                                      // a sliding window's first tile
-  wire [15:0] tk_own_c = attn_flags[0] ? (q_pos0 + at_q0) / TN16 : tk_tiles;
-  wire [15:0] tk_own = (tk_own_c < tk_first) ? tk_first : tk_own_c;  // first tile always visited
-  wire [15:0] tk_cands = tk_own - tk_first;
-  wire [7:0]  tk_sel = (tk_cands < TOPK) ? tk_cands[7:0] : TOPK[7:0];
-  wire [31:0] tk_pool_addr = addr_pool + ({16'd0, at_hk} * {16'd0, tk_tiles} + {16'd0, tk_j}) * TK;
-  // sum over the tile's query rows, then the dot product with the pooled key (INT32 wrap)
-  reg  [31:0] tk_qsum [0:TK-1];
-  reg  [31:0] tk_dot;
-  integer ti, tr;
-  always @* begin
-    tk_dot = 32'd0;
-    for (ti = 0; ti < TK; ti = ti + 1) begin
-      tk_qsum[ti] = 32'd0;
-      for (tr = 0; tr < TM; tr = tr + 1)
-        if (tr < at_rows) tk_qsum[ti] = tk_qsum[ti] + {{24{buf_a[tr*TK + ti][7]}}, buf_a[tr*TK + ti]};
-      tk_dot = tk_dot + tk_qsum[ti] * {{24{kpool[ti][7]}}, kpool[ti]};
-    end
-  end
-  // The best candidate not kept yet (the earlier tile on a tie), the first kept tile, the
-  // kept tile after at_jt.
-  reg  [15:0] tk_best, tk_first_kept, tk_after;
-  reg         tk_found;
-  integer tb;
-  always @* begin
-    tk_best = tk_first; tk_found = 1'b0;
-    for (tb = 0; tb < GT; tb = tb + 1)
-      if (tb >= tk_first && tb < tk_own && !tk_keep[tb] &&
-          (!tk_found || $signed(tk_score[tb]) > $signed(tk_score[tk_best[GTW-1:0]]))) begin
-        tk_best = tb; tk_found = 1'b1;
-      end
-    tk_first_kept = tk_own;
-    tk_after = (at_jt + 16'd1 > tk_own) ? at_jt + 16'd1 : tk_own;
-    for (tb = GT - 1; tb >= 0; tb = tb - 1) begin
-      if (tk_keep[tb] && tb < tk_own) tk_first_kept = tb;
-      if (tk_keep[tb] && tb > at_jt && tb < tk_own) tk_after = tb;
-    end
-  end
-  /* verilator lint_on UNSIGNED */
+  /* verilator lint_off UNUSEDSIGNAL */  // read only with GRP = 1
+  wire        tk_fetch, tk_picked;
+  wire [31:0] tk_pool_addr;
+  wire [15:0] tk_first_kept, tk_after;
   /* verilator lint_on UNUSEDSIGNAL */
+  generate
+    if (GRP != 0) begin : topk
+      wire [TM*TK*8-1:0] q_tile;
+      genvar gq;
+      for (gq = 0; gq < TM*TK; gq = gq + 1) begin : q_bytes
+        assign q_tile[gq*8 +: 8] = buf_a[gq];
+      end
+      fsgen_ctrl_topk #(.TM(TM), .TN(TN), .TK(TK), .W(W), .TOPK(TOPK), .GT(GT)) u_topk (
+          .clk(clk), .begin_tile(state == A_QT), .score(state == A_TKC), .pick(state == A_TKS && !tk_picked),
+          .first(at_jt0), .causal(attn_flags[0]), .q_pos(q_pos0 + at_q0), .len_kv(len_kv), .kv_head(at_hk),
+          .jt(at_jt), .q_rows(at_rows), .q_tile(q_tile), .addr_pool(addr_pool),
+          .pool_we(rd_valid && rows_wait && state == A_LD && at_ld_dst == 2'd3), .pool_beat(rd_beat),
+          .pool_data(rd_data), .fetch(tk_fetch), .pool_addr(tk_pool_addr), .picked(tk_picked),
+          .first_kept(tk_first_kept), .after(tk_after));
+    end else begin : no_topk
+      assign tk_fetch = 1'b0; assign tk_picked = 1'b1; assign tk_pool_addr = 32'd0;
+      assign tk_first_kept = 16'd0; assign tk_after = 16'd0;
+    end
+  endgenerate
   assign at_next_jt = at_ranked ? tk_after : at_jt + 16'd1;
 
 
-  // clamp(a + b, -128, 127) for INT8 a and b: the residual add of both fused kernels.
-  function [7:0] add_sat8;
-    input [7:0] a;
-    input [7:0] b;
-    reg signed [8:0] sum;
-    begin
-      sum = $signed({a[7], a}) + $signed({b[7], b});
-      add_sat8 = (sum > 9'sd127) ? 8'h7f : (sum < -9'sd128) ? 8'h80 : sum[7:0];
-    end
-  endfunction
-
-  // clamp(q + x, -128, 127) with q = clamp(floor((2 o + l) / (2 l)), -128, 127): O / l rounded
-  // half up. O / l is a weighted mean of INT8 values, so the quotient needs 8 bits: an
-  // 8-step restoring division of n + 128 d by d gives floor(n / d) + 128 in 0..255 and
-  // saturates outside it.
-  function [7:0] normalise;
-    input [31:0] o;
-    input [31:0] l;
-    input [7:0]  x;
-    reg signed [41:0] n;
-    reg        [41:0] r, d;
-    reg        [7:0]  q;
-    integer           i;
-    begin
-      d = {9'd0, l, 1'b0};                                           // 2 l
-      n = $signed({{9{o[31]}}, o, 1'b0}) + $signed({10'd0, l}) + $signed({1'b0, d[33:0], 7'd0});  // 2o + l + 128 d
-      if ($signed(l) <= 0 || n < 0) q = 8'd0;                        // below -128 (or no keys): saturate
-      else if (n >= $signed({1'b0, d[32:0], 8'd0})) q = 8'd255;       // at or above 128: saturate
-      else begin
-        r = n;
-        for (i = 7; i >= 0; i = i - 1)
-          if (r >= (d << i)) begin r = r - (d << i); q[i] = 1'b1; end else q[i] = 1'b0;
-      end
-      normalise = add_sat8(q ^ 8'h80, x);  // q is floor(n / d) + 128: flipping bit 7 subtracts 128
-    end
-  endfunction
+  `include "fsgen_normalise.vh"
 
   // FFN output: clamp(requant(o) + x, -128, 127).
   function [7:0] ffn_out;
@@ -585,18 +538,8 @@ module fsgen_ctrl #(
   endgenerate
   /* verilator lint_on WIDTH */
 
-  // ---- compute-value sparsity (SPARSE = 1): window, per-block needs and selects ----
-  localparam integer RPL = TM / LM, CPL = TN / LN;  // rows per row lane, columns per column lane
-  localparam integer SK_LAST_I = TK - SK;
-  localparam [7:0]   SK8 = SK[7:0], KB_LAST = SK_LAST_I[7:0];
-  reg  [7:0]          kb;                 // first k step of the current window
-  reg                 sp_drain;           // the windows are done; the systolic feeders drain
-  reg  [LM*LN*SK-1:0] sp_done;            // window steps each block has issued
-  reg  [LM*SK-1:0]    xnz;                // row lane a has a non-zero x at window step t
-  reg  [LN*SK-1:0]    wnz;                // column lane b has a non-zero w at window step t
-  wire [LM*LN*SK-1:0] sp_need;
-  wire [LM*LN*SK-1:0] sp_left;            // still needed after this cycle's issue
-  wire                sp_win_last = ~|sp_left;
+  // ---- compute-value sparsity (SPARSE = 1): the window scheduler beside the value networks ----
+  wire [7:0] kb;                          // first k step of the current window
   // Window step t of column j: B[kb + t][j] of the matmul tile, or, in the fused kernels,
   // K[j][kb + t] of the key tile in buf_b slot b_slot (B = K^T).
   function [7:0] b_at;
@@ -606,45 +549,8 @@ module fsgen_ctrl #(
       b_at = at_mode ? buf_b[bb + j*TK + {24'd0, kb} + t] : buf_b[({24'd0, kb} + t)*NB + j];
     end
   endfunction
-  integer za, zb, zt, zr;
-  always @* begin
-    xnz = {LM*SK{1'b1}};
-    wnz = {LN*SK{1'b1}};
-    if (XSP != 0) begin
-      xnz = {LM*SK{1'b0}};
-      for (za = 0; za < LM; za = za + 1)
-        for (zt = 0; zt < SK; zt = zt + 1)
-          for (zr = 0; zr < RPL; zr = zr + 1)
-            if (buf_a[(za*RPL + zr)*TK + {24'd0, kb} + zt] != 8'd0) xnz[za*SK + zt] = 1'b1;
-    end
-    if (WSP != 0) begin
-      wnz = {LN*SK{1'b0}};
-      for (zb = 0; zb < LN; zb = zb + 1)
-        for (zt = 0; zt < SK; zt = zt + 1)
-          for (zr = 0; zr < CPL; zr = zr + 1)
-            if (b_at(zt, zb*CPL + zr) != 8'd0) wnz[zb*SK + zt] = 1'b1;
-    end
-  end
   genvar ga, gb, gt;
   generate
-    for (ga = 0; ga < LM; ga = ga + 1) begin : sp_row
-      for (gb = 0; gb < LN; gb = gb + 1) begin : sp_col
-        localparam integer BLK = ga*LN + gb;
-        wire [SK-1:0] need = xnz[ga*SK +: SK] & wnz[gb*SK +: SK] & ~sp_done[BLK*SK +: SK];
-        // Lowest needed step: isolate the lowest set bit, then encode it.
-        wire [SK-1:0] low = need & (~need + {{(SK-1){1'b0}}, 1'b1});
-        reg  [SELW-1:0] enc;
-        integer e;
-        always @* begin
-          enc = {SELW{1'b0}};
-          for (e = 0; e < SK; e = e + 1) if (low[e]) enc = e[SELW-1:0];
-        end
-        assign sp_need[BLK*SK +: SK] = need;
-        assign sp_left[BLK*SK +: SK] = need & ~low;
-        assign sp_sel[BLK*SELW +: SELW] = enc;
-        assign sp_has[BLK] = |need & ~sp_drain;
-      end
-    end
     for (gt = 0; gt < SK; gt = gt + 1) begin : sp_win
       for (ga = 0; ga < TM; ga = ga + 1) begin : xw
         assign xwin[(ga*SK + gt)*8 +: 8] = buf_a[ga*TK + {24'd0, kb} + gt];
@@ -653,31 +559,16 @@ module fsgen_ctrl #(
         assign wwin[(gb*SK + gt)*8 +: 8] = b_at(gt, gb);
       end
     end
-  endgenerate
-  assign sp_step = (SPARSE != 0) && (state == S_COMP || state == A_S);
-  // After this cycle: the blocks' issued steps, the next window, the end of the tile's stream.
-  wire [LM*LN*SK-1:0] sp_done_next = sp_win_last ? {LM*LN*SK{1'b0}} : sp_done | (sp_need & ~sp_left);
-  wire [7:0]          kb_next = (kb == KB_LAST) ? 8'd0 : kb + SK8;
-  wire                sp_stream_end = sp_win_last && (kb == KB_LAST);
-  // A systolic array's drain after the windows (DRAIN cycles), then the tile's tail.
-  localparam integer DRAIN = (SYS_A != 0) ? TM + TN - 2 : 0;
-  localparam integer DRAIN_LAST_I = (DRAIN > 0) ? DRAIN - 1 : 0;
-  localparam [7:0]   DRAIN_LAST = DRAIN_LAST_I[7:0];
-  reg  [7:0]          drain_n;
-  wire                sp_tile_end = sp_drain ? (drain_n == DRAIN_LAST) : (sp_stream_end && DRAIN == 0);
-  // The window scheduler advances on every stream cycle (sp_step) outside the drain.
-  always @(posedge clk) begin
-    if (!rst_n) begin
-      kb <= 8'd0; sp_done <= {LM*LN*SK{1'b0}}; sp_drain <= 1'b0; drain_n <= 8'd0;
-    end else if (sp_step && sp_drain) begin
-      drain_n <= drain_n + 8'd1;
-      if (drain_n == DRAIN_LAST) sp_drain <= 1'b0;
-    end else if (sp_step) begin
-      sp_done <= sp_done_next;
-      if (sp_win_last) kb <= kb_next;
-      if (sp_stream_end && DRAIN != 0) begin sp_drain <= 1'b1; drain_n <= 8'd0; end
+    if (SPARSE != 0) begin : window
+      fsgen_ctrl_window #(.TM(TM), .TN(TN), .TK(TK), .SK(SK), .LM(LM), .LN(LN), .XSP(XSP), .WSP(WSP), .SYS(SYS_A))
+          u_window (.clk(clk), .rst_n(rst_n), .step(sp_step), .xwin(xwin), .wwin(wwin), .kb(kb), .sel(sp_sel),
+                    .has(sp_has), .tile_end(sp_tile_end));
+    end else begin : no_window  // what a scheduler that never steps would show
+      assign kb = 8'd0; assign sp_sel = {LM*LN*SELW{1'b0}}; assign sp_has = {LM*LN{1'b1}};
+      assign sp_tile_end = 1'b0;
     end
-  end
+  endgenerate
+  assign sp_step = (SPARSE != 0) && pa_stream;
 
   // Operands of the fused kernels. Array a: S = Q K^T with Q rows in buf_a and K rows
   // in buf_b, so B = K^T; x_at / w_at are the x_next / w_next of that view. Array b:
@@ -689,12 +580,10 @@ module fsgen_ctrl #(
   wire [WBB*8-1:0] wb_next;
   wire [TK*8-1:0]  fin_next;
   /* verilator lint_off UNUSEDSIGNAL */  // clamped step indices, read only with ATTN = 1
-  wire [7:0] kp = ({24'd0, kk} < TN) ? kk : 8'd0;  // key
-  wire [7:0] kq = ({24'd0, kk} < TM) ? kk : 8'd0;  // query
-  wire [7:0] kd = ({24'd0, kk} < TK) ? kk : 8'd0;  // head dim
-  wire [31:0] kbm = ({24'd0, kk} < BM) ? {24'd0, kk} : 32'd0;  // steps within array b's sub-tile
-  wire [31:0] kbn = ({24'd0, kk} < BN) ? {24'd0, kk} : 32'd0;
-  wire [31:0] kbk = ({24'd0, kk} < BK) ? {24'd0, kk} : 32'd0;
+  wire [7:0] kp = ({24'd0, kbp} < TN) ? kbp : 8'd0;  // key
+  wire [31:0] kbm = ({24'd0, kbp} < BM) ? {24'd0, kbp} : 32'd0;  // steps within array b's sub-tile
+  wire [31:0] kbn = ({24'd0, kbp} < BN) ? {24'd0, kbp} : 32'd0;
+  wire [31:0] kbk = ({24'd0, kbp} < BK) ? {24'd0, kbp} : 32'd0;
   /* verilator lint_on UNUSEDSIGNAL */
   generate
     if (ATTN != 0) begin : fused_feed
@@ -706,10 +595,10 @@ module fsgen_ctrl #(
       end else if (ST == 0 && SYS_A != 0) begin : at_os_sys  // skewed columns of Q and K
         assign x_at = x_next;
         for (g = 0; g < TN; g = g + 1) begin : wkt
-          wire [8:0] sk = skew(kk, g, TK);
+          wire [8:0] sk = skew(ka, g, TK);
           assign w_at[g*8 +: 8] = sk[8] ? buf_b[bb + g*TK + {24'd0, sk[7:0]}] : 8'd0;
         end
-      end else begin : at_os_ws    // x: column (OS) or row (WS) of Q; w: column kk of the K tile
+      end else begin : at_os_ws    // x: column (OS) or row (WS) of Q; w: column ka of the K tile
         assign x_at = x_next;
         for (g = 0; g < TN; g = g + 1) begin : wkt
           assign w_at[g*8 +: 8] = buf_b[bb + g*TK + {24'd0, kw}];
@@ -717,14 +606,14 @@ module fsgen_ctrl #(
       end
       if (STB == 0 && SYS_B != 0) begin : b_os_sys  // skewed columns of P and rows of V
         for (g = 0; g < TM; g = g + 1) begin : xbp
-          wire [8:0] sk = skew(kk, g, TN);
+          wire [8:0] sk = skew(kbp, g, TN);
           assign xb_next[g*8 +: 8] = sk[8] ? p_buf[g*TN + {24'd0, sk[7:0]}] : 8'd0;
         end
         for (g = 0; g < TK; g = g + 1) begin : wbv
-          wire [8:0] sk = skew(kk, g, TN);
+          wire [8:0] sk = skew(kbp, g, TN);
           assign wb_next[g*8 +: 8] = sk[8] ? buf_b[bb + {24'd0, sk[7:0]}*TK + g] : 8'd0;
         end
-      end else if (STB == 0) begin : b_os     // column kk of P along rows, row kk of V down columns
+      end else if (STB == 0) begin : b_os     // column kbp of P along rows, row kbp of V down columns
         for (g = 0; g < TM; g = g + 1) begin : xbp
           assign xb_next[g*8 +: 8] = p_buf[g*TN + kp];
         end
@@ -747,11 +636,11 @@ module fsgen_ctrl #(
         end
       end
       // Operand isolation: the divider of normalise() and ffn_out() see the row's running sum
-      // and residual only in the cycle that stores their result (A_FIN_DIV); otherwise every
+      // and residual only in the cycle that stores their result (A_FIN's CONV); otherwise every
       // softmax load (l_run) and residual write (buf_a) would set the divider switching in
       // cycles whose result nobody takes.
       /* verilator lint_off WIDTH */
-      wire        fin_go = state == A_FIN_DIV;
+      wire        fin_go = state == A_FIN && rows_conv;
       wire [31:0] fin_l = (fin_go && !at_ffn) ? l_run[rr_fin] : 32'd0;
       for (g = 0; g < TK; g = g + 1) begin : fin
         wire [7:0] fin_x = (fin_go && attn_flags[1]) ? buf_a[rr_fin*TK + g] : 8'd0;
@@ -772,21 +661,20 @@ module fsgen_ctrl #(
   always @(posedge clk) begin
     // buf_a rows are TK bytes for every kernel (A, Q, X); buf_b rows are TN bytes of B
     // in matmul and TK bytes of K, V, W in the fused kernels.
-    if (rd_valid && (state == S_LDA_WAIT || (state == A_LD_WAIT && at_ld_dst == 2'd0)))
+    if (rd_valid && rows_wait && (moves_a || (state == A_LD && at_ld_dst == 2'd0)))
       for (b = 0; b < W; b = b + 1) buf_a[row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
-    if (rd_valid && state == S_LDB_WAIT)
+    if (rd_valid && rows_wait && moves_b)
       for (b = 0; b < W; b = b + 1) buf_b[row*NB + rd_beat*W + b] <= rd_data[b*8 +: 8];
-    if (state == S_LDA_ISSUE && skip_a_row)
+    if (rows_issue && moves_a && skip_a_row)
       for (b = 0; b < TK; b = b + 1) buf_a[row*TK + b] <= 8'd0;
-    if (state == S_LDB_ISSUE && skip_b_row)
+    if (rows_issue && moves_b && skip_b_row)
       for (b = 0; b < NB; b = b + 1) buf_b[row*NB + b] <= 8'd0;
-    // Loads of the fused kernels, guarded by their parameters as cmd_addr's terms are.
-    if ((ATTN != 0) && rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd1)
+    // Loads of the fused kernels, guarded by their parameters as cmd_addr's terms are (a
+    // pooled key, at_ld_dst 3, goes to the TopK unit).
+    if ((ATTN != 0) && rd_valid && rows_wait && state == A_LD && at_ld_dst == 2'd1)
       for (b = 0; b < W; b = b + 1) buf_b[bb + row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
-    if ((ATTN != 0) && rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd2)
+    if ((ATTN != 0) && rd_valid && rows_wait && state == A_LD && at_ld_dst == 2'd2)
       for (b = 0; b < W; b = b + 1) lut[(row*TK + rd_beat*W + b) & 255] <= rd_data[b*8 +: 8];
-    if ((GRP != 0) && rd_valid && state == A_LD_WAIT && at_ld_dst == 2'd3)
-      for (b = 0; b < W; b = b + 1) kpool[rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (sm_v_q && at_ffn)
       for (b = 0; b < TN; b = b + 1) p_buf[sm_idx_q*TN + b] <= sm_p[b*8 +: 8];
     if (sm_v_q && !at_ffn) begin
@@ -802,14 +690,13 @@ module fsgen_ctrl #(
     if (!rst_n) begin
       state <= S_IDLE; cycles <= 32'd0; c0 <= 16'd0; c1 <= 16'd0; c2 <= 16'd0;
       la_m <= 16'd0; la_k <= 16'd0; lb_k <= 16'd0; lb_n <= 16'd0;
-      first <= 1'b0; need_a <= 1'b0; need_b <= 1'b0; row <= 8'd0; kk <= 8'd0; tail <= 2'd0;
+      first <= 1'b0; need_a <= 1'b0; need_b <= 1'b0; kk <= 8'd0; load_a <= 1'b0;
       x_q <= {XB*8{1'b0}}; w_q <= {WB*8{1'b0}}; v_q <= 1'b0; clr_q <= 1'b0; ld_q <= 1'b0;
-      meta_q <= {MD_BEATS*W*8{1'b0}}; row_skip_q <= 1'b0;
       idx_q <= 8'd0; yv_q <= 1'b0; acw_idx <= 8'd0;
       acc_row_q <= {NB*32{1'b0}}; out_row_q <= {NB*8{1'b0}};
       at_mode <= 1'b0; at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0; at_j0 <= 16'd0;
       at_rows <= 8'd0; at_kv_rows <= 8'd0; at_first_kv <= 1'b0; at_ld_addr <= 32'd0; at_ld_rows <= 8'd0;
-      at_ld_dst <= 2'd0; at_ld_ret <= 6'd0; at_jt <= 16'd0; b_slot <= 16'd0;
+      at_ld_dst <= 2'd0; at_ld_ret <= 5'd0; at_jt <= 16'd0; b_slot <= 16'd0;
       k_tag <= 16'd0; v_tag <= 16'd0; k_valid <= {(KC+1){1'b0}}; v_valid <= {(VC+1){1'b0}}; at_ffn <= 1'b0; at_gate <= 1'b0; sm_idx_q <= 8'd0;
       p_row_q <= {TN*8{1'b0}}; fin_in_q <= {TK*32{1'b0}}; fin_out_q <= {TK*8{1'b0}};
       xb_q <= {XBB*8{1'b0}}; wb_q <= {WBB*8{1'b0}}; vb_q <= 1'b0; clrb_q <= 1'b0; scb_q <= 1'b0;
@@ -818,7 +705,6 @@ module fsgen_ctrl #(
       alpha_q <= {TM*32{1'b0}};
     end else begin
       if (state != S_IDLE) cycles <= cycles + 32'd1;
-      if (rd_valid && (state == S_MDA_WAIT || state == S_MDB_WAIT)) meta_q[md_beat*W*8 +: W*8] <= rd_data;
       yv_q <= v_q && (ST != 0);
       acw_idx <= idx_q;
       acwb <= vb_q && (STB != 0);
@@ -840,8 +726,7 @@ module fsgen_ctrl #(
           at_ld_rows <= LUT_ROWS[7:0];
           at_ld_dst <= 2'd2;
           at_ld_ret <= A_QT;
-          row <= 8'd0;
-          state <= A_LD_ISSUE;
+          state <= A_LD;
         end
         // ---- fused attention ----
         A_QT: begin
@@ -853,42 +738,24 @@ module fsgen_ctrl #(
           at_ld_rows <= (at_rows_left < TM) ? at_rows_left[7:0] : TM[7:0];
           at_ld_dst <= 2'd0;
           at_ld_ret <= at_ranked ? A_TKI : A_KT;
-          tk_j <= at_jt0;
-          tk_n <= 8'd0;
-          tk_keep <= {GT{1'b0}};
-          row <= 8'd0;
-          state <= A_LD_ISSUE;
+          state <= A_LD;
         end
-        A_TKI: if (tk_j < tk_own) begin  // fetch the next candidate's pooled key
+        // Block TopK (fsgen_ctrl_topk.v): fetch each candidate's pooled key, score it; then
+        // keep one candidate per cycle.
+        A_TKI: if (tk_fetch) begin
           at_ld_addr <= tk_pool_addr;
           at_ld_rows <= 8'd1;
           at_ld_dst <= 2'd3;
           at_ld_ret <= A_TKC;
-          row <= 8'd0;
-          state <= A_LD_ISSUE;
+          state <= A_LD;
         end else state <= A_TKS;
-        A_TKC: begin
-          /* verilator lint_off WIDTH */
-          if (GRP != 0) tk_score[tk_j[GTW-1:0]] <= tk_dot;  // guarded: no scorer without GRP
-          /* verilator lint_on WIDTH */
-          tk_j <= tk_j + 16'd1;
-          state <= A_TKI;
-        end
-        A_TKS: if (tk_n == tk_sel) begin  // ranked: start the key loop at the first kept tile
+        A_TKC: state <= A_TKI;
+        A_TKS: if (tk_picked) begin  // ranked: start the key loop at the first kept tile
           at_jt <= tk_first_kept;
           at_j0 <= tk_first_kept * TN16;
           state <= A_KT;
-        end else begin
-          /* verilator lint_off WIDTH */
-          tk_keep[tk_best[GTW-1:0]] <= 1'b1;
-          /* verilator lint_on WIDTH */
-          tk_n <= tk_n + 8'd1;
         end
-        A_LD_ISSUE: state <= A_LD_WAIT;
-        A_LD_WAIT: if (cmd_done) begin
-          if (row == at_ld_rows - 8'd1) begin row <= 8'd0; state <= at_ld_ret; end
-          else begin row <= row + 8'd1; state <= A_LD_ISSUE; end
-        end
+        A_LD: if (rows_last) state <= at_ld_ret;
         A_KT: begin
           at_kv_rows <= (at_kv_left < TN) ? at_kv_left[7:0] : TN[7:0];
           at_ld_addr <= addr_b + at_k_head;
@@ -896,44 +763,14 @@ module fsgen_ctrl #(
           at_ld_dst <= 2'd1;
           // A weight-stationary array a holds the key tile, new every time; an
           // input-stationary one the query tile, loaded once per query tile.
-          at_ld_ret <= (ST == 1 || (ST == 2 && at_first_kv)) ? A_SLD : A_S;
-          row <= 8'd0;
-          kk <= 8'd0;
+          at_ld_ret <= A_S;
+          load_a <= ST == 1 || (ST == 2 && at_first_kv);
           b_slot <= k_cacheable ? 16'd1 + at_jt : 16'd0;
-          if (k_hit) state <= (ST == 1 || (ST == 2 && at_first_kv)) ? A_SLD : A_S;
+          if (k_hit) state <= A_S;
           else begin
             if (k_cacheable) begin k_tag <= at_hk; k_valid <= k_fill; end
-            state <= A_LD_ISSUE;
+            state <= A_LD;
           end
-        end
-        A_SLD: begin
-          w_q <= w_at;
-          ld_q <= 1'b1;
-          idx_q <= kk;
-          if (kk == S_ROWS_LAST) begin kk <= 8'd0; state <= A_S; end
-          else kk <= kk + 8'd1;
-        end
-        A_S: begin
-          if (SPARSE == 0) begin
-            x_q <= x_at;
-            if (ST == 0) w_q <= w_at;
-          end
-          v_q <= 1'b1;
-          ld_q <= 1'b0;
-          clr_q <= (kk == 8'd0);
-          idx_q <= kk;
-          tail <= 2'd0;
-          if (SPARSE != 0) begin  // as in S_COMP: windows of the head dim
-            kk <= sp_tile_end ? 8'd0 : kk + 8'd1;
-            if (sp_tile_end) state <= A_S_TAIL;
-          end else if (kk == STREAM_LAST) begin kk <= 8'd0; state <= A_S_TAIL; end
-          else kk <= kk + 8'd1;
-        end
-        A_S_TAIL: begin
-          v_q <= 1'b0;
-          clr_q <= 1'b0;
-          tail <= tail + 2'd1;
-          if (tail == TAIL_LAST) state <= A_SM;
         end
         A_SM: begin
           if ({24'd0, kk} < TM) sm_idx_q <= kk;  // the softmax unit loads the row (sm_load)
@@ -954,67 +791,58 @@ module fsgen_ctrl #(
           at_ld_addr <= addr_w3 + at_k_head;
           at_ld_rows <= at_kv_rows;
           at_ld_dst <= 2'd1;
-          at_ld_ret <= (ST == 1) ? A_SLD : A_S;
+          at_ld_ret <= A_S;
+          load_a <= ST == 1;
           b_slot <= 16'd0;  // gate weights are not cached
-          row <= 8'd0;
-          kk <= 8'd0;
-          state <= A_LD_ISSUE;
+          state <= A_LD;
         end
         A_VLD: begin
           at_gate <= 1'b0;
           at_ld_addr <= addr_v + at_k_head;
           at_ld_rows <= at_kv_rows;
           at_ld_dst <= 2'd1;
-          at_ld_ret <= (STB != 0) ? A_OLD : A_O;
-          row <= 8'd0;
-          kk <= 8'd0;
+          at_ld_ret <= A_O;
           b_mo <= 8'd0; b_no <= 8'd0; b_ko <= 8'd0;
           b_slot <= v_cacheable ? 16'd1 + KC16 + at_jt : 16'd0;
-          if (v_hit) state <= (STB != 0) ? A_OLD : A_O;
+          if (v_hit) state <= A_O;
           else begin
             if (v_cacheable) begin v_tag <= at_hk; v_valid <= v_fill; end
-            state <= A_LD_ISSUE;
+            state <= A_LD;
           end
         end
-        A_OLD: begin
-          wb_q <= wb_next;
-          ldb_q <= 1'b1;
-          idxb_q <= kk;
-          if (kk == SB_ROWS_LAST) begin kk <= 8'd0; state <= A_O; end
-          else kk <= kk + 8'd1;
-        end
-        // An output-stationary array b clears or rescales O on the first step; a dot
-        // array b writes each O cell once per key tile, so every write does.
+        // One pass of array b (a dot array b: one sub-tile, then the next: keys innermost,
+        // then dims, then queries). An output-stationary array b clears or rescales O on the
+        // first step; a dot array b writes each O cell once per key tile, so every write does.
         A_O: begin
-          xb_q <= xb_next;
-          if (STB == 0) wb_q <= wb_next;
-          vb_q <= 1'b1;
-          ldb_q <= 1'b0;
-          idxb_q <= kk;
-          clrb_q <= at_first_kv && ((STB != 0) ? b_ko == 8'd0 : kk == 8'd0);
-          scb_q <= !at_ffn && !at_first_kv && ((STB != 0) ? b_ko == 8'd0 : kk == 8'd0);
-          tail <= 2'd0;
-          if (kk == STREAM_B_LAST) begin kk <= 8'd0; state <= A_O_TAIL; end
-          else kk <= kk + 8'd1;
-        end
-        A_O_TAIL: begin
-          vb_q <= 1'b0;
-          clrb_q <= 1'b0;
-          scb_q <= 1'b0;
-          tail <= tail + 2'd1;
-          // A dot array b moves on to its next sub-tile: keys innermost, then dims, then queries.
-          if (tail == TAIL_B_LAST) begin
-            kk <= 8'd0;
+          if (pb_load) begin
+            wb_q <= wb_next;
+            ldb_q <= 1'b1;
+            idxb_q <= kbp;
+          end
+          if (pb_stream) begin
+            xb_q <= xb_next;
+            if (STB == 0) wb_q <= wb_next;
+            vb_q <= 1'b1;
+            ldb_q <= 1'b0;
+            idxb_q <= kbp;
+            clrb_q <= at_first_kv && ((STB != 0) ? b_ko == 8'd0 : kbp == 8'd0);
+            scb_q <= !at_ffn && !at_first_kv && ((STB != 0) ? b_ko == 8'd0 : kbp == 8'd0);
+          end
+          if (pb_tail) begin
+            vb_q <= 1'b0;
+            clrb_q <= 1'b0;
+            scb_q <= 1'b0;
+          end
+          if (pb_last) begin
             if (STB == 0) state <= A_KNEXT;
-            else if ({24'd0, b_ko} + BK < TN) begin b_ko <= b_ko + BK8; state <= A_OLD; end
-            else if ({24'd0, b_no} + BN < TK) begin b_ko <= 8'd0; b_no <= b_no + BN8; state <= A_OLD; end
-            else if ({24'd0, b_mo} + BM < TM) begin b_ko <= 8'd0; b_no <= 8'd0; b_mo <= b_mo + BM8; state <= A_OLD; end
+            else if ({24'd0, b_ko} + BK < TN) b_ko <= b_ko + BK8;
+            else if ({24'd0, b_no} + BN < TK) begin b_ko <= 8'd0; b_no <= b_no + BN8; end
+            else if ({24'd0, b_mo} + BM < TM) begin b_ko <= 8'd0; b_no <= 8'd0; b_mo <= b_mo + BM8; end
             else state <= A_KNEXT;
           end
         end
         A_KNEXT: begin
           at_first_kv <= 1'b0;
-          row <= 8'd0;
           if (at_more_kv) begin
             at_j0 <= at_next_j0;
             at_jt <= at_next_jt;
@@ -1023,16 +851,15 @@ module fsgen_ctrl #(
             at_ld_addr <= addr_x + {16'd0, at_h} * head_stride_q + {16'd0, at_q0} * TK;
             at_ld_rows <= at_rows;
             at_ld_dst <= 2'd0;
-            at_ld_ret <= A_FIN_READ;
-            state <= A_LD_ISSUE;
-          end else state <= A_FIN_READ;
+            at_ld_ret <= A_FIN;
+            state <= A_LD;
+          end else state <= A_FIN;
         end
-        A_FIN_READ: begin fin_in_q <= rdb_data; state <= A_FIN_DIV; end
-        A_FIN_DIV: begin fin_out_q <= fin_next; state <= A_FIN_ISSUE; end
-        A_FIN_ISSUE: state <= A_FIN_WAIT;
-        A_FIN_WAIT: if (cmd_done) begin
-          if (row == at_rows - 8'd1) state <= A_QNEXT;
-          else begin row <= row + 8'd1; state <= A_FIN_READ; end
+        // Each O row: read from array b, normalised, stored.
+        A_FIN: begin
+          if (rows_read) fin_in_q <= rdb_data;
+          if (rows_conv) fin_out_q <= fin_next;
+          if (rows_last) state <= A_QNEXT;
         end
         A_QNEXT: begin
           if (at_q0 + TM < len_q) begin
@@ -1050,90 +877,63 @@ module fsgen_ctrl #(
           need_a <= need_a_now;
           need_b <= need_b_now;
           first <= 1'b0;
-          row <= 8'd0;
-          kk <= 8'd0;
+          load_a <= 1'b0;
           state <= need_a_now ? lda_first : need_b_now ? ldb_first : S_COMP;
         end
-        S_MDA_ISSUE: state <= S_MDA_WAIT;
-        S_MDA_WAIT: if (cmd_done) state <= S_LDA_ISSUE;
-        S_MDB_ISSUE: state <= S_MDB_WAIT;
-        S_MDB_WAIT: if (cmd_done) state <= S_LDB_ISSUE;
-        S_LDA_ISSUE: begin row_skip_q <= skip_a_row; state <= S_LDA_WAIT; end
-        S_LDA_WAIT: if (cmd_done || row_skip_q) begin
+        S_MDA: if (rows_last) state <= S_LDA;
+        S_MDB: if (rows_last) state <= S_LDB;
+        S_LDA: if (rows_last) begin
           la_m <= mt; la_k <= kt;
-          if (row == TM_LAST) begin
-            row <= 8'd0;
-            // A was reloaded: an input-stationary array reloads its PEs.
-            state <= need_b ? ldb_first : (ST == 2) ? S_LDS : S_COMP;
-          end else begin
-            row <= row + 8'd1;
-            state <= S_LDA_ISSUE;
-          end
+          // A was reloaded: an input-stationary array reloads its PEs.
+          load_a <= ST == 2;
+          state <= need_b ? ldb_first : S_COMP;
         end
-        S_LDB_ISSUE: begin row_skip_q <= skip_b_row; state <= S_LDB_WAIT; end
-        S_LDB_WAIT: if (cmd_done || row_skip_q) begin
+        S_LDB: if (rows_last) begin
           lb_k <= kt; lb_n <= nt;
-          if (row == TK_LAST) begin
-            row <= 8'd0;
-            state <= ((ST == 1) || (ST == 2 && need_a)) ? S_LDS : S_COMP;
-          end else begin
-            row <= row + 8'd1;
-            state <= S_LDB_ISSUE;
-          end
+          load_a <= (ST == 1) || (ST == 2 && need_a);
+          state <= S_COMP;
         end
-        S_LDS: begin
-          w_q <= w_next;
-          ld_q <= 1'b1;
-          idx_q <= kk;
-          if (kk == S_ROWS_LAST) begin kk <= 8'd0; state <= S_COMP; end
-          else kk <= kk + 8'd1;
-        end
-        S_COMP: begin
-          if (SPARSE == 0) begin
-            x_q <= x_next;
-            if (ST == 0) w_q <= w_next;
+        // One pass of array a: a matmul tile (with DUAL = 1 array b alongside, on the tile's
+        // last TK columns) or a score tile.
+        S_COMP, A_S: begin
+          if (pa_load) begin
+            w_q <= at_mode ? w_at : w_next;
+            ld_q <= 1'b1;
+            idx_q <= ka;
           end
-          v_q <= 1'b1;
-          ld_q <= 1'b0;
-          clr_q <= (kt == 16'd0) && (kk == 8'd0);
-          idx_q <= kk;
-          tail <= 2'd0;
-          if (DUAL != 0) begin  // widths agree when DUAL = 1 (both arrays output-stationary)
-            /* verilator lint_off WIDTH */
-            xb_q <= x_next;
-            wb_q <= wb_mm;
-            /* verilator lint_on WIDTH */
-            vb_q <= 1'b1;
-            clrb_q <= (kt == 16'd0) && (kk == 8'd0);
+          if (pa_stream) begin
+            if (SPARSE == 0) begin
+              x_q <= at_mode ? x_at : x_next;
+              if (ST == 0) w_q <= at_mode ? w_at : w_next;
+            end
+            v_q <= 1'b1;
+            ld_q <= 1'b0;
+            clr_q <= (at_mode || kt == 16'd0) && (ka == 8'd0);
+            idx_q <= ka;
+            if (DUAL != 0 && !at_mode) begin  // widths agree when DUAL = 1 (both arrays output-stationary)
+              /* verilator lint_off WIDTH */
+              xb_q <= x_next;
+              wb_q <= wb_mm;
+              /* verilator lint_on WIDTH */
+              vb_q <= 1'b1;
+              clrb_q <= (kt == 16'd0) && (ka == 8'd0);
+            end
           end
-          if (SPARSE != 0) begin  // kk counts the tile's cycles; the window advances when every block is done
-            kk <= sp_tile_end ? 8'd0 : kk + 8'd1;
-            if (sp_tile_end) state <= S_TAIL;
-          end else if (kk == STREAM_LAST) begin kk <= 8'd0; state <= S_TAIL; end
-          else kk <= kk + 8'd1;
-        end
-        S_TAIL: begin
-          v_q <= 1'b0;
-          clr_q <= 1'b0;
-          vb_q <= 1'b0;
-          clrb_q <= 1'b0;
-          tail <= tail + 2'd1;
-          if (tail == TAIL_LAST) begin
-            row <= 8'd0;
-            state <= k_last ? S_ST_READ : S_NEXT;
+          if (pa_tail) begin
+            v_q <= 1'b0;
+            clr_q <= 1'b0;
+            vb_q <= 1'b0;
+            clrb_q <= 1'b0;
           end
+          if (pa_last) state <= at_mode ? A_SM : k_last ? S_ST : S_NEXT;
         end
-        S_ST_READ: begin
+        // Each output row: read from the accumulators, requantised, stored.
+        S_ST: begin
           /* verilator lint_off WIDTH */
-          acc_row_q <= (DUAL != 0) ? {rdb_data, acc_rd_data} : acc_rd_data;
+          if (rows_read) acc_row_q <= (DUAL != 0) ? {rdb_data, acc_rd_data} : acc_rd_data;
           /* verilator lint_on WIDTH */
-          state <= S_ST_REQ;
-        end
-        S_ST_REQ:  begin out_row_q <= out_next; state <= S_ST_ISSUE; end
-        S_ST_ISSUE: state <= S_ST_WAIT;
-        S_ST_WAIT: if (cmd_done) begin
-          if (row == TM_LAST) state <= S_NEXT;
-          else begin row <= row + 8'd1; state <= S_ST_READ; end
+          if (rows_conv) out_row_q <= out_next;
+          if (rows_last) state <= S_NEXT;
         end
         S_NEXT: begin
           if (last_iter) state <= S_DONE;

@@ -51,8 +51,9 @@ const BlockKind& fused_ctrl_kind() {
     k.description =
         "tile sequencer of the matmul and fused kernels: loop nests, reuse, operand and P buffers, "
         "running softmax state, activation table, normaliser";
+    k.rtl_files = {"fsgen_ctrl_topk.v"};  // the rest is ctrl's fsgen_ctrl.v with ATTN = 1
     k.module = "fsgen_ctrl";
-    k.systemc_model = "src/models/tile_sequencer.h, src/models/attention_model.cpp (FusedCore)";
+    k.systemc_model = "src/blocks/fused_ctrl/sequencer_fused.cpp, src/models/attention_model.cpp (FusedCore)";
     k.power = power_primitive();
     k.power_note = " (with the requantiser and the normaliser)";
     return k;

@@ -13,6 +13,7 @@ const BlockKind& normalise_kind() {
     k.params = {{"lanes", "element", "outputs per row"}};
     k.ports = {{"in", false, "INT32 O row from array b"}, {"out", true, "INT8 output row"}};
     k.statistics = {{"busy_cycles", "cycle", "cycles in which the dividers took or gave a row's running sum"}};
+    k.rtl_files = {"fsgen_normalise.vh"};
     k.host_module = "fsgen_ctrl";
     k.priced_with_host = true;
     k.systemc_model = "src/models/core_model.h (FusedCore::store_o_rows)";

@@ -56,7 +56,7 @@ const BlockKind& sparse_net_kind() {
                     {"lane_slots", "lane-cycle", "blocks x stream cycles"},
                     {"lane_issues", "lane-cycle", "lane slots that issued a k step"},
                     {"skipped_steps", "step", "block k steps skipped because an operand was zero"}};
-    k.rtl_files = {"fsgen_sparse_net.v"};
+    k.rtl_files = {"fsgen_sparse_net.v", "fsgen_ctrl_window.v"};
     k.module = "fsgen_sparse_net";
     k.systemc_model = "src/blocks/sparse_net/model.h (the sparse array with its value networks)";
     k.power = power_primitive();

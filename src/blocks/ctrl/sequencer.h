@@ -1,6 +1,15 @@
 // The controller's schedule (fsgen_ctrl.v), written once for every model of the core:
 // the tile loops of the matmul kernel and of the fused attention / FFN kernels, the
-// K/V tile caches' hit logic and the cycles of the controller's own states.
+// K/V tile caches' hit logic and the cycles of the controller's own states. Each of the
+// controller's Verilog units has its counterpart here, in the same block folder:
+//   fsgen_ctrl.v        S_IDLE's dispatch       run_schedule        ctrl/sequencer.cpp
+//                       the S_* matmul states    matmul_schedule     ctrl/sequencer_matmul.cpp
+//   fsgen_ctrl_meta.v   compressed operands      load_operand_tile   ctrl/sequencer_matmul.cpp
+//   fsgen_ctrl_rows.v   row loads and stores     the executors' load_rows / store hooks, timed
+//                                                by MemoryTiming::row_load_cycles / row_store_cycles
+//                       the A_* fused states     fused_schedule      fused_ctrl/sequencer_fused.cpp
+//   fsgen_ctrl_topk.v   block TopK               rank_key_tiles      fused_ctrl/sequencer_topk.cpp
+//   fsgen_ctrl_window.v the sparse window        the sparse array's model, sparse_net/model.cpp
 //
 // What a phase does and how long it takes belongs to the executor that derives from
 // this class: the SystemC core (FusedCore) moves and computes data through its DMA
@@ -80,14 +89,17 @@ class TileSequencer {
   KernelRegs regs_{};
 
  private:
+  // The matmul loop (sequencer_matmul.cpp).
   void matmul_schedule();
   // One matmul operand tile (`tensor` x or w): whole, or, when compressed, by its metadata
   // record number `record` of the table at meta_base (src/core/compression.h).
   void load_operand_tile(const char* tensor, uint32_t meta_base, uint32_t record, uint32_t addr, uint32_t stride,
                          uint32_t rows, uint32_t row_bytes, BufferSlot dst);
+  // The fused kernels' loop (src/blocks/fused_ctrl/sequencer_fused.cpp).
   void fused_schedule();
   void query_tile(uint32_t h, uint32_t hk, uint32_t q0);
-  // Block TopK before a query tile's key loop (A_TKI, A_TKC, A_TKS): per key tile, kept or not.
+  // Block TopK before a query tile's key loop (A_TKI, A_TKC, A_TKS; fused_ctrl/sequencer_topk.cpp):
+  // per key tile, kept or not.
   std::vector<bool> rank_key_tiles(uint32_t hk, uint32_t rows, const num::KeyTileChoice& c);
   // A_KT / A_VLD: the buf_b slot that holds key tile jt of KV head hk, loading its rows
   // unless the cache holds the tile.

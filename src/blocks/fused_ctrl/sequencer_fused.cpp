@@ -1,0 +1,106 @@
+// The fused attention / FFN kernels' loop (fsgen_ctrl.v's A_* states with ATTN = 1): heads,
+// query tiles, key tiles, and the K / V tile caches' hit logic.
+#include <algorithm>
+
+#include "blocks/ctrl/sequencer.h"
+#include "core/attention_numerics.h"
+
+namespace fsgen {
+
+void TileSequencer::fused_schedule() {
+  const uint32_t tq = plan_.spec.tile_m;
+  k_cache_.valid.assign(k_cache_.tiles, false);
+  v_cache_.valid.assign(v_cache_.tiles, false);
+  if (ffn()) {
+    advance(1);  // A_LUT
+    load_rows(regs_.addr_lut, plan_.spec.tile_k, 256 / plan_.spec.tile_k, plan_.spec.tile_k, {BufferSlot::kLut});
+  }
+  uint32_t hk = 0, g = 0;
+  for (uint32_t h = 0; h < regs_.heads; ++h) {
+    for (uint32_t q0 = 0; q0 < regs_.len_q; q0 += tq) query_tile(h, hk, q0);
+    if (++g == regs_.group) {
+      g = 0;
+      ++hk;
+    }
+  }
+  advance(1);  // DONE
+}
+
+void TileSequencer::query_tile(uint32_t h, uint32_t hk, uint32_t q0) {
+  const ArraySpec& a = plan_.spec;
+  const uint32_t tq = a.tile_m, tkv = a.tile_n, d = a.tile_k;
+  const uint32_t rows = std::min<uint32_t>(tq, regs_.len_q - q0);
+  advance(1);  // A_QT
+  load_rows(regs_.addr_a + h * regs_.head_stride_q + q0 * d, d, rows, d, {BufferSlot::kA});
+  const uint32_t last_q = regs_.q_pos0 + q0 + rows - 1;
+  // A sliding window (attention only) starts the key loop at the first query's window.
+  uint32_t start = ffn() ? 0 : num::first_key_tile(regs_.causal, graph_.sliding_window(), regs_.q_pos0 + q0, tkv);
+  if (start > 0) sparse_["dma"].window_bytes += 2ull * start * d;  // the K and V rows before the window
+  // Block TopK: the loop visits the kept candidates, then the query tile's own tiles.
+  const num::KeyTileChoice choice =
+      num::key_tile_candidates(regs_.causal, graph_.sliding_window(), regs_.q_pos0 + q0, tkv, regs_.len_kv);
+  const bool ranked = graph_.sparse.group.present && !ffn();
+  const std::vector<bool> kept = ranked ? rank_key_tiles(hk, rows, choice) : std::vector<bool>{};
+  auto next_tile = [&](uint32_t jt) {
+    if (ranked)
+      for (uint32_t t = jt + 1; t < choice.own; ++t)
+        if (kept[t]) return t;
+    return ranked ? std::max(jt + 1, choice.own) : jt + 1;
+  };
+  if (ranked) start = next_tile(choice.first == 0 ? uint32_t(-1) : choice.first - 1) * tkv;
+  bool first_kv = true;
+  for (uint32_t j0 = start;; j0 = next_tile(j0 / tkv) * tkv) {
+    const uint32_t kv_rows = std::min<uint32_t>(tkv, regs_.len_kv - j0);
+    const uint32_t kv_base = hk * regs_.head_stride_kv + j0 * d;
+    advance(1);  // A_KT
+    const uint32_t k_slot = fetch_kv_tile(k_cache_, regs_.addr_b + kv_base, hk, j0 / tkv, kv_rows);
+    // A weight-stationary array a holds the key tile (new every time); an input-stationary
+    // one holds the query tile, loaded once per query tile.
+    scores(plan_.stationarity == Stationarity::kWeight || first_kv, k_slot);
+    if (ffn()) {
+      activation(j0, false);
+      if (regs_.gated) {
+        advance(1);  // A_GLD: gate weights are not cached
+        load_rows(regs_.addr_w3 + kv_base, d, kv_rows, d, {BufferSlot::kB, 0});
+        scores(plan_.stationarity == Stationarity::kWeight, 0);
+        activation(j0, true);
+      }
+    } else {
+      softmax(q0, j0, first_kv);
+    }
+    advance(1);  // A_VLD
+    update_o(first_kv, fetch_kv_tile(v_cache_, regs_.addr_v + kv_base, hk, j0 / tkv, kv_rows));
+    advance(1);  // A_KNEXT
+    first_kv = false;
+    const uint32_t next = next_tile(j0 / tkv) * tkv;
+    if (!(next < regs_.len_kv && (!regs_.causal || next <= last_q))) break;
+  }
+  if (regs_.residual) load_rows(regs_.addr_x + h * regs_.head_stride_q + q0 * d, d, rows, d, {BufferSlot::kA});
+  store_o_rows(h, q0, rows);
+  advance(1);  // A_QNEXT
+}
+
+uint32_t TileSequencer::fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t hk, uint32_t jt, uint32_t rows) {
+  const uint32_t d = plan_.spec.tile_k;
+  const bool cacheable = jt < cache.tiles;
+  const uint32_t slot = cacheable ? cache.first_slot + jt : 0;
+  if (!cacheable) {
+    if (cache.tiles > 0) ++activity_[cache.block].misses;  // beyond the cache's tiles
+    load_rows(addr, d, rows, d, {BufferSlot::kB, slot});
+    return slot;
+  }
+  BlockActivity& act = activity_[cache.block];
+  if (cache.tag == hk && cache.valid[jt]) {
+    ++act.hits;
+    act.operand_bytes += uint64_t(rows) * d;
+    return slot;
+  }
+  ++act.misses;
+  if (cache.tag != hk) cache.valid.assign(cache.tiles, false);
+  cache.tag = hk;
+  cache.valid[jt] = true;
+  load_rows(addr, d, rows, d, {BufferSlot::kB, slot});
+  return slot;
+}
+
+}  // namespace fsgen
