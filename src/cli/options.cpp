@@ -1,4 +1,5 @@
 #include "cli/options.h"
+#include "compiler/traffic.h"
 
 namespace fsgen::cli {
 
@@ -114,18 +115,23 @@ FfnProblem ffn_problem(const KernelOptions& o) {
 ChosenKernel compile_kernel(const Graph& g, const KernelOptions& o) {
   ChosenKernel c;
   if (o.kernel == "attention") {
-    CompiledAttention a = compile_attention(g, attention_problem(o));
+    const AttentionProblem p = attention_problem(o);
+    CompiledAttention a = compile_attention(g, p);
     c.program = std::move(a.program);
     c.expected = std::move(a.expected);
+    c.least_bytes = least_traffic_bytes(p, g.spec.array_a.tile_k);
   } else if (o.kernel == "ffn") {
-    CompiledFfn f = compile_ffn(g, ffn_problem(o));
+    const FfnProblem p = ffn_problem(o);
+    CompiledFfn f = compile_ffn(g, p);
     c.program = std::move(f.program);
     c.expected = std::move(f.expected);
+    c.least_bytes = least_traffic_bytes(p, g.spec.array_a.tile_k);
   } else {
     const MatmulProblem prob = matmul_problem(o);
     c.program = compile_matmul(g, prob);
     c.expected = matmul_expected(c.program, prob);
     c.macs = double(o.m) * o.n * o.k;
+    c.least_bytes = least_traffic_bytes(prob);
   }
   return c;
 }

@@ -66,7 +66,8 @@ FfnProblem ffn_problem(const KernelOptions& o);
 struct ChosenKernel {
   Program program;
   std::vector<uint8_t> expected;
-  double macs = 0;  // matmul only
+  double macs = 0;          // matmul only
+  uint64_t least_bytes = 0;  // least off-chip traffic (compiler/traffic.h)
 };
 ChosenKernel compile_kernel(const Graph& g, const KernelOptions& o);
 

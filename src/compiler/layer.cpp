@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/traffic.h"
 #include "core/error.h"
 #include "core/statistics.h"
 
@@ -89,6 +90,9 @@ class LayerLowering {
     l.count = (tm / pm) * (tn / pn);
     l.macs = uint64_t(m) * n * k;
     l.padded_macs = uint64_t(l.count) * l.matmul.m * l.matmul.n * l.matmul.k;
+    MatmulProblem unpadded;
+    unpadded.m = m, unpadded.n = n, unpadded.k = k;
+    l.least_bytes = least_traffic_bytes(unpadded);
     if (l.padded_macs != l.macs)
       plan_.notes.push_back(name + ": " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
                             " padded to whole tiles (" + percent(l.macs, l.padded_macs) + " of the MACs useful)");
@@ -130,6 +134,7 @@ class LayerLowering {
     // S = Q K^T and O = P V: head_dim (padded: tiling.k) MACs per query-key pair, each.
     l.macs = 2 * useful * m_.head_dim * m_.heads;
     l.padded_macs = 2 * padded * a.tile_k * m_.heads;
+    l.least_bytes = least_traffic_bytes(p, m_.head_dim);
     if (m_.head_dim < a.tile_k)
       plan_.notes.push_back("attention: head_dim " + std::to_string(m_.head_dim) + " zero-padded to tiling.k " +
                             std::to_string(a.tile_k));
@@ -151,6 +156,7 @@ class LayerLowering {
       l.macs = mats * t * m_.hidden * m_.ffn;
       l.padded_macs = mats * round_up(t, g_.spec.array_a.tile_m) * g_.spec.array_a.tile_k *
                       round_up(m_.ffn, g_.spec.array_a.tile_n);
+      l.least_bytes = least_traffic_bytes(l.ffn, m_.hidden);
       if (m_.biases) host("FFN biases", uint64_t(t) * (m_.ffn + m_.hidden));
       plan_.kernels.push_back(l);
       return;

@@ -42,6 +42,7 @@ struct KernelLaunch {
   uint32_t count = 1;          // identical launches (a matmul split into pieces)
   uint64_t macs = 0;           // the model's MACs in all `count` launches, padding excluded
   uint64_t padded_macs = 0;    // the MACs the hardware performs for them
+  uint64_t least_bytes = 0;    // their least off-chip traffic (compiler/traffic.h), padding excluded
 };
 
 struct HostOp {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iomanip>
 
+#include "compiler/traffic.h"
 #include "models/fast_model.h"
 #include "models/kernel_regs.h"
 
@@ -60,7 +61,7 @@ void print_sparsity(const Graph& g, const std::map<std::string, SparseActivity>&
 }
 
 bool print_kernel_run(const Graph& g, const Program& prog, const RunResult& r, const std::vector<uint8_t>& expected,
-                      double macs, std::ostream& out) {
+                      double macs, uint64_t least_bytes, std::ostream& out) {
   const bool ok = r.outputs.at(prog.outputs.front().name) == expected;
   const std::ios_base::fmtflags flags = out.flags();
   const std::streamsize precision = out.precision();
@@ -72,6 +73,11 @@ bool print_kernel_run(const Graph& g, const Program& prog, const RunResult& r, c
     const uint32_t pes = g.array_a.spec.pe_count() + (g.matmul_on_both ? g.array_b_matmul.spec.pe_count() : 0);
     out << "  PE utilisation    " << 100.0 * macs / (double(r.cycles) * pes) << " %  (" << macs << " MACs on " << pes
         << (g.matmul_on_both ? " PEs of arrays a and b)\n" : " PEs of array a)\n");
+    const Roofline roof = roofline(uint64_t(macs), pes, least_bytes, g.memory.beat_bytes);
+    out << "  roofline          " << roof.bound() << " cycles, " << roof.bound_by() << "-bound (compute "
+        << roof.compute_cycles << ", memory " << roof.memory_cycles << " at " << g.memory.beat_bytes
+        << " B/cycle); this run takes " << std::setprecision(2) << double(r.cycles) / double(roof.bound())
+        << " x the bound\n" << std::setprecision(1);
   }
   for (const char* block : {"array_a", "array_b", "softmax"}) {
     if (!r.activity.count(block)) continue;
@@ -91,7 +97,11 @@ bool print_kernel_run(const Graph& g, const Program& prog, const RunResult& r, c
   const auto dma_it = r.activity.find("dma");
   const BlockActivity dma = dma_it == r.activity.end() ? BlockActivity{} : dma_it->second;
   out << "  DMA busy          " << 100.0 * dma.busy_cycles / r.cycles << " % of cycles, " << dma.operand_bytes
-      << " B moved\n";
+      << " B moved";
+  if (least_bytes > 0)
+    out << ", " << std::setprecision(2) << double(dma.operand_bytes) / double(least_bytes) << " x the least ("
+        << least_bytes << " B: every operand read once, every result written once)" << std::setprecision(1);
+  out << "\n";
   if (g.sparse.timing_depends_on_data()) {
     out << "  fast model        not for value-sparse designs (tile times depend on the data)\n";
   } else {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/resource.h>
 
+#include "compiler/traffic.h"
 #include "core/error.h"
 #include "models/kernel_regs.h"
 #include "models/platform.h"
@@ -156,6 +157,7 @@ class ModelRun {
     r_.clock_mhz = g_.spec.clock_mhz;
     r_.pes_a = g_.array_a.spec.pe_count();
     r_.pes_b = g_.attention ? g_.array_b.spec.pe_count() : 0;
+    r_.bytes_per_cycle = g_.memory.beat_bytes;
     r_.timeline.window = o_.window;
   }
 
@@ -181,6 +183,7 @@ class ModelRun {
     k.cycles += t.cycles;
     k.macs += l.macs / l.count;
     k.padded_macs += l.padded_macs / l.count;
+    k.least_bytes += l.least_bytes / l.count;
     auto busy = [&](const char* block) { return t.activity.count(block) ? t.activity.at(block).busy_cycles : 0; };
     k.busy_a += busy("array_a");
     k.busy_b += busy("array_b");
@@ -221,6 +224,12 @@ uint64_t host_bytes(const ModelSimReport& r) {
 
 uint64_t dma_bytes(const ModelSimReport& r) { return r.activity.count("dma") ? r.activity.at("dma").operand_bytes : 0; }
 
+double ratio(uint64_t a, uint64_t b) { return b ? double(a) / double(b) : 0.0; }
+
+Roofline kernel_roofline(const ModelSimReport& r, const KernelTotals& k) {
+  return roofline(k.macs, uint64_t(r.pes_a) + r.pes_b, k.least_bytes, r.bytes_per_cycle);
+}
+
 }  // namespace
 
 ModelSimReport simulate_model(const Graph& g, const ModelConfig& m, const ModelSimOptions& o,
@@ -231,8 +240,9 @@ ModelSimReport simulate_model(const Graph& g, const ModelConfig& m, const ModelS
 void print_model_sim(const ModelSimReport& r, std::ostream& out) {
   const uint64_t busy_a = r.activity.count("array_a") ? r.activity.at("array_a").busy_cycles : 0;
   const uint64_t busy_b = r.activity.count("array_b") ? r.activity.at("array_b").busy_cycles : 0;
-  uint64_t macs = 0, padded = 0;
-  for (const auto& k : r.kernels) macs += k.macs, padded += k.padded_macs;
+  uint64_t macs = 0, padded = 0, least = 0;
+  for (const auto& k : r.kernels) macs += k.macs, padded += k.padded_macs, least += k.least_bytes;
+  const Roofline roof = roofline(macs, uint64_t(r.pes_a) + r.pes_b, least, r.bytes_per_cycle);
   out << "model " << r.model << " on design " << r.design << ": " << r.stage << ", "
       << (r.stage == "prefill" ? std::to_string(r.context) + " prompt tokens"
                                : std::to_string(r.tokens) + " token(s) after a context of " + std::to_string(r.context))
@@ -250,20 +260,28 @@ void print_model_sim(const ModelSimReport& r, std::ostream& out) {
   out << "\n  MACs                " << grouped(macs) << " of the model, " << grouped(padded)
       << " performed with padding; PE utilisation " << std::setprecision(2)
       << share(padded, r.cycles * uint64_t(r.pes_a + r.pes_b)) << " % of peak\n"
-      << "  off-chip traffic    " << grouped(dma_bytes(r)) << " B by the DMA; host work reads and writes "
-      << grouped(host_bytes(r)) << " B more\n";
+      << "  off-chip traffic    " << grouped(dma_bytes(r)) << " B by the DMA, " << ratio(dma_bytes(r), least)
+      << " x the least (" << grouped(least) << " B: every operand read once, every result written once); host work "
+      << "reads and writes " << grouped(host_bytes(r)) << " B more\n"
+      << "  roofline            " << grouped(roof.bound()) << " cycles, " << roof.bound_by() << "-bound (compute "
+      << grouped(roof.compute_cycles) << " at " << r.pes_a + r.pes_b << " PEs, memory " << grouped(roof.memory_cycles)
+      << " at " << r.bytes_per_cycle << " B/cycle); this run takes " << ratio(r.cycles, roof.bound())
+      << " x the bound\n";
   for (const char* cache : {"k_cache", "v_cache"})
     if (r.activity.count(cache) && r.activity.at(cache).hits + r.activity.at(cache).misses)
       out << "  " << cache << " hits        " << r.activity.at(cache).hits << " of "
           << r.activity.at(cache).hits + r.activity.at(cache).misses << " tile reads\n";
   out << "  per kernel:\n    " << std::left << std::setw(12) << "kernel" << std::right << std::setw(10) << "launches"
       << std::setw(18) << "cycles" << std::setw(8) << "share" << std::setw(18) << "DMA bytes" << std::setw(10)
-      << "a busy" << std::setw(10) << "b busy" << std::setw(10) << "useful" << "\n";
+      << "x least" << std::setw(10) << "a busy" << std::setw(10) << "b busy" << std::setw(10) << "useful"
+      << std::setw(12) << "x roofline" << "\n";
   for (const auto& k : r.kernels)
     out << "    " << std::left << std::setw(12) << k.name << std::right << std::setw(10) << k.launches << std::setw(18)
         << grouped(k.cycles) << std::setw(7) << std::setprecision(1) << share(k.cycles, r.cycles) << "%"
-        << std::setw(18) << grouped(k.dma_bytes) << std::setw(9) << share(k.busy_a, k.cycles) << "%" << std::setw(9)
-        << share(k.busy_b, k.cycles) << "%" << std::setw(9) << share(k.macs, k.padded_macs) << "%\n";
+        << std::setw(18) << grouped(k.dma_bytes) << std::setw(10) << ratio(k.dma_bytes, k.least_bytes)
+        << std::setw(9) << share(k.busy_a, k.cycles) << "%" << std::setw(9) << share(k.busy_b, k.cycles) << "%"
+        << std::setw(9) << share(k.macs, k.padded_macs) << "%" << std::setw(12)
+        << ratio(k.cycles, kernel_roofline(r, k).bound()) << "\n";
   out << "  host work (not on the accelerator, not in the cycles above; INT8 read and written once):\n";
   for (const auto& h : r.host)
     out << "    " << std::left << std::setw(34) << h.name << std::right << std::setw(16) << grouped(h.elements)
@@ -292,11 +310,18 @@ void write_model_sim_json(const ModelSimReport& r, std::ostream& out) {
   j["seconds_at_clock"] = r.seconds_at_clock();
   j["tokens_per_second"] = r.tokens_processed() / r.seconds_at_clock();
   j["dma_bytes"] = dma_bytes(r);
+  uint64_t macs = 0, least = 0;
+  for (const auto& k : r.kernels) macs += k.macs, least += k.least_bytes;
+  const Roofline roof = roofline(macs, uint64_t(r.pes_a) + r.pes_b, least, r.bytes_per_cycle);
+  j["least_bytes"] = least;
+  j["roofline"] = {{"compute_cycles", roof.compute_cycles}, {"memory_cycles", roof.memory_cycles},
+                   {"bound_cycles", roof.bound()}, {"bound_by", roof.bound_by()}};
   j["host_bytes"] = host_bytes(r);
   for (const auto& [block, a] : r.activity)
     j["activity"][block] = {{"busy_cycles", a.busy_cycles}, {"operand_bytes", a.operand_bytes}, {"hits", a.hits}, {"misses", a.misses}};
   for (const auto& k : r.kernels)
     j["kernels"].push_back({{"name", k.name}, {"launches", k.launches}, {"cycles", k.cycles}, {"dma_bytes", k.dma_bytes},
+                            {"least_bytes", k.least_bytes}, {"roofline_cycles", kernel_roofline(r, k).bound()},
                             {"macs", k.macs}, {"padded_macs", k.padded_macs}, {"array_a_busy_cycles", k.busy_a},
                             {"array_b_busy_cycles", k.busy_b}});
   for (const auto& h : r.host) j["host"].push_back({{"name", h.name}, {"elements", h.elements}, {"bytes", h.bytes}});

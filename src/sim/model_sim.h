@@ -36,6 +36,7 @@ struct ModelSimOptions {
 struct KernelTotals {
   std::string name;
   uint64_t launches = 0, cycles = 0, dma_bytes = 0, macs = 0, padded_macs = 0;
+  uint64_t least_bytes = 0;         // least off-chip traffic (compiler/traffic.h)
   uint64_t busy_a = 0, busy_b = 0;  // busy cycles of arrays a and b
 };
 
@@ -44,6 +45,7 @@ struct ModelSimReport {
   uint32_t context = 0, tokens = 0, layers = 0, model_layers = 0;
   double clock_mhz = 0;
   uint32_t pes_a = 0, pes_b = 0;
+  uint32_t bytes_per_cycle = 0;       // the memory's peak (one AXI beat per cycle)
   uint64_t cycles = 0;                // accelerator cycles of every launch, one after another
   std::vector<KernelTotals> kernels;  // per kernel name, in layer order
   std::vector<HostOp> host;           // per host op name, summed

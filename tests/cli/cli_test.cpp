@@ -140,7 +140,8 @@ TEST(Cli, SimulateAModel) {
 
   const CliRun text = fsgen_cli("simulate examples/llm_16x16.yaml --model Qwen3-0.6B --stage prefill --context 64 --layers 1");
   EXPECT_EQ(text.status, 0) << text.out;
-  for (const char* what : {"tokens per second", "per kernel:", "q_k_v_proj", "host work", "q/k norms", "off-chip traffic"})
+  for (const char* what : {"tokens per second", "per kernel:", "q_k_v_proj", "host work", "q/k norms", "off-chip traffic",
+                           "x the least", "roofline", "x roofline"})
     EXPECT_NE(text.out.find(what), std::string::npos) << what << "\n" << text.out;
 
   const CliRun bad = fsgen_cli("simulate examples/llm_16x16.yaml --model Qwen3-0.6B --layers two");

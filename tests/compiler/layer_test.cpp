@@ -70,6 +70,11 @@ TEST(Layer, DecoderLayerBecomesProjectionsFusedAttentionAndMatmulFfn) {
   EXPECT_EQ(at.attention.q_heads, 8u);
   EXPECT_EQ(at.attention.kv_heads, 4u);
   EXPECT_EQ(at.macs, 2u * (20 * 21 / 2) * 8 * 8);  // causal pairs x head_dim x heads, S and O
+  // Least traffic counts the model's tensors once, never the padding: X, W_qkv and QKV; Q, K,
+  // V and O of every head.
+  EXPECT_EQ(qkv.least_bytes, 20u * 64 + 64u * 128 + 20u * 128);
+  EXPECT_EQ(at.least_bytes, 2u * 20 * 8 * 8 + 2u * 20 * 4 * 8);
+  EXPECT_EQ(launch(p, "w2").least_bytes, 20u * 172 + 172u * 64 + 20u * 64);
   for (const char* op : {"input norm", "rope on q and k", "residual add", "silu and gate product"})
     EXPECT_TRUE(has_host_op(p, op)) << op;
 }
