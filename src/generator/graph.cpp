@@ -260,11 +260,22 @@ Block requant_block(uint32_t lanes) {
 // in matmul: a.n + b.n columns per tile, b's columns fed by the same A tile.
 void plan_fused_array_b(Graph& g) {
   g.array_b = plan_array(g.spec.array_b, g.spec.cache_bytes, "acc_b");
-  if (g.array_a.stationarity != Stationarity::kOutput || g.array_b.stationarity != Stationarity::kOutput) return;
+  if (g.array_a.stationarity != Stationarity::kOutput || g.array_b.stationarity != Stationarity::kOutput) {
+    g.matmul_alone_why = "array b joins matmuls only when both arrays are output-stationary, sharing A's column "
+                         "stream and each keeping its own columns of C";
+    return;
+  }
   // Both arrays stream in the same cycles: equal phases when systolic (a.n = b.n).
   const ArraySpec &a = g.array_a.spec, &b = g.array_b.spec;
-  if (a.systolic != b.systolic || (a.systolic && a.tile_n != b.tile_n)) return;
-  if (g.sparse.a.sparse()) return;  // a sparse array a streams as many cycles as its data needs: matmul runs on it alone
+  if (a.systolic != b.systolic || (a.systolic && a.tile_n != b.tile_n)) {
+    g.matmul_alone_why = "array b joins matmuls only when both arrays stream in the same cycles: both broadcast, or "
+                         "both systolic with equal tiling.n";
+    return;
+  }
+  if (g.sparse.a.sparse()) {
+    g.matmul_alone_why = "a sparse array a streams as many cycles as its data needs: matmuls run on it alone";
+    return;
+  }
   g.matmul_on_both = true;
   ArraySpec mm = g.array_b.spec;
   mm.tile_k = g.array_a.spec.tile_k;  // streams A's k steps alongside array a

@@ -100,6 +100,7 @@ struct Graph {
   // a.n + b.n columns wide; array a computes the first a.n, array b the next b.n over
   // the same A tile and k steps. array_b_matmul is array b seen in that mode.
   bool matmul_on_both = false;
+  std::string matmul_alone_why;  // a fused core whose array b sits out matmuls: why
   ArrayPlan array_b_matmul;
   uint32_t matmul_tile_n() const { return array_a.spec.tile_n + (matmul_on_both ? array_b.spec.tile_n : 0); }
   SparsePlan sparse;       // Algorithm 1's networks and the memory-sparsity changes

@@ -58,7 +58,9 @@ void print_graph(const Graph& g, std::ostream& out) {
   if (p.acc_slots) out << " (accumulator cache: " << p.acc_slots << (p.acc_slots == 1 ? " tile)" : " tiles)");
   out << "\n  kernels: matmul";
   if (g.matmul_on_both) out << " (on arrays a and b: " << g.matmul_tile_n() << "-column tiles)";
+  if (!g.matmul_alone_why.empty()) out << " (on array a alone)";
   if (g.attention) out << ", attention and FFN (fused: S = Q K^T on a, online softmax, O = P V on b)";
+  if (!g.matmul_alone_why.empty()) out << "\n  array b in matmul: idle; " << g.matmul_alone_why;
   if (g.attention) {
     const ArrayPlan& b = g.array_b;
     const FusedStageCycles c = fused_stage_cycles(g.array_a, b, g.memory);

@@ -41,6 +41,10 @@ TEST(Cli, CheckShowsAnUnbuiltSparsePlan) {
       << r.out;
   const CliRun ok = fsgen_cli("check examples/sparse_os_8x8.yaml");
   EXPECT_EQ(ok.status, 0);
+  const CliRun llm = fsgen_cli("check examples/llm_16x16.yaml");
+  EXPECT_NE(llm.out.find("array b in matmul: idle; array b joins matmuls only when both arrays are output-stationary"),
+            std::string::npos)
+      << llm.out;
   EXPECT_NE(ok.out.find("design 8G_1b2c"), std::string::npos) << ok.out;
 }
 

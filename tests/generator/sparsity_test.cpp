@@ -402,7 +402,8 @@ AttentionProblem windowed_prefill(uint32_t tokens) {
 TEST(SparsityCosim, AttentionScoresSkipZeroQueriesAndKeys) {
   if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
   const Graph g = elaborate(parse_spec_file("examples/sparse_attn_8x8.yaml"));
-  EXPECT_FALSE(g.matmul_on_both);  // the sparse array a runs matmuls alone
+  EXPECT_FALSE(g.matmul_on_both);  // the sparse array a runs matmuls alone, and fsgen check says why
+  EXPECT_NE(g.matmul_alone_why.find("sparse array a"), std::string::npos) << g.matmul_alone_why;
   AttentionProblem p = windowed_prefill(24);
   p.values.zero_fraction = 0.5;
   const CosimReport rep = cosim_attention(g, p, rtl_root());

@@ -30,6 +30,7 @@ TEST(Platform, OneTileTakesTheDocumentedCycles) {
 TEST(Platform, MatmulOnBothArraysTakesOneWideTile) {
   const Graph g = graph_of(test::base_spec());
   ASSERT_TRUE(g.matmul_on_both);
+  EXPECT_EQ(g.matmul_alone_why, "");
   EXPECT_EQ(g.matmul_tile_n(), 16u);
   MatmulProblem p;
   p.m = p.k = 8;
