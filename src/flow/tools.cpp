@@ -58,8 +58,12 @@ std::string read_text_file(const std::string& path) {
 
 std::string verilator_objcache() { return find_tool("ccache").empty() ? "" : " OBJCACHE=ccache"; }
 
+std::string fingerprint_key(const std::string& fingerprint) {
+  return std::to_string(std::hash<std::string>{}(fingerprint));
+}
+
 namespace {
-std::string stamp_of(const std::string& fingerprint) { return std::to_string(std::hash<std::string>{}(fingerprint)); }
+std::string stamp_of(const std::string& fingerprint) { return fingerprint_key(fingerprint); }
 }  // namespace
 
 bool stamp_matches(const std::string& stamp_file, const std::string& fingerprint) {

@@ -25,6 +25,8 @@ std::string read_text_file(const std::string& path);
 // was made from (sources, flags, tool script); the build is reused while that matches.
 bool stamp_matches(const std::string& stamp_file, const std::string& fingerprint);
 void write_stamp(const std::string& stamp_file, const std::string& fingerprint);
+// The hash a stamp holds, as text: a key for builds shared between folders.
+std::string fingerprint_key(const std::string& fingerprint);
 std::string shell_quote(const std::string& s);
 
 }  // namespace fsgen

@@ -317,7 +317,7 @@ fs::path build_gate_testbench(const SynthReport& synth, const GateNetlist& netli
   const auto command = [&](const std::string& objcache) {
     return shell_quote(require_tool("verilator")) +
            " --cc --exe --build -j 2 --trace --trace-underscore -fno-gate -Wno-fatal -Wno-lint -Wno-style"
-           " -MAKEFLAGS 'OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0" + objcache + "' --output-split 200000 --top-module " +
+           " -MAKEFLAGS 'OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0" + objcache + "' --output-split 200000 --output-split-cfuncs 100000 --output-split-ctrace 100000 --trace-depth 1 --top-module " +
            netlist.top + " -Mdir " + shell_quote(obj.string()) + " -o gate_tb " +
            shell_quote(fs::absolute(synth.netlist).string()) + " " + shell_quote(cells) + " " + shell_quote(tb.string());
   };

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <set>
 
 #include "core/error.h"
 #include "generator/verilog_emitter.h"
@@ -62,6 +64,22 @@ std::string instance_dir(const std::string& work_dir, const ArrayInstance& inst)
   return (fs::path(work_dir) / name).string();
 }
 
+SynthReport synthesise_instance(const ArrayInstance& inst, const Liberty& lib, const std::string& work_dir) {
+  const std::string dir = instance_dir(work_dir, inst);
+  return synth_to_liberty(write_module_sources(dir, inst.module), inst.module, inst.params, lib, dir);
+}
+
+// The instances' syntheses, one after another in a thread of their own, so that they run
+// while the RTL does (synth_to_liberty keeps each, for replay_block to read back).
+std::future<void> synthesise_in_background(const std::vector<ArrayInstance>& instances, const Liberty& lib,
+                                           const std::string& work_dir) {
+  return std::async(std::launch::async, [instances, lib, work_dir] {
+    std::set<std::string> done;  // blocks of one module and parameters share a folder
+    for (const ArrayInstance& inst : instances)
+      if (done.insert(instance_dir(work_dir, inst)).second) synthesise_instance(inst, lib, work_dir);
+  });
+}
+
 GoldenBlockPower replay_block(const Graph& g, const std::string& block, const ArrayInstance& inst, const Liberty& lib,
                               const std::string& vcd, uint64_t cycles, const std::string& work_dir) {
   GoldenBlockPower gb;
@@ -69,10 +87,9 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
   gb.module = inst.module;
   gb.params = inst.params;
   const std::string dir = instance_dir(work_dir, inst);
-  const std::vector<std::string> files = write_module_sources(dir, gb.module);
   // The controller's replay starts a cycle early (with_start_cycle).
   const bool controller = gb.module == "fsgen_ctrl";
-  const SynthReport synth = synth_to_liberty(files, gb.module, gb.params, lib, dir);
+  const SynthReport synth = synthesise_instance(inst, lib, work_dir);
   const GateNetlist netlist = read_netlist_json(synth.netlist_json, gb.module);
   std::vector<std::pair<std::string, uint32_t>> inputs;
   for (const auto& [port, bits] : netlist.ports)
@@ -108,9 +125,17 @@ std::vector<GoldenBlockPower> golden_block_power(const Graph& g, const Program& 
     instances.push_back(*inst);
   }
   fs::create_directories(work_dir);
-  const std::string vcd = (fs::path(work_dir) / (g.spec.name + "_kernel.vcd")).string();
-  const RunResult rtl = run_on_verilator(g, p, rtl_root, false, vcd);
   const Liberty lib = prepare_liberty(liberty_file, work_dir);
+  std::future<void> syntheses = synthesise_in_background(instances, lib, work_dir);
+  const std::string vcd = (fs::path(work_dir) / (g.spec.name + "_kernel.vcd")).string();
+  RunResult rtl;
+  try {
+    rtl = run_on_verilator(g, p, rtl_root, false, vcd);
+  } catch (...) {
+    syntheses.wait();  // no synthesis outlives the call
+    throw;
+  }
+  syntheses.get();  // a synthesis' error, here rather than in its replay
   std::vector<GoldenBlockPower> out;
   for (size_t i = 0; i < blocks.size(); ++i)
     out.push_back(replay_block(g, blocks[i], instances[i], lib, vcd, rtl.cycles, work_dir));

@@ -5,6 +5,8 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "core/write_file.h"
@@ -58,23 +60,70 @@ Liberty prepare_liberty(const std::string& file, const std::string& work_dir) {
 
 namespace {
 
+// Syntheses shared between folders: characterisation, golden runs and tests synthesise the
+// same module at the same parameters in work folders of their own. The first run's netlists
+// and report are kept in the system's temporary folder under a key of its script with the
+// folders named generically and of its inputs' contents; later runs copy them.
+fs::path shared_synthesis(const std::string& generic_fingerprint) {
+  return fs::temp_directory_path() / "fsgen_synthesis" / fingerprint_key(generic_fingerprint);
+}
+
+bool copy_shared_synthesis(const fs::path& shared, const SynthReport& r, const fs::path& report) {
+  std::error_code ec;
+  if (!fs::is_directory(shared, ec)) return false;
+  for (const auto& [from, to] : {std::pair{shared / "netlist.v", fs::path(r.netlist)},
+                                 std::pair{shared / "netlist.json", fs::path(r.netlist_json)},
+                                 std::pair{shared / "report", report}})
+    if (!fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec) || ec) return false;
+  return true;
+}
+
+// Published whole or not at all: written into a folder of its own, then renamed into place
+// (a run that finds the key taken leaves the other run's copy).
+void publish_shared_synthesis(const fs::path& shared, const SynthReport& r, const fs::path& report) {
+  std::error_code ec;
+  if (fs::exists(shared, ec)) return;
+  const fs::path tmp = shared.string() + ".tmp" + std::to_string(getpid()) + "_" +
+                       std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  fs::create_directories(tmp, ec);
+  if (!ec) fs::copy_file(r.netlist, tmp / "netlist.v", fs::copy_options::overwrite_existing, ec);
+  if (!ec) fs::copy_file(r.netlist_json, tmp / "netlist.json", fs::copy_options::overwrite_existing, ec);
+  if (!ec) fs::copy_file(report, tmp / "report", fs::copy_options::overwrite_existing, ec);
+  if (!ec) fs::rename(tmp, shared, ec);
+  if (ec) fs::remove_all(tmp, ec);
+}
+
 // Yosys' report of a synthesis script, run or, when the script, the sources, the liberty
 // and the netlists it wrote are unchanged since the last run in the folder, read back
-// (designs of a validation share their instances' netlists).
-std::string synthesis_output(const std::string& yosys, const fs::path& script, const std::vector<std::string>& inputs,
-                             const SynthReport& r, const std::string& what) {
-  std::string fingerprint = read_text_file(script.string());
-  for (const auto& f : inputs) fingerprint += read_text_file(f);
+// (designs of a validation share their instances' netlists), or copied from another
+// folder's identical synthesis (`generic_script`: the script with its folders named
+// generically).
+std::string synthesis_output(const fs::path& script, const std::string& generic_script,
+                             const std::vector<std::string>& inputs, const SynthReport& r, const std::string& what) {
+  std::string contents;
+  for (const auto& f : inputs) contents += read_text_file(f);
+  const std::string fingerprint = read_text_file(script.string()) + contents;
   const fs::path report = fs::path(script).replace_extension(".report");
   const std::string stamp_file = fs::path(script).replace_extension(".stamp").string();
   if (stamp_matches(stamp_file, fingerprint) && fs::exists(report) && fs::exists(r.netlist) && fs::exists(r.netlist_json))
     return read_text_file(report.string());
   fs::remove(stamp_file);
-  const CommandResult res = run_command(shell_quote(yosys) + " -q -s " + shell_quote(script.string()));
-  if (res.status != 0) fail("yosys (" + what + ")", "synthesis failed:\n" + tail_of(res.output, 12));
-  write_text_file(report, res.output);
+  const fs::path shared = shared_synthesis(generic_script + contents);
+  if (!copy_shared_synthesis(shared, r, report)) {
+    const CommandResult res = run_command(shell_quote(require_tool("yosys")) + " -q -s " + shell_quote(script.string()));
+    if (res.status != 0) fail("yosys (" + what + ")", "synthesis failed:\n" + tail_of(res.output, 12));
+    write_text_file(report, res.output);
+    publish_shared_synthesis(shared, r, report);
+  }
   write_stamp(stamp_file, fingerprint);
-  return res.output;
+  return read_text_file(report.string());
+}
+
+// `text` with every occurrence of `from` replaced by `to`.
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); !from.empty() && at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
 }
 
 }  // namespace
@@ -82,7 +131,6 @@ std::string synthesis_output(const std::string& yosys, const fs::path& script, c
 SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::string& top,
                              const std::map<std::string, int64_t>& params, const Liberty& lib,
                              const std::string& out_dir, const std::vector<std::string>& blackboxes) {
-  const std::string yosys = require_tool("yosys");
   SynthReport r;
   // Canonical paths in the script: the same folder named from another working directory
   // gives the same script, so its synthesis is reused.
@@ -115,7 +163,10 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   write_text_file(script, ys.str());
   std::vector<std::string> inputs = sources;
   inputs.push_back(lib.path);
-  const std::string output = synthesis_output(yosys, script, inputs, r, top + " on " + lib.name);
+  std::string generic = replace_all(ys.str(), dir.string(), "@OUT");
+  for (const auto& d : include_dirs) generic = replace_all(generic, d, "@SRC");
+  generic = replace_all(generic, l, "@LIB");
+  const std::string output = synthesis_output(script, generic, inputs, r, top + " on " + lib.name);
   const std::regex area(R"(Chip area for (?:top )?module '\\?[^']*': ([0-9.]+))");
   std::smatch m;
   if (!std::regex_search(output, m, area))

@@ -91,5 +91,41 @@ TEST(Techmap, ASynthesisFailureQuotesYosys) {
   EXPECT_NE(e.find("ERROR"), std::string::npos) << e;
 }
 
+// The same module at the same parameters synthesised in a second folder is copied from the
+// first folder's synthesis: with Yosys out of reach, it still gets the same netlist and figures.
+TEST(Techmap, ASynthesisServesEveryFolderThatAsksForItAgain) {
+  if (!test::have_tool("yosys")) GTEST_SKIP() << "yosys not installed";
+  const std::string first = test::scratch_dir("techmap_shared_a"), second = test::scratch_dir("techmap_shared_b");
+  // Parameters no other test uses, so that the first synthesis here is a real one.
+  const std::map<std::string, int64_t> params = {{"R", 2}, {"C", 3}};
+  const SynthReport a =
+      synth_to_liberty(pe_array_source(first), "fsgen_array_os", params, prepare_liberty("", first), first);
+  const std::vector<std::string> sources = pe_array_source(second);
+  const Liberty lib = prepare_liberty("", second);
+  const char* path = std::getenv("PATH");
+  const std::string saved = path ? path : "";
+  setenv("PATH", "/nonexistent", 1);
+  SynthReport b;
+  std::string error;
+  try {
+    b = synth_to_liberty(sources, "fsgen_array_os", params, lib, second);
+  } catch (const UserError& e) {
+    error = e.what();
+  }
+  setenv("PATH", saved.c_str(), 1);
+  ASSERT_EQ(error, "");
+  EXPECT_EQ(b.area_um2, a.area_um2);
+  EXPECT_EQ(b.cell_use, a.cell_use);
+  EXPECT_NE(b.netlist, a.netlist);
+  std::ifstream na(a.netlist), nb(b.netlist);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(na), {}), std::string(std::istreambuf_iterator<char>(nb), {}));
+  // Other parameters are a synthesis of their own: Yosys is needed again.
+  setenv("PATH", "/nonexistent", 1);
+  const std::string other =
+      test::error_of([&] { synth_to_liberty(sources, "fsgen_array_os", {{"R", 1}, {"C", 3}}, lib, second); });
+  setenv("PATH", saved.c_str(), 1);
+  EXPECT_NE(other.find("yosys"), std::string::npos) << other;
+}
+
 }  // namespace
 }  // namespace fsgen
