@@ -1,6 +1,7 @@
 #include "generator/yaml_reader.h"
 
 #include <cmath>
+#include <map>
 
 #include "core/error.h"
 
@@ -18,6 +19,15 @@ std::string scalar_text(const YAML::Node& n) {
 YamlMap::YamlMap(const YAML::Node& node, std::string path, std::string file)
     : node_(node), path_(std::move(path)), file_(std::move(file)) {
   if (!node_.IsMap()) fail(place(), "expected a map of fields, got " + scalar_text(node_));
+  // A key given twice is refused: YAML leaves which value counts to the reader.
+  std::map<std::string, YAML::Mark> seen;
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.Scalar();
+    const auto [first, fresh] = seen.insert({key, kv.first.Mark()});
+    if (!fresh)
+      fail(place_of(kv.first, field(key)),
+           "field '" + key + "' given twice (first at line " + std::to_string(first->second.line + 1) + ")");
+  }
 }
 
 std::string YamlMap::field(const std::string& key) const {

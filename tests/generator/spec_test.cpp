@@ -53,6 +53,12 @@ TEST(SpecErrors, UnknownKeyNamesFileLineAndField) {
   EXPECT_NE(e.find("unknown field 'bogus'"), std::string::npos) << e;
 }
 
+TEST(SpecErrors, AKeyGivenTwiceIsRefusedWithBothPlaces) {
+  const std::string e = spec_error(replace(base_spec(), "  latency_cycles: 4\n", "  latency_cycles: 4\n  latency_cycles: 9\n"));
+  EXPECT_NE(e.find("s.yaml:7:3: field 'memory.latency_cycles'"), std::string::npos) << e;
+  EXPECT_NE(e.find("given twice (first at line 6)"), std::string::npos) << e;
+}
+
 TEST(SpecErrors, UnknownNestedKey) {
   const std::string e = spec_error(replace(base_spec(), "  latency_cycles: 4\n", "  latency_cycles: 4\n  lat: 3\n"));
   EXPECT_NE(e.find("s.yaml:7:3: field 'memory.lat'"), std::string::npos) << e;
