@@ -68,13 +68,16 @@ fs::path shared_synthesis(const std::string& generic_fingerprint) {
   return fs::temp_directory_path() / "fsgen_synthesis" / fingerprint_key(generic_fingerprint);
 }
 
+// A synthesis' files: their names in the shared folder, and where a work folder keeps them.
+std::vector<std::pair<std::string, fs::path>> synthesis_files(const SynthReport& r, const fs::path& report) {
+  return {{"netlist.v", r.netlist}, {"netlist.json", r.netlist_json}, {"report", report}};
+}
+
 bool copy_shared_synthesis(const fs::path& shared, const SynthReport& r, const fs::path& report) {
   std::error_code ec;
   if (!fs::is_directory(shared, ec)) return false;
-  for (const auto& [from, to] : {std::pair{shared / "netlist.v", fs::path(r.netlist)},
-                                 std::pair{shared / "netlist.json", fs::path(r.netlist_json)},
-                                 std::pair{shared / "report", report}})
-    if (!fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec) || ec) return false;
+  for (const auto& [name, local] : synthesis_files(r, report))
+    if (!fs::copy_file(shared / name, local, fs::copy_options::overwrite_existing, ec) || ec) return false;
   return true;
 }
 
@@ -86,9 +89,8 @@ void publish_shared_synthesis(const fs::path& shared, const SynthReport& r, cons
   const fs::path tmp = shared.string() + ".tmp" + std::to_string(getpid()) + "_" +
                        std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
   fs::create_directories(tmp, ec);
-  if (!ec) fs::copy_file(r.netlist, tmp / "netlist.v", fs::copy_options::overwrite_existing, ec);
-  if (!ec) fs::copy_file(r.netlist_json, tmp / "netlist.json", fs::copy_options::overwrite_existing, ec);
-  if (!ec) fs::copy_file(report, tmp / "report", fs::copy_options::overwrite_existing, ec);
+  for (const auto& [name, local] : synthesis_files(r, report))
+    if (!ec) fs::copy_file(local, tmp / name, fs::copy_options::overwrite_existing, ec);
   if (!ec) fs::rename(tmp, shared, ec);
   if (ec) fs::remove_all(tmp, ec);
 }

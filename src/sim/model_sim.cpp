@@ -230,6 +230,13 @@ Roofline kernel_roofline(const ModelSimReport& r, const KernelTotals& k) {
   return roofline(k.macs, uint64_t(r.pes_a) + r.pes_b, k.least_bytes, r.bytes_per_cycle);
 }
 
+// The run's kernels summed: the model's MACs, the MACs with padding, the least traffic.
+KernelTotals run_totals(const ModelSimReport& r) {
+  KernelTotals all;
+  for (const auto& k : r.kernels) all.macs += k.macs, all.padded_macs += k.padded_macs, all.least_bytes += k.least_bytes;
+  return all;
+}
+
 }  // namespace
 
 ModelSimReport simulate_model(const Graph& g, const ModelConfig& m, const ModelSimOptions& o,
@@ -240,9 +247,9 @@ ModelSimReport simulate_model(const Graph& g, const ModelConfig& m, const ModelS
 void print_model_sim(const ModelSimReport& r, std::ostream& out) {
   const uint64_t busy_a = r.activity.count("array_a") ? r.activity.at("array_a").busy_cycles : 0;
   const uint64_t busy_b = r.activity.count("array_b") ? r.activity.at("array_b").busy_cycles : 0;
-  uint64_t macs = 0, padded = 0, least = 0;
-  for (const auto& k : r.kernels) macs += k.macs, padded += k.padded_macs, least += k.least_bytes;
-  const Roofline roof = roofline(macs, uint64_t(r.pes_a) + r.pes_b, least, r.bytes_per_cycle);
+  const KernelTotals all = run_totals(r);
+  const uint64_t macs = all.macs, padded = all.padded_macs, least = all.least_bytes;
+  const Roofline roof = kernel_roofline(r, all);
   out << "model " << r.model << " on design " << r.design << ": " << r.stage << ", "
       << (r.stage == "prefill" ? std::to_string(r.context) + " prompt tokens"
                                : std::to_string(r.tokens) + " token(s) after a context of " + std::to_string(r.context))
@@ -310,10 +317,9 @@ void write_model_sim_json(const ModelSimReport& r, std::ostream& out) {
   j["seconds_at_clock"] = r.seconds_at_clock();
   j["tokens_per_second"] = r.tokens_processed() / r.seconds_at_clock();
   j["dma_bytes"] = dma_bytes(r);
-  uint64_t macs = 0, least = 0;
-  for (const auto& k : r.kernels) macs += k.macs, least += k.least_bytes;
-  const Roofline roof = roofline(macs, uint64_t(r.pes_a) + r.pes_b, least, r.bytes_per_cycle);
-  j["least_bytes"] = least;
+  const KernelTotals all = run_totals(r);
+  const Roofline roof = kernel_roofline(r, all);
+  j["least_bytes"] = all.least_bytes;
   j["roofline"] = {{"compute_cycles", roof.compute_cycles}, {"memory_cycles", roof.memory_cycles},
                    {"bound_cycles", roof.bound()}, {"bound_by", roof.bound_by()}};
   j["host_bytes"] = host_bytes(r);
