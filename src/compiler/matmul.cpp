@@ -1,5 +1,6 @@
 #include "compiler/matmul.h"
 
+#include <algorithm>
 #include <random>
 
 #include "compiler/lane_capacity.h"
@@ -11,6 +12,14 @@
 namespace fsgen {
 
 namespace {
+
+// The rows x cols row-major matrix m as cols x rows.
+std::vector<int8_t> transposed(const std::vector<int8_t>& m, uint32_t rows, uint32_t cols) {
+  std::vector<int8_t> t(m.size());
+  for (uint32_t r = 0; r < rows; ++r)
+    for (uint32_t c = 0; c < cols; ++c) t[size_t(c) * rows + r] = m[size_t(r) * cols + c];
+  return t;
+}
 
 uint32_t tiles_of(uint32_t dim, uint32_t tile, const char* name) {
   if (dim == 0 || dim % tile != 0)
@@ -47,7 +56,12 @@ Program build(const Graph& g, const MatmulProblem& p, const std::vector<int8_t>*
     return values ? prog.add_input(name, *values) : prog.reserve_input(name, bytes);
   };
   const uint32_t addr_a = input("A", a, size_t(p.m) * p.k);
-  const uint32_t addr_b = input("B", b, size_t(p.k) * p.n);
+  // B goes to memory transposed, as N rows of K bytes (an nn.Linear weight's own layout), so
+  // that its tiles load in bursts as long as A's; a compressed B keeps its K x N rows, which
+  // its metadata describes.
+  const bool b_transposed = !g.sparse.memory.compresses("w");
+  const std::vector<int8_t> bt = b && b_transposed ? transposed(*b, p.k, p.n) : std::vector<int8_t>{};
+  const uint32_t addr_b = input("B", b_transposed && b ? &bt : b, size_t(p.k) * p.n);
   if (b) require_lanes_fit(g, *b, p.n, p.k, 1, p.n, "matmul operand B");  // lanes: columns of B
   const uint32_t addr_c = prog.add_output("C", uint64_t(p.m) * p.n);
   prog.writes = {{reg::kKernel, static_cast<uint32_t>(reg::Kernel::kMatmul)},
@@ -58,7 +72,8 @@ Program build(const Graph& g, const MatmulProblem& p, const std::vector<int8_t>*
                  {reg::kAddrB, addr_b},
                  {reg::kAddrC, addr_c},
                  {reg::kStrideA, p.k},
-                 {reg::kStrideB, p.n},
+                 {reg::kStrideB, b_transposed ? p.k : p.n},
+                 {reg::kMmFlags, b_transposed ? 1u : 0u},
                  {reg::kStrideC, p.n},
                  {reg::kReqMult, p.req_mult},
                  {reg::kReqShift, p.req_shift}};
@@ -96,8 +111,12 @@ Program compile_matmul(const Graph& g, const MatmulProblem& p, const std::vector
 std::vector<uint8_t> matmul_expected(const Program& prog, const MatmulProblem& p) {
   const auto& a = prog.inputs.at(0).bytes;
   const auto& b = prog.inputs.at(1).bytes;
-  auto c = num::matmul_reference(std::vector<int8_t>(a.begin(), a.end()), std::vector<int8_t>(b.begin(), b.end()),
-                                 p.m, p.n, p.k, p.req_mult, p.req_shift);
+  std::vector<int8_t> b_kn(b.begin(), b.end());
+  const bool b_transposed = std::any_of(prog.writes.begin(), prog.writes.end(), [](const RegWrite& w) {
+    return w.offset == reg::kMmFlags && (w.value & 1);
+  });
+  if (b_transposed) b_kn = transposed(b_kn, p.n, p.k);
+  auto c = num::matmul_reference(std::vector<int8_t>(a.begin(), a.end()), b_kn, p.m, p.n, p.k, p.req_mult, p.req_shift);
   return std::vector<uint8_t>(c.begin(), c.end());
 }
 

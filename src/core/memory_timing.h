@@ -1,38 +1,157 @@
 // The off-chip memory timing contract, shared by the TLM-2.0 memory target of the
-// SystemC platform and the C++ AXI4 memory model of the Verilator harness, so that
-// both see the same memory.
+// SystemC platform, the C++ AXI4 memory model of the Verilator harness and the fast
+// model, so that all of them see the same memory and the same DMA (fsgen_dma.v).
 //
 // Cycles are clock cycles of the accelerator. The slave is always ready
-// (arready = awready = wready = 1).
-//  - Read: an AR handshake in cycle t with n beats makes beat i valid in cycle
-//    t + latency + i (i = 0..n-1); rlast on the last beat; rready is expected high.
-//  - Write: W beats are accepted one per cycle; the B response is valid in cycle
-//    t_last + latency, where t_last is the cycle of the last W handshake.
+// (arready = awready = wready = 1), and its read and write data channels each carry one
+// beat of `beat_bytes` per cycle, at the same time.
+//  - Read: bursts are served in the order of their AR handshakes. A burst of n beats
+//    whose AR handshake is in cycle t has its first beat in cycle
+//    max(t + latency, the cycle after the previous burst's last beat) and the rest back
+//    to back (ReadDataChannel); rlast on the last beat; rready is expected high.
+//  - Write: W beats are accepted one per cycle; the B response of a burst is valid in
+//    cycle t_last + latency, where t_last is the cycle of its last W handshake.
 // While no beat is valid the read data lines hold the last beat's value.
-// Bandwidth is one beat of `beat_bytes` per cycle.
+//
+// The DMA (fsgen_dma.v) keeps up to `outstanding` read bursts in flight and as many write
+// responses outstanding; DmaReads / DmaWrites time its commands as it takes them.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <deque>
 
 namespace fsgen {
 
 struct MemoryTiming {
   uint32_t latency_cycles = 1;  // >= 1
   uint32_t beat_bytes = 8;      // power of two, 1..64
+  uint32_t outstanding = 8;     // read bursts in flight and write responses outstanding, 1..16
+};
 
-  // Cycles from the end of the AR handshake cycle to the end of the last beat's cycle.
-  uint64_t read_cycles(uint32_t beats) const { return latency_cycles + beats - 1; }
-  // Cycles from the end of the AW handshake cycle to the end of the B response cycle
-  // (beats follow the AW handshake back to back).
-  uint64_t write_cycles(uint32_t beats) const { return beats + latency_cycles; }
-  // Controller cycles to load one row of `beats` beats: ISSUE, the AR handshake, the
-  // read, and the DMA's DONE cycle.
-  uint64_t row_load_cycles(uint32_t beats) const { return read_cycles(beats) + 3; }
-  // DMA busy cycles of one burst: the AR / AW handshake, the memory's time, DONE.
-  uint64_t read_burst_cycles(uint32_t beats) const { return read_cycles(beats) + 2; }
-  uint64_t write_burst_cycles(uint32_t beats) const { return write_cycles(beats) + 2; }
-  // Controller cycles to store one output row: read it from the array, requantise (or
-  // normalise) it, ISSUE, then the write burst.
-  uint64_t row_store_cycles(uint32_t beats) const { return write_burst_cycles(beats) + 3; }
+// The memory's read data channel: the cycle each burst's first beat comes in.
+class ReadDataChannel {
+ public:
+  explicit ReadDataChannel(const MemoryTiming& t) : latency_(t.latency_cycles) {}
+  // Books a burst of `beats` whose AR handshake is in cycle `ar_cycle` (handshakes in
+  // nondecreasing cycles); returns the cycle of its first beat.
+  uint64_t book(uint64_t ar_cycle, uint32_t beats) {
+    const uint64_t first = std::max(ar_cycle + latency_, free_from_);
+    free_from_ = first + beats;
+    return first;
+  }
+
+ private:
+  uint64_t latency_;
+  uint64_t free_from_ = 0;  // the first cycle with no beat booked
+};
+
+// One read burst as the DMA handles it: taken from the controller in `taken`, on AR in
+// taken + 1, its beats in first_beat .. last_beat.
+struct ReadBurst {
+  uint64_t taken, first_beat, last_beat;
+};
+
+// The DMA's read side: a command offered in cycle `cycle` is taken in the first cycle from
+// then on with fewer than `outstanding` bursts in flight (a burst leaves the count in the
+// cycle of its last beat, which the memory decides).
+class DmaReads {
+ public:
+  explicit DmaReads(const MemoryTiming& t) : outstanding_(t.outstanding) {}
+  // The cycle a command offered in `cycle` is taken in (offers in nondecreasing cycles).
+  uint64_t take_cycle(uint64_t cycle) {
+    retire_before(cycle);
+    if (last_beats_.size() < outstanding_) return cycle;
+    cycle = last_beats_[last_beats_.size() - outstanding_] + 1;
+    retire_before(cycle);
+    return cycle;
+  }
+  // The burst just taken ends with its last beat in `last_beat`.
+  void taken(uint64_t last_beat) {
+    last_beats_.push_back(last_beat);
+    idle_from_ = last_beat + 1;
+  }
+  // Both steps, with the memory's read data channel deciding the beats.
+  ReadBurst take(uint64_t cycle, uint32_t beats, ReadDataChannel& channel) {
+    const uint64_t at = take_cycle(cycle);
+    const uint64_t first = channel.book(at + 1, beats);
+    taken(first + beats - 1);
+    return {at, first, first + beats - 1};
+  }
+  // The first cycle from `cycle` on with no burst in flight (rd_idle).
+  uint64_t idle_from(uint64_t cycle) const { return std::max(cycle, idle_from_); }
+
+ private:
+  void retire_before(uint64_t cycle) {
+    while (!last_beats_.empty() && last_beats_.front() < cycle) last_beats_.pop_front();
+  }
+  uint32_t outstanding_;
+  std::deque<uint64_t> last_beats_;  // of the bursts in flight, in order
+  uint64_t idle_from_ = 0;
+};
+
+// One write burst as the DMA handles it: taken in `taken`, AW in taken + 1, its W beats in
+// taken + 2 .. last_beat (w_free from the cycle after), its B response in `response`.
+struct WriteBurst {
+  uint64_t taken, last_beat, response;
+};
+
+// The DMA's write side: a command offered in `cycle` (with the write data channel free) is
+// taken in the first cycle from then on with fewer than `outstanding` responses to come (a
+// response leaves the count in its cycle).
+class DmaWrites {
+ public:
+  explicit DmaWrites(const MemoryTiming& t) : latency_(t.latency_cycles), outstanding_(t.outstanding) {}
+  // The cycle a command offered in `cycle` is taken in (offers in nondecreasing cycles).
+  uint64_t take_cycle(uint64_t cycle) {
+    retire_before(cycle);
+    if (responses_.size() < outstanding_) return cycle;
+    cycle = responses_[responses_.size() - outstanding_] + 1;
+    retire_before(cycle);
+    return cycle;
+  }
+  // The burst just taken has its response in `response`.
+  void taken(uint64_t response) {
+    responses_.push_back(response);
+    idle_from_ = response + 1;
+  }
+  // Both steps, the response `latency` cycles after the last W beat.
+  WriteBurst take(uint64_t cycle, uint32_t beats) {
+    const uint64_t at = take_cycle(cycle);
+    const WriteBurst b{at, at + 1 + beats, at + 1 + beats + latency_};
+    taken(b.response);
+    return b;
+  }
+  // The first cycle from `cycle` on with the data channel free and no response to come
+  // (wr_idle).
+  uint64_t idle_from(uint64_t cycle) const { return std::max(cycle, idle_from_); }
+
+ private:
+  void retire_before(uint64_t cycle) {
+    while (!responses_.empty() && responses_.front() < cycle) responses_.pop_front();
+  }
+  uint64_t latency_;
+  uint32_t outstanding_;
+  std::deque<uint64_t> responses_;  // of the bursts taken, in order
+  uint64_t idle_from_ = 0;
+};
+
+// The cycles with a DMA burst in flight (from its address handshake to its last read beat
+// or its write response), as spans that do not overlap: each burst adds what earlier ones
+// did not cover. Bursts are added in the order of their handshakes.
+class InFlightSpans {
+ public:
+  struct Span {
+    uint64_t first, cycles;
+  };
+  Span add(uint64_t first, uint64_t last) {
+    const uint64_t from = std::max(first, covered_to_);
+    const Span s{from, last + 1 > from ? last + 1 - from : 0};
+    covered_to_ = std::max(covered_to_, last + 1);
+    return s;
+  }
+
+ private:
+  uint64_t covered_to_ = 0;  // the first cycle after the spans so far
 };
 
 }  // namespace fsgen

@@ -14,10 +14,10 @@ enum Offset : uint32_t {
   kTilesN = 0x10,    // output tiles along n (N / tile_n)
   kTilesK = 0x14,    // reduction tiles along k (K / tile_k)
   kAddrA = 0x18,     // byte address of A (int8, row-major M x K)
-  kAddrB = 0x1C,     // byte address of B (int8, row-major K x N)
+  kAddrB = 0x1C,     // byte address of B (int8, row-major K x N; N x K with mm_flags bit0)
   kAddrC = 0x20,     // byte address of C (int8, row-major M x N)
   kStrideA = 0x24,   // bytes between rows of A
-  kStrideB = 0x28,   // bytes between rows of B
+  kStrideB = 0x28,   // bytes between rows of B (of B^T with mm_flags bit0)
   kStrideC = 0x2C,   // bytes between rows of C
   kReqMult = 0x30,   // requantisation multiplier, unsigned 16 bit
   kReqShift = 0x34,  // requantisation right shift, 0..31
@@ -50,6 +50,10 @@ enum Offset : uint32_t {
   kAddrMetaB = 0x88,  // byte address of B's row metadata
   // Block TopK attention (compute-group sparsity):
   kAddrPool = 0x8C,  // byte address of the pooled keys: [kv head][key tile][head dim] INT8
+  // Matmul (kernel 0) operand layout: bit0 = B is given transposed, as rows of its N columns
+  // of K bytes (an nn.Linear weight [out, in]), stride_b bytes apart; a B tile then loads as
+  // tile_n rows of tile_k bytes, bursts as long as A's. Ignored by a core whose B is compressed.
+  kMmFlags = 0x90,
 };
 
 enum class Kernel : uint32_t { kMatmul = 0, kAttention = 1, kFfn = 2 };
@@ -61,7 +65,7 @@ struct RegInfo {
   unsigned width;    // bits kept by the hardware
 };
 
-inline constexpr std::array<RegInfo, 36> kRegisters = {{
+inline constexpr std::array<RegInfo, 37> kRegisters = {{
     {kCtrl, "ctrl", false, 1},           {kStatus, "status", false, 2},        {kKernel, "kernel", true, 32},
     {kTilesM, "tiles_m", true, 16},      {kTilesN, "tiles_n", true, 16},       {kTilesK, "tiles_k", true, 16},
     {kAddrA, "addr_a", true, 32},        {kAddrB, "addr_b", true, 32},         {kAddrC, "addr_c", true, 32},
@@ -75,7 +79,7 @@ inline constexpr std::array<RegInfo, 36> kRegisters = {{
     {kAddrLut, "addr_lut", true, 32},    {kAddrW3, "addr_w3", true, 32},       {kGateMult, "gate_mult", true, 16},
     {kGateShift, "gate_shift", true, 5}, {kHidMult, "hid_mult", true, 16},     {kHidShift, "hid_shift", true, 5},
     {kAddrMetaA, "addr_meta_a", true, 32}, {kAddrMetaB, "addr_meta_b", true, 32},
-    {kAddrPool, "addr_pool", true, 32},
+    {kAddrPool, "addr_pool", true, 32},  {kMmFlags, "mm_flags", true, 1},
 }};
 
 }  // namespace fsgen::reg

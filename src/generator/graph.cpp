@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "blocks/ctrl/row_transfers.h"
 #include "blocks/registry.h"
 #include "core/compression.h"
 #include "core/error.h"
@@ -112,7 +113,7 @@ namespace {
 
 // DMA cycles of one key-row tile (a.n rows of a.k bytes), K or V.
 uint64_t tile_load_cycles(const ArraySpec& a, const MemoryTiming& mem) {
-  return uint64_t(a.tile_n) * mem.row_load_cycles(a.tile_k / mem.beat_bytes);
+  return load_transfer_cycles(mem, a.tile_n, a.tile_k / mem.beat_bytes);
 }
 
 uint64_t score_tile_cycles(const ArrayPlan& a) {
@@ -202,7 +203,7 @@ Block csr_block() {
 Block dma_block(const MemoryTiming& mem) {
   const uint32_t bits = mem.beat_bytes * 8;
   return make_block("dma", "dma", block_kind("dma").description,
-                    {{"beat_bytes", mem.beat_bytes}, {"latency", mem.latency_cycles}},
+                    {{"beat_bytes", mem.beat_bytes}, {"latency", mem.latency_cycles}, {"outstanding", mem.outstanding}},
                     {{"rdata", bits, false, "AXI4 read data from memory", "m_rdata"},
                      {"wdata", bits, true, "AXI4 write data to memory", "u_dma.wdata_q"}});
 }
@@ -427,6 +428,7 @@ Graph elaborate(const DesignSpec& spec) {
   g.spec = spec;
   g.memory.latency_cycles = spec.memory.latency_cycles;
   g.memory.beat_bytes = spec.beat_bytes();
+  g.memory.outstanding = spec.memory.outstanding;
   g.sparse = plan_sparsity(spec);
   g.array_a = plan_array(spec.array_a, spec.cache_bytes, "acc_a");
   g.attention = spec.attention_kernel;
@@ -562,7 +564,7 @@ std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& b
   if (block == "array_b" && g.attention) return array_instance(g.array_b, true);
   if ((block == "net_x" || block == "net_w") && g.array_a.sparse.skips_steps())
     return value_network_instance(g.array_a, block == "net_x");
-  if (block == "dma") return ArrayInstance{"fsgen_dma", {{"W", g.memory.beat_bytes}}};
+  if (block == "dma") return ArrayInstance{"fsgen_dma", {{"W", g.memory.beat_bytes}, {"OUT", g.memory.outstanding}}};
   if (block == "softmax" && g.attention)
     return ArrayInstance{"fsgen_softmax", {{"TN", g.array_a.spec.tile_n}, {"WIN", g.sliding_window()}}};
   if (block == "ctrl") return ctrl_instance(g);

@@ -196,6 +196,7 @@ DesignSpec parse_root(const YAML::Node& root, const std::string& source) {
   YamlMap mem = top.get_map("memory");
   s.memory.bandwidth_gbps = mem.get_double("bandwidth_gbps", 0.0);
   s.memory.latency_cycles = static_cast<uint32_t>(mem.get_int("latency_cycles", 1, 100000));
+  s.memory.outstanding = static_cast<uint32_t>(mem.get_int_or("outstanding", 8, 1, 16));
   s.memory.buffer_limit_bytes = static_cast<uint32_t>(mem.get_int("buffer_limit_bytes", 1, 1 << 26));
   mem.finish();
 
@@ -207,7 +208,7 @@ DesignSpec parse_root(const YAML::Node& root, const std::string& source) {
   // Sized once the memory beat is known to be sound; validate_spec() reports it otherwise.
   const uint32_t beat = s.beat_bytes();
   if (b_auto && beat > 0 && (beat & (beat - 1)) == 0 && s.array_a.tile_k % beat == 0)
-    s.array_b = size_downstream_array(s.array_a, s.array_b, MemoryTiming{s.memory.latency_cycles, beat});
+    s.array_b = size_downstream_array(s.array_a, s.array_b, MemoryTiming{s.memory.latency_cycles, beat, s.memory.outstanding});
 
   s.activation = top.get_choice("activation", {"gelu", "silu"}, "silu") == "gelu" ? Activation::kGelu
                                                                                  : Activation::kSilu;

@@ -64,6 +64,7 @@ struct ArraySpec {
 struct MemorySpec {
   double bandwidth_gbps = 8;         // off-chip bandwidth, GB/s
   uint32_t latency_cycles = 20;      // off-chip read/write latency, cycles
+  uint32_t outstanding = 8;          // read bursts in flight and write responses outstanding in the DMA
   uint32_t buffer_limit_bytes = 16384;  // largest on-chip buffer per tensor, bytes
 };
 

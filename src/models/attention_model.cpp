@@ -9,6 +9,8 @@
 #include "core/attention_numerics.h"
 #include "core/numerics.h"
 #include "models/core_model.h"
+
+#include "blocks/ctrl/row_transfers.h"
 #include "models/pe_array_model.h"
 
 namespace fsgen {
@@ -131,23 +133,21 @@ void FusedCore::update_o(bool first_kv, uint32_t b_slot) {
 // A_FIN: per valid query row READ, CONV (normalise), ISSUE and its write burst.
 void FusedCore::store_o_rows(uint32_t h, uint32_t q0, uint32_t rows) {
   const uint32_t d = plan_.spec.tile_k;
-  for (uint32_t r = 0; r < rows; ++r) {
+  auto prepare = [&](uint32_t r, uint64_t read_cycle) {
     array_b_->read_row(r, {o_acc_.data(), d}, d, fin_in_.data());
-    fin_in_probe_->update(now() + 1, fin_in_.data());
-    if (!ffn()) fin_timeline_->busy.push_back({now() + 1, 2});  // the sum gated in (A_FIN's CONV), then out
-    advance(1);  // A_FIN: READ
+    fin_in_probe_->update(read_cycle + 1, fin_in_.data());
+    if (!ffn()) fin_timeline_->busy.push_back({read_cycle + 1, 2});  // the sum gated in (A_FIN's CONV), then out
     for (uint32_t c = 0; c < d; ++c) {
       int32_t y = ffn() ? num::requantize(fin_in_[c], regs_.req_mult, regs_.req_shift)
                         : num::normalise_quotient(fin_in_[c], l_run_[r]);
       if (regs_.residual) y += static_cast<int8_t>(buf_a_[size_t(r) * d + c]);
       fin_out_[c] = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(y, -128, 127)));
     }
-    fin_out_probe_->update(now() + 1, fin_out_.data());
-    advance(1);  // A_FIN: CONV
-    advance(1);  // A_FIN: ISSUE
-    sync();
-    dma_.write(regs_.addr_c + h * regs_.head_stride_q + (q0 + r) * d, d / graph_.memory.beat_bytes, fin_out_.data());
-  }
+    fin_out_probe_->update(read_cycle + 2, fin_out_.data());
+  };
+  auto row_addr = [&](uint32_t r) { return regs_.addr_c + h * regs_.head_stride_q + (q0 + r) * d; };
+  const uint32_t beats = d / graph_.memory.beat_bytes;
+  end_transfer(store_transfer_end(now(), rows, beats, prepare, dma_writes(row_addr, beats, fin_out_.data())));
 }
 
 }  // namespace fsgen

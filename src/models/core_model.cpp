@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/numerics.h"
 #include "core/regmap.h"
+#include "blocks/ctrl/row_transfers.h"
 #include "models/pe_array_model.h"
 
 using sc_core::sc_time;
@@ -14,7 +15,7 @@ namespace fsgen {
 
 // ---------------------------------------------------------------- memory
 MemoryTarget::MemoryTarget(sc_core::sc_module_name name, MemoryTiming timing, sc_time period, uint64_t bytes)
-    : sc_module(name), socket("socket"), timing_(timing), period_(period), data_(bytes, 0) {
+    : sc_module(name), socket("socket"), timing_(timing), period_(period), reads_(timing), data_(bytes, 0) {
   socket.register_b_transport(this, &MemoryTarget::b_transport);
 }
 
@@ -26,12 +27,14 @@ void MemoryTarget::b_transport(tlm::tlm_generic_payload& trans, sc_time& delay) 
     return;
   }
   const uint32_t beats = len / timing_.beat_bytes;
+  const auto handshake = static_cast<uint64_t>((sc_core::sc_time_stamp() + delay) / period_);
   if (trans.is_read()) {
     std::memcpy(trans.get_data_ptr(), data_.data() + addr, len);
-    delay += period_ * static_cast<double>(timing_.read_cycles(beats));
+    const uint64_t last_beat = reads_.book(handshake, beats) + beats - 1;
+    delay += period_ * static_cast<double>(last_beat - handshake);
   } else {
     std::memcpy(data_.data() + addr, trans.get_data_ptr(), len);
-    delay += period_ * static_cast<double>(timing_.write_cycles(beats));
+    delay += period_ * static_cast<double>(beats + timing_.latency_cycles);  // W beats, then the response
   }
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -40,67 +43,66 @@ void MemoryTarget::b_transport(tlm::tlm_generic_payload& trans, sc_time& delay) 
 Dma::Dma(sc_core::sc_module_name name, MemoryTiming timing, const CycleClock& clock, ToggleProbe& rdata,
          ToggleProbe& wdata, BlockActivity& activity, BlockTimeline& timeline)
     : sc_module(name), socket("socket"), timing_(timing), clock_(clock), rdata_(rdata), wdata_(wdata),
-      activity_(activity), timeline_(timeline) {
+      activity_(activity), timeline_(timeline), reads_(timing), writes_(timing) {
   timeline_.switching_lag = 0;
-  SC_THREAD(run);
 }
 
-void Dma::read(uint32_t addr, uint32_t beats, uint8_t* dst) {
-  cmd_ = {false, addr, beats, dst};
-  cmd_event_.notify(SC_ZERO_TIME);
-  wait(done_event_);
+void Dma::begin_kernel() {
+  reads_ = DmaReads(timing_);
+  writes_ = DmaWrites(timing_);
+  in_flight_ = InFlightSpans();
 }
 
-void Dma::write(uint32_t addr, uint32_t beats, const uint8_t* src) {
-  cmd_ = {true, addr, beats, const_cast<uint8_t*>(src)};
-  cmd_event_.notify(SC_ZERO_TIME);
-  wait(done_event_);
+uint64_t Dma::read(uint64_t cycle, uint32_t addr, uint32_t beats, uint8_t* dst) {
+  const uint64_t taken = reads_.take_cycle(cycle);
+  const uint64_t last_beat = transport(false, taken + 1, addr, beats, dst);
+  reads_.taken(last_beat);
+  const uint64_t first_beat = last_beat + 1 - beats;
+  for (uint32_t i = 0; i < beats; ++i) rdata_.update(first_beat + i, dst + size_t(i) * timing_.beat_bytes);
+  count(taken, first_beat, beats, last_beat, dst);
+  return taken;
 }
 
-void Dma::run() {
-  for (;;) {
-    wait(cmd_event_);
-    burst(cmd_);
-    done_event_.notify(SC_ZERO_TIME);
-  }
+// A write's beat i is taken in cycle taken + 2 + i, wdata holding it from then.
+uint64_t Dma::write(uint64_t cycle, uint32_t addr, uint32_t beats, const uint8_t* src) {
+  const uint64_t taken = writes_.take_cycle(cycle);
+  for (uint32_t i = 0; i < beats; ++i) wdata_.update(taken + 2 + i, src + size_t(i) * timing_.beat_bytes);
+  const uint64_t response = transport(true, taken + 1, addr, beats, const_cast<uint8_t*>(src));
+  writes_.taken(response);
+  count(taken, taken + 2, beats, response, src);
+  return taken;
 }
 
-// One burst, cycle by cycle as fsgen_dma.v: AR (or AW) handshake cycle, the memory's
-// time, then the DONE cycle.
-void Dma::burst(const Command& c) {
-  const sc_time start = sc_core::sc_time_stamp();
+uint64_t Dma::transport(bool write, uint64_t handshake, uint32_t addr, uint32_t beats, uint8_t* data) {
   const uint32_t w = timing_.beat_bytes;
-  wait(clock_.period);  // AR / AW handshake
-  const uint64_t handshake = clock_.cycle_at(sc_core::sc_time_stamp()) - 1;
   tlm::tlm_generic_payload trans;
-  trans.set_command(c.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-  trans.set_address(c.addr);
-  trans.set_data_ptr(c.data);
-  trans.set_data_length(c.beats * w);
-  trans.set_streaming_width(c.beats * w);
+  trans.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  trans.set_address(addr);
+  trans.set_data_ptr(data);
+  trans.set_data_length(beats * w);
+  trans.set_streaming_width(beats * w);
   trans.set_byte_enable_ptr(nullptr);
   trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  sc_time delay = SC_ZERO_TIME;
-  // The data beats: a write's beat i is taken in cycle handshake + 1 + i (wdata holds it
-  // from then), a read's arrives after the memory's latency.
-  const uint64_t first_beat = c.write ? handshake + 1 : handshake + timing_.latency_cycles;
-  if (c.write)
-    for (uint32_t i = 0; i < c.beats; ++i) wdata_.update(first_beat + i, c.data + size_t(i) * w);
+  const uint64_t now = clock_.cycle_at(sc_core::sc_time_stamp());
+  FSGEN_ASSERT(handshake >= now, "a DMA burst is issued after its address handshake");
+  sc_time delay = clock_.period * static_cast<double>(handshake - now);
   socket->b_transport(trans, delay);
   if (trans.get_response_status() != tlm::TLM_OK_RESPONSE)
-    fail("dma", "burst at address " + std::to_string(c.addr) + " of " + std::to_string(c.beats * w) +
+    fail("dma", "burst at address " + std::to_string(addr) + " of " + std::to_string(beats * w) +
                     " bytes is outside off-chip memory");
-  if (!c.write)
-    for (uint32_t i = 0; i < c.beats; ++i) rdata_.update(first_beat + i, c.data + size_t(i) * w);
-  for (uint32_t i = 0; i < c.beats; ++i) record_operands(activity_, timeline_, first_beat + i, c.data + size_t(i) * w, w);
-  timeline_.enabled.push_back({first_beat, c.beats});
-  wait(delay);
-  wait(clock_.period);  // DONE
-  const auto cycles = static_cast<uint64_t>((sc_core::sc_time_stamp() - start) / clock_.period);
-  activity_.busy_cycles += cycles;
-  timeline_.busy.push_back({handshake, cycles});
-  FSGEN_ASSERT(handshake >= 1, "a DMA command is taken in a cycle before its address handshake");
-  timeline_.side.push_back({handshake - 1, 1});  // the command was taken in the cycle before
+  return clock_.cycle_at(sc_core::sc_time_stamp() + delay);
+}
+
+// Statistics of one burst: its data beats (enabled), the command taken (side), and the
+// cycles it adds to those with a burst in flight (busy).
+void Dma::count(uint64_t taken, uint64_t first_beat, uint32_t beats, uint64_t last_cycle, const uint8_t* data) {
+  const uint32_t w = timing_.beat_bytes;
+  for (uint32_t i = 0; i < beats; ++i) record_operands(activity_, timeline_, first_beat + i, data + size_t(i) * w, w);
+  timeline_.enabled.push_back({first_beat, beats});
+  timeline_.side.push_back({taken, 1});
+  const InFlightSpans::Span s = in_flight_.add(taken + 1, last_cycle);
+  activity_.busy_cycles += s.cycles;
+  if (s.cycles > 0) timeline_.busy.push_back({s.first, s.cycles});
 }
 
 // ---------------------------------------------------------------- fused core
@@ -169,6 +171,7 @@ void FusedCore::run() {
   for (;;) {
     wait(start_event_);
     clock_.origin = sc_core::sc_time_stamp();
+    dma_.begin_kernel();
     acc_cache_.assign(size_t(plan_.acc_slots) * plan_.spec.tile_m * plan_.spec.tile_n, 0);
     run_schedule(start_regs_);
     sync();
@@ -198,53 +201,62 @@ int32_t FusedCore::key_tile_score(uint32_t rows) {
   return num::key_tile_score(q, 0, rows, reinterpret_cast<const int8_t*>(pool_.data()), plan_.spec.tile_k);
 }
 
+RowDma FusedCore::dma_reads(uint32_t addr, uint32_t stride, uint32_t beats, uint8_t* dst, uint32_t row_bytes) {
+  return {[=](uint64_t cycle, uint32_t r) { return dma_.read(cycle, addr + r * stride, beats, dst + size_t(r) * row_bytes); },
+          [this](uint64_t cycle) { return dma_.reads_idle_from(cycle); }};
+}
+
+RowDma FusedCore::dma_writes(const std::function<uint32_t(uint32_t)>& row_addr, uint32_t beats, const uint8_t* src) {
+  return {[=](uint64_t cycle, uint32_t r) { return dma_.write(cycle, row_addr(r), beats, src); },
+          [this](uint64_t cycle) { return dma_.writes_idle_from(cycle); }};
+}
+
+// A transfer from now whose last cycle is `last`: time moves to the cycle after it.
+void FusedCore::end_transfer(uint64_t last) { advance(last + 1 - now()); }
+
 void FusedCore::load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst) {
-  uint8_t* buf = buffer(dst);
-  for (uint32_t r = 0; r < rows; ++r) {
-    advance(1);  // ISSUE
-    sync();
-    dma_.read(addr + r * stride, row_bytes / graph_.memory.beat_bytes, buf + size_t(r) * row_bytes);
+  const uint32_t beats = row_bytes / graph_.memory.beat_bytes;
+  if (!dst.transposed) {
+    end_transfer(load_transfer_end(now(), rows, nullptr, dma_reads(addr, stride, beats, buffer(dst), row_bytes)));
+    return;
   }
+  std::vector<uint8_t> in(size_t(rows) * row_bytes);  // the rows as they come, then down the columns
+  end_transfer(load_transfer_end(now(), rows, nullptr, dma_reads(addr, stride, beats, in.data(), row_bytes)));
+  uint8_t* buf = buffer(dst);
+  for (uint32_t r = 0; r < rows; ++r)
+    for (uint32_t j = 0; j < row_bytes; ++j) buf[size_t(j) * rows + r] = in[size_t(r) * row_bytes + j];
 }
 
 void FusedCore::load_compressed_rows(uint32_t meta_addr, uint32_t meta_bytes, uint32_t addr, uint32_t stride,
                                      uint32_t rows, uint32_t row_bytes, BufferSlot dst) {
   const uint32_t beat = graph_.memory.beat_bytes;
   std::vector<uint8_t> meta(meta_bytes);
-  advance(1);  // S_MDA / S_MDB: ISSUE
-  sync();
-  dma_.read(meta_addr, meta_bytes / beat, meta.data());
+  end_transfer(load_transfer_end(now(), 1, nullptr, dma_reads(meta_addr, 0, meta_bytes / beat, meta.data(), 0)));
   uint8_t* buf = buffer(dst);
-  for (uint32_t r = 0; r < rows; ++r) {
-    if (meta[r / 8] >> (r % 8) & 1) {
-      advance(1);  // ISSUE
-      sync();
-      dma_.read(addr + r * stride, row_bytes / beat, buf + size_t(r) * row_bytes);
-    } else {
-      std::memset(buf + size_t(r) * row_bytes, 0, row_bytes);
-      advance(2);  // ISSUE clears the row, WAIT moves on
-      result_.sparse["dma"].zero_row_bytes += row_bytes;
-    }
-  }
+  auto skipped = [&](uint32_t r) {
+    if (meta[r / 8] >> (r % 8) & 1) return false;
+    std::memset(buf + size_t(r) * row_bytes, 0, row_bytes);  // ISSUE clears the row
+    result_.sparse["dma"].zero_row_bytes += row_bytes;
+    return true;
+  };
+  end_transfer(load_transfer_end(now(), rows, skipped, dma_reads(addr, stride, row_bytes / beat, buf, row_bytes)));
   result_.sparse["dma"].metadata_bytes += meta_bytes;
 }
 
+// S_ST: per output row READ (from the array), CONV (requantise), ISSUE and its write burst.
 void FusedCore::store_tile(uint32_t mt, uint32_t nt) {
   const ArraySpec& a = plan_.spec;
-  const uint32_t beat = graph_.memory.beat_bytes;
-  for (uint32_t r = 0; r < a.tile_m; ++r) {
+  auto prepare = [&](uint32_t r, uint64_t read_cycle) {
     array_a_->read_row(r, {tile_ptr_, a.tile_n}, a.tile_n, acc_row_.data());
     if (array_b_matmul_) array_b_matmul_->read_row(r, {}, tile_n_ - a.tile_n, acc_row_.data() + a.tile_n);
-    rq_in_->update(now() + 1, acc_row_.data());
-    advance(1);  // S_ST: READ
+    rq_in_->update(read_cycle + 1, acc_row_.data());
     for (uint32_t j = 0; j < tile_n_; ++j) out_row_[j] = num::requantize(acc_row_[j], regs_.req_mult, regs_.req_shift);
-    rq_out_->update(now() + 1, out_row_.data());
-    advance(1);  // S_ST: CONV
-    advance(1);  // S_ST: ISSUE
-    sync();
-    const uint32_t addr = regs_.addr_c + (mt * a.tile_m + r) * regs_.stride_c + nt * tile_n_;
-    dma_.write(addr, tile_n_ / beat, reinterpret_cast<const uint8_t*>(out_row_.data()));
-  }
+    rq_out_->update(read_cycle + 2, out_row_.data());
+  };
+  auto row_addr = [&](uint32_t r) { return regs_.addr_c + (mt * a.tile_m + r) * regs_.stride_c + nt * tile_n_; };
+  const uint32_t beats = tile_n_ / graph_.memory.beat_bytes;
+  end_transfer(store_transfer_end(now(), a.tile_m, beats, prepare,
+                                  dma_writes(row_addr, beats, reinterpret_cast<const uint8_t*>(out_row_.data()))));
 }
 
 // The compute phase of one matmul tile: array a on B's first a.n columns and, with

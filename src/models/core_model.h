@@ -12,6 +12,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "generator/graph.h"
 #include "models/kernel_regs.h"
 #include "models/run_result.h"
+#include "blocks/ctrl/row_transfers.h"
 #include "blocks/ctrl/sequencer.h"
 
 namespace fsgen {
@@ -31,7 +33,10 @@ struct CycleClock {
 };
 
 // Off-chip memory: a TLM-2.0 target with the spec's latency and bandwidth. One
-// transaction is one AXI burst; the annotated delay is the burst's memory time.
+// transaction is one AXI burst, loosely timed: the delay it is called with runs from now
+// to the burst's address handshake cycle, and it returns with the delay to its last read
+// beat's cycle (its read data channel shared by the bursts in flight, ReadDataChannel) or
+// to its write response's cycle.
 class MemoryTarget : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<MemoryTarget> socket;
@@ -42,39 +47,44 @@ class MemoryTarget : public sc_core::sc_module {
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   MemoryTiming timing_;
   sc_core::sc_time period_;
+  ReadDataChannel reads_;
   std::vector<uint8_t> data_;
 };
 
-// DMA engine: serves one burst command at a time from its own process, over a
-// TLM-2.0 initiator socket (the AXI4 master).
+// DMA engine (fsgen_dma.v) over a TLM-2.0 initiator socket (the AXI4 master): takes the
+// controller's commands as the RTL does (DmaReads / DmaWrites: up to `outstanding` bursts in
+// flight) and moves each burst as one transaction, issued ahead of simulation time at its
+// address handshake (temporal decoupling: nothing else writes the memory meanwhile).
 class Dma : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<Dma> socket;
-  SC_HAS_PROCESS(Dma);
   Dma(sc_core::sc_module_name name, MemoryTiming timing, const CycleClock& clock, ToggleProbe& rdata,
       ToggleProbe& wdata, BlockActivity& activity, BlockTimeline& timeline);
 
-  // Blocking, called from the controller's process in the cycle after its ISSUE cycle.
-  void read(uint32_t addr, uint32_t beats, uint8_t* dst);
-  void write(uint32_t addr, uint32_t beats, const uint8_t* src);
+  // A command offered in kernel cycle `cycle` (at or after the current one): returns the
+  // cycle it is taken in. Read data is in `dst` on return.
+  uint64_t read(uint64_t cycle, uint32_t addr, uint32_t beats, uint8_t* dst);
+  uint64_t write(uint64_t cycle, uint32_t addr, uint32_t beats, const uint8_t* src);
+  // The first cycle from `cycle` on with no read (write) burst in flight.
+  uint64_t reads_idle_from(uint64_t cycle) const { return reads_.idle_from(cycle); }
+  uint64_t writes_idle_from(uint64_t cycle) const { return writes_.idle_from(cycle); }
+  // A kernel begins: its cycle 0 is now, with no burst in flight.
+  void begin_kernel();
 
  private:
-  struct Command {
-    bool write;
-    uint32_t addr;
-    uint32_t beats;
-    uint8_t* data;
-  };
-  void run();
-  void burst(const Command& c);
+  // The burst's transaction with its address handshake in kernel cycle `handshake`: returns
+  // the kernel cycle of its last read beat or its write response.
+  uint64_t transport(bool write, uint64_t handshake, uint32_t addr, uint32_t beats, uint8_t* data);
+  void count(uint64_t taken, uint64_t first_beat, uint32_t beats, uint64_t last_cycle, const uint8_t* data);
   MemoryTiming timing_;
   const CycleClock& clock_;
   ToggleProbe& rdata_;
   ToggleProbe& wdata_;
   BlockActivity& activity_;
   BlockTimeline& timeline_;
-  Command cmd_{};
-  sc_core::sc_event cmd_event_, done_event_;
+  DmaReads reads_;
+  DmaWrites writes_;
+  InFlightSpans in_flight_;
 };
 
 class PeArrayModel;
@@ -117,6 +127,11 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   void end_softmax_pass(uint64_t c0, bool gate_pass);
   void write_factor(uint64_t cycle, uint32_t row, uint32_t alpha);
   void store_o_rows(uint32_t h, uint32_t q0, uint32_t rows) override;
+  // The DMA as a row transfer sees it (blocks/ctrl/row_transfers.h): row r of a load from
+  // addr + r * stride into dst + r * row_bytes; of a store from src to row_addr(r).
+  RowDma dma_reads(uint32_t addr, uint32_t stride, uint32_t beats, uint8_t* dst, uint32_t row_bytes);
+  RowDma dma_writes(const std::function<uint32_t(uint32_t)>& row_addr, uint32_t beats, const uint8_t* src);
+  void end_transfer(uint64_t last);
 
   Dma& dma_;
   CycleClock& clock_;

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/window_series.h"
 
+#include "blocks/ctrl/row_transfers.h"
 #include "blocks/ctrl/sequencer.h"
 
 namespace fsgen {
@@ -91,12 +92,39 @@ class FastCore : private TileSequencer {
 
   void advance(uint64_t cycles) override { now_ += cycles; }
 
+  // A transfer's DMA: the same DmaReads / DmaWrites as the cycle model's, on a read data
+  // channel of the memory's timing; each burst adds its share of busy cycles (InFlightSpans)
+  // and its command (side).
+  RowDma dma_reads(uint32_t beats) {
+    return {[this, beats](uint64_t cycle, uint32_t) {
+              const ReadBurst b = reads_.take(cycle, beats, channel_);
+              count_burst(b.taken, b.last_beat);
+              return b.taken;
+            },
+            [this](uint64_t cycle) { return reads_.idle_from(cycle); }};
+  }
+  RowDma dma_writes(uint32_t beats) {
+    return {[this, beats](uint64_t cycle, uint32_t) {
+              const WriteBurst b = writes_.take(cycle, beats);
+              count_burst(b.taken, b.response);
+              return b.taken;
+            },
+            [this](uint64_t cycle) { return writes_.idle_from(cycle); }};
+  }
+  void count_burst(uint64_t taken, uint64_t last) { dma_busy_ += in_flight_.add(taken + 1, last).cycles; }
+
+  // The DMA's phase: from now to the transfer's `last` cycle, moving `rows` commands' bytes.
+  void dma_phase(uint64_t last, uint32_t rows, uint64_t bytes) {
+    const uint64_t span = last + 1 - now_;
+    phase("dma", span, dma_busy_, bytes);
+    timeline_.add_side("dma", now_, span, rows);  // a command per row
+    dma_busy_ = 0;
+    now_ = last + 1;
+  }
+
   void load_rows(uint32_t, uint32_t, uint32_t rows, uint32_t row_bytes, BufferSlot) override {
     const uint32_t beats = row_bytes / mem_.beat_bytes;
-    const uint64_t span = rows * mem_.row_load_cycles(beats);
-    phase("dma", span, rows * mem_.read_burst_cycles(beats), uint64_t(rows) * row_bytes);
-    timeline_.add_side("dma", now_, span, rows);  // a command per row
-    now_ += span;
+    dma_phase(load_transfer_end(now_, rows, nullptr, dma_reads(beats)), rows, uint64_t(rows) * row_bytes);
   }
 
   void load_compressed_rows(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, BufferSlot) override {
@@ -105,10 +133,8 @@ class FastCore : private TileSequencer {
 
   void store_rows(uint32_t rows, uint32_t row_bytes) {
     const uint32_t beats = row_bytes / mem_.beat_bytes;
-    const uint64_t span = rows * mem_.row_store_cycles(beats);
-    phase("dma", span, rows * mem_.write_burst_cycles(beats), uint64_t(rows) * row_bytes);
-    timeline_.add_side("dma", now_, span, rows);
-    now_ += span;
+    const uint64_t last = store_transfer_end(now_, rows, beats, [](uint32_t, uint64_t) {}, dma_writes(beats));
+    dma_phase(last, rows, uint64_t(rows) * row_bytes);
   }
 
   void matmul_tile(bool reload, uint32_t, uint32_t) override {
@@ -160,6 +186,11 @@ class FastCore : private TileSequencer {
   RunResult& result_;
   ActivityTimeline& timeline_;
   MemoryTiming mem_;
+  ReadDataChannel channel_{mem_};
+  DmaReads reads_{mem_};
+  DmaWrites writes_{mem_};
+  InFlightSpans in_flight_;
+  uint64_t dma_busy_ = 0;  // of the transfer running
   uint64_t now_ = 0;
 };
 

@@ -46,6 +46,7 @@ void write_register(KernelRegs& regs, uint32_t offset, uint32_t v) {
     case reg::kAddrMetaA: regs.addr_meta_a = v; break;
     case reg::kAddrMetaB: regs.addr_meta_b = v; break;
     case reg::kAddrPool: regs.addr_pool = v; break;
+    case reg::kMmFlags: regs.b_transposed = v & 1; break;
     default: break;
   }
 }

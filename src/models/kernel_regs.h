@@ -13,6 +13,7 @@ struct KernelRegs {
   uint32_t tiles_m = 0, tiles_n = 0, tiles_k = 0;
   uint32_t addr_a = 0, addr_b = 0, addr_c = 0;
   uint32_t stride_a = 0, stride_b = 0, stride_c = 0;
+  bool b_transposed = false;  // mm_flags bit0: B given as N x K rows
   uint16_t req_mult = 0;
   uint8_t req_shift = 0;
   // attention (kernel 1)

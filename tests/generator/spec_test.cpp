@@ -191,7 +191,9 @@ TEST(SpecMovement, SystolicOnlyForOutputStationaryArrays) {
 }
 
 // arrays.b.tiling: auto sizes a dot array b by bandwidth: the fewest PEs whose O update
-// per key tile is no slower than the V tile's load (16 rows x 9 cycles = 144 here).
+// per key tile is no slower than the V tile's load. With 8 bursts in flight (the default)
+// the V tile's 16 rows of 2 beats come back to back after the latency: 5 cycles to the
+// first beat, 32 beats, the DRAIN cycle = 39; one burst at a time takes 8 cycles a row.
 TEST(SpecSizing, AutoTilingSizesArrayBByBandwidth) {
   const std::string spec =
       "name: t\nclock_mhz: 1000\npe_budget: 1024\n"
@@ -200,13 +202,22 @@ TEST(SpecSizing, AutoTilingSizesArrayBByBandwidth) {
       "  b: {loop_order: weight_stationary, tiling: auto}\ncaches: {acc_b: 1024}\n";
   const Graph g = elaborate(parse_spec_text(spec, "s.yaml"));
   EXPECT_EQ(g.array_b.spec.tile_m, 16u);
-  EXPECT_EQ(g.array_b.spec.tile_n, 8u);
-  EXPECT_EQ(g.array_b.spec.tile_k, 8u);
+  EXPECT_EQ(g.array_b.spec.tile_n, 16u);
+  EXPECT_EQ(g.array_b.spec.tile_k, 16u);
   const FusedStageCycles c = fused_stage_cycles(g.array_a, g.array_b, g.memory);
-  EXPECT_EQ(c.v_load, 144u);
-  EXPECT_EQ(c.o_passes, 4u);
-  EXPECT_EQ(c.o_update, 4u * (8 + 16 + 2));  // load 8 V rows, stream 16 P rows, 2 pipeline cycles
+  EXPECT_EQ(c.v_load, 39u);
+  EXPECT_EQ(c.o_passes, 1u);
+  EXPECT_EQ(c.o_update, 16u + 16 + 2);  // load 16 V rows, stream 16 P rows, 2 pipeline cycles
   EXPECT_LE(c.o_update, c.v_load);
+  // One burst at a time: a slower load, a smaller array b.
+  const Graph one = elaborate(parse_spec_text(test::replace(spec, "buffer_limit_bytes: 16384}", "buffer_limit_bytes: 16384, outstanding: 1}"), "s.yaml"));
+  const FusedStageCycles c1 = fused_stage_cycles(one.array_a, one.array_b, one.memory);
+  EXPECT_EQ(c1.v_load, 16u * 8 + 1);
+  EXPECT_EQ(one.array_b.spec.tile_n, 8u);
+  EXPECT_EQ(one.array_b.spec.tile_k, 8u);
+  EXPECT_EQ(c1.o_passes, 4u);
+  EXPECT_EQ(c1.o_update, 4u * (8 + 16 + 2));  // load 8 V rows, stream 16 P rows, 2 pipeline cycles
+  EXPECT_LE(c1.o_update, c1.v_load);
   // An output-stationary array b holds all of O: auto gives the aligned tiles.
   const Graph os = elaborate(parse_spec_text(test::replace(spec, "weight_stationary, tiling: auto", "output_stationary, tiling: auto"), "s.yaml"));
   EXPECT_EQ(os.array_b.spec.tile_k, 16u);

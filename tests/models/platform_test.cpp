@@ -18,9 +18,11 @@ TEST(Platform, OneTileTakesTheDocumentedCycles) {
   p.m = p.n = p.k = 8;
   const Program prog = compile_matmul(g, p);
   const RunResult r = run_on_systemc(g, prog);
-  // TILE 1 + load A 8 rows x (latency 4 + 1 beat + 2) + load B 8 x 7 + stream 8 + tail 1
-  // + store 8 rows x (1 beat + latency 4 + 5) + NEXT 1 + DONE 1
-  EXPECT_EQ(r.cycles, 1u + 56 + 56 + 9 + 80 + 1 + 1);
+  // TILE 1 + load A: 8 one-beat rows in flight at once, the first beat 5 cycles after the
+  // first command, 8 beats back to back, DRAIN (4 + 8 + 2) + load B^T the same + stream 8 +
+  // tail 1 + store 8 rows x (READ, CONV, ISSUE, AW, 1 beat, WDATA) + the last response's
+  // latency 4 + NEXT 1 + DONE 1
+  EXPECT_EQ(r.cycles, 1u + 14 + 14 + 9 + (8 * 6 + 4) + 1 + 1);
   EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
   EXPECT_EQ(r.model, "systemc");
 }
@@ -37,9 +39,9 @@ TEST(Platform, MatmulOnBothArraysTakesOneWideTile) {
   p.n = 16;
   const Program prog = compile_matmul(g, p);
   const RunResult r = run_on_systemc(g, prog);
-  // TILE 1 + load A 8 x 7 + load B 8 rows x (latency 4 + 2 beats + 2) + stream 8 + tail 1
-  // + store 8 rows x (2 beats + latency 4 + 5) + NEXT 1 + DONE 1
-  EXPECT_EQ(r.cycles, 1u + 56 + 64 + 9 + 88 + 1 + 1);
+  // TILE 1 + load A (4 + 8 + 2) + load B^T 16 one-beat rows (4 + 16 + 2) + stream 8 + tail 1
+  // + store 8 rows x (2 beats + 5) + 4 + NEXT 1 + DONE 1
+  EXPECT_EQ(r.cycles, 1u + 14 + 22 + 9 + (8 * 7 + 4) + 1 + 1);
   EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
   EXPECT_EQ(r.activity.at("array_b").busy_cycles, 8u);
   // The same matmul on array a alone takes two tiles and loads A twice.
@@ -60,7 +62,7 @@ TEST(Platform, SystolicTileTakesTheSkewCycles) {
   p.m = p.n = p.k = 8;
   const Program prog = compile_matmul(g, p);
   const RunResult r = run_on_systemc(g, prog);
-  EXPECT_EQ(r.cycles, 1u + 56 + 56 + 9 + 80 + 1 + 1 + 14);
+  EXPECT_EQ(r.cycles, 1u + 14 + 14 + 9 + (8 * 6 + 4) + 1 + 1 + 14);
   EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
 }
 

@@ -352,17 +352,23 @@ TEST(Characterize, DmaIsDrivenThroughItsAxiPorts) {
   std::ofstream(dir + "/no_split.json") << j.dump();
   EXPECT_NE(test::error_of([&] { load_power_model(dir + "/no_split.json"); }).find("dma: expected its energy per kind of cycle"),
             std::string::npos);
-  // In one-cycle windows each command is priced over its whole burst and spread over its
-  // cycles by that split: the command's cycle is its burst's peak.
+  // In one-cycle windows each command is priced over its burst and spread over its cycles
+  // by that split: a command's cycle is the peak of the busy cycles up to the next command.
   const Program prog = compile_matmul(g, mp);
   const PowerTrace t1 = estimate_power(g, prog, m, 1);
   const BlockTimeline bursts = run_on_systemc(g, prog).timelines.at("dma");
-  ASSERT_EQ(bursts.side.size(), bursts.busy.size());
   const std::vector<double>& mw = t1.blocks.front().mw;
-  for (size_t i = 0; i < bursts.busy.size(); ++i) {
-    const uint64_t command = bursts.side[i].start, end = bursts.busy[i].start + bursts.busy[i].cycles;
-    EXPECT_EQ(command + 1, bursts.busy[i].start);  // the address handshake follows the command
-    for (uint64_t c = command + 1; c < end && c < mw.size(); ++c) EXPECT_GT(mw[command], mw[c]) << "burst " << i;
+  std::vector<bool> busy(mw.size(), false);
+  for (const CycleSpan& s : bursts.busy)
+    for (uint64_t c = s.start; c < s.start + s.cycles && c < busy.size(); ++c) busy[c] = true;
+  ASSERT_FALSE(bursts.side.empty());
+  for (size_t i = 0; i < bursts.side.size(); ++i) {
+    const uint64_t command = bursts.side[i].start;
+    const uint64_t next = i + 1 < bursts.side.size() ? bursts.side[i + 1].start : mw.size();
+    ASSERT_LT(command + 1, busy.size());
+    EXPECT_TRUE(busy[command + 1]) << "burst " << i << ": the address handshake follows the command";
+    for (uint64_t c = command + 1; c < next && c < mw.size() && busy[c]; ++c)
+      EXPECT_GT(mw[command], mw[c]) << "burst " << i;
   }
   // Commands cost energy apart from their beats: the same beats in more bursts cost more.
   EXPECT_GT(m.dynamic_fj("dma", {1}, PrimitiveActivity{0.05, 0.4, 0.0, 0.1}),
@@ -847,10 +853,10 @@ TEST(ControllerEvents, WindowsSumToTheRunsEvents) {
             double(r.find_probe("array_a", "x")->toggles() + r.find_probe("array_a", "w")->toggles()));
   // Per cycle, an event falls kControllerLead cycles before the cycle the run records it in.
   const auto per_cycle = controller_event_counts(r, "ctrl", 1, r.cycles);
-  const CycleSpan first_command = r.timelines.at("dma").side.front();
-  ASSERT_GE(first_command.start, kControllerLead);
-  EXPECT_EQ(per_cycle[2][first_command.start - kControllerLead], 1.0);
-  EXPECT_EQ(per_cycle[2][first_command.start], 0.0);
+  const CycleSpan last_command = r.timelines.at("dma").side.back();  // none follows it
+  ASSERT_GE(last_command.start, kControllerLead);
+  EXPECT_EQ(per_cycle[2][last_command.start - kControllerLead], 1.0);
+  EXPECT_EQ(per_cycle[2][last_command.start], 0.0);
 }
 
 // A fused core's controller counts the matmul controller's events and its own: array b's

@@ -44,7 +44,7 @@ void set_bytes(T& sig, const uint8_t* in, size_t n) { std::memcpy(&sig, in, n); 
 
 class AxiMemory {
  public:
-  AxiMemory(MemoryTiming t, size_t bytes) : timing_(t), mem_(bytes, 0), last_rdata_(t.beat_bytes, 0) {}
+  AxiMemory(MemoryTiming t, size_t bytes) : timing_(t), channel_(t), mem_(bytes, 0), last_rdata_(t.beat_bytes, 0) {}
   std::vector<uint8_t>& data() { return mem_; }
 
   // Drive the slave outputs for cycle c (before the design settles).
@@ -67,10 +67,11 @@ class AxiMemory {
     const uint32_t w = timing_.beat_bytes;
     if (top->m_arvalid && top->m_arready) {
       const uint32_t beats = top->m_arlen + 1u;
+      const uint64_t first = channel_.book(c, beats);
       for (uint32_t i = 0; i < beats; ++i) {
         const uint64_t addr = uint64_t(top->m_araddr) + uint64_t(i) * w;
         if (addr + w > mem_.size()) fsgen::fail("rtl memory", "read outside memory at " + std::to_string(addr));
-        reads_.push_back({c + timing_.latency_cycles + i, std::vector<uint8_t>(mem_.begin() + addr, mem_.begin() + addr + w),
+        reads_.push_back({first + i, std::vector<uint8_t>(mem_.begin() + addr, mem_.begin() + addr + w),
                           i + 1 == beats});
       }
     }
@@ -95,6 +96,7 @@ class AxiMemory {
     bool last;
   };
   MemoryTiming timing_;
+  fsgen::ReadDataChannel channel_;  // bursts in AR order, their beats back to back
   std::vector<uint8_t> mem_;
   std::vector<uint8_t> last_rdata_;
   std::deque<Beat> reads_;

@@ -104,6 +104,7 @@ module fsgen_ctrl #(
     input  wire [31:0]     addr_meta_b,   // read only with CMP_B = 1
     /* verilator lint_off UNUSEDSIGNAL */
     input  wire [31:0]     addr_pool,     // read only with GRP = 1
+    input  wire [0:0]      mm_flags,      // bit0: B given transposed (N x K rows); read only with CMP_B = 0
     /* verilator lint_on UNUSEDSIGNAL */
     /* verilator lint_on UNUSEDSIGNAL */
     output wire            busy,
@@ -114,12 +115,17 @@ module fsgen_ctrl #(
     output wire            cmd_write,
     output wire [31:0]     cmd_addr,
     output wire [7:0]      cmd_beats,
-    input  wire            cmd_done,
+    output wire [7:0]      cmd_tag,
+    input  wire            cmd_ready,
     input  wire            rd_valid,
     input  wire [7:0]      rd_beat,
+    input  wire [7:0]      rd_tag,
     input  wire [W*8-1:0]  rd_data,
+    input  wire            rd_idle,
     input  wire [7:0]      wr_beat,
     output wire [W*8-1:0]  wr_data,
+    input  wire            w_free,
+    input  wire            wr_idle,
     // PE array
     output reg  [XB*8-1:0] x_q /*verilator public_flat_rd*/,
     output reg  [WB*8-1:0] w_q /*verilator public_flat_rd*/,
@@ -192,6 +198,9 @@ module fsgen_ctrl #(
                    A_TKI = 5'd22, A_TKC = 5'd23, A_TKS = 5'd24;  // block TopK: fetch, score, select
   localparam integer BEATS_A = TK / W;
   localparam integer BEATS_B = NB / W;
+  // B given transposed (mm_flags bit0): a B tile loads as NB rows of TK bytes, each beat
+  // written down a column of buf_b. A compressed B is always K x N rows.
+  wire       bt = (CMP_B == 0) && mm_flags[0];
   // Passes of array a (stationary rows, stream, tail) and of array b over (m, n, k) =
   // (TM queries, TK head dims, TN keys), sub-tile by sub-tile for a dot array b.
   localparam integer S_ROWS = (ST == 1) ? TK : TM;  // rows of the stationary tile
@@ -237,7 +246,7 @@ module fsgen_ctrl #(
 
   // ---- row transfers: every load and store, one command per row ----
   wire [7:0] row;                        // the row being moved
-  wire       rows_read, rows_conv, rows_issue, rows_wait, rows_last;
+  wire       rows_read, rows_conv, rows_issue, rows_last;
   wire       moves_a = state == S_LDA, moves_b = state == S_LDB;
   wire       moves_meta = state == S_MDA || state == S_MDB;
   wire       stores = state == S_ST || state == A_FIN;
@@ -245,12 +254,13 @@ module fsgen_ctrl #(
   // A tile, a query tile or the FFN starts at row 0 (a store leaves the counter at its last
   // row, a load at 0).
   wire       rows_clear = state == S_TILE || state == A_QT || state == A_LUT;
-  wire [7:0] rows_n = (moves_a || state == S_ST) ? TM[7:0] : moves_b ? TK[7:0] : moves_meta ? 8'd1 :
+  wire [7:0] rows_n = (moves_a || state == S_ST) ? TM[7:0] : moves_b ? (bt ? NB[7:0] : TK[7:0]) : moves_meta ? 8'd1 :
                       (state == A_FIN) ? at_rows : at_ld_rows;
   fsgen_ctrl_rows u_rows (
       .clk(clk), .rst_n(rst_n), .active(moves), .store(stores), .clear(rows_clear), .rows(rows_n),
-      .skip((moves_a && skip_a_row) || (moves_b && skip_b_row)), .cmd_done(cmd_done),
-      .read(rows_read), .conv(rows_conv), .issue(rows_issue), .waiting(rows_wait), .last(rows_last), .row(row));
+      .skip((moves_a && skip_a_row) || (moves_b && skip_b_row)), .cmd_ready(cmd_ready), .w_free(w_free),
+      .idle(stores ? wr_idle : rd_idle),
+      .read(rows_read), .conv(rows_conv), .issue(rows_issue), .last(rows_last), .row(row));
 
   // ---- compressed operands (CMP_A, CMP_B): the current tile's metadata record ----
   wire        skip_a_row, skip_b_row;
@@ -260,7 +270,7 @@ module fsgen_ctrl #(
   generate
     if (CMP_A != 0 || CMP_B != 0) begin : meta
       fsgen_ctrl_meta #(.W(W), .CMP_A(CMP_A), .CMP_B(CMP_B), .MA_BEATS(MA_BEATS), .MB_BEATS(MB_BEATS)) u_meta (
-          .clk(clk), .rst_n(rst_n), .we(rd_valid && rows_wait && moves_meta), .beat(rd_beat), .data(rd_data),
+          .clk(clk), .rst_n(rst_n), .we(rd_valid && moves_meta), .beat(rd_beat), .data(rd_data),
           .row(row), .mt(mt), .nt(nt), .kt(kt), .tiles_n(tiles_n), .tiles_k(tiles_k),
           .addr_meta_a(addr_meta_a), .addr_meta_b(addr_meta_b), .skip_a_row(skip_a_row), .skip_b_row(skip_b_row),
           .meta_a_addr(meta_a_addr), .meta_b_addr(meta_b_addr));
@@ -294,15 +304,20 @@ module fsgen_ctrl #(
   assign done_pulse = (state == S_DONE);
   assign cmd_valid = rows_issue && !(moves_a && skip_a_row) && !(moves_b && skip_b_row);
   assign cmd_write = rows_issue && stores;
+  assign cmd_tag = row;
   assign cmd_beats = (rows_issue && state == S_MDA) ? MA_BEATS[7:0] : (rows_issue && state == S_MDB) ? MB_BEATS[7:0] :
-                     (rows_issue && (moves_a || state == A_LD || state == A_FIN)) ? BEATS_A[7:0] : BEATS_B[7:0];
-  // The row of a matmul tile a command moves: A's (LDA), B's (LDB), else C's. One
-  // multiplier serves the three, as one command is issued at a time.
+                     (rows_issue && (moves_a || (moves_b && bt) || state == A_LD || state == A_FIN)) ? BEATS_A[7:0] :
+                     BEATS_B[7:0];
+  // The row of a matmul tile a command moves: A's (LDA), B's (LDB; of B^T, whose rows are
+  // B's columns, with bt), else C's. One multiplier serves them, as one command is issued at
+  // a time.
   wire        row_of_a = rows_issue && moves_a, row_of_b = rows_issue && moves_b;
+  wire        row_of_bt = row_of_b && bt, row_of_bk = row_of_b && !bt;
   wire [31:0] mm_base = row_of_a ? addr_a : row_of_b ? addr_b : addr_c;
   wire [31:0] mm_stride = row_of_a ? stride_a : row_of_b ? stride_b : stride_c;
-  wire [31:0] mm_row = row_of_b ? {16'd0, kt} * TK + {24'd0, row} : {16'd0, mt} * TM + {24'd0, row};
-  wire [31:0] mm_col = row_of_a ? {16'd0, kt} * TK : {16'd0, nt} * NB;
+  wire [31:0] mm_row = row_of_bk ? {16'd0, kt} * TK + {24'd0, row} :
+                       row_of_bt ? {16'd0, nt} * NB + {24'd0, row} : {16'd0, mt} * TM + {24'd0, row};
+  wire [31:0] mm_col = (row_of_a || row_of_bt) ? {16'd0, kt} * TK : {16'd0, nt} * NB;
   wire [31:0] mm_row_addr = mm_base + mm_row * mm_stride + mm_col;
   // States of a feature the core is built without are never entered; their terms are
   // guarded by its parameter as well, so that synthesis drops the logic they read (the
@@ -487,7 +502,7 @@ module fsgen_ctrl #(
           .clk(clk), .begin_tile(state == A_QT), .score(state == A_TKC), .pick(state == A_TKS && !tk_picked),
           .first(at_jt0), .causal(attn_flags[0]), .q_pos(q_pos0 + at_q0), .len_kv(len_kv), .kv_head(at_hk),
           .jt(at_jt), .q_rows(at_rows), .q_tile(q_tile), .addr_pool(addr_pool),
-          .pool_we(rd_valid && rows_wait && state == A_LD && at_ld_dst == 2'd3), .pool_beat(rd_beat),
+          .pool_we(rd_valid && state == A_LD && at_ld_dst == 2'd3), .pool_beat(rd_beat),
           .pool_data(rd_data), .fetch(tk_fetch), .pool_addr(tk_pool_addr), .picked(tk_picked),
           .first_kept(tk_first_kept), .after(tk_after));
     end else begin : no_topk
@@ -661,20 +676,22 @@ module fsgen_ctrl #(
   always @(posedge clk) begin
     // buf_a rows are TK bytes for every kernel (A, Q, X); buf_b rows are TN bytes of B
     // in matmul and TK bytes of K, V, W in the fused kernels.
-    if (rd_valid && rows_wait && (moves_a || (state == A_LD && at_ld_dst == 2'd0)))
-      for (b = 0; b < W; b = b + 1) buf_a[row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
-    if (rd_valid && rows_wait && moves_b)
-      for (b = 0; b < W; b = b + 1) buf_b[row*NB + rd_beat*W + b] <= rd_data[b*8 +: 8];
+    if (rd_valid && (moves_a || (state == A_LD && at_ld_dst == 2'd0)))
+      for (b = 0; b < W; b = b + 1) buf_a[rd_tag*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
+    if (rd_valid && moves_b && !bt)
+      for (b = 0; b < W; b = b + 1) buf_b[rd_tag*NB + rd_beat*W + b] <= rd_data[b*8 +: 8];
+    if (rd_valid && moves_b && bt)
+      for (b = 0; b < W; b = b + 1) buf_b[(rd_beat*W + b)*NB + rd_tag] <= rd_data[b*8 +: 8];
     if (rows_issue && moves_a && skip_a_row)
       for (b = 0; b < TK; b = b + 1) buf_a[row*TK + b] <= 8'd0;
     if (rows_issue && moves_b && skip_b_row)
       for (b = 0; b < NB; b = b + 1) buf_b[row*NB + b] <= 8'd0;
     // Loads of the fused kernels, guarded by their parameters as cmd_addr's terms are (a
     // pooled key, at_ld_dst 3, goes to the TopK unit).
-    if ((ATTN != 0) && rd_valid && rows_wait && state == A_LD && at_ld_dst == 2'd1)
-      for (b = 0; b < W; b = b + 1) buf_b[bb + row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
-    if ((ATTN != 0) && rd_valid && rows_wait && state == A_LD && at_ld_dst == 2'd2)
-      for (b = 0; b < W; b = b + 1) lut[(row*TK + rd_beat*W + b) & 255] <= rd_data[b*8 +: 8];
+    if ((ATTN != 0) && rd_valid && state == A_LD && at_ld_dst == 2'd1)
+      for (b = 0; b < W; b = b + 1) buf_b[bb + rd_tag*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
+    if ((ATTN != 0) && rd_valid && state == A_LD && at_ld_dst == 2'd2)
+      for (b = 0; b < W; b = b + 1) lut[(rd_tag*TK + rd_beat*W + b) & 255] <= rd_data[b*8 +: 8];
     if (sm_v_q && at_ffn)
       for (b = 0; b < TN; b = b + 1) p_buf[sm_idx_q*TN + b] <= sm_p[b*8 +: 8];
     if (sm_v_q && !at_ffn) begin

@@ -1,12 +1,18 @@
 // Row transfers of the controller (fsgen_ctrl.v), one sequencer for every load and store of
-// every kernel: a transfer moves `rows` rows, one DMA command per row. A loaded row takes
-// ISSUE (its command) and WAIT (until the DMA's cmd_done); a stored row is prepared first,
-// READ (its source row is read) and CONV (converted: requantised or normalised). A row the
-// caller marks `skip` in its ISSUE cycle (a compressed operand's all-zero row) issues no
-// command and leaves WAIT in the next cycle. The caller owns what moves (addresses, beats,
-// buffer writes) and reads the phase strobes. The models' counterpart: the executors' row
-// loads and stores (src/blocks/ctrl/sequencer.h), timed by MemoryTiming::row_load_cycles
-// and row_store_cycles (src/core/memory_timing.h).
+// every kernel: a transfer moves `rows` rows, one DMA command per row (fsgen_dma.v).
+//  - A load offers its rows' commands back to back: a row is in ISSUE until the DMA takes
+//    its command (cmd_ready), so up to the DMA's OUT bursts are in flight while the next
+//    rows issue; the data comes back tagged with its row. A row the caller marks `skip` in
+//    its ISSUE cycle (a compressed operand's all-zero row) issues no command and takes that
+//    one cycle.
+//  - A stored row is prepared first, READ (its source row is read) and CONV (converted:
+//    requantised or normalised), then ISSUE until the DMA takes it, then WDATA until the DMA
+//    has sent its data (w_free), so that the next row may be prepared in the same register.
+//  - After the last row, DRAIN until the DMA has no burst of the transfer left (rd_idle for
+//    a load, wr_idle for a store); `last` is that cycle.
+// The caller owns what moves (addresses, beats, buffer writes) and reads the phase strobes.
+// The models' counterpart: the executors' row loads and stores (src/blocks/ctrl/sequencer.h),
+// timed by DmaReads / DmaWrites (src/core/memory_timing.h).
 // A transfer starts in the first cycle of a state that moves rows at the row the counter
 // holds (0: the controller clears it before); the counter returns to 0 when a load ends and
 // holds its last value when a store ends (the rows a store read stay addressed until the
@@ -19,40 +25,46 @@ module fsgen_ctrl_rows (
     input  wire       clear,      // the row counter returns to 0 (a tile begins)
     input  wire [7:0] rows,       // rows of the running transfer, held while it runs
     input  wire       skip,       // in ISSUE: this row is not moved
-    input  wire       cmd_done,
+    input  wire       cmd_ready,  // the DMA takes the command offered
+    input  wire       w_free,     // the DMA has sent the last write's data
+    input  wire       idle,       // the DMA has no burst in flight in the transfer's direction
     output wire       read,       // READ cycle of a stored row
     output wire       conv,       // CONV cycle of a stored row
-    output wire       issue,      // ISSUE cycle of a row
-    output wire       waiting,    // WAIT cycles of a row
-    output wire       last,       // the transfer's last row completes in this cycle
+    output wire       issue,      // ISSUE cycles of a row
+    output wire       last,       // the transfer's last cycle
     output reg  [7:0] row
 );
-  localparam [1:0] P_READ = 2'd0, P_CONV = 2'd1, P_ISSUE = 2'd2, P_WAIT = 2'd3;
-  reg  [1:0] phase;
-  reg        busy, skip_q;  // busy: past the transfer's first cycle
-  wire [1:0] ph = busy ? phase : store ? P_READ : P_ISSUE;
-  wire       row_done = waiting && (cmd_done || skip_q);
+  localparam [2:0] P_READ = 3'd0, P_CONV = 3'd1, P_ISSUE = 3'd2, P_WDATA = 3'd3, P_DRAIN = 3'd4;
+  reg  [2:0] phase;
+  reg        busy;  // past the transfer's first cycle
+  wire [2:0] ph = busy ? phase : store ? P_READ : P_ISSUE;
+  wire       last_row = row == rows - 8'd1;
+  wire       issued = issue && (skip || cmd_ready);
+  // A row is done when its command is taken (a load) or its data sent (a store).
+  wire       row_done = store ? (active && ph == P_WDATA && w_free) : issued;
   assign read = active && ph == P_READ;
   assign conv = active && ph == P_CONV;
   assign issue = active && ph == P_ISSUE;
-  assign waiting = active && ph == P_WAIT;
-  assign last = row_done && row == rows - 8'd1;
+  assign last = active && ph == P_DRAIN && idle;
 
   always @(posedge clk) begin
     if (!rst_n) begin
-      phase <= P_ISSUE; busy <= 1'b0; skip_q <= 1'b0; row <= 8'd0;
+      phase <= P_ISSUE; busy <= 1'b0; row <= 8'd0;
     end else begin
       if (clear) row <= 8'd0;
       if (active) begin
         busy <= !last;
         if (read) phase <= P_CONV;
         if (conv) phase <= P_ISSUE;
-        if (issue) begin skip_q <= skip; phase <= P_WAIT; end
+        if (issued && store) phase <= P_WDATA;
         if (last) begin
           if (!store) row <= 8'd0;
         end else if (row_done) begin
-          row <= row + 8'd1;
-          phase <= store ? P_READ : P_ISSUE;
+          if (last_row) phase <= P_DRAIN;
+          else begin
+            row <= row + 8'd1;
+            phase <= store ? P_READ : P_ISSUE;
+          end
         end
       end
     end

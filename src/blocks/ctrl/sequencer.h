@@ -6,7 +6,7 @@
 //                       the S_* matmul states    matmul_schedule     ctrl/sequencer_matmul.cpp
 //   fsgen_ctrl_meta.v   compressed operands      load_operand_tile   ctrl/sequencer_matmul.cpp
 //   fsgen_ctrl_rows.v   row loads and stores     the executors' load_rows / store hooks, timed
-//                                                by MemoryTiming::row_load_cycles / row_store_cycles
+//                                                by row_transfers.h on DmaReads / DmaWrites
 //                       the A_* fused states     fused_schedule      fused_ctrl/sequencer_fused.cpp
 //   fsgen_ctrl_topk.v   block TopK               rank_key_tiles      fused_ctrl/sequencer_topk.cpp
 //   fsgen_ctrl_window.v the sparse window        the sparse array's model, sparse_net/model.cpp
@@ -35,6 +35,8 @@ namespace fsgen {
 struct BufferSlot {
   enum Kind { kA, kB, kLut, kPool } kind;  // kPool: a pooled key (block TopK)
   uint32_t slot = 0;
+  // The rows land as the buffer's columns (B^T: byte j of row r at j x columns + r).
+  bool transposed = false;
 };
 
 // A K or V tile cache of the fused kernels (fsgen_ctrl.v, k_valid / v_valid): slot t of
@@ -56,15 +58,17 @@ class TileSequencer {
   // One kernel from the controller leaving IDLE to its DONE state.
   void run_schedule(const KernelRegs& regs);
   bool ffn() const { return regs_.kernel == 2; }
+  // B given transposed (mm_flags bit0), unless the core's B is compressed (fsgen_ctrl.v, bt).
+  bool b_transposed() const { return regs_.b_transposed && !graph_.sparse.memory.compresses("w"); }
 
   // ---- executor hooks
   virtual void advance(uint64_t cycles) = 0;  // controller-only states
-  // One read burst per row (ISSUE, then the DMA): `rows` rows of `row_bytes` bytes,
+  // One read burst per row (row_transfers.h): `rows` rows of `row_bytes` bytes,
   // `stride` bytes apart in memory from `addr`, packed into `dst`.
   virtual void load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst) = 0;
   // A compressed operand tile (memory-value sparsity, src/core/compression.h): its
   // metadata record (ISSUE, one burst of meta_bytes), then each row: a marked row as in
-  // load_rows, an all-zero row cleared in the buffer in ISSUE + WAIT without the DMA.
+  // load_rows, an all-zero row cleared in the buffer in its ISSUE cycle without the DMA.
   virtual void load_compressed_rows(uint32_t meta_addr, uint32_t meta_bytes, uint32_t addr, uint32_t stride,
                                     uint32_t rows, uint32_t row_bytes, BufferSlot dst) = 0;
   // Matmul: one tile's compute on array a (and b, with matmul on both arrays) into
@@ -93,6 +97,7 @@ class TileSequencer {
   void matmul_schedule();
   // One matmul operand tile (`tensor` x or w): whole, or, when compressed, by its metadata
   // record number `record` of the table at meta_base (src/core/compression.h).
+  void load_b_tile(uint32_t kt, uint32_t nt);
   void load_operand_tile(const char* tensor, uint32_t meta_base, uint32_t record, uint32_t addr, uint32_t stride,
                          uint32_t rows, uint32_t row_bytes, BufferSlot dst);
   // The fused kernels' loop (src/blocks/fused_ctrl/sequencer_fused.cpp).

@@ -34,9 +34,7 @@ void TileSequencer::matmul_schedule() {
           la_k = kt;
         }
         if (need_b) {
-          load_operand_tile("w", regs_.addr_meta_b, kt * regs_.tiles_n + nt,
-                            regs_.addr_b + kt * a.tile_k * regs_.stride_b + nt * tile_n_, regs_.stride_b, a.tile_k,
-                            tile_n_, {BufferSlot::kB});
+          load_b_tile(kt, nt);
           lb_k = kt;
           lb_n = nt;
         }
@@ -47,6 +45,17 @@ void TileSequencer::matmul_schedule() {
         advance(1);  // NEXT
       }
   advance(1);  // DONE
+}
+
+// B's tile (kt, nt): tile_k rows of its columns, or, given transposed, tile_n rows of B^T.
+void TileSequencer::load_b_tile(uint32_t kt, uint32_t nt) {
+  const ArraySpec& a = plan_.spec;
+  if (b_transposed())
+    return load_rows(regs_.addr_b + nt * tile_n_ * regs_.stride_b + kt * a.tile_k, regs_.stride_b, tile_n_, a.tile_k,
+                     {BufferSlot::kB, 0, true});
+  load_operand_tile("w", regs_.addr_meta_b, kt * regs_.tiles_n + nt,
+                    regs_.addr_b + kt * a.tile_k * regs_.stride_b + nt * tile_n_, regs_.stride_b, a.tile_k, tile_n_,
+                    {BufferSlot::kB});
 }
 
 void TileSequencer::load_operand_tile(const char* tensor, uint32_t meta_base, uint32_t record, uint32_t addr,

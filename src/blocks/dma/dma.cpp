@@ -1,5 +1,6 @@
-// dma: the DMA with an FSM and an AXI4 master to off-chip memory, driven by the
-// controller's commands (one burst at a time).
+// dma: the DMA with an AXI4 master to off-chip memory, driven by the controller's row
+// commands: up to `outstanding` read bursts in flight, write bursts posted with as many
+// responses outstanding, the read and write channels at once.
 #include "blocks/block_kind.h"
 
 namespace fsgen {
@@ -16,8 +17,9 @@ PrimitiveDef power_primitive() {
   d.kind = "dma", d.module = "fsgen_dma";
   d.params = {"W"};
   d.sizes = {{1}, {2}, {4}, {8}, {16}};
-  // Area and leakage: the fit's constant (FSM, address and beat counters) and a write data
-  // register byte per lane.
+  // Area and leakage: the fit's constant (address registers, beat counters, the queue of
+  // bursts in flight: 16 bits per entry, characterised at OUT = 8, the spec's default) and a
+  // write data register byte per lane.
   d.elements = [](const std::vector<int>& h) { return double(h[0]); };
   d.alpha_ports = {"m_rdata", "m_wdata"};
   d.driver = "axi_dma";
@@ -31,10 +33,12 @@ const BlockKind& dma_kind() {
   static const BlockKind kind = [] {
     BlockKind k;
     k.name = "dma";
-    k.description = "one-burst-at-a-time DMA with an AXI4 master to off-chip memory";
-    k.params = {{"beat_bytes", "byte", "AXI4 data width"}, {"latency", "cycle", "off-chip access latency"}};
+    k.description = "DMA with an AXI4 master to off-chip memory, several bursts in flight";
+    k.params = {{"beat_bytes", "byte", "AXI4 data width"},
+                {"latency", "cycle", "off-chip access latency"},
+                {"outstanding", "burst", "read bursts in flight and write responses outstanding"}};
     k.ports = {{"rdata", false, "AXI4 read data from memory"}, {"wdata", true, "AXI4 write data to memory"}};
-    k.statistics = {{"busy_cycles", "cycle", "cycles with a data beat on the AXI4 bus"},
+    k.statistics = {{"busy_cycles", "cycle", "cycles with a burst in flight (address handshake to last read beat or write response)"},
                     {"operand_bytes", "byte", "bytes moved to and from memory"}};
     k.rtl_files = {"fsgen_dma.v"};
     k.module = "fsgen_dma";

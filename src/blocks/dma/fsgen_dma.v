@@ -1,9 +1,21 @@
-// DMA engine: one burst at a time between the controller's buffers and off-chip
-// memory over an AXI4 master (INCR bursts, full-width beats, always-ready data
-// channels on our side). FSM: IDLE -> AR -> R -> DONE for reads, IDLE -> AW -> W ->
-// B -> DONE for writes; cmd_done is high for the DONE cycle.
+// DMA engine between the controller's buffers and off-chip memory over an AXI4 master
+// (INCR bursts, full-width beats), with its read and write channels working at once.
+// The timing contract is src/core/memory_timing.h's.
+//  - Commands: the controller presents cmd_valid with the burst; the DMA takes it in a
+//    cycle with cmd_ready (combinational on cmd_write and the DMA's registers, never on
+//    cmd_valid).
+//  - Reads: up to OUT bursts in flight. A read taken in cycle c is on AR in c + 1 (the
+//    address register takes a new burst every cycle the slave is ready); its beats come
+//    back in command order, each presented as rd_valid with the burst's rd_tag (the
+//    caller's row) and rd_beat. A burst leaves the count in the cycle of its last beat;
+//    rd_idle is high from the cycle after the last beat of the last burst in flight.
+//  - Writes: one burst's data at a time, up to OUT responses outstanding. A write taken in
+//    c is on AW in c + 1 and its W beats follow the AW handshake back to back, beat i's data
+//    read from wr_data while wr_beat = i; w_free is high again from the cycle after the last
+//    W beat (the caller's data register is free), wr_idle when every B response has come.
 module fsgen_dma #(
-    parameter W = 8  // bytes per beat
+    parameter W = 8,   // bytes per beat
+    parameter OUT = 8  // read bursts in flight, write responses outstanding (1..16)
 ) (
     input  wire           clk,
     input  wire           rst_n,
@@ -11,12 +23,17 @@ module fsgen_dma #(
     input  wire           cmd_write,
     input  wire [31:0]    cmd_addr,
     input  wire [7:0]     cmd_beats,
-    output wire           cmd_done,
+    input  wire [7:0]     cmd_tag,
+    output wire           cmd_ready,
     output wire           rd_valid,
     output wire [7:0]     rd_beat,
+    output wire [7:0]     rd_tag,
     output wire [W*8-1:0] rd_data,
+    output wire           rd_idle,
     output wire [7:0]     wr_beat,
     input  wire [W*8-1:0] wr_data,
+    output wire           w_free,
+    output wire           wr_idle,
     output wire [31:0]    m_araddr,
     output wire [7:0]     m_arlen,
     output wire [2:0]     m_arsize,
@@ -47,66 +64,105 @@ module fsgen_dma #(
     input  wire           m_bvalid,
     output wire           m_bready
 );
-  localparam [2:0] S_IDLE = 3'd0, S_AR = 3'd1, S_R = 3'd2, S_AW = 3'd3, S_W = 3'd4, S_B = 3'd5, S_DONE = 3'd6;
   localparam [2:0] SIZE = (W == 1) ? 3'd0 : (W == 2) ? 3'd1 : (W == 4) ? 3'd2 : (W == 8) ? 3'd3 :
                           (W == 16) ? 3'd4 : (W == 32) ? 3'd5 : 3'd6;
-  reg [2:0]     state;
-  reg [31:0]    addr;
-  reg [7:0]     beats;
-  reg [7:0]     cnt;
-  reg [W*8-1:0] wdata_q /*verilator public_flat_rd*/;
+  localparam QB = (OUT > 8) ? 4 : (OUT > 4) ? 3 : (OUT > 2) ? 2 : 1;  // queue index bits
+  localparam [4:0] OUT5 = OUT[4:0];
+  localparam [QB-1:0] Q_LAST = OUT5[QB-1:0] - 1'b1;  // the queue's last index
 
-  assign cmd_done  = (state == S_DONE);
-  assign m_araddr  = addr;
-  assign m_arlen   = beats - 8'd1;
+  // ---- read channel: the address register, the queue of bursts in flight (tag, beats)
+  reg  [31:0]   ar_addr;
+  reg  [7:0]    ar_len;
+  reg           ar_valid;
+  reg  [7:0]    q_tag [0:OUT-1];
+  reg  [7:0]    q_beats [0:OUT-1];
+  reg  [QB-1:0] q_head, q_tail;
+  reg  [4:0]    rd_count;  // bursts taken whose last beat has not come
+  reg  [7:0]    rd_cnt;    // beats of the head burst come so far
+  wire          rd_take = cmd_valid && cmd_ready && !cmd_write;
+  wire          rd_beat_in = m_rvalid && rd_count != 5'd0;
+  wire          rd_burst_end = rd_beat_in && rd_cnt == q_beats[q_head] - 8'd1;
+  wire          ar_free = !ar_valid || m_arready;
+
+  // ---- write channel: one burst's address and data, the count of B responses to come
+  localparam [1:0] W_IDLE = 2'd0, W_AW = 2'd1, W_DATA = 2'd2;
+  reg  [1:0]     w_state;
+  reg  [31:0]    aw_addr;
+  reg  [7:0]     aw_len;
+  reg  [7:0]     w_cnt;
+  reg  [4:0]     b_count;
+  reg  [W*8-1:0] wdata_q /*verilator public_flat_rd*/;
+  wire           wr_take = cmd_valid && cmd_ready && cmd_write;
+  wire           w_last_beat = w_state == W_DATA && m_wready && w_cnt == aw_len;
+
+  assign cmd_ready = cmd_write ? (w_state == W_IDLE && b_count < OUT5) : (ar_free && rd_count < OUT5);
+  assign rd_valid  = rd_beat_in;
+  assign rd_beat   = rd_cnt;
+  assign rd_tag    = q_tag[q_head];
+  assign rd_data   = m_rdata;
+  assign rd_idle   = rd_count == 5'd0;
+  assign m_araddr  = ar_addr;
+  assign m_arlen   = ar_len;
   assign m_arsize  = SIZE;
   assign m_arburst = 2'b01;
-  assign m_arvalid = (state == S_AR);
-  assign m_rready  = (state == S_R);
-  assign rd_valid  = (state == S_R) && m_rvalid;
-  assign rd_beat   = cnt;
-  assign rd_data   = m_rdata;
-  assign m_awaddr  = addr;
-  assign m_awlen   = beats - 8'd1;
+  assign m_arvalid = ar_valid;
+  assign m_rready  = 1'b1;
+  assign m_awaddr  = aw_addr;
+  assign m_awlen   = aw_len;
   assign m_awsize  = SIZE;
   assign m_awburst = 2'b01;
-  assign m_awvalid = (state == S_AW);
+  assign m_awvalid = w_state == W_AW;
   assign m_wdata   = wdata_q;
   assign m_wstrb   = {W{1'b1}};
-  assign m_wlast   = (cnt == beats - 8'd1);
-  assign m_wvalid  = (state == S_W);
-  assign m_bready  = (state == S_B);
-  // The beat whose data is loaded into wdata_q next: beat 0 in AW, then cnt + 1.
-  assign wr_beat   = (state == S_AW) ? 8'd0 : cnt + 8'd1;
+  assign m_wlast   = w_cnt == aw_len;
+  assign m_wvalid  = w_state == W_DATA;
+  assign m_bready  = 1'b1;
+  assign w_free    = w_state == W_IDLE;
+  assign wr_idle   = w_state == W_IDLE && b_count == 5'd0;
+  // The beat whose data is loaded into wdata_q next: beat 0 in AW, then w_cnt + 1.
+  assign wr_beat   = (w_state == W_AW) ? 8'd0 : w_cnt + 8'd1;
+
+  integer i;
+  always @(posedge clk) begin
+    if (!rst_n) begin
+      ar_addr <= 32'd0; ar_len <= 8'd0; ar_valid <= 1'b0; q_head <= {QB{1'b0}}; q_tail <= {QB{1'b0}};
+      rd_count <= 5'd0; rd_cnt <= 8'd0;
+      for (i = 0; i < OUT; i = i + 1) begin q_tag[i] <= 8'd0; q_beats[i] <= 8'd0; end
+    end else begin
+      if (m_arready) ar_valid <= 1'b0;
+      if (rd_take) begin
+        ar_addr <= cmd_addr; ar_len <= cmd_beats - 8'd1; ar_valid <= 1'b1;
+        q_tag[q_tail] <= cmd_tag; q_beats[q_tail] <= cmd_beats;
+        q_tail <= (q_tail == Q_LAST) ? {QB{1'b0}} : q_tail + 1'b1;
+      end
+      if (rd_beat_in) rd_cnt <= rd_burst_end ? 8'd0 : rd_cnt + 8'd1;
+      if (rd_burst_end) q_head <= (q_head == Q_LAST) ? {QB{1'b0}} : q_head + 1'b1;
+      rd_count <= rd_count + {4'd0, rd_take} - {4'd0, rd_burst_end};
+    end
+  end
 
   always @(posedge clk) begin
     if (!rst_n) begin
-      state <= S_IDLE; addr <= 32'd0; beats <= 8'd0; cnt <= 8'd0; wdata_q <= {W*8{1'b0}};
+      w_state <= W_IDLE; aw_addr <= 32'd0; aw_len <= 8'd0; w_cnt <= 8'd0; b_count <= 5'd0;
+      wdata_q <= {W*8{1'b0}};
     end else begin
-      case (state)
-        S_IDLE: if (cmd_valid) begin
-          addr <= cmd_addr; beats <= cmd_beats; cnt <= 8'd0;
-          state <= cmd_write ? S_AW : S_AR;
+      case (w_state)
+        W_IDLE: if (wr_take) begin
+          aw_addr <= cmd_addr; aw_len <= cmd_beats - 8'd1; w_cnt <= 8'd0; w_state <= W_AW;
         end
-        S_AR: if (m_arready) state <= S_R;
-        S_R: if (m_rvalid) begin
-          cnt <= cnt + 8'd1;
-          if (cnt == beats - 8'd1) state <= S_DONE;
-        end
-        S_AW: if (m_awready) begin
+        W_AW: if (m_awready) begin
           wdata_q <= wr_data;
-          state <= S_W;
+          w_state <= W_DATA;
         end
-        S_W: if (m_wready) begin
-          if (cnt == beats - 8'd1) state <= S_B;
+        default: if (m_wready) begin  // W_DATA
+          if (w_last_beat) w_state <= W_IDLE;
           else begin
-            cnt <= cnt + 8'd1;
+            w_cnt <= w_cnt + 8'd1;
             wdata_q <= wr_data;
           end
         end
-        S_B: if (m_bvalid) state <= S_DONE;
-        default: state <= S_IDLE;  // S_DONE
       endcase
+      b_count <= b_count + {4'd0, w_last_beat} - {4'd0, m_bvalid && b_count != 5'd0};
     end
   end
 endmodule

@@ -83,10 +83,10 @@ module fsgen_top #(
   wire [31:0] addr_meta_a;
   wire [31:0] addr_meta_b;
   wire [31:0] addr_pool;
-  wire        start, busy, done_pulse, cmd_valid, cmd_write, cmd_done, rd_valid;
+  wire        start, busy, done_pulse, cmd_valid, cmd_write, cmd_ready, rd_valid, rd_idle, w_free, wr_idle;
   wire [31:0] cycles, cmd_addr;
   wire [15:0] ac_slot;
-  wire [7:0]  cmd_beats, rd_beat, wr_beat, idx_q, acw_idx, rd_row;
+  wire [7:0]  cmd_beats, cmd_tag, rd_beat, rd_tag, wr_beat, idx_q, acw_idx, rd_row;
   wire [DW-1:0] rd_data, wr_data;
   wire        v_q, clr_q, ld_q, acw, acw_first, vb_q, clrb_q, scb_q, ldb_q, acwb, acwb_first, acwb_sc;
   wire [7:0]  rdb_row, idxb_q, acwb_idx, acwb_off;
@@ -154,11 +154,12 @@ module fsgen_top #(
       .addr_pool(addr_pool),
       .busy(busy), .done_pulse(done_pulse), .cycles(cycles), .irq(irq));
 
-  fsgen_dma #(.W(DW/8)) u_dma (
+  fsgen_dma #(.W(DW/8), .OUT(8)) u_dma (
       .clk(clk), .rst_n(rst_n),
       .cmd_valid(cmd_valid), .cmd_write(cmd_write), .cmd_addr(cmd_addr), .cmd_beats(cmd_beats),
-      .cmd_done(cmd_done), .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_data(rd_data),
-      .wr_beat(wr_beat), .wr_data(wr_data),
+      .cmd_tag(cmd_tag), .cmd_ready(cmd_ready), .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_tag(rd_tag),
+      .rd_data(rd_data), .rd_idle(rd_idle), .wr_beat(wr_beat), .wr_data(wr_data), .w_free(w_free),
+      .wr_idle(wr_idle),
       .m_araddr(m_araddr), .m_arlen(m_arlen), .m_arsize(m_arsize), .m_arburst(m_arburst),
       .m_arvalid(m_arvalid), .m_arready(m_arready),
       .m_rdata(m_rdata), .m_rresp(m_rresp), .m_rlast(m_rlast), .m_rvalid(m_rvalid), .m_rready(m_rready),
@@ -198,8 +199,9 @@ module fsgen_top #(
       .addr_pool(addr_pool),
       .busy(busy), .done_pulse(done_pulse), .cycles(cycles),
       .cmd_valid(cmd_valid), .cmd_write(cmd_write), .cmd_addr(cmd_addr), .cmd_beats(cmd_beats),
-      .cmd_done(cmd_done), .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_data(rd_data),
-      .wr_beat(wr_beat), .wr_data(wr_data),
+      .cmd_tag(cmd_tag), .cmd_ready(cmd_ready), .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_tag(rd_tag),
+      .rd_data(rd_data), .rd_idle(rd_idle), .wr_beat(wr_beat), .wr_data(wr_data), .w_free(w_free),
+      .wr_idle(wr_idle),
       .x_q(x_q), .w_q(w_q), .v_q(v_q), .clr_q(clr_q), .ld_q(ld_q), .idx_q(idx_q), .y(y),
       .xwin(xwin), .wwin(wwin), .sp_sel(sp_sel), .sp_has(sp_has), .sp_step(sp_step),
       .acw(acw), .acw_first(acw_first), .ac_slot(ac_slot), .acw_idx(acw_idx), .acw_data(acw_data),
