@@ -56,10 +56,11 @@ Program build(const Graph& g, const MatmulProblem& p, const std::vector<int8_t>*
     return values ? prog.add_input(name, *values) : prog.reserve_input(name, bytes);
   };
   const uint32_t addr_a = input("A", a, size_t(p.m) * p.k);
-  // B goes to memory transposed, as N rows of K bytes (an nn.Linear weight's own layout), so
-  // that its tiles load in bursts as long as A's; a compressed B keeps its K x N rows, which
-  // its metadata describes.
-  const bool b_transposed = !g.sparse.memory.compresses("w");
+  // B goes to memory transposed, as N rows of K bytes (an nn.Linear weight's own layout),
+  // when a tile's rows are longer that way (tile_k bytes against tile n's): fewer, longer
+  // bursts keep more beats in flight. A compressed B keeps its K x N rows, which its metadata
+  // describes.
+  const bool b_transposed = !g.sparse.memory.compresses("w") && plan.spec.tile_k > g.matmul_tile_n();
   const std::vector<int8_t> bt = b && b_transposed ? transposed(*b, p.k, p.n) : std::vector<int8_t>{};
   const uint32_t addr_b = input("B", b_transposed && b ? &bt : b, size_t(p.k) * p.n);
   if (b) require_lanes_fit(g, *b, p.n, p.k, 1, p.n, "matmul operand B");  // lanes: columns of B

@@ -45,48 +45,55 @@ class ReadDataChannel {
   uint64_t free_from_ = 0;  // the first cycle with no beat booked
 };
 
+// The DMA's bursts in flight in one direction, at most `outstanding`: a command offered in
+// cycle `cycle` is taken in the first cycle from then on with fewer in flight; a burst leaves
+// the count in its end cycle (a read's last beat, a write's response), which the memory
+// decides.
+class BurstSlots {
+ public:
+  explicit BurstSlots(uint32_t outstanding) : outstanding_(outstanding) {}
+  // The cycle a command offered in `cycle` is taken in (offers in nondecreasing cycles).
+  uint64_t take_cycle(uint64_t cycle) {
+    retire_before(cycle);
+    if (ends_.size() < outstanding_) return cycle;
+    cycle = ends_[ends_.size() - outstanding_] + 1;
+    retire_before(cycle);
+    return cycle;
+  }
+  // The burst just taken ends in `end`.
+  void taken(uint64_t end) {
+    ends_.push_back(end);
+    idle_from_ = end + 1;
+  }
+  // The first cycle from `cycle` on with no burst in flight (rd_idle, wr_idle).
+  uint64_t idle_from(uint64_t cycle) const { return std::max(cycle, idle_from_); }
+
+ private:
+  void retire_before(uint64_t cycle) {
+    while (!ends_.empty() && ends_.front() < cycle) ends_.pop_front();
+  }
+  uint32_t outstanding_;
+  std::deque<uint64_t> ends_;  // of the bursts in flight, in order
+  uint64_t idle_from_ = 0;
+};
+
 // One read burst as the DMA handles it: taken from the controller in `taken`, on AR in
 // taken + 1, its beats in first_beat .. last_beat.
 struct ReadBurst {
   uint64_t taken, first_beat, last_beat;
 };
 
-// The DMA's read side: a command offered in cycle `cycle` is taken in the first cycle from
-// then on with fewer than `outstanding` bursts in flight (a burst leaves the count in the
-// cycle of its last beat, which the memory decides).
-class DmaReads {
+// The DMA's read side: up to `outstanding` bursts in flight, each until its last beat.
+class DmaReads : public BurstSlots {
  public:
-  explicit DmaReads(const MemoryTiming& t) : outstanding_(t.outstanding) {}
-  // The cycle a command offered in `cycle` is taken in (offers in nondecreasing cycles).
-  uint64_t take_cycle(uint64_t cycle) {
-    retire_before(cycle);
-    if (last_beats_.size() < outstanding_) return cycle;
-    cycle = last_beats_[last_beats_.size() - outstanding_] + 1;
-    retire_before(cycle);
-    return cycle;
-  }
-  // The burst just taken ends with its last beat in `last_beat`.
-  void taken(uint64_t last_beat) {
-    last_beats_.push_back(last_beat);
-    idle_from_ = last_beat + 1;
-  }
-  // Both steps, with the memory's read data channel deciding the beats.
+  explicit DmaReads(const MemoryTiming& t) : BurstSlots(t.outstanding) {}
+  // A command offered in `cycle`, the memory's read data channel deciding its beats.
   ReadBurst take(uint64_t cycle, uint32_t beats, ReadDataChannel& channel) {
     const uint64_t at = take_cycle(cycle);
     const uint64_t first = channel.book(at + 1, beats);
     taken(first + beats - 1);
     return {at, first, first + beats - 1};
   }
-  // The first cycle from `cycle` on with no burst in flight (rd_idle).
-  uint64_t idle_from(uint64_t cycle) const { return std::max(cycle, idle_from_); }
-
- private:
-  void retire_before(uint64_t cycle) {
-    while (!last_beats_.empty() && last_beats_.front() < cycle) last_beats_.pop_front();
-  }
-  uint32_t outstanding_;
-  std::deque<uint64_t> last_beats_;  // of the bursts in flight, in order
-  uint64_t idle_from_ = 0;
 };
 
 // One write burst as the DMA handles it: taken in `taken`, AW in taken + 1, its W beats in
@@ -95,44 +102,21 @@ struct WriteBurst {
   uint64_t taken, last_beat, response;
 };
 
-// The DMA's write side: a command offered in `cycle` (with the write data channel free) is
-// taken in the first cycle from then on with fewer than `outstanding` responses to come (a
-// response leaves the count in its cycle).
-class DmaWrites {
+// The DMA's write side: a command offered in `cycle` (with the write data channel free),
+// up to `outstanding` responses to come, each leaving the count in its cycle.
+class DmaWrites : public BurstSlots {
  public:
-  explicit DmaWrites(const MemoryTiming& t) : latency_(t.latency_cycles), outstanding_(t.outstanding) {}
-  // The cycle a command offered in `cycle` is taken in (offers in nondecreasing cycles).
-  uint64_t take_cycle(uint64_t cycle) {
-    retire_before(cycle);
-    if (responses_.size() < outstanding_) return cycle;
-    cycle = responses_[responses_.size() - outstanding_] + 1;
-    retire_before(cycle);
-    return cycle;
-  }
-  // The burst just taken has its response in `response`.
-  void taken(uint64_t response) {
-    responses_.push_back(response);
-    idle_from_ = response + 1;
-  }
-  // Both steps, the response `latency` cycles after the last W beat.
+  explicit DmaWrites(const MemoryTiming& t) : BurstSlots(t.outstanding), latency_(t.latency_cycles) {}
+  // A command offered in `cycle`, its response `latency` cycles after its last W beat.
   WriteBurst take(uint64_t cycle, uint32_t beats) {
     const uint64_t at = take_cycle(cycle);
     const WriteBurst b{at, at + 1 + beats, at + 1 + beats + latency_};
     taken(b.response);
     return b;
   }
-  // The first cycle from `cycle` on with the data channel free and no response to come
-  // (wr_idle).
-  uint64_t idle_from(uint64_t cycle) const { return std::max(cycle, idle_from_); }
 
  private:
-  void retire_before(uint64_t cycle) {
-    while (!responses_.empty() && responses_.front() < cycle) responses_.pop_front();
-  }
   uint64_t latency_;
-  uint32_t outstanding_;
-  std::deque<uint64_t> responses_;  // of the bursts taken, in order
-  uint64_t idle_from_ = 0;
 };
 
 // The cycles with a DMA burst in flight (from its address handshake to its last read beat

@@ -257,6 +257,36 @@ Block requant_block(uint32_t lanes) {
                      {"out", lanes * 8, true, "INT8 output row", "u_ctrl.out_row_q"}});
 }
 
+// The slots of one matmul operand's buffer (tensor "x" or "w", tiles of `tile_bytes`): the
+// spec's count, checked, or two when they fit and the operand is not compressed.
+uint32_t operand_slots(Graph& g, const char* tensor, uint64_t tile_bytes, uint32_t given, const std::string& place) {
+  const uint64_t limit = g.spec.memory.buffer_limit_bytes;
+  const std::string name = std::string(tensor) == "x" ? "A" : "B";
+  if (g.sparse.memory.compresses(tensor)) {
+    if (given > 1) fail(place, "a compressed " + name + "'s rows follow its metadata record, loaded before them: expected 1");
+    g.single_buffered_why = "a compressed operand's rows follow its metadata record, loaded before them";
+    return 1;
+  }
+  if (given > 0) {
+    if (given * tile_bytes > limit)
+      fail(place, std::to_string(given) + " tiles of " + name + " (" + std::to_string(given * tile_bytes) +
+                      " B) exceed memory.buffer_limit_bytes (" + std::to_string(limit) + ")");
+    if (given == 1) g.single_buffered_why = "memory.operand_tiles gives " + name + " one tile";
+    return given;
+  }
+  if (2 * tile_bytes <= limit) return 2;
+  g.single_buffered_why = "two tiles of " + name + " (" + std::to_string(2 * tile_bytes) +
+                          " B) exceed memory.buffer_limit_bytes";
+  return 1;
+}
+
+void plan_operand_slots(Graph& g) {
+  const ArraySpec& a = g.array_a.spec;
+  const MemorySpec& m = g.spec.memory;
+  g.a_slots = operand_slots(g, "x", uint64_t(a.tile_m) * a.tile_k, m.operand_tiles_a, m.operand_tiles_a_place);
+  g.b_slots = operand_slots(g, "w", uint64_t(a.tile_k) * g.matmul_tile_n(), m.operand_tiles_b, m.operand_tiles_b_place);
+}
+
 // Array b of the fused kernels and, when both arrays are output-stationary, its role
 // in matmul: a.n + b.n columns per tile, b's columns fed by the same A tile.
 void plan_fused_array_b(Graph& g) {
@@ -457,6 +487,7 @@ Graph elaborate(const DesignSpec& spec) {
     g.edges.push_back({"acc_a", "rd", "ctrl", "acc_row"});
   }
   if (g.attention) add_attention_blocks(g);
+  plan_operand_slots(g);
   return g;
 }
 
@@ -539,7 +570,9 @@ ArrayInstance ctrl_instance(const Graph& g) {
                    {"VC", g.v_cache_tiles},
                    {"DUAL", g.matmul_on_both ? 1 : 0},
                    {"SYS_A", a.systolic ? 1 : 0},
-                   {"SYS_B", g.attention && g.array_b.spec.systolic ? 1 : 0}}};
+                   {"SYS_B", g.attention && g.array_b.spec.systolic ? 1 : 0},
+                   {"SA", g.a_slots},
+                   {"SB", g.b_slots}}};
   auto& prm = c.params;
   if (g.sliding_window()) prm["WIN"] = g.sliding_window();
   const GroupNetwork& topk = g.sparse.group;

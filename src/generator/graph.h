@@ -103,6 +103,14 @@ struct Graph {
   std::string matmul_alone_why;  // a fused core whose array b sits out matmuls: why
   ArrayPlan array_b_matmul;
   uint32_t matmul_tile_n() const { return array_a.spec.tile_n + (matmul_on_both ? array_b.spec.tile_n : 0); }
+  // Matmul operand tiles the controller's buffers hold, each slot tagged with its tile: a tile
+  // still held is not loaded again, and with two or more the next tile's A and B load into a
+  // free slot while array a computes (memory.operand_tiles; by default two of each when they
+  // fit memory.buffer_limit_bytes and the operand is not compressed). single_buffered_why:
+  // why an operand has one slot.
+  uint32_t a_slots = 1, b_slots = 1;
+  std::string single_buffered_why;
+  bool double_buffered() const { return a_slots > 1 || b_slots > 1; }
   SparsePlan sparse;       // Algorithm 1's networks and the memory-sparsity changes
   // Keys a causal query attends with a sliding window (memory-group sparsity), 0 = all.
   uint32_t sliding_window() const { return sparse.memory.window_kind == "sliding" ? sparse.memory.window : 0; }

@@ -197,6 +197,16 @@ DesignSpec parse_root(const YAML::Node& root, const std::string& source) {
   s.memory.bandwidth_gbps = mem.get_double("bandwidth_gbps", 0.0);
   s.memory.latency_cycles = static_cast<uint32_t>(mem.get_int("latency_cycles", 1, 100000));
   s.memory.outstanding = static_cast<uint32_t>(mem.get_int_or("outstanding", 8, 1, 16));
+  if (mem.has("operand_tiles")) {
+    YamlMap tiles = mem.get_map("operand_tiles");
+    for (const char* t : {"a", "b"}) {
+      if (!tiles.has(t)) continue;
+      const bool a = std::string(t) == "a";
+      (a ? s.memory.operand_tiles_a : s.memory.operand_tiles_b) = static_cast<uint32_t>(tiles.get_int(t, 1, 256));
+      (a ? s.memory.operand_tiles_a_place : s.memory.operand_tiles_b_place) = tiles.place(t);
+    }
+    tiles.finish();
+  }
   s.memory.buffer_limit_bytes = static_cast<uint32_t>(mem.get_int("buffer_limit_bytes", 1, 1 << 26));
   mem.finish();
 

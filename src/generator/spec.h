@@ -65,6 +65,10 @@ struct MemorySpec {
   double bandwidth_gbps = 8;         // off-chip bandwidth, GB/s
   uint32_t latency_cycles = 20;      // off-chip read/write latency, cycles
   uint32_t outstanding = 8;          // read bursts in flight and write responses outstanding in the DMA
+  // Matmul operand tiles the controller's buffers hold (operand_tiles: {a, b}); 0 = the
+  // default (two, double-buffered, when they fit buffer_limit_bytes). `*_place`: where given.
+  uint32_t operand_tiles_a = 0, operand_tiles_b = 0;
+  std::string operand_tiles_a_place, operand_tiles_b_place;
   uint32_t buffer_limit_bytes = 16384;  // largest on-chip buffer per tensor, bytes
 };
 

@@ -109,8 +109,10 @@ void Dma::count(uint64_t taken, uint64_t first_beat, uint32_t beats, uint64_t la
 FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, CycleClock& clock, RunResult& result)
     : sc_module(name), TileSequencer(g, result.activity, result.sparse), dma_(dma), clock_(clock), result_(result) {
   const ArraySpec& a = plan_.spec;
-  buf_a_.assign(size_t(a.tile_m) * a.tile_k, 0);
-  buf_b_.assign(std::max<size_t>(size_t(1 + g.k_cache_tiles + g.v_cache_tiles) * a.tile_n, tile_n_) * a.tile_k, 0);
+  buf_a_.assign(size_t(g.a_slots) * a.tile_m * a.tile_k, 0);
+  buf_b_.assign(std::max<size_t>(size_t(1 + g.k_cache_tiles + g.v_cache_tiles) * a.tile_n, size_t(g.b_slots) * tile_n_) *
+                    a.tile_k,
+                0);
   acc_row_.assign(tile_n_, 0);
   out_row_.assign(tile_n_, 0);
   array_a_ = make_pe_array_model(plan_, result, "array_a");
@@ -182,9 +184,16 @@ void FusedCore::run() {
   }
 }
 
+void FusedCore::set_cursor(uint64_t cycle) {
+  const uint64_t waited = clock_.cycle_at(sc_core::sc_time_stamp());
+  FSGEN_ASSERT(cycle >= waited, "a lane starts after the cycles the core has waited for");
+  pending_ = cycle - waited;
+}
+
 uint8_t* FusedCore::buffer(BufferSlot s) {
   switch (s.kind) {
-    case BufferSlot::kA: return buf_a_.data();
+    case BufferSlot::kA: return buf_a_.data() + size_t(s.slot) * plan_.spec.tile_m * plan_.spec.tile_k;
+    case BufferSlot::kMatmulB: return buf_b_.data() + size_t(s.slot) * tile_n_ * plan_.spec.tile_k;
     case BufferSlot::kLut: return lut_.data();
     case BufferSlot::kPool: return pool_.data();
     case BufferSlot::kB: break;
@@ -261,17 +270,19 @@ void FusedCore::store_tile(uint32_t mt, uint32_t nt) {
 
 // The compute phase of one matmul tile: array a on B's first a.n columns and, with
 // matmul on both arrays, array b on the rest in the same cycles.
-void FusedCore::matmul_tile(bool reload_stationary, uint32_t kt, uint32_t acc_slot) {
+void FusedCore::matmul_tile(bool reload_stationary, uint32_t kt, uint32_t acc_slot, uint32_t a_slot,
+                            uint32_t b_slot) {
   const ArraySpec& a = plan_.spec;
   tile_ptr_ = acc_cache_.empty() ? nullptr : acc_cache_.data() + size_t(acc_slot) * a.tile_m * a.tile_n;
-  const TileView tile_a = TileView::row_major(buf_a_.data(), a.tile_k);
+  const TileView tile_a = TileView::row_major(buffer({BufferSlot::kA, a_slot}), a.tile_k);
+  const uint8_t* tile_b = buffer({BufferSlot::kMatmulB, b_slot});
   const Accumulate mode = kt == 0 ? Accumulate::kClear : Accumulate::kAdd;
   const uint64_t c0 = now();
   const uint64_t cycles =
-      array_a_->run_tile(c0, tile_a, TileView::row_major(buf_b_.data(), tile_n_), reload_stationary, mode, nullptr,
+      array_a_->run_tile(c0, tile_a, TileView::row_major(tile_b, tile_n_), reload_stationary, mode, nullptr,
                          {tile_ptr_, a.tile_n});
   if (array_b_matmul_)
-    array_b_matmul_->run_tile(c0, tile_a, TileView::row_major(buf_b_.data() + a.tile_n, tile_n_), false, mode, nullptr,
+    array_b_matmul_->run_tile(c0, tile_a, TileView::row_major(tile_b + a.tile_n, tile_n_), false, mode, nullptr,
                               {});
   advance(cycles);
 }

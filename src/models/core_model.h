@@ -113,10 +113,12 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
 
   // TileSequencer hooks (core_model.cpp: matmul; attention_model.cpp: fused kernels)
   void advance(uint64_t cycles) override { pending_ += cycles; }
+  uint64_t cursor() const override { return now(); }
+  void set_cursor(uint64_t cycle) override;
   void load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst) override;
   void load_compressed_rows(uint32_t meta_addr, uint32_t meta_bytes, uint32_t addr, uint32_t stride, uint32_t rows,
                             uint32_t row_bytes, BufferSlot dst) override;
-  void matmul_tile(bool reload_stationary, uint32_t kt, uint32_t acc_slot) override;
+  void matmul_tile(bool reload_stationary, uint32_t kt, uint32_t acc_slot, uint32_t a_slot, uint32_t b_slot) override;
   void store_tile(uint32_t mt, uint32_t nt) override;
   void scores(bool reload_stationary, uint32_t b_slot) override;
   void softmax(uint32_t q0, uint32_t j0, bool first_kv) override;

@@ -91,6 +91,8 @@ class FastCore : private TileSequencer {
   }
 
   void advance(uint64_t cycles) override { now_ += cycles; }
+  uint64_t cursor() const override { return now_; }
+  void set_cursor(uint64_t cycle) override { now_ = cycle; }
 
   // A transfer's DMA: the same DmaReads / DmaWrites as the cycle model's, on a read data
   // channel of the memory's timing; each burst adds its share of busy cycles (InFlightSpans)
@@ -137,7 +139,7 @@ class FastCore : private TileSequencer {
     dma_phase(last, rows, uint64_t(rows) * row_bytes);
   }
 
-  void matmul_tile(bool reload, uint32_t, uint32_t) override {
+  void matmul_tile(bool reload, uint32_t, uint32_t, uint32_t, uint32_t) override {
     const uint64_t span = tile_cycles(plan_, reload);
     array_phase("array_a", plan_, span, 1, reload);
     if (graph_.matmul_on_both) array_phase("array_b", graph_.array_b_matmul, span, 1, false);

@@ -48,7 +48,8 @@ void print_graph(const Graph& g, std::ostream& out) {
   const ArrayPlan& p = g.array_a;
   out << "design " << g.spec.name << " (" << g.spec.source << ")\n"
       << "  memory: " << g.memory.beat_bytes << " B/cycle AXI4, latency " << g.memory.latency_cycles
-      << " cycles, clock " << g.spec.clock_mhz << " MHz\n"
+      << " cycles, " << g.memory.outstanding << (g.memory.outstanding == 1 ? " burst" : " bursts")
+      << " in flight, clock " << g.spec.clock_mhz << " MHz\n"
       << "  array a: " << stationarity_name(p.stationarity) << ", loop order " << iter_name(p.spec.loop_order[0])
       << iter_name(p.spec.loop_order[1]) << iter_name(p.spec.loop_order[2]) << ", tiles m=" << p.spec.tile_m
       << " n=" << p.spec.tile_n << " k=" << p.spec.tile_k << ", " << p.spec.pe_rows() << "x" << p.spec.pe_cols()
@@ -56,6 +57,11 @@ void print_graph(const Graph& g, std::ostream& out) {
       << "  reuse: A " << movement_name(p.move_a) << ", B " << movement_name(p.move_b) << ", C "
       << movement_name(p.move_c);
   if (p.acc_slots) out << " (accumulator cache: " << p.acc_slots << (p.acc_slots == 1 ? " tile)" : " tiles)");
+  out << "\n  matmul operand buffers: " << g.a_slots << " A " << (g.a_slots == 1 ? "tile" : "tiles") << ", "
+      << g.b_slots << " B " << (g.b_slots == 1 ? "tile" : "tiles") << " (a tile held is not loaded again";
+  if (g.double_buffered()) out << "; the next tile's operands load during the pass";
+  out << ")";
+  if (!g.single_buffered_why.empty()) out << "\n    single-buffered: " << g.single_buffered_why;
   out << "\n  kernels: matmul";
   if (g.matmul_on_both) out << " (on arrays a and b: " << g.matmul_tile_n() << "-column tiles)";
   if (!g.matmul_alone_why.empty()) out << " (on array a alone)";

@@ -27,12 +27,16 @@ struct SparseDesign {
   std::string kernels = "[matmul]";
   uint32_t acc_tiles = 1;  // m x n INT32 tiles of the accumulator cache (dot arrays)
   uint32_t outstanding = 8;  // memory.outstanding
+  uint32_t operand_tiles = 0;  // memory.operand_tiles of A and of B (0: the default)
 };
 
 std::string spec_text(const SparseDesign& d) {
   std::ostringstream o;
   o << "clock_mhz: 1000\npe_budget: 1024\n"
     << "memory: {bandwidth_gbps: 8, latency_cycles: 4, buffer_limit_bytes: 65536, outstanding: " << d.outstanding
+    << (d.operand_tiles ? ", operand_tiles: {a: " + std::to_string(d.operand_tiles) + ", b: " +
+                              std::to_string(d.operand_tiles) + "}"
+                        : std::string())
     << "}\n"
     << "arrays:\n  a:\n    loop_order: " << d.loop_order << "\n    movement: " << d.movement
     << "\n    tiling: {m: " << d.m << ", n: " << d.n << ", k: " << d.k << "}\n";
@@ -323,8 +327,11 @@ TEST(Sparsity, CompressedLanesHoldTheKTileInHalfTheMacs) {
 // sums, and every tile's stream m + n - 2 cycles longer (the drain).
 TEST(Sparsity, SystolicStreamIsTheBroadcastStreamPlusItsDrain) {
   const std::string tilings = "{m: \"4:8:8:8\", n: \"1:8:8:8\", k: \"1:1:4:4\"}";
+  // One tile of each operand: every phase one after another, so the drain adds to the kernel
+  // (with two, the next tile's loads run beside the pass and hide part of it).
   SparseDesign broadcast = os_w(tilings), systolic = os_w(tilings, "systolic");
   broadcast.mappings = systolic.mappings = kSkipX + kSkipW;
+  broadcast.operand_tiles = systolic.operand_tiles = 1;
   const MatmulProblem p = sparse_problem(0.5, true, true, 17);
   const Graph gb = graph_of(broadcast), gs = graph_of(systolic);
   EXPECT_EQ(gs.sparse.a.name(), "8G_3e3e");
@@ -432,6 +439,21 @@ SparseDesign compressed(const std::string& tensors) {
   for (char t : tensors)
     d.mappings += std::string("  - {kind: memory_value, tensor: ") + t + ", condition: \"" + t + "==0\"}\n";
   return d;
+}
+
+// A compressed operand's rows follow its metadata record: its buffer has one slot, and
+// asking for more is an error at the field; the other operand keeps two.
+TEST(Compression, ACompressedOperandHasOneBufferSlot) {
+  const Graph g = graph_of(compressed("w"));
+  EXPECT_EQ(g.b_slots, 1u);
+  EXPECT_EQ(g.a_slots, 2u);
+  EXPECT_NE(g.single_buffered_why.find("metadata record"), std::string::npos) << g.single_buffered_why;
+  const std::string text = test::replace(spec_text(compressed("w")), "outstanding: 8}",
+                                         "outstanding: 8, operand_tiles: {b: 2}}");
+  const std::string e = test::error_of([&] { elaborate(parse_spec_text(text, "sparse.yaml")); });
+  EXPECT_NE(e.find("memory.operand_tiles.b"), std::string::npos) << e;
+  EXPECT_NE(e.find("a compressed B's rows follow its metadata record, loaded before them: expected 1"),
+            std::string::npos) << e;
 }
 
 TEST(Compression, ZeroRowsAreNotFetched) {

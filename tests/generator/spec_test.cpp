@@ -59,6 +59,23 @@ TEST(SpecErrors, AKeyGivenTwiceIsRefusedWithBothPlaces) {
   EXPECT_NE(e.find("given twice (first at line 6)"), std::string::npos) << e;
 }
 
+// memory.operand_tiles: the slots of each matmul operand's buffer, within the buffer limit.
+TEST(SpecErrors, OperandTilesBeyondTheBufferLimitAreRefused) {
+  const std::string spec = test::replace(test::base_spec(), "buffer_limit_bytes: 16384",
+                                         "buffer_limit_bytes: 4096\n  operand_tiles: {a: 16, b: 1}");
+  const Graph g = elaborate(parse_spec_text(spec, "s.yaml"));
+  EXPECT_EQ(g.a_slots, 16u);
+  EXPECT_EQ(g.b_slots, 1u);
+  EXPECT_EQ(g.single_buffered_why, "memory.operand_tiles gives B one tile");
+  std::string e = test::error_of([&] {
+    elaborate(parse_spec_text(test::replace(spec, "{a: 16, b: 1}", "{a: 128, b: 1}"), "s.yaml"));
+  });
+  EXPECT_NE(e.find("memory.operand_tiles.a"), std::string::npos) << e;
+  EXPECT_NE(e.find("128 tiles of A (8192 B) exceed memory.buffer_limit_bytes (4096)"), std::string::npos) << e;
+  e = test::error_of([&] { parse_spec_text(test::replace(spec, "{a: 16, b: 1}", "{a: 0}"), "s.yaml"); });
+  EXPECT_NE(e.find("memory.operand_tiles.a"), std::string::npos) << e;
+}
+
 TEST(SpecErrors, UnknownNestedKey) {
   const std::string e = spec_error(replace(base_spec(), "  latency_cycles: 4\n", "  latency_cycles: 4\n  lat: 3\n"));
   EXPECT_NE(e.find("s.yaml:7:3: field 'memory.lat'"), std::string::npos) << e;

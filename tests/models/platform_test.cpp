@@ -27,6 +27,31 @@ TEST(Platform, OneTileTakesTheDocumentedCycles) {
   EXPECT_EQ(r.model, "systemc");
 }
 
+// Two k tiles: double-buffered, the second tile's A and B load while the first tile's pass
+// runs (S_COMP lasts the longer, the loads' 14 + 14 cycles); single-buffered (two tiles of
+// each do not fit the buffer limit) they load after it.
+TEST(Platform, DoubleBufferingLoadsTheNextTileDuringThePass) {
+  const Graph db = graph_of(test::base_spec() + "kernels: [matmul]\n");
+  ASSERT_TRUE(db.double_buffered()) << db.single_buffered_why;
+  const Graph sb = graph_of(test::replace(test::base_spec(), "buffer_limit_bytes: 16384", "buffer_limit_bytes: 100") +
+                            "kernels: [matmul]\n");
+  ASSERT_FALSE(sb.double_buffered());
+  EXPECT_NE(sb.single_buffered_why.find("exceed memory.buffer_limit_bytes"), std::string::npos) << sb.single_buffered_why;
+  MatmulProblem p;
+  p.m = p.n = 8;
+  p.k = 16;
+  const Program prog = compile_matmul(db, p);
+  const RunResult r = run_on_systemc(db, prog);
+  const uint64_t store = 8 * 6 + 4, done = 1;
+  // tile 0: TILE, load A, load B, the pass (9) beside the next tile's loads (28), NEXT;
+  // tile 1: TILE, the pass, the store, NEXT
+  EXPECT_EQ(r.cycles, (1u + 14 + 14 + 28 + 1) + (1 + 9 + store + 1) + done);
+  EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
+  const RunResult r1 = run_on_systemc(sb, compile_matmul(sb, p));
+  EXPECT_EQ(r1.cycles, (1u + 14 + 14 + 9 + 1) + (1 + 14 + 14 + 9 + store + 1) + done);
+  EXPECT_EQ(r1.outputs.at("C"), r.outputs.at("C"));
+}
+
 // A fused core with output-stationary arrays runs matmul on both: one tile is 8 + 8
 // columns, array b computing the second 8 from the same column of A each step.
 TEST(Platform, MatmulOnBothArraysTakesOneWideTile) {

@@ -19,7 +19,9 @@ PrimitiveDef power_primitive() {
   d.sizes = {{2, 2, 8, 1, 0, 0},  {2, 4, 8, 2, 0, 0},  {4, 2, 8, 2, 0, 0}, {4, 4, 8, 2, 0, 0}, {4, 4, 16, 4, 0, 0},
              {2, 2, 16, 2, 0, 0}, {2, 4, 16, 4, 0, 0}, {8, 8, 8, 4, 0, 0}, {4, 2, 2, 1, 1, 1}, {4, 4, 4, 2, 1, 1},
              {8, 4, 2, 2, 1, 1},  {8, 4, 4, 4, 1, 1},  {4, 2, 4, 2, 1, 1}};
-  d.fixed = {{"N_LIVE", 0}, {"ATTN", 0}, {"STB", 0}, {"KC", 0}, {"VC", 0}, {"DUAL", 0}, {"SYS_A", 0}, {"SYS_B", 0}};
+  // One tile slot per operand, as characterised (a core with more is priced by these).
+  d.fixed = {{"N_LIVE", 0}, {"ATTN", 0}, {"STB", 0}, {"KC", 0}, {"VC", 0},
+             {"DUAL", 0},   {"SYS_A", 0}, {"SYS_B", 0}, {"SA", 1}, {"SB", 1}};
   d.wiring = {"ORD0", "ORD1", "ORD2"};
   d.enables = {};
   d.elements = [](const std::vector<int>&) { return 1.0; };

@@ -43,6 +43,8 @@ module fsgen_ctrl #(
     parameter DUAL = 0,                                // 1: matmul on both arrays (a and b output-stationary)
     parameter SYS_A = 0,                               // 1: output-stationary array a is systolic
     parameter SYS_B = 0,                               // 1: output-stationary array b is systolic
+    parameter SA = 1,                                  // matmul A tiles the operand buffer holds (slots)
+    parameter SB = 1,                                  // matmul B tiles the operand buffer holds
     parameter WIN = 0,                                 // sliding window (ATTN = 1, causal): keys a query attends; 0 = all
     parameter CMP_A = 0,                               // 1: A is compressed (zero rows skipped)
     parameter CMP_B = 0,                               // 1: B is compressed
@@ -219,14 +221,26 @@ module fsgen_ctrl #(
 
   reg [4:0]  state;
   reg [15:0] c0, c1, c2;
-  reg [15:0] la_m, la_k, lb_k, lb_n;
-  reg        first, need_a, need_b;
+  reg [15:0] la_m, la_k, lb_k, lb_n;     // the previous pass's A (m, k) and B (k, n) tiles
+  reg        first, need_b;              // need_b: the tile's B is loaded after its A (S_TILE)
   reg [7:0]  kk;                         // the softmax pass's row (A_SM)
   reg        yv_q;
-  // Operand buffers (register files / SRAM): one A tile and one B tile, row-major.
-  reg [7:0] buf_a [0:TM*TK-1];
-  // Matmul: one TK x NB tile of B. Fused kernels: slot 0, then the K and V cache slots.
-  localparam integer BUF_B = ((1+KC+VC)*TN > NB) ? (1+KC+VC)*TK*TN : TK*NB;
+  // Operand buffers (register files / SRAM): SA tiles of A and SB tiles of B in matmul, each
+  // slot tagged with its tile; the pass reads the slots sa, sb while the next tile's loads
+  // fill the next slots (pa, pb: a ring).
+  localparam integer A_SLOT = TM*TK, B_SLOT = TK*NB;  // bytes of a matmul slot
+  localparam integer SAW = (SA > 1) ? $clog2(SA) : 1, SBW = (SB > 1) ? $clog2(SB) : 1;
+  reg [7:0] buf_a [0:SA*TM*TK-1];
+  // Matmul: TK x NB tiles of B. Fused kernels: slot 0, then the K and V cache slots.
+  localparam integer BUF_B = ((1+KC+VC)*TN > SB*NB) ? (1+KC+VC)*TK*TN : SB*TK*NB;
+  localparam [SAW-1:0] SA_LAST = SA[SAW-1:0] - 1'b1;  // the ring's last slot
+  localparam [SBW-1:0] SB_LAST = SB[SBW-1:0] - 1'b1;
+  reg [SAW-1:0] sa, pa;
+  reg [SBW-1:0] sb, pb;
+  reg [15:0]    ta_m [0:SA-1], ta_k [0:SA-1];  // A tile (m, k) of each slot
+  reg [15:0]    tb_k [0:SB-1], tb_n [0:SB-1];  // B tile (k, n) of each slot
+  reg [SA-1:0]  ta_v;
+  reg [SB-1:0]  tb_v;
   reg [7:0] buf_b [0:BUF_B-1];
   reg [NB*32-1:0] acc_row_q /*verilator public_flat_rd*/;
   reg [NB*8-1:0]  out_row_q /*verilator public_flat_rd*/;
@@ -244,10 +258,45 @@ module fsgen_ctrl #(
   wire [15:0] slot_n = N_LIVE ? nt : 16'd0;
   wire [15:0] slot_full = slot_m * slot_w + slot_n;
 
+  // ---- prefetch (DB = 1): in S_COMP the next tile's A and B, where they change, load into
+  // the other slots beside the pass; S_COMP ends when both are done ----
+  wire [15:0] nc2 = (c2 != b2 - 16'd1) ? c2 + 16'd1 : 16'd0;  // the next tile's indices (S_NEXT)
+  wire        c2_wraps = c2 == b2 - 16'd1;
+  wire [15:0] nc1 = !c2_wraps ? c1 : (c1 != b1 - 16'd1) ? c1 + 16'd1 : 16'd0;
+  wire [15:0] nc0 = (c2_wraps && c1 == b1 - 16'd1) ? c0 + 16'd1 : c0;
+  wire [15:0] nmt = (ORD0 == 0) ? nc0 : (ORD1 == 0) ? nc1 : nc2;
+  wire [15:0] nnt = (ORD0 == 1) ? nc0 : (ORD1 == 1) ? nc1 : nc2;
+  wire [15:0] nkt = (ORD0 == 2) ? nc0 : (ORD1 == 2) ? nc1 : nc2;
+  // The slots holding a tile: the current tile's in S_TILE, the next one's in S_COMP.
+  wire        look_next = state == S_COMP;
+  wire [15:0] look_m = look_next ? nmt : mt, look_k = look_next ? nkt : kt, look_n = look_next ? nnt : nt;
+  reg         hit_a, hit_b;
+  reg [SAW-1:0] hit_sa;
+  reg [SBW-1:0] hit_sb;
+  integer si;
+  always @(*) begin
+    hit_a = 1'b0; hit_sa = {SAW{1'b0}};
+    for (si = SA - 1; si >= 0; si = si - 1)
+      if (ta_v[si] && ta_m[si] == look_m && ta_k[si] == look_k) begin hit_a = 1'b1; hit_sa = si[SAW-1:0]; end
+    hit_b = 1'b0; hit_sb = {SBW{1'b0}};
+    for (si = SB - 1; si >= 0; si = si - 1)
+      if (tb_v[si] && tb_k[si] == look_k && tb_n[si] == look_n) begin hit_b = 1'b1; hit_sb = si[SBW-1:0]; end
+  end
+  // Prefetch the next tile's operand when no slot holds it and the next slot is free.
+  wire        pre_a = (SA > 1) && !last_iter && !hit_a && pa != sa;
+  wire        pre_b = (SB > 1) && !last_iter && !hit_b && pb != sb;
+  localparam [1:0] PF_A = 2'd0, PF_B = 2'd1, PF_DONE = 2'd2;
+  reg  [1:0]  pf;                        // the loader's step after S_COMP's first cycle
+  reg         pf_busy, pass_done;        // past S_COMP's first cycle; the pass has ended
+  wire [1:0]  pf_first = pre_a ? PF_A : pre_b ? PF_B : PF_DONE;
+  wire [1:0]  pf_now = !(state == S_COMP && !at_mode) ? PF_DONE : pf_busy ? pf : pf_first;
+  wire        pf_a = pf_now == PF_A, pf_b = pf_now == PF_B;
+  wire        pf_done = pf_now == PF_DONE || (rows_last && (pf_b || !pre_b));
+
   // ---- row transfers: every load and store, one command per row ----
   wire [7:0] row;                        // the row being moved
   wire       rows_read, rows_conv, rows_issue, rows_last;
-  wire       moves_a = state == S_LDA, moves_b = state == S_LDB;
+  wire       moves_a = state == S_LDA || pf_a, moves_b = state == S_LDB || pf_b;
   wire       moves_meta = state == S_MDA || state == S_MDB;
   wire       stores = state == S_ST || state == A_FIN;
   wire       moves = moves_a || moves_b || moves_meta || stores || state == A_LD;
@@ -294,7 +343,7 @@ module fsgen_ctrl #(
   wire       pb_load, pb_stream, pb_tail, pb_last;
   /* verilator lint_on UNUSEDSIGNAL */
   fsgen_ctrl_pass #(.LOAD_ROWS(S_ROWS), .STREAM(STREAM), .TAIL(TAIL), .SPARSE(SPARSE)) u_pass_a (
-      .clk(clk), .rst_n(rst_n), .active(state == S_COMP || state == A_S), .load(load_a), .stream_end(sp_tile_end),
+      .clk(clk), .rst_n(rst_n), .active((state == S_COMP && !pass_done) || state == A_S), .load(load_a), .stream_end(sp_tile_end),
       .loading(pa_load), .streaming(pa_stream), .tailing(pa_tail), .last(pa_last), .k(ka));
   fsgen_ctrl_pass #(.LOAD_ROWS(SB_ROWS), .STREAM(STREAM_B), .TAIL(TAIL_B)) u_pass_b (
       .clk(clk), .rst_n(rst_n), .active(state == A_O), .load(STB != 0), .stream_end(1'b0),
@@ -315,9 +364,11 @@ module fsgen_ctrl #(
   wire        row_of_bt = row_of_b && bt, row_of_bk = row_of_b && !bt;
   wire [31:0] mm_base = row_of_a ? addr_a : row_of_b ? addr_b : addr_c;
   wire [31:0] mm_stride = row_of_a ? stride_a : row_of_b ? stride_b : stride_c;
-  wire [31:0] mm_row = row_of_bk ? {16'd0, kt} * TK + {24'd0, row} :
-                       row_of_bt ? {16'd0, nt} * NB + {24'd0, row} : {16'd0, mt} * TM + {24'd0, row};
-  wire [31:0] mm_col = (row_of_a || row_of_bt) ? {16'd0, kt} * TK : {16'd0, nt} * NB;
+  // The tile a load moves: the current one, or the next while prefetching.
+  wire [15:0] amt = pf_a ? nmt : mt, akt = (pf_a || pf_b) ? nkt : kt, ant = pf_b ? nnt : nt;
+  wire [31:0] mm_row = row_of_bk ? {16'd0, akt} * TK + {24'd0, row} :
+                       row_of_bt ? {16'd0, ant} * NB + {24'd0, row} : {16'd0, row_of_a ? amt : mt} * TM + {24'd0, row};
+  wire [31:0] mm_col = (row_of_a || row_of_bt) ? {16'd0, akt} * TK : {16'd0, row_of_b ? ant : nt} * NB;
   wire [31:0] mm_row_addr = mm_base + mm_row * mm_stride + mm_col;
   // States of a feature the core is built without are never entered; their terms are
   // guarded by its parameter as well, so that synthesis drops the logic they read (the
@@ -326,8 +377,8 @@ module fsgen_ctrl #(
                     (CMP_B != 0 && rows_issue && state == S_MDB) ? meta_b_addr :
                     (ATTN != 0 && rows_issue && state == A_LD) ? at_ld_addr + {24'd0, row} * TK :
                     (ATTN != 0 && rows_issue && state == A_FIN) ? at_o_addr + {24'd0, row} * TK : mm_row_addr;
-  wire need_a_now = first || (mt != la_m) || (kt != la_k);
-  wire need_b_now = first || (kt != lb_k) || (nt != lb_n);
+  wire a_new = first || (mt != la_m) || (kt != la_k);  // the tile's A differs from the previous pass's
+  wire b_new = first || (kt != lb_k) || (nt != lb_n);
   wire [7:0] wr_beat_c = ({24'd0, wr_beat} < BEATS_B) ? wr_beat : 8'd0;
   wire [7:0] wr_beat_o = ({24'd0, wr_beat} < BEATS_A) ? wr_beat : 8'd0;
   assign wr_data = at_mode ? fin_out_q[wr_beat_o*W*8 +: W*8] : out_row_q[wr_beat_c*W*8 +: W*8];
@@ -367,37 +418,40 @@ module fsgen_ctrl #(
     end
   endfunction
 
+  // The matmul feeds read the pass's slots; the fused kernels' slot 0 (sa = sb = 0).
+  wire [31:0] a_rd = {{(32-SAW){1'b0}}, sa} * A_SLOT;
+  wire [31:0] b_rd = {{(32-SBW){1'b0}}, sb} * B_SLOT;
   genvar g;
   generate
     if (ST == 0 && SYS_A != 0) begin : os_sys_feed  // lane g of A's column / B's row, g cycles late
       for (g = 0; g < TM; g = g + 1) begin : xa
         wire [8:0] sk = skew(ka, g, TK);
-        assign x_next[g*8 +: 8] = sk[8] ? buf_a[g*TK + {24'd0, sk[7:0]}] : 8'd0;
+        assign x_next[g*8 +: 8] = sk[8] ? buf_a[a_rd + g*TK + {24'd0, sk[7:0]}] : 8'd0;
       end
       for (g = 0; g < TN; g = g + 1) begin : wb
         wire [8:0] sk = skew(ka, g, TK);
-        assign w_next[g*8 +: 8] = sk[8] ? buf_b[{24'd0, sk[7:0]}*NB + g] : 8'd0;
+        assign w_next[g*8 +: 8] = sk[8] ? buf_b[b_rd + {24'd0, sk[7:0]}*NB + g] : 8'd0;
       end
     end else if (ST == 0) begin : os_feed
       for (g = 0; g < TM; g = g + 1) begin : xa
-        assign x_next[g*8 +: 8] = buf_a[g*TK + kx];
+        assign x_next[g*8 +: 8] = buf_a[a_rd + g*TK + {24'd0, kx}];
       end
       for (g = 0; g < TN; g = g + 1) begin : wb
-        assign w_next[g*8 +: 8] = buf_b[kw*NB + g];
+        assign w_next[g*8 +: 8] = buf_b[b_rd + kw*NB + g];
       end
     end else if (ST == 1) begin : ws_feed
       for (g = 0; g < TK; g = g + 1) begin : xa
-        assign x_next[g*8 +: 8] = buf_a[kx*TK + g];
+        assign x_next[g*8 +: 8] = buf_a[a_rd + kx*TK + g];
       end
       for (g = 0; g < TN; g = g + 1) begin : wb
-        assign w_next[g*8 +: 8] = buf_b[kw*NB + g];
+        assign w_next[g*8 +: 8] = buf_b[b_rd + kw*NB + g];
       end
     end else begin : is_feed
       for (g = 0; g < TK; g = g + 1) begin : xb
-        assign x_next[g*8 +: 8] = buf_b[g*NB + kx];
+        assign x_next[g*8 +: 8] = buf_b[b_rd + g*NB + {24'd0, kx}];
       end
       for (g = 0; g < TK; g = g + 1) begin : wa
-        assign w_next[g*8 +: 8] = buf_a[kw*TK + g];
+        assign w_next[g*8 +: 8] = buf_a[a_rd + kw*TK + g];
       end
     end
     for (g = 0; g < NB; g = g + 1) begin : rq
@@ -407,11 +461,11 @@ module fsgen_ctrl #(
     if (DUAL != 0 && SYS_B != 0) begin : dual_sys_feed
       for (g = 0; g < TK; g = g + 1) begin : wbm
         wire [8:0] sk = skew(ka, g, TK);
-        assign wb_mm[g*8 +: 8] = sk[8] ? buf_b[{24'd0, sk[7:0]}*NB + TN + g] : 8'd0;
+        assign wb_mm[g*8 +: 8] = sk[8] ? buf_b[b_rd + {24'd0, sk[7:0]}*NB + TN + g] : 8'd0;
       end
     end else if (DUAL != 0) begin : dual_feed
       for (g = 0; g < TK; g = g + 1) begin : wbm
-        assign wb_mm[g*8 +: 8] = buf_b[kw*NB + TN + g];
+        assign wb_mm[g*8 +: 8] = buf_b[b_rd + kw*NB + TN + g];
       end
     end else begin : no_dual_feed
       assign wb_mm = {TK*8{1'b0}};
@@ -561,14 +615,14 @@ module fsgen_ctrl #(
     input integer t;
     input integer j;
     begin
-      b_at = at_mode ? buf_b[bb + j*TK + {24'd0, kb} + t] : buf_b[({24'd0, kb} + t)*NB + j];
+      b_at = at_mode ? buf_b[bb + j*TK + {24'd0, kb} + t] : buf_b[b_rd + ({24'd0, kb} + t)*NB + j];
     end
   endfunction
   genvar ga, gb, gt;
   generate
     for (gt = 0; gt < SK; gt = gt + 1) begin : sp_win
       for (ga = 0; ga < TM; ga = ga + 1) begin : xw
-        assign xwin[(ga*SK + gt)*8 +: 8] = buf_a[ga*TK + {24'd0, kb} + gt];
+        assign xwin[(ga*SK + gt)*8 +: 8] = buf_a[a_rd + ga*TK + {24'd0, kb} + gt];
       end
       for (gb = 0; gb < TN; gb = gb + 1) begin : ww
         assign wwin[(gb*SK + gt)*8 +: 8] = b_at(gt, gb);
@@ -671,17 +725,20 @@ module fsgen_ctrl #(
     end
   endgenerate
 
-  // Buffer writes: one beat of W bytes per valid read beat.
+  // Buffer writes: one beat of W bytes per valid read beat, into a matmul load's slot (the
+  // active one, the other while prefetching).
   integer b;
+  wire [31:0] a_wr = {{(32-SAW){1'b0}}, pf_a ? pa : sa} * A_SLOT;
+  wire [31:0] b_wr = {{(32-SBW){1'b0}}, pf_b ? pb : sb} * B_SLOT;
   always @(posedge clk) begin
     // buf_a rows are TK bytes for every kernel (A, Q, X); buf_b rows are TN bytes of B
     // in matmul and TK bytes of K, V, W in the fused kernels.
     if (rd_valid && (moves_a || (state == A_LD && at_ld_dst == 2'd0)))
-      for (b = 0; b < W; b = b + 1) buf_a[rd_tag*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
+      for (b = 0; b < W; b = b + 1) buf_a[(moves_a ? a_wr : 32'd0) + {24'd0, rd_tag}*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (rd_valid && moves_b && !bt)
-      for (b = 0; b < W; b = b + 1) buf_b[rd_tag*NB + rd_beat*W + b] <= rd_data[b*8 +: 8];
+      for (b = 0; b < W; b = b + 1) buf_b[b_wr + rd_tag*NB + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (rd_valid && moves_b && bt)
-      for (b = 0; b < W; b = b + 1) buf_b[(rd_beat*W + b)*NB + rd_tag] <= rd_data[b*8 +: 8];
+      for (b = 0; b < W; b = b + 1) buf_b[b_wr + (rd_beat*W + b)*NB + {24'd0, rd_tag}] <= rd_data[b*8 +: 8];
     if (rows_issue && moves_a && skip_a_row)
       for (b = 0; b < TK; b = b + 1) buf_a[row*TK + b] <= 8'd0;
     if (rows_issue && moves_b && skip_b_row)
@@ -707,7 +764,9 @@ module fsgen_ctrl #(
     if (!rst_n) begin
       state <= S_IDLE; cycles <= 32'd0; c0 <= 16'd0; c1 <= 16'd0; c2 <= 16'd0;
       la_m <= 16'd0; la_k <= 16'd0; lb_k <= 16'd0; lb_n <= 16'd0;
-      first <= 1'b0; need_a <= 1'b0; need_b <= 1'b0; kk <= 8'd0; load_a <= 1'b0;
+      sa <= {SAW{1'b0}}; sb <= {SBW{1'b0}}; pa <= {SAW{1'b0}}; pb <= {SBW{1'b0}}; ta_v <= {SA{1'b0}};
+      tb_v <= {SB{1'b0}}; pf <= PF_DONE; pf_busy <= 1'b0; pass_done <= 1'b0;
+      first <= 1'b0; need_b <= 1'b0; kk <= 8'd0; load_a <= 1'b0;
       x_q <= {XB*8{1'b0}}; w_q <= {WB*8{1'b0}}; v_q <= 1'b0; clr_q <= 1'b0; ld_q <= 1'b0;
       idx_q <= 8'd0; yv_q <= 1'b0; acw_idx <= 8'd0;
       acc_row_q <= {NB*32{1'b0}}; out_row_q <= {NB*8{1'b0}};
@@ -732,6 +791,8 @@ module fsgen_ctrl #(
       case (state)
         S_IDLE: if (start) begin
           cycles <= 32'd0; c0 <= 16'd0; c1 <= 16'd0; c2 <= 16'd0; first <= 1'b1;
+          sa <= {SAW{1'b0}}; sb <= {SBW{1'b0}}; pa <= {SAW{1'b0}}; pb <= {SBW{1'b0}};
+          ta_v <= {SA{1'b0}}; tb_v <= {SB{1'b0}};
           at_mode <= (ATTN != 0) && (kernel == 32'd1 || kernel == 32'd2);
           at_ffn <= (ATTN != 0) && (kernel == 32'd2);
           at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0;
@@ -890,26 +951,29 @@ module fsgen_ctrl #(
             state <= A_QT;
           end else state <= S_DONE;
         end
+        // The tile's operands: from the slots that hold them, else loaded into the next slots.
+        // A weight-stationary pass reloads a new B, an input-stationary one a new A.
         S_TILE: begin
-          need_a <= need_a_now;
-          need_b <= need_b_now;
           first <= 1'b0;
-          load_a <= 1'b0;
-          state <= need_a_now ? lda_first : need_b_now ? ldb_first : S_COMP;
+          need_b <= !hit_b;
+          la_m <= mt; la_k <= kt; lb_k <= kt; lb_n <= nt;
+          load_a <= (ST == 1 && b_new) || (ST == 2 && a_new);
+          sa <= hit_a ? hit_sa : pa;
+          sb <= hit_b ? hit_sb : pb;
+          if (!hit_a) begin
+            ta_m[pa] <= mt; ta_k[pa] <= kt; ta_v[pa] <= 1'b1;
+            pa <= (pa == SA_LAST) ? {SAW{1'b0}} : pa + 1'b1;
+          end
+          if (!hit_b) begin
+            tb_k[pb] <= kt; tb_n[pb] <= nt; tb_v[pb] <= 1'b1;
+            pb <= (pb == SB_LAST) ? {SBW{1'b0}} : pb + 1'b1;
+          end
+          state <= !hit_a ? lda_first : !hit_b ? ldb_first : S_COMP;
         end
         S_MDA: if (rows_last) state <= S_LDA;
         S_MDB: if (rows_last) state <= S_LDB;
-        S_LDA: if (rows_last) begin
-          la_m <= mt; la_k <= kt;
-          // A was reloaded: an input-stationary array reloads its PEs.
-          load_a <= ST == 2;
-          state <= need_b ? ldb_first : S_COMP;
-        end
-        S_LDB: if (rows_last) begin
-          lb_k <= kt; lb_n <= nt;
-          load_a <= (ST == 1) || (ST == 2 && need_a);
-          state <= S_COMP;
-        end
+        S_LDA: if (rows_last) state <= need_b ? ldb_first : S_COMP;
+        S_LDB: if (rows_last) state <= S_COMP;
         // One pass of array a: a matmul tile (with DUAL = 1 array b alongside, on the tile's
         // last TK columns) or a score tile.
         S_COMP, A_S: begin
@@ -942,7 +1006,25 @@ module fsgen_ctrl #(
             vb_q <= 1'b0;
             clrb_q <= 1'b0;
           end
-          if (pa_last) state <= at_mode ? A_SM : k_last ? S_ST : S_NEXT;
+          if (at_mode && pa_last) state <= A_SM;
+          if (!at_mode) begin
+            if (pa_last) pass_done <= 1'b1;
+            pf_busy <= 1'b1;
+            if (!pf_busy) pf <= pf_first;
+            else if (rows_last) pf <= (pf == PF_A && pre_b) ? PF_B : PF_DONE;
+          end
+          if (!at_mode && (pa_last || pass_done) && pf_done) begin  // the pass and the prefetch have ended
+            state <= k_last ? S_ST : S_NEXT;
+            pass_done <= 1'b0; pf_busy <= 1'b0;
+            if (pre_a) begin
+              ta_m[pa] <= nmt; ta_k[pa] <= nkt; ta_v[pa] <= 1'b1;
+              pa <= (pa == SA_LAST) ? {SAW{1'b0}} : pa + 1'b1;
+            end
+            if (pre_b) begin
+              tb_k[pb] <= nkt; tb_n[pb] <= nnt; tb_v[pb] <= 1'b1;
+              pb <= (pb == SB_LAST) ? {SBW{1'b0}} : pb + 1'b1;
+            end
+          end
         end
         // Each output row: read from the accumulators, requantised, stored.
         S_ST: begin

@@ -19,6 +19,7 @@
 // phase's cycles.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,10 +31,13 @@
 
 namespace fsgen {
 
-// Where a load lands: operand buffer a, slot `slot` of buf_b (slot 0 is the working
-// tile, the K and V cache slots follow), or the FFN activation table.
+// Where a load lands: slot `slot` of operand buffer a (the matmul's double buffer; the fused
+// kernels use slot 0), slot `slot` of buf_b in the fused kernels (slot 0 is the working tile,
+// the K and V cache slots follow, tile_n x tile_k bytes each), slot `slot` of buf_b in
+// matmul (kMatmulB: a B tile of tile_k x Graph::matmul_tile_n bytes each), or the FFN
+// activation table.
 struct BufferSlot {
-  enum Kind { kA, kB, kLut, kPool } kind;  // kPool: a pooled key (block TopK)
+  enum Kind { kA, kB, kMatmulB, kLut, kPool } kind;  // kPool: a pooled key (block TopK)
   uint32_t slot = 0;
   // The rows land as the buffer's columns (B^T: byte j of row r at j x columns + r).
   bool transposed = false;
@@ -63,6 +67,10 @@ class TileSequencer {
 
   // ---- executor hooks
   virtual void advance(uint64_t cycles) = 0;  // controller-only states
+  // The executor's current cycle, and moving it (back to a phase's start, for a lane that
+  // runs beside the one just timed; never before a cycle the executor has waited for).
+  virtual uint64_t cursor() const = 0;
+  virtual void set_cursor(uint64_t cycle) = 0;
   // One read burst per row (row_transfers.h): `rows` rows of `row_bytes` bytes,
   // `stride` bytes apart in memory from `addr`, packed into `dst`.
   virtual void load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst) = 0;
@@ -72,8 +80,10 @@ class TileSequencer {
   virtual void load_compressed_rows(uint32_t meta_addr, uint32_t meta_bytes, uint32_t addr, uint32_t stride,
                                     uint32_t rows, uint32_t row_bytes, BufferSlot dst) = 0;
   // Matmul: one tile's compute on array a (and b, with matmul on both arrays) into
-  // accumulator slot `acc_slot`; then, after the last k tile, its store.
-  virtual void matmul_tile(bool reload_stationary, uint32_t kt, uint32_t acc_slot) = 0;
+  // accumulator slot `acc_slot`, its operands in buffer slots a_slot and b_slot; then,
+  // after the last k tile, its store.
+  virtual void matmul_tile(bool reload_stationary, uint32_t kt, uint32_t acc_slot, uint32_t a_slot,
+                           uint32_t b_slot) = 0;
   virtual void store_tile(uint32_t mt, uint32_t nt) = 0;
   // Fused kernels: S = Q K^T on array a with K in buf_b slot b_slot; the softmax (or
   // activation) unit's pass over S; O update on array b with V in slot b_slot; the
@@ -97,7 +107,9 @@ class TileSequencer {
   void matmul_schedule();
   // One matmul operand tile (`tensor` x or w): whole, or, when compressed, by its metadata
   // record number `record` of the table at meta_base (src/core/compression.h).
-  void load_b_tile(uint32_t kt, uint32_t nt);
+  void load_a_tile(uint32_t mt, uint32_t kt, uint32_t slot);
+  void load_b_tile(uint32_t kt, uint32_t nt, uint32_t slot);
+  void in_parallel(const std::function<void()>& compute, const std::function<void()>& memory);
   void load_operand_tile(const char* tensor, uint32_t meta_base, uint32_t record, uint32_t addr, uint32_t stride,
                          uint32_t rows, uint32_t row_bytes, BufferSlot dst);
   // The fused kernels' loop (src/blocks/fused_ctrl/sequencer_fused.cpp).

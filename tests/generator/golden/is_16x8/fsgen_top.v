@@ -83,6 +83,7 @@ module fsgen_top #(
   wire [31:0] addr_meta_a;
   wire [31:0] addr_meta_b;
   wire [31:0] addr_pool;
+  wire [0:0] mm_flags;
   wire        start, busy, done_pulse, cmd_valid, cmd_write, cmd_ready, rd_valid, rd_idle, w_free, wr_idle;
   wire [31:0] cycles, cmd_addr;
   wire [15:0] ac_slot;
@@ -152,6 +153,7 @@ module fsgen_top #(
       .addr_meta_a(addr_meta_a),
       .addr_meta_b(addr_meta_b),
       .addr_pool(addr_pool),
+      .mm_flags(mm_flags),
       .busy(busy), .done_pulse(done_pulse), .cycles(cycles), .irq(irq));
 
   fsgen_dma #(.W(DW/8), .OUT(8)) u_dma (
@@ -168,7 +170,7 @@ module fsgen_top #(
       .m_wdata(m_wdata), .m_wstrb(m_wstrb), .m_wlast(m_wlast), .m_wvalid(m_wvalid), .m_wready(m_wready),
       .m_bresp(m_bresp), .m_bvalid(m_bvalid), .m_bready(m_bready));
 
-  fsgen_ctrl #(.ATTN(1), .BK(8), .BM(8), .BN(16), .DUAL(0), .KC(0), .M_LIVE(0), .N_LIVE(1), .ORD0(0), .ORD1(2), .ORD2(1), .ST(2), .STB(2), .SYS_A(0), .SYS_B(0), .TK(16), .TM(16), .TN(8), .VC(0), .W(8)) u_ctrl (
+  fsgen_ctrl #(.ATTN(1), .BK(8), .BM(8), .BN(16), .DUAL(0), .KC(0), .M_LIVE(0), .N_LIVE(1), .ORD0(0), .ORD1(2), .ORD2(1), .SA(2), .SB(2), .ST(2), .STB(2), .SYS_A(0), .SYS_B(0), .TK(16), .TM(16), .TN(8), .VC(0), .W(8)) u_ctrl (
       .clk(clk), .rst_n(rst_n), .start(start),
       .kernel(kernel),
       .tiles_m(tiles_m),
@@ -197,6 +199,7 @@ module fsgen_top #(
       .addr_meta_a(addr_meta_a),
       .addr_meta_b(addr_meta_b),
       .addr_pool(addr_pool),
+      .mm_flags(mm_flags),
       .busy(busy), .done_pulse(done_pulse), .cycles(cycles),
       .cmd_valid(cmd_valid), .cmd_write(cmd_write), .cmd_addr(cmd_addr), .cmd_beats(cmd_beats),
       .cmd_tag(cmd_tag), .cmd_ready(cmd_ready), .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_tag(rd_tag),
