@@ -1,9 +1,11 @@
 // Tile sequencer of the matmul kernel. For every tile iteration of the loop nest
-// (ORD0 outermost .. ORD2 innermost over m=0, n=1, k=2) it loads the operand tiles
-// that changed (reuse), feeds the PE array, and when the reduction over k is
-// complete requantises the output tile and stores it. Phases run one after the
-// other; their cycle counts are the timing contract mirrored by the models
-// (src/blocks/ctrl/sequencer.h and its executors).
+// (ORD0 outermost .. ORD2 innermost over m=0, n=1, k=2) it takes the operand tiles
+// from the buffer slots that hold them (SA tiles of A, SB of B, each slot tagged) or
+// loads them, feeds the PE array, and when the reduction over k is complete requantises
+// the output tile and stores it. With more than one slot the next tile's operands load
+// during the pass (S_COMP's prefetch); the other phases run one after the other. Their
+// cycle counts are the timing contract mirrored by the models (src/blocks/ctrl/sequencer.h
+// and its executors).
 //   ST = 0 output-stationary: x = column of A, w = row of B, accumulate in the PEs.
 //   ST = 1 weight-stationary: B tile loaded into the PEs, rows of A streamed.
 //   ST = 2 input-stationary:  A tile loaded into the PEs, columns of B streamed.
@@ -18,7 +20,7 @@
 // output-stationary array (SYS_A / SYS_B) is fed skewed operands: lane g of x and w
 // enters g cycles late, so a tile streams R + C - 2 cycles longer.
 // Units, each instantiated only by a core that uses it:
-//   fsgen_ctrl_rows    every load and store of every kernel, a row at a time (always);
+//   fsgen_ctrl_rows    every load and store of every kernel, a DMA command per row (always);
 //   fsgen_ctrl_window  SPARSE = 1: compute-value sparsity's window scheduler, beside the
 //                      value networks (src/blocks/sparse_net/);
 //   fsgen_ctrl_topk    GRP = 1: block TopK's ranking of key tiles (src/blocks/fused_ctrl/);
@@ -258,8 +260,8 @@ module fsgen_ctrl #(
   wire [15:0] slot_n = N_LIVE ? nt : 16'd0;
   wire [15:0] slot_full = slot_m * slot_w + slot_n;
 
-  // ---- prefetch (DB = 1): in S_COMP the next tile's A and B, where they change, load into
-  // the other slots beside the pass; S_COMP ends when both are done ----
+  // ---- prefetch (SA, SB > 1): in S_COMP the next tile's A and B, where no slot holds them,
+  // load into the next slots beside the pass; S_COMP ends when both are done ----
   wire [15:0] nc2 = (c2 != b2 - 16'd1) ? c2 + 16'd1 : 16'd0;  // the next tile's indices (S_NEXT)
   wire        c2_wraps = c2 == b2 - 16'd1;
   wire [15:0] nc1 = !c2_wraps ? c1 : (c1 != b1 - 16'd1) ? c1 + 16'd1 : 16'd0;
