@@ -45,6 +45,11 @@ TEST(Cli, CheckShowsAnUnbuiltSparsePlan) {
   EXPECT_NE(llm.out.find("array b in matmul: idle; array b joins matmuls only when both arrays are output-stationary"),
             std::string::npos)
       << llm.out;
+  EXPECT_NE(llm.out.find("8 bursts in flight"), std::string::npos) << llm.out;
+  EXPECT_NE(llm.out.find("matmul operand buffers: 32 A tiles, 2 B tiles (a tile held is not loaded again; the next "
+                         "tile's operands load during the pass)"),
+            std::string::npos)
+      << llm.out;
   EXPECT_NE(ok.out.find("design 8G_1b2c"), std::string::npos) << ok.out;
 }
 
