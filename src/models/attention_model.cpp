@@ -9,8 +9,6 @@
 #include "core/attention_numerics.h"
 #include "core/numerics.h"
 #include "models/core_model.h"
-
-#include "blocks/ctrl/row_transfers.h"
 #include "models/pe_array_model.h"
 
 namespace fsgen {

@@ -225,14 +225,12 @@ void FusedCore::end_transfer(uint64_t last) { advance(last + 1 - now()); }
 
 void FusedCore::load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst) {
   const uint32_t beats = row_bytes / graph_.memory.beat_bytes;
-  if (!dst.transposed) {
-    end_transfer(load_transfer_end(now(), rows, nullptr, dma_reads(addr, stride, beats, buffer(dst), row_bytes)));
-    return;
-  }
-  std::vector<uint8_t> in(size_t(rows) * row_bytes);  // the rows as they come, then down the columns
-  end_transfer(load_transfer_end(now(), rows, nullptr, dma_reads(addr, stride, beats, in.data(), row_bytes)));
   uint8_t* buf = buffer(dst);
-  for (uint32_t r = 0; r < rows; ++r)
+  std::vector<uint8_t> in(dst.transposed ? size_t(rows) * row_bytes : 0);  // transposed: the rows as they come
+  end_transfer(load_transfer_end(now(), rows, nullptr,
+                                 dma_reads(addr, stride, beats, dst.transposed ? in.data() : buf, row_bytes)));
+  if (!dst.transposed) return;
+  for (uint32_t r = 0; r < rows; ++r)  // then down the columns
     for (uint32_t j = 0; j < row_bytes; ++j) buf[size_t(j) * rows + r] = in[size_t(r) * row_bytes + j];
 }
 

@@ -98,20 +98,10 @@ class FastCore : private TileSequencer {
   // channel of the memory's timing; each burst adds its share of busy cycles (InFlightSpans)
   // and its command (side).
   RowDma dma_reads(uint32_t beats) {
-    return {[this, beats](uint64_t cycle, uint32_t) {
-              const ReadBurst b = reads_.take(cycle, beats, channel_);
-              count_burst(b.taken, b.last_beat);
-              return b.taken;
-            },
-            [this](uint64_t cycle) { return reads_.idle_from(cycle); }};
+    return timed_reads(reads_, channel_, beats, [this](const ReadBurst& b) { count_burst(b.taken, b.last_beat); });
   }
   RowDma dma_writes(uint32_t beats) {
-    return {[this, beats](uint64_t cycle, uint32_t) {
-              const WriteBurst b = writes_.take(cycle, beats);
-              count_burst(b.taken, b.response);
-              return b.taken;
-            },
-            [this](uint64_t cycle) { return writes_.idle_from(cycle); }};
+    return timed_writes(writes_, beats, [this](const WriteBurst& b) { count_burst(b.taken, b.response); });
   }
   void count_burst(uint64_t taken, uint64_t last) { dma_busy_ += in_flight_.add(taken + 1, last).cycles; }
 

@@ -208,15 +208,11 @@ std::vector<uint64_t> model_transfer_cycles(const MemoryTiming& mem, uint32_t be
   auto load = [&](const std::function<bool(uint32_t)>& skipped) {
     ReadDataChannel channel(mem);
     DmaReads reads(mem);
-    const RowDma dma{[&](uint64_t c, uint32_t) { return reads.take(c, beats, channel).taken; },
-                     [&](uint64_t c) { return reads.idle_from(c); }};
-    return load_transfer_end(0, 6, skipped, dma) + 1;
+    return load_transfer_end(0, 6, skipped, timed_reads(reads, channel, beats)) + 1;
   };
   DmaWrites writes(mem);
-  const RowDma write_dma{[&](uint64_t c, uint32_t) { return writes.take(c, beats).taken; },
-                         [&](uint64_t c) { return writes.idle_from(c); }};
   return {load(nullptr), load([](uint32_t r) { return r == 1 || r == 2; }),
-          store_transfer_end(0, 5, beats, [](uint32_t, uint64_t) {}, write_dma) + 1};
+          store_transfer_end(0, 5, beats, [](uint32_t, uint64_t) {}, timed_writes(writes, beats)) + 1};
 }
 
 void expect_transfers_as_modelled(uint32_t outstanding, uint32_t latency, uint32_t beats) {

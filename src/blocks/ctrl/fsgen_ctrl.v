@@ -223,7 +223,7 @@ module fsgen_ctrl #(
 
   reg [4:0]  state;
   reg [15:0] c0, c1, c2;
-  reg [15:0] la_m, la_k, lb_k, lb_n;     // the previous pass's A (m, k) and B (k, n) tiles
+  reg [15:0] pm, pn, pk;                 // the previous pass's tile: its A is (m, k), its B (k, n)
   reg        first, need_b;              // need_b: the tile's B is loaded after its A (S_TILE)
   reg [7:0]  kk;                         // the softmax pass's row (A_SM)
   reg        yv_q;
@@ -379,8 +379,8 @@ module fsgen_ctrl #(
                     (CMP_B != 0 && rows_issue && state == S_MDB) ? meta_b_addr :
                     (ATTN != 0 && rows_issue && state == A_LD) ? at_ld_addr + {24'd0, row} * TK :
                     (ATTN != 0 && rows_issue && state == A_FIN) ? at_o_addr + {24'd0, row} * TK : mm_row_addr;
-  wire a_new = first || (mt != la_m) || (kt != la_k);  // the tile's A differs from the previous pass's
-  wire b_new = first || (kt != lb_k) || (nt != lb_n);
+  wire a_new = first || (mt != pm) || (kt != pk);  // the tile's A differs from the previous pass's
+  wire b_new = first || (kt != pk) || (nt != pn);
   wire [7:0] wr_beat_c = ({24'd0, wr_beat} < BEATS_B) ? wr_beat : 8'd0;
   wire [7:0] wr_beat_o = ({24'd0, wr_beat} < BEATS_A) ? wr_beat : 8'd0;
   assign wr_data = at_mode ? fin_out_q[wr_beat_o*W*8 +: W*8] : out_row_q[wr_beat_c*W*8 +: W*8];
@@ -765,7 +765,7 @@ module fsgen_ctrl #(
   always @(posedge clk) begin
     if (!rst_n) begin
       state <= S_IDLE; cycles <= 32'd0; c0 <= 16'd0; c1 <= 16'd0; c2 <= 16'd0;
-      la_m <= 16'd0; la_k <= 16'd0; lb_k <= 16'd0; lb_n <= 16'd0;
+      pm <= 16'd0; pn <= 16'd0; pk <= 16'd0;
       sa <= {SAW{1'b0}}; sb <= {SBW{1'b0}}; pa <= {SAW{1'b0}}; pb <= {SBW{1'b0}}; ta_v <= {SA{1'b0}};
       tb_v <= {SB{1'b0}}; pf <= PF_DONE; pf_busy <= 1'b0; pass_done <= 1'b0;
       first <= 1'b0; need_b <= 1'b0; kk <= 8'd0; load_a <= 1'b0;
@@ -958,7 +958,7 @@ module fsgen_ctrl #(
         S_TILE: begin
           first <= 1'b0;
           need_b <= !hit_b;
-          la_m <= mt; la_k <= kt; lb_k <= kt; lb_n <= nt;
+          pm <= mt; pn <= nt; pk <= kt;
           load_a <= (ST == 1 && b_new) || (ST == 2 && a_new);
           sa <= hit_a ? hit_sa : pa;
           sb <= hit_b ? hit_sb : pb;

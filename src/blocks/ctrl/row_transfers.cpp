@@ -22,12 +22,29 @@ uint64_t store_transfer_end(uint64_t start, uint32_t rows, uint32_t beats,
   return dma.idle_from(cycle);
 }
 
+RowDma timed_reads(DmaReads& reads, ReadDataChannel& channel, uint32_t beats,
+                   std::function<void(const ReadBurst&)> burst) {
+  return {[&reads, &channel, beats, burst](uint64_t cycle, uint32_t) {
+            const ReadBurst b = reads.take(cycle, beats, channel);
+            if (burst) burst(b);
+            return b.taken;
+          },
+          [&reads](uint64_t cycle) { return reads.idle_from(cycle); }};
+}
+
+RowDma timed_writes(DmaWrites& writes, uint32_t beats, std::function<void(const WriteBurst&)> burst) {
+  return {[&writes, beats, burst](uint64_t cycle, uint32_t) {
+            const WriteBurst b = writes.take(cycle, beats);
+            if (burst) burst(b);
+            return b.taken;
+          },
+          [&writes](uint64_t cycle) { return writes.idle_from(cycle); }};
+}
+
 uint64_t load_transfer_cycles(const MemoryTiming& memory, uint32_t rows, uint32_t beats) {
   DmaReads reads(memory);
   ReadDataChannel channel(memory);
-  const RowDma dma{[&](uint64_t cycle, uint32_t) { return reads.take(cycle, beats, channel).taken; },
-                   [&](uint64_t cycle) { return reads.idle_from(cycle); }};
-  return load_transfer_end(0, rows, nullptr, dma) + 1;
+  return load_transfer_end(0, rows, nullptr, timed_reads(reads, channel, beats)) + 1;
 }
 
 }  // namespace fsgen

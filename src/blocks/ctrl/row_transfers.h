@@ -18,6 +18,12 @@ struct RowDma {
   std::function<uint64_t(uint64_t cycle)> idle_from;
 };
 
+// The DMA's timing without data: its read side on the memory's read data channel, or its
+// write side, `beats` per burst; each burst taken is reported to `burst` (if given).
+RowDma timed_reads(DmaReads& reads, ReadDataChannel& channel, uint32_t beats,
+                   std::function<void(const ReadBurst&)> burst = {});
+RowDma timed_writes(DmaWrites& writes, uint32_t beats, std::function<void(const WriteBurst&)> burst = {});
+
 // A load of `rows` rows whose first cycle is `start`: each row in ISSUE until taken (one
 // cycle for a row `skipped` says is not moved), the next row offered in the cycle after,
 // then DRAIN. Returns the transfer's last cycle.

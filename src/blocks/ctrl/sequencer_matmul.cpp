@@ -76,16 +76,16 @@ void TileSequencer::matmul_schedule() {
   const bool m_live = a.m_inside_k(), n_live = a.n_inside_k();
   OperandSlots as(graph_.a_slots), bs(graph_.b_slots);
   bool first = true;
-  uint32_t pm = 0, pk = 0, qk = 0, qn = 0;  // the previous pass's A (m, k) and B (k, n)
+  uint32_t pm = 0, pn = 0, pk = 0;  // the previous pass's tile: its A is (m, k), its B (k, n)
   for (TileLoop t(a, regs_);; t = t.next()) {
     const uint32_t mt = t.at(Iter::kM), nt = t.at(Iter::kN), kt = t.at(Iter::kK);
     advance(1);  // TILE
     int sa = as.find(mt, kt), sb = bs.find(kt, nt);
     if (sa < 0) load_a_tile(mt, kt, sa = int(as.fill(mt, kt)));
     if (sb < 0) load_b_tile(kt, nt, sb = int(bs.fill(kt, nt)));
-    const bool a_new = first || mt != pm || kt != pk, b_new = first || kt != qk || nt != qn;
+    const bool a_new = first || mt != pm || kt != pk, b_new = first || kt != pk || nt != pn;
     first = false;
-    pm = mt, pk = kt, qk = kt, qn = nt;
+    pm = mt, pn = nt, pk = kt;
     const bool reload =
         (plan_.stationarity == Stationarity::kWeight && b_new) || (plan_.stationarity == Stationarity::kInput && a_new);
     const TileLoop n = t.next();
