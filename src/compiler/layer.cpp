@@ -84,18 +84,20 @@ class LayerLowering {
     KernelLaunch l;
     l.name = name;
     l.kind = KernelKind::kMatmul;
-    l.matmul.m = pm * a.spec.tile_m;
+    // One launch over all of M takes M's rows as they are (a decode token is one row, not a
+    // tile of them); a compressed A is padded to whole tiles.
+    l.matmul.m = pm == tm && !g_.sparse.memory.compresses("x") ? m : pm * a.spec.tile_m;
     l.matmul.n = pn * g_.matmul_tile_n();
     l.matmul.k = tk * a.spec.tile_k;
     l.count = (tm / pm) * (tn / pn);
     l.macs = uint64_t(m) * n * k;
-    l.padded_macs = uint64_t(l.count) * l.matmul.m * l.matmul.n * l.matmul.k;
+    l.padded_macs = uint64_t(l.count) * pm * a.spec.tile_m * l.matmul.n * l.matmul.k;
     MatmulProblem unpadded;
     unpadded.m = m, unpadded.n = n, unpadded.k = k;
     l.least_bytes = least_traffic_bytes(unpadded);
     if (l.padded_macs != l.macs)
       plan_.notes.push_back(name + ": " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
-                            " padded to whole tiles (" + percent(l.macs, l.padded_macs) + " of the MACs useful)");
+                            " computed on whole tiles (" + percent(l.macs, l.padded_macs) + " of the MACs useful)");
     if (l.count > 1)
       plan_.notes.push_back(name + ": split into " + std::to_string(l.count) + " launches of " +
                             std::to_string(l.matmul.m) + "x" + std::to_string(l.matmul.n) + "x" +

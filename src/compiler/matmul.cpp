@@ -29,6 +29,16 @@ uint32_t tiles_of(uint32_t dim, uint32_t tile, const char* name) {
   return dim / tile;
 }
 
+// Tiles of A's and C's M rows: the last may be partial (its rows past M are neither fetched
+// nor stored; len_q holds M), unless A is compressed (its metadata records cover whole tiles).
+uint32_t m_tiles(const Graph& g, uint32_t m) {
+  const uint32_t tile = g.array_a.spec.tile_m;
+  if (m % tile == 0 || g.sparse.memory.compresses("x")) return tiles_of(m, tile, "m");
+  if (m > 65535) fail("matmul m", "rows " + std::to_string(m) + " not a multiple of the tile " + std::to_string(tile) +
+                                      ": expected at most 65535 (len_q)");
+  return (m + tile - 1) / tile;
+}
+
 }  // namespace
 
 namespace {
@@ -36,7 +46,7 @@ namespace {
 // The program with operands a and b, or (both null) only the layout.
 Program build(const Graph& g, const MatmulProblem& p, const std::vector<int8_t>* a, const std::vector<int8_t>* b) {
   const ArrayPlan& plan = g.array_a;
-  const uint32_t tm = tiles_of(p.m, plan.spec.tile_m, "m");
+  const uint32_t tm = m_tiles(g, p.m);
   const uint32_t tn = tiles_of(p.n, g.matmul_tile_n(), "n");
   const uint32_t tk = tiles_of(p.k, plan.spec.tile_k, "k");
   if (p.req_shift > 31) fail("matmul req_shift", "expected 0..31, got " + std::to_string(p.req_shift));
@@ -67,6 +77,7 @@ Program build(const Graph& g, const MatmulProblem& p, const std::vector<int8_t>*
   const uint32_t addr_c = prog.add_output("C", uint64_t(p.m) * p.n);
   prog.writes = {{reg::kKernel, static_cast<uint32_t>(reg::Kernel::kMatmul)},
                  {reg::kTilesM, tm},
+                 {reg::kLenQ, p.m % plan.spec.tile_m ? p.m : 0u},
                  {reg::kTilesN, tn},
                  {reg::kTilesK, tk},
                  {reg::kAddrA, addr_a},

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <vector>
 
 namespace fsgen {
 
@@ -120,22 +121,41 @@ class DmaWrites : public BurstSlots {
 };
 
 // The cycles with a DMA burst in flight (from its address handshake to its last read beat
-// or its write response), as spans that do not overlap: each burst adds what earlier ones
-// did not cover. Bursts are added in the order of their handshakes.
+// or its write response), as spans that do not overlap. Each direction adds its bursts in
+// the order of their handshakes (the loads and the stores of a kernel are timed apart);
+// busy() is the union of both.
 class InFlightSpans {
  public:
   struct Span {
     uint64_t first, cycles;
   };
-  Span add(uint64_t first, uint64_t last) {
-    const uint64_t from = std::max(first, covered_to_);
-    const Span s{from, last + 1 > from ? last + 1 - from : 0};
-    covered_to_ = std::max(covered_to_, last + 1);
-    return s;
+  void add_read(uint64_t first, uint64_t last) { add(reads_, first, last); }
+  void add_write(uint64_t first, uint64_t last) { add(writes_, first, last); }
+  std::vector<Span> busy() const {
+    std::vector<Span> out;
+    size_t r = 0, w = 0;
+    while (r < reads_.size() || w < writes_.size()) {
+      const bool take_read = w == writes_.size() || (r < reads_.size() && reads_[r].first < writes_[w].first);
+      const Range s = take_read ? reads_[r++] : writes_[w++];
+      if (!out.empty() && s.first <= out.back().first + out.back().cycles) {
+        const uint64_t end = std::max(out.back().first + out.back().cycles, s.last + 1);
+        out.back().cycles = end - out.back().first;
+      } else {
+        out.push_back({s.first, s.last + 1 - s.first});
+      }
+    }
+    return out;
   }
 
  private:
-  uint64_t covered_to_ = 0;  // the first cycle after the spans so far
+  struct Range {
+    uint64_t first, last;
+  };
+  static void add(std::vector<Range>& spans, uint64_t first, uint64_t last) {
+    if (!spans.empty() && first <= spans.back().last + 1) spans.back().last = std::max(spans.back().last, last);
+    else spans.push_back({first, last});
+  }
+  std::vector<Range> reads_, writes_;
 };
 
 }  // namespace fsgen

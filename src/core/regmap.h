@@ -25,7 +25,7 @@ enum Offset : uint32_t {
   // Fused attention (kernel 1): Q at addr_a, K at addr_b, O at addr_c, all [head][row][head_dim].
   kAddrV = 0x3C,        // byte address of V
   kAddrX = 0x40,        // byte address of the residual X (used when attn_flags bit 1 is set)
-  kLenQ = 0x44,         // query rows per head
+  kLenQ = 0x44,         // query rows per head; matmul: rows of A and C (M), 0 = tiles_m x tile_m
   kLenKv = 0x48,        // key/value rows per head
   kHeads = 0x4C,        // query heads
   kGroup = 0x50,        // query heads per KV head (1 = MHA)

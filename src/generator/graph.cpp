@@ -572,7 +572,8 @@ ArrayInstance ctrl_instance(const Graph& g) {
                    {"SYS_A", a.systolic ? 1 : 0},
                    {"SYS_B", g.attention && g.array_b.spec.systolic ? 1 : 0},
                    {"SA", g.a_slots},
-                   {"SB", g.b_slots}}};
+                   {"SB", g.b_slots},
+                   {"TAGW", g.read_tag_bits()}}};
   auto& prm = c.params;
   if (g.sliding_window()) prm["WIN"] = g.sliding_window();
   const GroupNetwork& topk = g.sparse.group;
@@ -597,7 +598,8 @@ std::optional<ArrayInstance> block_instance(const Graph& g, const std::string& b
   if (block == "array_b" && g.attention) return array_instance(g.array_b, true);
   if ((block == "net_x" || block == "net_w") && g.array_a.sparse.skips_steps())
     return value_network_instance(g.array_a, block == "net_x");
-  if (block == "dma") return ArrayInstance{"fsgen_dma", {{"W", g.memory.beat_bytes}, {"OUT", g.memory.outstanding}}};
+  if (block == "dma")
+    return ArrayInstance{"fsgen_dma", {{"W", g.memory.beat_bytes}, {"OUT", g.memory.outstanding}, {"TAGW", g.read_tag_bits()}}};
   if (block == "softmax" && g.attention)
     return ArrayInstance{"fsgen_softmax", {{"TN", g.array_a.spec.tile_n}, {"WIN", g.sliding_window()}}};
   if (block == "ctrl") return ctrl_instance(g);

@@ -7,6 +7,7 @@
 // platform models the same blocks inside one core model (src/models/core_model.h);
 // probed ports are where both sides count toggles, so their names and widths come from here.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -111,6 +112,12 @@ struct Graph {
   uint32_t a_slots = 1, b_slots = 1;
   std::string single_buffered_why;
   bool double_buffered() const { return a_slots > 1 || b_slots > 1; }
+  // Bits of a read burst's tag (fsgen_ctrl.v's rcmd_tag): a destination (2), a slot, a row (8).
+  uint32_t read_tag_bits() const {
+    uint32_t slot_bits = 1;
+    while ((1u << slot_bits) < std::max(a_slots, b_slots)) ++slot_bits;
+    return 10 + slot_bits;
+  }
   SparsePlan sparse;       // Algorithm 1's networks and the memory-sparsity changes
   // Keys a causal query attends with a sliding window (memory-group sparsity), 0 = all.
   uint32_t sliding_window() const { return sparse.memory.window_kind == "sliding" ? sparse.memory.window : 0; }

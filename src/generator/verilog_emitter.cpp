@@ -330,10 +330,12 @@ std::string emit_top(const Graph& g) {
     << kAxiPorts << ");\n";
   o << "  // Not every array kind uses every controller output.\n  /* verilator lint_off UNUSEDSIGNAL */\n";
   o << register_wires();
-  o << R"(  wire        start, busy, done_pulse, cmd_valid, cmd_write, cmd_ready, rd_valid, rd_idle, w_free, wr_idle;
-  wire [31:0] cycles, cmd_addr;
+  o << R"(  wire        start, busy, done_pulse, rcmd_valid, rcmd_ready, wcmd_valid, wcmd_ready;
+  wire        rd_valid, rd_last, rd_idle, w_free, wr_idle;
+  wire [31:0] cycles, rcmd_addr, wcmd_addr;
   wire [15:0] ac_slot;
-  wire [7:0]  cmd_beats, cmd_tag, rd_beat, rd_tag, wr_beat, idx_q, acw_idx, rd_row;
+  wire [7:0]  rcmd_beats, wcmd_beats, rd_beat, wr_beat, idx_q, acw_idx, rd_row;
+)" << "  wire [" << g.read_tag_bits() - 1 << ":0] rcmd_tag, rd_tag;\n" << R"(
   wire [DW-1:0] rd_data, wr_data;
   wire        v_q, clr_q, ld_q, acw, acw_first, vb_q, clrb_q, scb_q, ldb_q, acwb, acwb_first, acwb_sc;
   wire [7:0]  rdb_row, idxb_q, acwb_idx, acwb_off;
@@ -371,10 +373,11 @@ std::string emit_top(const Graph& g) {
 )" << register_connections(false)
     << R"(      .busy(busy), .done_pulse(done_pulse), .cycles(cycles), .irq(irq));
 
-)" << "  fsgen_dma #(.W(DW/8), .OUT(" << g.memory.outstanding << R"()) u_dma (
+)" << "  fsgen_dma #(.W(DW/8), .OUT(" << g.memory.outstanding << "), .TAGW(" << g.read_tag_bits() << R"()) u_dma (
       .clk(clk), .rst_n(rst_n),
-      .cmd_valid(cmd_valid), .cmd_write(cmd_write), .cmd_addr(cmd_addr), .cmd_beats(cmd_beats),
-      .cmd_tag(cmd_tag), .cmd_ready(cmd_ready), .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_tag(rd_tag),
+      .rcmd_valid(rcmd_valid), .rcmd_addr(rcmd_addr), .rcmd_beats(rcmd_beats), .rcmd_tag(rcmd_tag),
+      .rcmd_ready(rcmd_ready), .wcmd_valid(wcmd_valid), .wcmd_addr(wcmd_addr), .wcmd_beats(wcmd_beats),
+      .wcmd_ready(wcmd_ready), .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_tag(rd_tag), .rd_last(rd_last),
       .rd_data(rd_data), .rd_idle(rd_idle), .wr_beat(wr_beat), .wr_data(wr_data), .w_free(w_free),
       .wr_idle(wr_idle),
       .m_araddr(m_araddr), .m_arlen(m_arlen), .m_arsize(m_arsize), .m_arburst(m_arburst),
@@ -389,8 +392,9 @@ std::string emit_top(const Graph& g) {
   o << "  fsgen_ctrl #(" << parameter_list(ctrl_instance(g)) << ") u_ctrl (\n";
   o << "      .clk(clk), .rst_n(rst_n), .start(start),\n" << register_connections(true);
   o << R"(      .busy(busy), .done_pulse(done_pulse), .cycles(cycles),
-      .cmd_valid(cmd_valid), .cmd_write(cmd_write), .cmd_addr(cmd_addr), .cmd_beats(cmd_beats),
-      .cmd_tag(cmd_tag), .cmd_ready(cmd_ready), .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_tag(rd_tag),
+      .rcmd_valid(rcmd_valid), .rcmd_addr(rcmd_addr), .rcmd_beats(rcmd_beats), .rcmd_tag(rcmd_tag),
+      .rcmd_ready(rcmd_ready), .wcmd_valid(wcmd_valid), .wcmd_addr(wcmd_addr), .wcmd_beats(wcmd_beats),
+      .wcmd_ready(wcmd_ready), .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_tag(rd_tag), .rd_last(rd_last),
       .rd_data(rd_data), .rd_idle(rd_idle), .wr_beat(wr_beat), .wr_data(wr_data), .w_free(w_free),
       .wr_idle(wr_idle),
       .x_q(x_q), .w_q(w_q), .v_q(v_q), .clr_q(clr_q), .ld_q(ld_q), .idx_q(idx_q), .y(y),

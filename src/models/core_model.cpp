@@ -59,7 +59,8 @@ uint64_t Dma::read(uint64_t cycle, uint32_t addr, uint32_t beats, uint8_t* dst) 
   reads_.taken(last_beat);
   const uint64_t first_beat = last_beat + 1 - beats;
   for (uint32_t i = 0; i < beats; ++i) rdata_.update(first_beat + i, dst + size_t(i) * timing_.beat_bytes);
-  count(taken, first_beat, beats, last_beat, dst);
+  count(taken, first_beat, beats, dst);
+  in_flight_.add_read(taken + 1, last_beat);
   return taken;
 }
 
@@ -69,7 +70,8 @@ uint64_t Dma::write(uint64_t cycle, uint32_t addr, uint32_t beats, const uint8_t
   for (uint32_t i = 0; i < beats; ++i) wdata_.update(taken + 2 + i, src + size_t(i) * timing_.beat_bytes);
   const uint64_t response = transport(true, taken + 1, addr, beats, const_cast<uint8_t*>(src));
   writes_.taken(response);
-  count(taken, taken + 2, beats, response, src);
+  count(taken, taken + 2, beats, src);
+  in_flight_.add_write(taken + 1, response);
   return taken;
 }
 
@@ -93,16 +95,20 @@ uint64_t Dma::transport(bool write, uint64_t handshake, uint32_t addr, uint32_t 
   return clock_.cycle_at(sc_core::sc_time_stamp() + delay);
 }
 
-// Statistics of one burst: its data beats (enabled), the command taken (side), and the
-// cycles it adds to those with a burst in flight (busy).
-void Dma::count(uint64_t taken, uint64_t first_beat, uint32_t beats, uint64_t last_cycle, const uint8_t* data) {
+// Statistics of one burst: its data beats (enabled) and the command taken (side).
+void Dma::count(uint64_t taken, uint64_t first_beat, uint32_t beats, const uint8_t* data) {
   const uint32_t w = timing_.beat_bytes;
   for (uint32_t i = 0; i < beats; ++i) record_operands(activity_, timeline_, first_beat + i, data + size_t(i) * w, w);
   timeline_.enabled.push_back({first_beat, beats});
   timeline_.side.push_back({taken, 1});
-  const InFlightSpans::Span s = in_flight_.add(taken + 1, last_cycle);
-  activity_.busy_cycles += s.cycles;
-  if (s.cycles > 0) timeline_.busy.push_back({s.first, s.cycles});
+}
+
+// The kernel's cycles with a burst in flight (busy).
+void Dma::end_kernel() {
+  for (const InFlightSpans::Span& s : in_flight_.busy()) {
+    activity_.busy_cycles += s.cycles;
+    timeline_.busy.push_back({s.first, s.cycles});
+  }
 }
 
 // ---------------------------------------------------------------- fused core
@@ -176,6 +182,7 @@ void FusedCore::run() {
     dma_.begin_kernel();
     acc_cache_.assign(size_t(plan_.acc_slots) * plan_.spec.tile_m * plan_.spec.tile_n, 0);
     run_schedule(start_regs_);
+    dma_.end_kernel();
     sync();
     last_cycles_ = now();
     busy_ = false;
@@ -223,12 +230,13 @@ RowDma FusedCore::dma_writes(const std::function<uint32_t(uint32_t)>& row_addr, 
 // A transfer from now whose last cycle is `last`: time moves to the cycle after it.
 void FusedCore::end_transfer(uint64_t last) { advance(last + 1 - now()); }
 
-void FusedCore::load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst) {
+void FusedCore::load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst,
+                          LoadEnd end) {
   const uint32_t beats = row_bytes / graph_.memory.beat_bytes;
   uint8_t* buf = buffer(dst);
   std::vector<uint8_t> in(dst.transposed ? size_t(rows) * row_bytes : 0);  // transposed: the rows as they come
   end_transfer(load_transfer_end(now(), rows, nullptr,
-                                 dma_reads(addr, stride, beats, dst.transposed ? in.data() : buf, row_bytes)));
+                                 dma_reads(addr, stride, beats, dst.transposed ? in.data() : buf, row_bytes), end));
   if (!dst.transposed) return;
   for (uint32_t r = 0; r < rows; ++r)  // then down the columns
     for (uint32_t j = 0; j < row_bytes; ++j) buf[size_t(j) * rows + r] = in[size_t(r) * row_bytes + j];
@@ -246,8 +254,13 @@ void FusedCore::load_compressed_rows(uint32_t meta_addr, uint32_t meta_bytes, ui
     result_.sparse["dma"].zero_row_bytes += row_bytes;
     return true;
   };
-  end_transfer(load_transfer_end(now(), rows, skipped, dma_reads(addr, stride, row_bytes / beat, buf, row_bytes)));
+  end_transfer(load_transfer_end(now(), rows, skipped, dma_reads(addr, stride, row_bytes / beat, buf, row_bytes),
+                                 LoadEnd::kIssued));
   result_.sparse["dma"].metadata_bytes += meta_bytes;
+}
+
+void FusedCore::zero_rows(BufferSlot dst, uint32_t from, uint32_t rows, uint32_t row_bytes) {
+  std::memset(buffer(dst) + size_t(from) * row_bytes, 0, size_t(rows - from) * row_bytes);
 }
 
 // S_ST: per output row READ (from the array), CONV (requantise), ISSUE and its write burst.
@@ -262,7 +275,7 @@ void FusedCore::store_tile(uint32_t mt, uint32_t nt) {
   };
   auto row_addr = [&](uint32_t r) { return regs_.addr_c + (mt * a.tile_m + r) * regs_.stride_c + nt * tile_n_; };
   const uint32_t beats = tile_n_ / graph_.memory.beat_bytes;
-  end_transfer(store_transfer_end(now(), a.tile_m, beats, prepare,
+  end_transfer(store_transfer_end(now(), matmul_rows(mt), beats, prepare,
                                   dma_writes(row_addr, beats, reinterpret_cast<const uint8_t*>(out_row_.data()))));
 }
 

@@ -68,14 +68,16 @@ class Dma : public sc_core::sc_module {
   // The first cycle from `cycle` on with no read (write) burst in flight.
   uint64_t reads_idle_from(uint64_t cycle) const { return reads_.idle_from(cycle); }
   uint64_t writes_idle_from(uint64_t cycle) const { return writes_.idle_from(cycle); }
-  // A kernel begins: its cycle 0 is now, with no burst in flight.
+  // A kernel begins: its cycle 0 is now, with no burst in flight; it has ended (its busy
+  // cycles are counted).
   void begin_kernel();
+  void end_kernel();
 
  private:
   // The burst's transaction with its address handshake in kernel cycle `handshake`: returns
   // the kernel cycle of its last read beat or its write response.
   uint64_t transport(bool write, uint64_t handshake, uint32_t addr, uint32_t beats, uint8_t* data);
-  void count(uint64_t taken, uint64_t first_beat, uint32_t beats, uint64_t last_cycle, const uint8_t* data);
+  void count(uint64_t taken, uint64_t first_beat, uint32_t beats, const uint8_t* data);
   MemoryTiming timing_;
   const CycleClock& clock_;
   ToggleProbe& rdata_;
@@ -115,7 +117,10 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   void advance(uint64_t cycles) override { pending_ += cycles; }
   uint64_t cursor() const override { return now(); }
   void set_cursor(uint64_t cycle) override;
-  void load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst) override;
+  void load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst,
+                 LoadEnd end) override;
+  uint64_t reads_done_from() const override { return dma_.reads_idle_from(0); }
+  void zero_rows(BufferSlot dst, uint32_t from, uint32_t rows, uint32_t row_bytes) override;
   void load_compressed_rows(uint32_t meta_addr, uint32_t meta_bytes, uint32_t addr, uint32_t stride, uint32_t rows,
                             uint32_t row_bytes, BufferSlot dst) override;
   void matmul_tile(bool reload_stationary, uint32_t kt, uint32_t acc_slot, uint32_t a_slot, uint32_t b_slot) override;

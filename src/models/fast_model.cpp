@@ -78,16 +78,20 @@ class FastCore : private TileSequencer {
   uint64_t run(const KernelRegs& regs) {
     now_ = 0;
     run_schedule(regs);
+    for (const InFlightSpans::Span& s : in_flight_.busy()) phase_at("dma", s.first, s.cycles, s.cycles);
     return now_;
   }
 
  private:
-  // A phase of `span` cycles from now in which `block` is busy `busy_cycles`.
-  void phase(const std::string& block, uint64_t span, uint64_t busy_cycles, uint64_t bytes = 0) {
+  // A phase of `span` cycles from `start` (now) in which `block` is busy `busy_cycles`.
+  void phase_at(const std::string& block, uint64_t start, uint64_t span, uint64_t busy_cycles, uint64_t bytes = 0) {
     BlockActivity& a = result_.activity[block];
     a.busy_cycles += busy_cycles;
     a.operand_bytes += bytes;
-    timeline_.add(block, now_, span, double(busy_cycles));
+    timeline_.add(block, start, span, double(busy_cycles));
+  }
+  void phase(const std::string& block, uint64_t span, uint64_t busy_cycles, uint64_t bytes = 0) {
+    phase_at(block, now_, span, busy_cycles, bytes);
   }
 
   void advance(uint64_t cycles) override { now_ += cycles; }
@@ -95,29 +99,30 @@ class FastCore : private TileSequencer {
   void set_cursor(uint64_t cycle) override { now_ = cycle; }
 
   // A transfer's DMA: the same DmaReads / DmaWrites as the cycle model's, on a read data
-  // channel of the memory's timing; each burst adds its share of busy cycles (InFlightSpans)
-  // and its command (side).
+  // channel of the memory's timing; each burst's cycles in flight make the DMA's busy cycles
+  // at the end of the kernel (InFlightSpans).
   RowDma dma_reads(uint32_t beats) {
-    return timed_reads(reads_, channel_, beats, [this](const ReadBurst& b) { count_burst(b.taken, b.last_beat); });
+    return timed_reads(reads_, channel_, beats,
+                       [this](const ReadBurst& b) { in_flight_.add_read(b.taken + 1, b.last_beat); });
   }
   RowDma dma_writes(uint32_t beats) {
-    return timed_writes(writes_, beats, [this](const WriteBurst& b) { count_burst(b.taken, b.response); });
+    return timed_writes(writes_, beats, [this](const WriteBurst& b) { in_flight_.add_write(b.taken + 1, b.response); });
   }
-  void count_burst(uint64_t taken, uint64_t last) { dma_busy_ += in_flight_.add(taken + 1, last).cycles; }
 
   // The DMA's phase: from now to the transfer's `last` cycle, moving `rows` commands' bytes.
   void dma_phase(uint64_t last, uint32_t rows, uint64_t bytes) {
     const uint64_t span = last + 1 - now_;
-    phase("dma", span, dma_busy_, bytes);
+    phase("dma", span, 0, bytes);
     timeline_.add_side("dma", now_, span, rows);  // a command per row
-    dma_busy_ = 0;
     now_ = last + 1;
   }
 
-  void load_rows(uint32_t, uint32_t, uint32_t rows, uint32_t row_bytes, BufferSlot) override {
+  void load_rows(uint32_t, uint32_t, uint32_t rows, uint32_t row_bytes, BufferSlot, LoadEnd end) override {
     const uint32_t beats = row_bytes / mem_.beat_bytes;
-    dma_phase(load_transfer_end(now_, rows, nullptr, dma_reads(beats)), rows, uint64_t(rows) * row_bytes);
+    dma_phase(load_transfer_end(now_, rows, nullptr, dma_reads(beats), end), rows, uint64_t(rows) * row_bytes);
   }
+  uint64_t reads_done_from() const override { return reads_.idle_from(0); }
+  void zero_rows(BufferSlot, uint32_t, uint32_t, uint32_t) override {}
 
   void load_compressed_rows(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, BufferSlot) override {
     FSGEN_ASSERT(false, "the fast model refuses compressed designs (its constructor)");
@@ -147,7 +152,7 @@ class FastCore : private TileSequencer {
     timeline_.add_side(block, now_, span, p.stationarity == Stationarity::kOutput ? rescales : double(passes) * loads);
   }
 
-  void store_tile(uint32_t, uint32_t) override { store_rows(plan_.spec.tile_m, tile_n_); }
+  void store_tile(uint32_t mt, uint32_t) override { store_rows(matmul_rows(mt), tile_n_); }
 
   void scores(bool reload, uint32_t) override {
     const uint64_t span = tile_cycles(plan_, reload);
@@ -182,7 +187,6 @@ class FastCore : private TileSequencer {
   DmaReads reads_{mem_};
   DmaWrites writes_{mem_};
   InFlightSpans in_flight_;
-  uint64_t dma_busy_ = 0;  // of the transfer running
   uint64_t now_ = 0;
 };
 

@@ -102,7 +102,8 @@ std::vector<uint8_t> CoreBackend::run(const std::string& kernel, int layer, cons
 void CoreBackend::linear(int layer, Linear which, const std::vector<float>& x, uint32_t t, std::vector<float>& y) {
   const QuantWeight& w = weight(layer, which);
   MatmulProblem p;
-  p.m = uint32_t(round_up(t, g_.spec.array_a.tile_m));
+  // The t token rows as they are (a compressed A's metadata covers whole tiles: padded).
+  p.m = g_.sparse.memory.compresses("x") ? uint32_t(round_up(t, g_.spec.array_a.tile_m)) : t;
   p.n = w.n;
   p.k = w.k;
   p.req_mult = w.requant.mult;

@@ -59,7 +59,7 @@ void print_graph(const Graph& g, std::ostream& out) {
   if (p.acc_slots) out << " (accumulator cache: " << p.acc_slots << (p.acc_slots == 1 ? " tile)" : " tiles)");
   out << "\n  matmul operand buffers: " << g.a_slots << " A " << (g.a_slots == 1 ? "tile" : "tiles") << ", "
       << g.b_slots << " B " << (g.b_slots == 1 ? "tile" : "tiles") << " (a tile held is not loaded again";
-  if (g.double_buffered()) out << "; the next tile's operands load during the pass";
+  if (g.double_buffered()) out << "; the loader fills the free slots during the passes, up to 4 tiles ahead";
   out << ")";
   if (!g.single_buffered_why.empty()) out << "\n    single-buffered: " << g.single_buffered_why;
   out << "\n  kernels: matmul";

@@ -110,22 +110,24 @@ const char* kRowsDma = R"(module rows_dma #(parameter OUT = 1) (
     output wire [31:0] m_araddr, output wire [7:0] m_arlen, output wire m_arvalid, input wire [15:0] m_rdata,
     input wire m_rvalid, output wire [31:0] m_awaddr, output wire m_awvalid, output wire [15:0] m_wdata,
     output wire m_wvalid, output wire m_wlast, input wire m_bvalid);
-  wire cmd_ready, rd_idle, w_free, wr_idle;
+  wire rcmd_ready, wcmd_ready, rd_idle, w_free, wr_idle;
   wire [7:0] wr_beat;
   /* verilator lint_off UNUSEDSIGNAL */
-  wire read, conv;
+  wire read, conv, rd_last;
   wire [2:0] arsize, awsize;
   wire [1:0] arburst, awburst;
   wire [7:0] awlen;
   wire [1:0] wstrb;
   wire rready, bready;
   /* verilator lint_on UNUSEDSIGNAL */
-  fsgen_ctrl_rows u_rows (.clk(clk), .rst_n(rst_n), .active(active), .store(store), .clear(1'b0), .rows(rows),
-      .skip(skip), .cmd_ready(cmd_ready), .w_free(w_free), .idle(store ? wr_idle : rd_idle), .read(read),
-      .conv(conv), .issue(issue), .last(last), .row(row));
-  fsgen_dma #(.W(2), .OUT(OUT)) u_dma (.clk(clk), .rst_n(rst_n), .cmd_valid(issue && !skip), .cmd_write(store),
-      .cmd_addr({16'd0, row, 8'd0}), .cmd_beats(beats), .cmd_tag(row), .cmd_ready(cmd_ready), .rd_valid(rd_valid),
-      .rd_beat(rd_beat), .rd_tag(rd_tag), .rd_data(rd_data), .rd_idle(rd_idle), .wr_beat(wr_beat),
+  fsgen_ctrl_rows u_rows (.clk(clk), .rst_n(rst_n), .active(active), .store(store), .drain(1'b1), .clear(1'b0),
+      .rows(rows), .skip(skip), .cmd_ready(store ? wcmd_ready : rcmd_ready), .w_free(w_free),
+      .idle(store ? wr_idle : rd_idle), .read(read), .conv(conv), .issue(issue), .last(last), .row(row));
+  fsgen_dma #(.W(2), .OUT(OUT), .TAGW(8)) u_dma (.clk(clk), .rst_n(rst_n), .rcmd_valid(issue && !skip && !store),
+      .rcmd_addr({16'd0, row, 8'd0}), .rcmd_beats(beats), .rcmd_tag(row), .rcmd_ready(rcmd_ready),
+      .wcmd_valid(issue && store), .wcmd_addr({16'd0, row, 8'd0}), .wcmd_beats(beats), .wcmd_ready(wcmd_ready),
+      .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_tag(rd_tag), .rd_last(rd_last), .rd_data(rd_data),
+      .rd_idle(rd_idle), .wr_beat(wr_beat),
       .wr_data({row, wr_beat}), .w_free(w_free), .wr_idle(wr_idle),
       .m_araddr(m_araddr), .m_arlen(m_arlen), .m_arsize(arsize), .m_arburst(arburst), .m_arvalid(m_arvalid),
       .m_arready(1'b1), .m_rdata(m_rdata), .m_rresp(2'b00), .m_rlast(1'b0), .m_rvalid(m_rvalid), .m_rready(rready),

@@ -56,7 +56,8 @@ TEST(BlockRegistry, TestbenchDriversBelongToTheirPrimitives) {
   // The DMA's driver issues commands and answers them as an AXI slave.
   const TestbenchPorts dma = {{"m_rdata", 64}, {"wr_data", 64}};
   const std::string cycle = testbench_driver("axi_dma").cycle(dma);
-  EXPECT_NE(cycle.find("top->cmd_valid = 1;"), std::string::npos);
+  EXPECT_NE(cycle.find("top->rcmd_valid = 1;"), std::string::npos);
+  EXPECT_NE(cycle.find("top->wcmd_valid = 1;"), std::string::npos);
   EXPECT_NE(cycle.find("top->m_rvalid = !read_beats.empty() && read_beats.front() <= c;"), std::string::npos);
   EXPECT_NE(cycle.find("addr += beats * 8u;"), std::string::npos);  // 64-bit beats
 }

@@ -46,8 +46,8 @@ TEST(Cli, CheckShowsAnUnbuiltSparsePlan) {
             std::string::npos)
       << llm.out;
   EXPECT_NE(llm.out.find("8 bursts in flight"), std::string::npos) << llm.out;
-  EXPECT_NE(llm.out.find("matmul operand buffers: 32 A tiles, 2 B tiles (a tile held is not loaded again; the next "
-                         "tile's operands load during the pass)"),
+  EXPECT_NE(llm.out.find("matmul operand buffers: 32 A tiles, 3 B tiles (a tile held is not loaded again; the loader "
+                         "fills the free slots during the passes, up to 4 tiles ahead)"),
             std::string::npos)
       << llm.out;
   EXPECT_NE(ok.out.find("design 8G_1b2c"), std::string::npos) << ok.out;
@@ -77,9 +77,9 @@ TEST(Cli, MissingFileAndImpossibleProblem) {
   const CliRun missing = fsgen_cli("generate /nonexistent/spec.yaml");
   EXPECT_EQ(missing.status, 1);
   EXPECT_NE(missing.out.find("/nonexistent/spec.yaml: cannot open design spec file"), std::string::npos) << missing.out;
-  const CliRun bad = fsgen_cli("simulate examples/os_8x8.yaml --m 12");
+  const CliRun bad = fsgen_cli("simulate examples/os_8x8.yaml --k 12");
   EXPECT_EQ(bad.status, 1);
-  EXPECT_NE(bad.out.find("matmul m: dimension 12 is not a positive multiple of the tile 8"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("matmul k: dimension 12 is not a positive multiple of the tile 8"), std::string::npos) << bad.out;
 }
 
 TEST(Cli, PowerErrorsAreOneLine) {

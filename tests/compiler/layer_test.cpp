@@ -55,12 +55,12 @@ TEST(Layer, DecoderLayerBecomesProjectionsFusedAttentionAndMatmulFfn) {
   std::vector<std::string> names;
   for (const auto& k : p.kernels) names.push_back(k.name);
   EXPECT_EQ(names, (std::vector<std::string>{"q_k_v_proj", "attention", "o_proj", "w1_w3", "w2"}));
-  // 20 tokens pad to 24 rows; q + k + v = 64 + 32 + 32 columns pad to 144 on 24-column
-  // tiles (matmul on both arrays: 8 columns on a, 16 on b).
+  // 20 tokens are computed on 24 rows (whole m tiles) but move as 20; q + k + v = 64 + 32 + 32
+  // columns pad to 144 on 24-column tiles (matmul on both arrays: 8 columns on a, 16 on b).
   const KernelLaunch& qkv = launch(p, "q_k_v_proj");
   EXPECT_EQ(qkv.macs, 20u * 128 * 64);
   EXPECT_EQ(qkv.padded_macs, 24u * 144 * 64);
-  EXPECT_EQ(qkv.matmul.m * qkv.count, 24u);
+  EXPECT_EQ(qkv.matmul.m * qkv.count, 20u);
   // ffn 172: W1/W3 pack 344 columns; W2's 64 columns pad to 72, its reduction over 172 to 176.
   EXPECT_EQ(launch(p, "w1_w3").macs, 20u * 344 * 64);
   EXPECT_EQ(launch(p, "w2").padded_macs, 24u * 72 * 176);

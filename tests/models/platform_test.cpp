@@ -18,18 +18,21 @@ TEST(Platform, OneTileTakesTheDocumentedCycles) {
   p.m = p.n = p.k = 8;
   const Program prog = compile_matmul(g, p);
   const RunResult r = run_on_systemc(g, prog);
-  // TILE 1 + load A: 8 one-beat rows in flight at once, the first beat 5 cycles after the
-  // first command, 8 beats back to back, DRAIN (4 + 8 + 2) + load B^T the same + stream 8 +
-  // tail 1 + store 8 rows x (READ, CONV, ISSUE, AW, 1 beat, WDATA) + the last response's
-  // latency 4 + NEXT 1 + DONE 1
-  EXPECT_EQ(r.cycles, 1u + 14 + 14 + 9 + (8 * 6 + 4) + 1 + 1);
+  // TILE until the tile's bursts are in: the loader's L_LOOK 1, A's 8 one-beat rows and B^T's
+  // 8 taken one per cycle (8 bursts in flight), the last row's beat 5 cycles after its
+  // command, counted in the cycle after (1 + 8 + 8 + 5 + 1 = 23); then stream 8 + tail 1 +
+  // store 8 rows x (READ, CONV, ISSUE, AW, 1 beat, WDATA) + the last response's latency 4 +
+  // NEXT 1 + DONE 1
+  const uint64_t tile = 1 + 8 + 8 + 5 + 1;
+  EXPECT_EQ(r.cycles, tile + 9 + (8 * 6 + 4) + 1 + 1);
   EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
   EXPECT_EQ(r.model, "systemc");
 }
 
-// Two k tiles: double-buffered, the second tile's A and B load while the first tile's pass
-// runs (S_COMP lasts the longer, the loads' 14 + 14 cycles); single-buffered (two tiles of
-// each do not fit the buffer limit) they load after it.
+// Two k tiles: double-buffered, the loader issues the second tile's A and B right after the
+// first's, into the other slots, while the first tile waits for its data and runs its pass;
+// single-buffered (two tiles of each do not fit the buffer limit) it waits for the first
+// tile's pass to end, as the slots are the pass's.
 TEST(Platform, DoubleBufferingLoadsTheNextTileDuringThePass) {
   const Graph db = graph_of(test::base_spec() + "kernels: [matmul]\n");
   ASSERT_TRUE(db.double_buffered()) << db.single_buffered_why;
@@ -43,12 +46,16 @@ TEST(Platform, DoubleBufferingLoadsTheNextTileDuringThePass) {
   const Program prog = compile_matmul(db, p);
   const RunResult r = run_on_systemc(db, prog);
   const uint64_t store = 8 * 6 + 4, done = 1;
-  // tile 0: TILE, load A, load B, the pass (9) beside the next tile's loads (28), NEXT;
-  // tile 1: TILE, the pass, the store, NEXT
-  EXPECT_EQ(r.cycles, (1u + 14 + 14 + 28 + 1) + (1 + 9 + store + 1) + done);
+  // The loader: tile 0 (L_LOOK, 8 + 8 rows, L_PUSH), tile 1 (L_LOOK, 8 + 8 rows: the last
+  // taken in cycle 34, its beat in 39); tile 1's TILE ends in cycle 40, then the pass (9),
+  // the store, NEXT.
+  EXPECT_EQ(r.cycles, (1u + 8 + 8 + 1) + (1 + 8 + 8) + 5 + 1 + 9 + store + 1 + done);
   EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
   const RunResult r1 = run_on_systemc(sb, compile_matmul(sb, p));
-  EXPECT_EQ(r1.cycles, (1u + 14 + 14 + 9 + 1) + (1 + 14 + 14 + 9 + store + 1) + done);
+  // Tile 0's TILE (23), pass (9), NEXT; the loader takes the slots back after the pass:
+  // tile 1's rows from cycle 32 (8 + 8, the last beat 5 cycles after), TILE until 53.
+  const uint64_t first = 1 + 8 + 8 + 5 + 1 + 9;
+  EXPECT_EQ(r1.cycles, first + (8 + 8 + 5 + 1) + 9 + store + 1 + done);
   EXPECT_EQ(r1.outputs.at("C"), r.outputs.at("C"));
 }
 
@@ -64,9 +71,11 @@ TEST(Platform, MatmulOnBothArraysTakesOneWideTile) {
   p.n = 16;
   const Program prog = compile_matmul(g, p);
   const RunResult r = run_on_systemc(g, prog);
-  // TILE 1 + load A (4 + 8 + 2) + load B^T 16 one-beat rows (4 + 16 + 2) + stream 8 + tail 1
-  // + store 8 rows x (2 beats + 5) + 4 + NEXT 1 + DONE 1
-  EXPECT_EQ(r.cycles, 1u + 14 + 22 + 9 + (8 * 7 + 4) + 1 + 1);
+  // TILE until the bursts are in: L_LOOK 1 + A's 8 one-beat rows + B^T's 16, each taken in
+  // its cycle (a burst leaves the 8 in flight as the next row comes), the last beat 5 cycles
+  // after the last command, counted in the cycle after; stream 8 + tail 1 + store 8 rows x
+  // (2 beats + 5) + 4 + NEXT 1 + DONE 1
+  EXPECT_EQ(r.cycles, (1u + 8 + 16 + 5 + 1) + 9 + (8 * 7 + 4) + 1 + 1);
   EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
   EXPECT_EQ(r.activity.at("array_b").busy_cycles, 8u);
   // The same matmul on array a alone takes two tiles and loads A twice.
@@ -87,7 +96,7 @@ TEST(Platform, SystolicTileTakesTheSkewCycles) {
   p.m = p.n = p.k = 8;
   const Program prog = compile_matmul(g, p);
   const RunResult r = run_on_systemc(g, prog);
-  EXPECT_EQ(r.cycles, 1u + 14 + 14 + 9 + (8 * 6 + 4) + 1 + 1 + 14);
+  EXPECT_EQ(r.cycles, (1u + 8 + 8 + 5 + 1) + 9 + (8 * 6 + 4) + 1 + 1 + 14);
   EXPECT_EQ(r.outputs.at("C"), matmul_expected(prog, p));
 }
 
@@ -128,8 +137,9 @@ TEST(Platform, EveryStationarityMatchesTheReference) {
 TEST(Compiler, RejectsProblemsThatDoNotFitTheDesign) {
   const Graph g = elaborate(parse_spec_file("examples/ws_8x16.yaml"));
   MatmulProblem p;
-  p.m = 12;
-  EXPECT_NE(test::error_of([&] { compile_matmul(g, p); }).find("not a positive multiple of the tile 8"), std::string::npos);
+  p.k = 12;
+  EXPECT_NE(test::error_of([&] { compile_matmul(g, p); }).find("matmul k: dimension 12 is not a positive multiple of the tile"),
+            std::string::npos);
   p.m = 128;  // 16 live output tiles along m, the cache holds 8
   p.n = 16;
   p.k = 16;

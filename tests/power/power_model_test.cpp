@@ -353,23 +353,37 @@ TEST(Characterize, DmaIsDrivenThroughItsAxiPorts) {
   EXPECT_NE(test::error_of([&] { load_power_model(dir + "/no_split.json"); }).find("dma: expected its energy per kind of cycle"),
             std::string::npos);
   // In one-cycle windows each command is priced over its burst and spread over its cycles
-  // by that split: a command's cycle is the peak of the busy cycles up to the next command.
-  const Program prog = compile_matmul(g, mp);
+  // by that split: a command's cycle is the peak of the busy cycles up to the next command
+  // that carry no data beat (a beat of an earlier burst adds its own energy). One tile, so
+  // that the store's bursts follow the loads' (on a longer kernel the loader's reads of the
+  // next tiles run beside them).
+  MatmulProblem one;
+  one.m = 2, one.n = g.matmul_tile_n(), one.k = 8;
+  const Program prog = compile_matmul(g, one);
   const PowerTrace t1 = estimate_power(g, prog, m, 1);
-  const BlockTimeline bursts = run_on_systemc(g, prog).timelines.at("dma");
+  BlockTimeline bursts = run_on_systemc(g, prog).timelines.at("dma");
+  // The loads' and the stores' commands are recorded apart (each in its own order).
+  std::sort(bursts.side.begin(), bursts.side.end(), [](const CycleSpan& a, const CycleSpan& b) { return a.start < b.start; });
   const std::vector<double>& mw = t1.blocks.front().mw;
-  std::vector<bool> busy(mw.size(), false);
+  std::vector<bool> busy(mw.size(), false), beat(mw.size(), false);
   for (const CycleSpan& s : bursts.busy)
     for (uint64_t c = s.start; c < s.start + s.cycles && c < busy.size(); ++c) busy[c] = true;
+  for (const CycleSpan& s : bursts.enabled)
+    for (uint64_t c = s.start; c < s.start + s.cycles && c < beat.size(); ++c) beat[c] = true;
   ASSERT_FALSE(bursts.side.empty());
+  size_t compared = 0;
   for (size_t i = 0; i < bursts.side.size(); ++i) {
     const uint64_t command = bursts.side[i].start;
     const uint64_t next = i + 1 < bursts.side.size() ? bursts.side[i + 1].start : mw.size();
     ASSERT_LT(command + 1, busy.size());
     EXPECT_TRUE(busy[command + 1]) << "burst " << i << ": the address handshake follows the command";
     for (uint64_t c = command + 1; c < next && c < mw.size() && busy[c]; ++c)
-      EXPECT_GT(mw[command], mw[c]) << "burst " << i;
+      if (!beat[c]) {
+        EXPECT_GT(mw[command], mw[c]) << "burst " << i;
+        ++compared;
+      }
   }
+  EXPECT_GT(compared, 0u);
   // Commands cost energy apart from their beats: the same beats in more bursts cost more.
   EXPECT_GT(m.dynamic_fj("dma", {1}, PrimitiveActivity{0.05, 0.4, 0.0, 0.1}),
             m.dynamic_fj("dma", {1}, PrimitiveActivity{0.05, 0.4, 0.0, 0.02}));

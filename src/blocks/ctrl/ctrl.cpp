@@ -21,7 +21,7 @@ PrimitiveDef power_primitive() {
              {8, 4, 2, 2, 1, 1},  {8, 4, 4, 4, 1, 1},  {4, 2, 4, 2, 1, 1}};
   // One tile slot per operand, as characterised (a core with more is priced by these).
   d.fixed = {{"N_LIVE", 0}, {"ATTN", 0}, {"STB", 0}, {"KC", 0}, {"VC", 0},
-             {"DUAL", 0},   {"SYS_A", 0}, {"SYS_B", 0}, {"SA", 1}, {"SB", 1}};
+             {"DUAL", 0},   {"SYS_A", 0}, {"SYS_B", 0}, {"SA", 1}, {"SB", 1}, {"TAGW", 11}};
   d.wiring = {"ORD0", "ORD1", "ORD2"};
   d.enables = {};
   d.elements = [](const std::vector<int>&) { return 1.0; };

@@ -1,11 +1,12 @@
-// Tile sequencer of the matmul kernel. For every tile iteration of the loop nest
-// (ORD0 outermost .. ORD2 innermost over m=0, n=1, k=2) it takes the operand tiles
-// from the buffer slots that hold them (SA tiles of A, SB of B, each slot tagged) or
-// loads them, feeds the PE array, and when the reduction over k is complete requantises
-// the output tile and stores it. With more than one slot the next tile's operands load
-// during the pass (S_COMP's prefetch); the other phases run one after the other. Their
-// cycle counts are the timing contract mirrored by the models (src/blocks/ctrl/sequencer.h
-// and its executors).
+// Tile sequencer of the matmul kernel. Two machines walk the loop nest (ORD0 outermost ..
+// ORD2 innermost over m=0, n=1, k=2): the loader (L_*) finds each tile's operands in the
+// buffer slots that hold them (SA tiles of A, SB of B, each slot tagged) or loads them into
+// the next slot of a ring once no pass needs it, and queues the tile; the pass machine
+// (S_*) takes the queued tiles in order, feeds the PE array as soon as a tile's bursts are
+// in, and when the reduction over k is complete requantises the output tile and stores it.
+// Loads go to the DMA's read port and stores to its write port, so the loader runs up to
+// FD tiles ahead of the pass, as far as the slots allow. The cycle counts are the timing
+// contract mirrored by the models (src/blocks/ctrl/sequencer.h and its executors).
 //   ST = 0 output-stationary: x = column of A, w = row of B, accumulate in the PEs.
 //   ST = 1 weight-stationary: B tile loaded into the PEs, rows of A streamed.
 //   ST = 2 input-stationary:  A tile loaded into the PEs, columns of B streamed.
@@ -20,7 +21,8 @@
 // output-stationary array (SYS_A / SYS_B) is fed skewed operands: lane g of x and w
 // enters g cycles late, so a tile streams R + C - 2 cycles longer.
 // Units, each instantiated only by a core that uses it:
-//   fsgen_ctrl_rows    every load and store of every kernel, a DMA command per row (always);
+//   fsgen_ctrl_rows    every load (one instance) and store (another) of every kernel, a DMA
+//                      command per row (always);
 //   fsgen_ctrl_window  SPARSE = 1: compute-value sparsity's window scheduler, beside the
 //                      value networks (src/blocks/sparse_net/);
 //   fsgen_ctrl_topk    GRP = 1: block TopK's ranking of key tiles (src/blocks/fused_ctrl/);
@@ -47,6 +49,7 @@ module fsgen_ctrl #(
     parameter SYS_B = 0,                               // 1: output-stationary array b is systolic
     parameter SA = 1,                                  // matmul A tiles the operand buffer holds (slots)
     parameter SB = 1,                                  // matmul B tiles the operand buffer holds
+    parameter TAGW = 11,                               // bits of a read burst's tag: {destination, slot, row}
     parameter WIN = 0,                                 // sliding window (ATTN = 1, causal): keys a query attends; 0 = all
     parameter CMP_A = 0,                               // 1: A is compressed (zero rows skipped)
     parameter CMP_B = 0,                               // 1: B is compressed
@@ -114,16 +117,20 @@ module fsgen_ctrl #(
     output wire            busy,
     output wire            done_pulse,
     output reg  [31:0]     cycles,
-    // DMA
-    output wire            cmd_valid,
-    output wire            cmd_write,
-    output wire [31:0]     cmd_addr,
-    output wire [7:0]      cmd_beats,
-    output wire [7:0]      cmd_tag,
-    input  wire            cmd_ready,
+    // DMA: loads on its read port, stores on its write port
+    output wire            rcmd_valid,
+    output wire [31:0]     rcmd_addr,
+    output wire [7:0]      rcmd_beats,
+    output wire [TAGW-1:0] rcmd_tag,
+    input  wire            rcmd_ready,
+    output wire            wcmd_valid,
+    output wire [31:0]     wcmd_addr,
+    output wire [7:0]      wcmd_beats,
+    input  wire            wcmd_ready,
     input  wire            rd_valid,
     input  wire [7:0]      rd_beat,
-    input  wire [7:0]      rd_tag,
+    input  wire [TAGW-1:0] rd_tag,
+    input  wire            rd_last,
     input  wire [W*8-1:0]  rd_data,
     input  wire            rd_idle,
     input  wire [7:0]      wr_beat,
@@ -188,12 +195,12 @@ module fsgen_ctrl #(
     input  wire [TN*8-1:0]  sm_p
     /* verilator lint_on UNUSEDSIGNAL */
 );
-  // States that move rows (S_MDA, S_LDA, S_MDB, S_LDB, S_ST, A_LD, A_FIN) last as long as
-  // their transfer on the row sequencer (fsgen_ctrl_rows.v); states that run an array's
-  // pass (S_COMP, A_S on array a, A_O on array b) as long as the pass on the pass sequencer
-  // (fsgen_ctrl_pass.v). Both start as such a state is entered.
-  localparam [4:0] S_IDLE = 5'd0, S_TILE = 5'd1, S_MDA = 5'd2, S_LDA = 5'd3, S_MDB = 5'd4, S_LDB = 5'd5,
-                   S_COMP = 5'd6, S_ST = 5'd7, S_NEXT = 5'd8, S_DONE = 5'd9;
+  // States that move rows (the loader's L_MA, L_A, L_MB, L_B; S_ST, A_LD, A_FIN) last as
+  // long as their transfer on a row sequencer (fsgen_ctrl_rows.v); states that run an
+  // array's pass (S_COMP, A_S on array a, A_O on array b) as long as the pass on the pass
+  // sequencer (fsgen_ctrl_pass.v). Both start as such a state is entered (a loader state
+  // once its slot is free).
+  localparam [4:0] S_IDLE = 5'd0, S_TILE = 5'd1, S_COMP = 5'd6, S_ST = 5'd7, S_NEXT = 5'd8, S_DONE = 5'd9;
   // Fused attention / FFN states (ATTN = 1): TM = query rows, TN = key rows, TK = head dim.
   localparam [4:0] A_LUT = 5'd10,                                // FFN: activation table load
                    A_QT = 5'd11, A_LD = 5'd12, A_KT = 5'd13, A_S = 5'd14, A_SM = 5'd15,
@@ -224,14 +231,15 @@ module fsgen_ctrl #(
   reg [4:0]  state;
   reg [15:0] c0, c1, c2;
   reg [15:0] pm, pn, pk;                 // the previous pass's tile: its A is (m, k), its B (k, n)
-  reg        first, need_b;              // need_b: the tile's B is loaded after its A (S_TILE)
+  reg        first;
   reg [7:0]  kk;                         // the softmax pass's row (A_SM)
   reg        yv_q;
   // Operand buffers (register files / SRAM): SA tiles of A and SB tiles of B in matmul, each
-  // slot tagged with its tile; the pass reads the slots sa, sb while the next tile's loads
-  // fill the next slots (pa, pb: a ring).
+  // slot tagged with its tile; the pass reads the slots sa, sb while the loader fills the
+  // next slots (pa, pb: a ring).
   localparam integer A_SLOT = TM*TK, B_SLOT = TK*NB;  // bytes of a matmul slot
   localparam integer SAW = (SA > 1) ? $clog2(SA) : 1, SBW = (SB > 1) ? $clog2(SB) : 1;
+  localparam integer SLW = TAGW - 10;                 // slot bits of a read tag (>= SAW, SBW)
   reg [7:0] buf_a [0:SA*TM*TK-1];
   // Matmul: TK x NB tiles of B. Fused kernels: slot 0, then the K and V cache slots.
   localparam integer BUF_B = ((1+KC+VC)*TN > SB*NB) ? (1+KC+VC)*TK*TN : SB*TK*NB;
@@ -260,69 +268,105 @@ module fsgen_ctrl #(
   wire [15:0] slot_n = N_LIVE ? nt : 16'd0;
   wire [15:0] slot_full = slot_m * slot_w + slot_n;
 
-  // ---- prefetch (SA, SB > 1): in S_COMP the next tile's A and B, where no slot holds them,
-  // load into the next slots beside the pass; S_COMP ends when both are done ----
-  wire [15:0] nc2 = (c2 != b2 - 16'd1) ? c2 + 16'd1 : 16'd0;  // the next tile's indices (S_NEXT)
-  wire        c2_wraps = c2 == b2 - 16'd1;
-  wire [15:0] nc1 = !c2_wraps ? c1 : (c1 != b1 - 16'd1) ? c1 + 16'd1 : 16'd0;
-  wire [15:0] nc0 = (c2_wraps && c1 == b1 - 16'd1) ? c0 + 16'd1 : c0;
-  wire [15:0] nmt = (ORD0 == 0) ? nc0 : (ORD1 == 0) ? nc1 : nc2;
-  wire [15:0] nnt = (ORD0 == 1) ? nc0 : (ORD1 == 1) ? nc1 : nc2;
-  wire [15:0] nkt = (ORD0 == 2) ? nc0 : (ORD1 == 2) ? nc1 : nc2;
-  // The slots holding a tile: the current tile's in S_TILE, the next one's in S_COMP.
-  wire        look_next = state == S_COMP;
-  wire [15:0] look_m = look_next ? nmt : mt, look_k = look_next ? nkt : kt, look_n = look_next ? nnt : nt;
-  reg         hit_a, hit_b;
+  // ---- the matmul loader: its own walk of the loop nest (l0, l1, l2), a tile at a time ----
+  // L_LOOK finds the tile's A and B in the slots; each one no slot holds loads into the
+  // ring's next slot (L_A, L_B; a compressed operand's metadata record first, L_MA, L_MB)
+  // once that slot is free: no queued tile and no running pass reads it. The load's rows
+  // are issued without waiting for their data (every beat carries its destination in its
+  // tag). L_PUSH queues the tile's slots with the count of read bursts issued so far; the
+  // pass machine takes the tile (S_TILE) when that many bursts are done.
+  localparam [2:0] L_IDLE = 3'd0, L_LOOK = 3'd1, L_MA = 3'd2, L_A = 3'd3, L_MB = 3'd4, L_B = 3'd5,
+                   L_PUSH = 3'd6, L_END = 3'd7;
+  localparam integer FD = 4;                     // tiles queued at most
+  localparam [1:0] D_A = 2'd0, D_B = 2'd1, D_META = 2'd2, D_FUSED = 2'd3;  // a read beat's destination
+  reg  [2:0]  ls;
+  reg  [15:0] l0, l1, l2;
+  reg         need_b;                    // the loader's tile loads B after its A
+  reg  [SAW-1:0] l_sa;                   // the loader's tile's slots
+  reg  [SBW-1:0] l_sb;
+  reg  [SAW-1:0] q_sa [0:FD-1];          // the queue: slots and bursts to wait for of each tile
+  reg  [SBW-1:0] q_sb [0:FD-1];
+  reg  [15:0] q_bursts [0:FD-1];
+  reg  [FD-1:0] q_v;
+  reg  [1:0]  q_head, q_tail;
+  reg  [15:0] rd_issued, rd_done;        // read bursts taken by the DMA / whose last beat has come
+  wire [15:0] lmt = (ORD0 == 0) ? l0 : (ORD1 == 0) ? l1 : l2;
+  wire [15:0] lnt = (ORD0 == 1) ? l0 : (ORD1 == 1) ? l1 : l2;
+  wire [15:0] lkt = (ORD0 == 2) ? l0 : (ORD1 == 2) ? l1 : l2;
+  wire        l_last = (l0 == b0 - 16'd1) && (l1 == b1 - 16'd1) && (l2 == b2 - 16'd1);
+  wire        fused_kernel = (ATTN != 0) && (kernel == 32'd1 || kernel == 32'd2);
+  wire        mm_start = state == S_IDLE && start && !fused_kernel;
+  // The pass machine takes the queue's head once the bursts issued before it was queued are done.
+  /* verilator lint_off UNUSEDSIGNAL */  // its sign: bursts still to come (counts wrap)
+  wire [15:0] head_wait = rd_done - q_bursts[q_head];
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire        tile_ready = q_v[q_head] && !head_wait[15];
+  wire        pop = state == S_TILE && tile_ready;
+  reg         hit_a, hit_b, a_needed, b_needed;
   reg [SAW-1:0] hit_sa;
   reg [SBW-1:0] hit_sb;
   integer si;
   always @(*) begin
     hit_a = 1'b0; hit_sa = {SAW{1'b0}};
     for (si = SA - 1; si >= 0; si = si - 1)
-      if (ta_v[si] && ta_m[si] == look_m && ta_k[si] == look_k) begin hit_a = 1'b1; hit_sa = si[SAW-1:0]; end
+      if (ta_v[si] && ta_m[si] == lmt && ta_k[si] == lkt) begin hit_a = 1'b1; hit_sa = si[SAW-1:0]; end
     hit_b = 1'b0; hit_sb = {SBW{1'b0}};
     for (si = SB - 1; si >= 0; si = si - 1)
-      if (tb_v[si] && tb_k[si] == look_k && tb_n[si] == look_n) begin hit_b = 1'b1; hit_sb = si[SBW-1:0]; end
+      if (tb_v[si] && tb_k[si] == lkt && tb_n[si] == lnt) begin hit_b = 1'b1; hit_sb = si[SBW-1:0]; end
+    // The ring's next slots are needed while the running pass or a queued tile reads them.
+    a_needed = state == S_COMP && sa == pa;
+    b_needed = state == S_COMP && sb == pb;
+    for (si = 0; si < FD; si = si + 1) begin
+      if (q_v[si] && q_sa[si] == pa) a_needed = 1'b1;
+      if (q_v[si] && q_sb[si] == pb) b_needed = 1'b1;
+    end
   end
-  // Prefetch the next tile's operand when no slot holds it and the next slot is free.
-  wire        pre_a = (SA > 1) && !last_iter && !hit_a && pa != sa;
-  wire        pre_b = (SB > 1) && !last_iter && !hit_b && pb != sb;
-  localparam [1:0] PF_A = 2'd0, PF_B = 2'd1, PF_DONE = 2'd2;
-  reg  [1:0]  pf;                        // the loader's step after S_COMP's first cycle
-  reg         pf_busy, pass_done;        // past S_COMP's first cycle; the pass has ended
-  wire [1:0]  pf_first = pre_a ? PF_A : pre_b ? PF_B : PF_DONE;
-  wire [1:0]  pf_now = !(state == S_COMP && !at_mode) ? PF_DONE : pf_busy ? pf : pf_first;
-  wire        pf_a = pf_now == PF_A, pf_b = pf_now == PF_B;
-  wire        pf_done = pf_now == PF_DONE || (rows_last && (pf_b || !pre_b));
+  wire        l_loads_a = ls == L_MA || ls == L_A, l_loads_b = ls == L_MB || ls == L_B;
+  wire        l_meta = ls == L_MA || ls == L_MB;
+  wire        l_moves = (l_loads_a && !a_needed) || (l_loads_b && !b_needed);
 
-  // ---- row transfers: every load and store, one command per row ----
-  wire [7:0] row;                        // the row being moved
-  wire       rows_read, rows_conv, rows_issue, rows_last;
-  wire       moves_a = state == S_LDA || pf_a, moves_b = state == S_LDB || pf_b;
-  wire       moves_meta = state == S_MDA || state == S_MDB;
-  wire       stores = state == S_ST || state == A_FIN;
-  wire       moves = moves_a || moves_b || moves_meta || stores || state == A_LD;
-  // A tile, a query tile or the FFN starts at row 0 (a store leaves the counter at its last
-  // row, a load at 0).
+  // ---- row transfers: loads on the DMA's read port, stores on its write port ----
+  wire [7:0] r_row, w_row;               // the row being loaded / stored
+  wire       r_issue, r_last, w_issue, w_last, rows_read, rows_conv;
+  /* verilator lint_off UNUSEDSIGNAL */  // a load has no READ and CONV, a store issues no skip
+  wire       r_read_unused, r_conv_unused;
+  /* verilator lint_on UNUSEDSIGNAL */
+  // Matmul rows of A and C (len_q; 0: whole tiles): A's rows past them are not fetched (a
+  // decode token is one row, not a tile of them) and the feeds read them as zeros; C's are
+  // not stored.
+  wire        rows_cut = !at_mode && len_q != 16'd0;
+  wire [31:0] la_left = {16'd0, len_q} - {16'd0, lmt} * TM;  // rows of A from the loader's tile on
+  wire [7:0]  la_rows = (rows_cut && la_left < TM) ? la_left[7:0] : TM[7:0];
+  wire [31:0] m_left = {16'd0, len_q} - {16'd0, mt} * TM;    // rows of A and C from the pass's tile on
+  wire [7:0]  m_rows = (rows_cut && m_left < TM) ? m_left[7:0] : TM[7:0];
+  wire        r_skip = (ls == L_A && skip_a_row) || (ls == L_B && skip_b_row);
+  wire [7:0] r_rows = (ls == L_A) ? la_rows : (ls == L_B) ? (bt ? NB[7:0] : TK[7:0]) : l_meta ? 8'd1 : at_ld_rows;
+  fsgen_ctrl_rows u_rows_rd (
+      .clk(clk), .rst_n(rst_n), .active(l_moves || state == A_LD), .store(1'b0),
+      .drain(!(ls == L_A || ls == L_B)), .clear(1'b0), .rows(r_rows), .skip(r_skip), .cmd_ready(rcmd_ready),
+      .w_free(1'b0), .idle(rd_idle), .read(r_read_unused), .conv(r_conv_unused), .issue(r_issue), .last(r_last),
+      .row(r_row));
+  // A tile or a query tile starts storing at row 0 (a store leaves the counter at its last row).
   wire       rows_clear = state == S_TILE || state == A_QT || state == A_LUT;
-  wire [7:0] rows_n = (moves_a || state == S_ST) ? TM[7:0] : moves_b ? (bt ? NB[7:0] : TK[7:0]) : moves_meta ? 8'd1 :
-                      (state == A_FIN) ? at_rows : at_ld_rows;
-  fsgen_ctrl_rows u_rows (
-      .clk(clk), .rst_n(rst_n), .active(moves), .store(stores), .clear(rows_clear), .rows(rows_n),
-      .skip((moves_a && skip_a_row) || (moves_b && skip_b_row)), .cmd_ready(cmd_ready), .w_free(w_free),
-      .idle(stores ? wr_idle : rd_idle),
-      .read(rows_read), .conv(rows_conv), .issue(rows_issue), .last(rows_last), .row(row));
+  fsgen_ctrl_rows u_rows_wr (
+      .clk(clk), .rst_n(rst_n), .active(state == S_ST || state == A_FIN), .store(1'b1), .drain(1'b1),
+      .clear(rows_clear), .rows((state == S_ST) ? m_rows : at_rows), .skip(1'b0), .cmd_ready(wcmd_ready),
+      .w_free(w_free), .idle(wr_idle), .read(rows_read), .conv(rows_conv), .issue(w_issue), .last(w_last),
+      .row(w_row));
 
-  // ---- compressed operands (CMP_A, CMP_B): the current tile's metadata record ----
+  // ---- compressed operands (CMP_A, CMP_B): the loader's tile's metadata record ----
   wire        skip_a_row, skip_b_row;
   /* verilator lint_off UNUSEDSIGNAL */  // read only with CMP_A / CMP_B = 1
   wire [31:0] meta_a_addr, meta_b_addr;
   /* verilator lint_on UNUSEDSIGNAL */
+  wire [1:0]  rt_dst = rd_tag[TAGW-1 -: 2];  // a read beat's destination, slot and row
+  wire [SLW-1:0] rt_slot = rd_tag[8 +: SLW];
+  wire [7:0]  rt_row = rd_tag[7:0];
   generate
     if (CMP_A != 0 || CMP_B != 0) begin : meta
       fsgen_ctrl_meta #(.W(W), .CMP_A(CMP_A), .CMP_B(CMP_B), .MA_BEATS(MA_BEATS), .MB_BEATS(MB_BEATS)) u_meta (
-          .clk(clk), .rst_n(rst_n), .we(rd_valid && moves_meta), .beat(rd_beat), .data(rd_data),
-          .row(row), .mt(mt), .nt(nt), .kt(kt), .tiles_n(tiles_n), .tiles_k(tiles_k),
+          .clk(clk), .rst_n(rst_n), .we(rd_valid && rt_dst == D_META), .beat(rd_beat), .data(rd_data),
+          .row(r_row), .mt(lmt), .nt(lnt), .kt(lkt), .tiles_n(tiles_n), .tiles_k(tiles_k),
           .addr_meta_a(addr_meta_a), .addr_meta_b(addr_meta_b), .skip_a_row(skip_a_row), .skip_b_row(skip_b_row),
           .meta_a_addr(meta_a_addr), .meta_b_addr(meta_b_addr));
     end else begin : no_meta
@@ -330,8 +374,59 @@ module fsgen_ctrl #(
       assign meta_a_addr = 32'd0; assign meta_b_addr = 32'd0;
     end
   endgenerate
-  wire [4:0]  lda_first = (CMP_A != 0) ? S_MDA : S_LDA;  // where loading A / B starts
-  wire [4:0]  ldb_first = (CMP_B != 0) ? S_MDB : S_LDB;
+
+  always @(posedge clk) begin
+    if (!rst_n) begin
+      ls <= L_IDLE; l0 <= 16'd0; l1 <= 16'd0; l2 <= 16'd0; need_b <= 1'b0;
+      l_sa <= {SAW{1'b0}}; l_sb <= {SBW{1'b0}}; pa <= {SAW{1'b0}}; pb <= {SBW{1'b0}};
+      ta_v <= {SA{1'b0}}; tb_v <= {SB{1'b0}}; q_v <= {FD{1'b0}}; q_head <= 2'd0; q_tail <= 2'd0;
+      rd_issued <= 16'd0; rd_done <= 16'd0;
+    end else begin
+      rd_issued <= rd_issued + {15'd0, rcmd_valid && rcmd_ready};
+      rd_done <= rd_done + {15'd0, rd_last};
+      if (pop) begin q_v[q_head] <= 1'b0; q_head <= q_head + 2'd1; end
+      case (ls)
+        L_IDLE: if (mm_start) begin
+          l0 <= 16'd0; l1 <= 16'd0; l2 <= 16'd0; pa <= {SAW{1'b0}}; pb <= {SBW{1'b0}};
+          ta_v <= {SA{1'b0}}; tb_v <= {SB{1'b0}};
+          ls <= L_LOOK;
+        end
+        L_LOOK: begin
+          need_b <= !hit_b;
+          l_sa <= hit_a ? hit_sa : pa;
+          l_sb <= hit_b ? hit_sb : pb;
+          ls <= !hit_a ? ((CMP_A != 0) ? L_MA : L_A) : !hit_b ? ((CMP_B != 0) ? L_MB : L_B) : L_PUSH;
+        end
+        L_MA: if (r_last) ls <= L_A;
+        L_A: if (r_last) begin
+          ta_m[pa] <= lmt; ta_k[pa] <= lkt; ta_v[pa] <= 1'b1;
+          pa <= (pa == SA_LAST) ? {SAW{1'b0}} : pa + 1'b1;
+          ls <= need_b ? ((CMP_B != 0) ? L_MB : L_B) : L_PUSH;
+        end
+        L_MB: if (r_last) ls <= L_B;
+        L_B: if (r_last) begin
+          tb_k[pb] <= lkt; tb_n[pb] <= lnt; tb_v[pb] <= 1'b1;
+          pb <= (pb == SB_LAST) ? {SBW{1'b0}} : pb + 1'b1;
+          ls <= L_PUSH;
+        end
+        L_PUSH: if (!q_v[q_tail]) begin
+          q_sa[q_tail] <= l_sa; q_sb[q_tail] <= l_sb; q_bursts[q_tail] <= rd_issued; q_v[q_tail] <= 1'b1;
+          q_tail <= q_tail + 2'd1;
+          if (l_last) ls <= L_END;
+          else begin
+            ls <= L_LOOK;
+            if (l2 != b2 - 16'd1) l2 <= l2 + 16'd1;
+            else begin
+              l2 <= 16'd0;
+              if (l1 != b1 - 16'd1) l1 <= l1 + 16'd1;
+              else begin l1 <= 16'd0; l0 <= l0 + 16'd1; end
+            end
+          end
+        end
+        default: if (state == S_DONE) ls <= L_IDLE;  // L_END: every tile queued
+      endcase
+    end
+  end
 
   // ---- array passes: array a's in S_COMP (matmul; array b alongside with DUAL = 1) and A_S
   // (scores), array b's in A_O; ka / kbp are their steps ----
@@ -345,7 +440,7 @@ module fsgen_ctrl #(
   wire       pb_load, pb_stream, pb_tail, pb_last;
   /* verilator lint_on UNUSEDSIGNAL */
   fsgen_ctrl_pass #(.LOAD_ROWS(S_ROWS), .STREAM(STREAM), .TAIL(TAIL), .SPARSE(SPARSE)) u_pass_a (
-      .clk(clk), .rst_n(rst_n), .active((state == S_COMP && !pass_done) || state == A_S), .load(load_a), .stream_end(sp_tile_end),
+      .clk(clk), .rst_n(rst_n), .active(state == S_COMP || state == A_S), .load(load_a), .stream_end(sp_tile_end),
       .loading(pa_load), .streaming(pa_stream), .tailing(pa_tail), .last(pa_last), .k(ka));
   fsgen_ctrl_pass #(.LOAD_ROWS(SB_ROWS), .STREAM(STREAM_B), .TAIL(TAIL_B)) u_pass_b (
       .clk(clk), .rst_n(rst_n), .active(state == A_O), .load(STB != 0), .stream_end(1'b0),
@@ -353,32 +448,28 @@ module fsgen_ctrl #(
 
   assign busy = (state != S_IDLE);
   assign done_pulse = (state == S_DONE);
-  assign cmd_valid = rows_issue && !(moves_a && skip_a_row) && !(moves_b && skip_b_row);
-  assign cmd_write = rows_issue && stores;
-  assign cmd_tag = row;
-  assign cmd_beats = (rows_issue && state == S_MDA) ? MA_BEATS[7:0] : (rows_issue && state == S_MDB) ? MB_BEATS[7:0] :
-                     (rows_issue && (moves_a || (moves_b && bt) || state == A_LD || state == A_FIN)) ? BEATS_A[7:0] :
-                     BEATS_B[7:0];
-  // The row of a matmul tile a command moves: A's (LDA), B's (LDB; of B^T, whose rows are
-  // B's columns, with bt), else C's. One multiplier serves them, as one command is issued at
-  // a time.
-  wire        row_of_a = rows_issue && moves_a, row_of_b = rows_issue && moves_b;
-  wire        row_of_bt = row_of_b && bt, row_of_bk = row_of_b && !bt;
-  wire [31:0] mm_base = row_of_a ? addr_a : row_of_b ? addr_b : addr_c;
-  wire [31:0] mm_stride = row_of_a ? stride_a : row_of_b ? stride_b : stride_c;
-  // The tile a load moves: the current one, or the next while prefetching.
-  wire [15:0] amt = pf_a ? nmt : mt, akt = (pf_a || pf_b) ? nkt : kt, ant = pf_b ? nnt : nt;
-  wire [31:0] mm_row = row_of_bk ? {16'd0, akt} * TK + {24'd0, row} :
-                       row_of_bt ? {16'd0, ant} * NB + {24'd0, row} : {16'd0, row_of_a ? amt : mt} * TM + {24'd0, row};
-  wire [31:0] mm_col = (row_of_a || row_of_bt) ? {16'd0, akt} * TK : {16'd0, row_of_b ? ant : nt} * NB;
-  wire [31:0] mm_row_addr = mm_base + mm_row * mm_stride + mm_col;
+  // Loads: the loader's rows (a matmul operand's, of B^T with bt: B's columns) and metadata
+  // records, the fused kernels' rows (A_LD). Each tag says where the beats go.
+  wire        ld_a = ls == L_A, ld_b = ls == L_B;
+  wire [SLW-1:0] ld_slot = ld_a ? {{(SLW-SAW){1'b0}}, pa} : ld_b ? {{(SLW-SBW){1'b0}}, pb} : {SLW{1'b0}};
+  assign rcmd_valid = r_issue && !r_skip;
+  assign rcmd_tag = {ld_a ? D_A : ld_b ? D_B : l_meta ? D_META : D_FUSED, ld_slot, r_row};
+  assign rcmd_beats = (ls == L_MA) ? MA_BEATS[7:0] : (ls == L_MB) ? MB_BEATS[7:0] :
+                      (ld_a || (ld_b && bt) || state == A_LD) ? BEATS_A[7:0] : BEATS_B[7:0];
+  wire [31:0] ld_row = (ld_b && !bt) ? {16'd0, lkt} * TK + {24'd0, r_row} :
+                       (ld_b && bt) ? {16'd0, lnt} * NB + {24'd0, r_row} : {16'd0, lmt} * TM + {24'd0, r_row};
+  wire [31:0] ld_col = (ld_a || bt) ? {16'd0, lkt} * TK : {16'd0, lnt} * NB;
+  wire [31:0] ld_addr = (ld_a ? addr_a : addr_b) + ld_row * (ld_a ? stride_a : stride_b) + ld_col;
   // States of a feature the core is built without are never entered; their terms are
   // guarded by its parameter as well, so that synthesis drops the logic they read (the
   // metadata and attention address arithmetic) from cores without the feature.
-  assign cmd_addr = (CMP_A != 0 && rows_issue && state == S_MDA) ? meta_a_addr :
-                    (CMP_B != 0 && rows_issue && state == S_MDB) ? meta_b_addr :
-                    (ATTN != 0 && rows_issue && state == A_LD) ? at_ld_addr + {24'd0, row} * TK :
-                    (ATTN != 0 && rows_issue && state == A_FIN) ? at_o_addr + {24'd0, row} * TK : mm_row_addr;
+  assign rcmd_addr = (CMP_A != 0 && ls == L_MA) ? meta_a_addr : (CMP_B != 0 && ls == L_MB) ? meta_b_addr :
+                     (ATTN != 0 && state == A_LD) ? at_ld_addr + {24'd0, r_row} * TK : ld_addr;
+  // Stores: a matmul output tile's rows (S_ST), the fused kernels' O rows (A_FIN).
+  assign wcmd_valid = w_issue;
+  assign wcmd_beats = (state == A_FIN) ? BEATS_A[7:0] : BEATS_B[7:0];
+  wire [31:0] st_addr = addr_c + ({16'd0, mt} * TM + {24'd0, w_row}) * stride_c + {16'd0, nt} * NB;
+  assign wcmd_addr = (ATTN != 0 && state == A_FIN) ? at_o_addr + {24'd0, w_row} * TK : st_addr;
   wire a_new = first || (mt != pm) || (kt != pk);  // the tile's A differs from the previous pass's
   wire b_new = first || (kt != pk) || (nt != pn);
   wire [7:0] wr_beat_c = ({24'd0, wr_beat} < BEATS_B) ? wr_beat : 8'd0;
@@ -388,8 +479,8 @@ module fsgen_ctrl #(
   assign acw_first = at_mode || (kt == 16'd0);  // score tiles are never accumulated
   assign ac_slot = slot_full[15:0];
   assign acw_data = y;
-  assign rd_row = (state == A_SM) ? sm_rd : row;
-  assign rdb_row = row;
+  assign rd_row = (state == A_SM) ? sm_rd : w_row;
+  assign rdb_row = w_row;
 
   `include "fsgen_requant.vh"
 
@@ -428,7 +519,7 @@ module fsgen_ctrl #(
     if (ST == 0 && SYS_A != 0) begin : os_sys_feed  // lane g of A's column / B's row, g cycles late
       for (g = 0; g < TM; g = g + 1) begin : xa
         wire [8:0] sk = skew(ka, g, TK);
-        assign x_next[g*8 +: 8] = sk[8] ? buf_a[a_rd + g*TK + {24'd0, sk[7:0]}] : 8'd0;
+        assign x_next[g*8 +: 8] = (sk[8] && g < m_rows) ? buf_a[a_rd + g*TK + {24'd0, sk[7:0]}] : 8'd0;
       end
       for (g = 0; g < TN; g = g + 1) begin : wb
         wire [8:0] sk = skew(ka, g, TK);
@@ -436,14 +527,14 @@ module fsgen_ctrl #(
       end
     end else if (ST == 0) begin : os_feed
       for (g = 0; g < TM; g = g + 1) begin : xa
-        assign x_next[g*8 +: 8] = buf_a[a_rd + g*TK + {24'd0, kx}];
+        assign x_next[g*8 +: 8] = (g < m_rows) ? buf_a[a_rd + g*TK + {24'd0, kx}] : 8'd0;
       end
       for (g = 0; g < TN; g = g + 1) begin : wb
         assign w_next[g*8 +: 8] = buf_b[b_rd + kw*NB + g];
       end
     end else if (ST == 1) begin : ws_feed
       for (g = 0; g < TK; g = g + 1) begin : xa
-        assign x_next[g*8 +: 8] = buf_a[a_rd + kx*TK + g];
+        assign x_next[g*8 +: 8] = (kx < m_rows) ? buf_a[a_rd + kx*TK + g] : 8'd0;
       end
       for (g = 0; g < TN; g = g + 1) begin : wb
         assign w_next[g*8 +: 8] = buf_b[b_rd + kw*NB + g];
@@ -453,7 +544,7 @@ module fsgen_ctrl #(
         assign x_next[g*8 +: 8] = buf_b[b_rd + g*NB + {24'd0, kx}];
       end
       for (g = 0; g < TK; g = g + 1) begin : wa
-        assign w_next[g*8 +: 8] = buf_a[a_rd + kw*TK + g];
+        assign w_next[g*8 +: 8] = (kw < m_rows) ? buf_a[a_rd + kw*TK + g] : 8'd0;
       end
     end
     for (g = 0; g < NB; g = g + 1) begin : rq
@@ -518,7 +609,7 @@ module fsgen_ctrl #(
   reg  [7:0]  sm_idx_q;
   wire        sm_v_q = (ATTN != 0) && sm_v;  // the softmax unit holds a row
   wire [7:0]  sm_rd = ({24'd0, kk} < TM) ? kk : 8'd0;
-  wire [7:0]  rr_fin = ({24'd0, row} < TM) ? row : 8'd0;
+  wire [7:0]  rr_fin = ({24'd0, w_row} < TM) ? w_row : 8'd0;
   /* verilator lint_on UNUSEDSIGNAL */
   wire [31:0] at_q_head = addr_a + {16'd0, at_h} * head_stride_q;
   wire [31:0] at_o_addr = addr_c + {16'd0, at_h} * head_stride_q + {16'd0, at_q0} * TK;
@@ -624,7 +715,7 @@ module fsgen_ctrl #(
   generate
     for (gt = 0; gt < SK; gt = gt + 1) begin : sp_win
       for (ga = 0; ga < TM; ga = ga + 1) begin : xw
-        assign xwin[(ga*SK + gt)*8 +: 8] = buf_a[a_rd + ga*TK + {24'd0, kb} + gt];
+        assign xwin[(ga*SK + gt)*8 +: 8] = (ga < m_rows) ? buf_a[a_rd + ga*TK + {24'd0, kb} + gt] : 8'd0;
       end
       for (gb = 0; gb < TN; gb = gb + 1) begin : ww
         assign wwin[(gb*SK + gt)*8 +: 8] = b_at(gt, gb);
@@ -727,30 +818,33 @@ module fsgen_ctrl #(
     end
   endgenerate
 
-  // Buffer writes: one beat of W bytes per valid read beat, into a matmul load's slot (the
-  // active one, the other while prefetching).
+  // Buffer writes: one beat of W bytes per valid read beat, where its tag says (a matmul
+  // operand's slot and row), or, in the fused kernels, where the load in A_LD goes.
   integer b;
-  wire [31:0] a_wr = {{(32-SAW){1'b0}}, pf_a ? pa : sa} * A_SLOT;
-  wire [31:0] b_wr = {{(32-SBW){1'b0}}, pf_b ? pb : sb} * B_SLOT;
+  wire        beat_a = rd_valid && rt_dst == D_A, beat_b = rd_valid && rt_dst == D_B;
+  wire [31:0] a_wr = {{(32-SAW){1'b0}}, rt_slot[SAW-1:0]} * A_SLOT;
+  wire [31:0] b_wr = {{(32-SBW){1'b0}}, rt_slot[SBW-1:0]} * B_SLOT;
+  wire [31:0] a_clr = {{(32-SAW){1'b0}}, pa} * A_SLOT;  // a skipped row's slot
+  wire [31:0] b_clr = {{(32-SBW){1'b0}}, pb} * B_SLOT;
   always @(posedge clk) begin
     // buf_a rows are TK bytes for every kernel (A, Q, X); buf_b rows are TN bytes of B
     // in matmul and TK bytes of K, V, W in the fused kernels.
-    if (rd_valid && (moves_a || (state == A_LD && at_ld_dst == 2'd0)))
-      for (b = 0; b < W; b = b + 1) buf_a[(moves_a ? a_wr : 32'd0) + {24'd0, rd_tag}*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
-    if (rd_valid && moves_b && !bt)
-      for (b = 0; b < W; b = b + 1) buf_b[b_wr + rd_tag*NB + rd_beat*W + b] <= rd_data[b*8 +: 8];
-    if (rd_valid && moves_b && bt)
-      for (b = 0; b < W; b = b + 1) buf_b[b_wr + (rd_beat*W + b)*NB + {24'd0, rd_tag}] <= rd_data[b*8 +: 8];
-    if (rows_issue && moves_a && skip_a_row)
-      for (b = 0; b < TK; b = b + 1) buf_a[row*TK + b] <= 8'd0;
-    if (rows_issue && moves_b && skip_b_row)
-      for (b = 0; b < NB; b = b + 1) buf_b[row*NB + b] <= 8'd0;
+    if (beat_a || (rd_valid && state == A_LD && at_ld_dst == 2'd0))
+      for (b = 0; b < W; b = b + 1) buf_a[(beat_a ? a_wr : 32'd0) + {24'd0, rt_row}*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
+    if (beat_b && !bt)
+      for (b = 0; b < W; b = b + 1) buf_b[b_wr + rt_row*NB + rd_beat*W + b] <= rd_data[b*8 +: 8];
+    if (beat_b && bt)
+      for (b = 0; b < W; b = b + 1) buf_b[b_wr + (rd_beat*W + b)*NB + {24'd0, rt_row}] <= rd_data[b*8 +: 8];
+    if (r_issue && ld_a && skip_a_row)
+      for (b = 0; b < TK; b = b + 1) buf_a[a_clr + r_row*TK + b] <= 8'd0;
+    if (r_issue && ld_b && skip_b_row)
+      for (b = 0; b < NB; b = b + 1) buf_b[b_clr + r_row*NB + b] <= 8'd0;
     // Loads of the fused kernels, guarded by their parameters as cmd_addr's terms are (a
     // pooled key, at_ld_dst 3, goes to the TopK unit).
     if ((ATTN != 0) && rd_valid && state == A_LD && at_ld_dst == 2'd1)
-      for (b = 0; b < W; b = b + 1) buf_b[bb + rd_tag*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
+      for (b = 0; b < W; b = b + 1) buf_b[bb + rt_row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if ((ATTN != 0) && rd_valid && state == A_LD && at_ld_dst == 2'd2)
-      for (b = 0; b < W; b = b + 1) lut[(rd_tag*TK + rd_beat*W + b) & 255] <= rd_data[b*8 +: 8];
+      for (b = 0; b < W; b = b + 1) lut[(rt_row*TK + rd_beat*W + b) & 255] <= rd_data[b*8 +: 8];
     if (sm_v_q && at_ffn)
       for (b = 0; b < TN; b = b + 1) p_buf[sm_idx_q*TN + b] <= sm_p[b*8 +: 8];
     if (sm_v_q && !at_ffn) begin
@@ -766,9 +860,8 @@ module fsgen_ctrl #(
     if (!rst_n) begin
       state <= S_IDLE; cycles <= 32'd0; c0 <= 16'd0; c1 <= 16'd0; c2 <= 16'd0;
       pm <= 16'd0; pn <= 16'd0; pk <= 16'd0;
-      sa <= {SAW{1'b0}}; sb <= {SBW{1'b0}}; pa <= {SAW{1'b0}}; pb <= {SBW{1'b0}}; ta_v <= {SA{1'b0}};
-      tb_v <= {SB{1'b0}}; pf <= PF_DONE; pf_busy <= 1'b0; pass_done <= 1'b0;
-      first <= 1'b0; need_b <= 1'b0; kk <= 8'd0; load_a <= 1'b0;
+      sa <= {SAW{1'b0}}; sb <= {SBW{1'b0}};
+      first <= 1'b0; kk <= 8'd0; load_a <= 1'b0;
       x_q <= {XB*8{1'b0}}; w_q <= {WB*8{1'b0}}; v_q <= 1'b0; clr_q <= 1'b0; ld_q <= 1'b0;
       idx_q <= 8'd0; yv_q <= 1'b0; acw_idx <= 8'd0;
       acc_row_q <= {NB*32{1'b0}}; out_row_q <= {NB*8{1'b0}};
@@ -793,9 +886,8 @@ module fsgen_ctrl #(
       case (state)
         S_IDLE: if (start) begin
           cycles <= 32'd0; c0 <= 16'd0; c1 <= 16'd0; c2 <= 16'd0; first <= 1'b1;
-          sa <= {SAW{1'b0}}; sb <= {SBW{1'b0}}; pa <= {SAW{1'b0}}; pb <= {SBW{1'b0}};
-          ta_v <= {SA{1'b0}}; tb_v <= {SB{1'b0}};
-          at_mode <= (ATTN != 0) && (kernel == 32'd1 || kernel == 32'd2);
+          sa <= {SAW{1'b0}}; sb <= {SBW{1'b0}};
+          at_mode <= fused_kernel;
           at_ffn <= (ATTN != 0) && (kernel == 32'd2);
           at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0;
           k_valid <= {(KC+1){1'b0}}; v_valid <= {(VC+1){1'b0}}; b_slot <= 16'd0;
@@ -835,7 +927,7 @@ module fsgen_ctrl #(
           at_j0 <= tk_first_kept * TN16;
           state <= A_KT;
         end
-        A_LD: if (rows_last) state <= at_ld_ret;
+        A_LD: if (r_last) state <= at_ld_ret;
         A_KT: begin
           at_kv_rows <= (at_kv_left < TN) ? at_kv_left[7:0] : TN[7:0];
           at_ld_addr <= addr_b + at_k_head;
@@ -939,7 +1031,7 @@ module fsgen_ctrl #(
         A_FIN: begin
           if (rows_read) fin_in_q <= rdb_data;
           if (rows_conv) fin_out_q <= fin_next;
-          if (rows_last) state <= A_QNEXT;
+          if (w_last) state <= A_QNEXT;
         end
         A_QNEXT: begin
           if (at_q0 + TM < len_q) begin
@@ -953,29 +1045,16 @@ module fsgen_ctrl #(
             state <= A_QT;
           end else state <= S_DONE;
         end
-        // The tile's operands: from the slots that hold them, else loaded into the next slots.
-        // A weight-stationary pass reloads a new B, an input-stationary one a new A.
-        S_TILE: begin
+        // The next tile the loader queued, once its bursts are in. A weight-stationary pass
+        // reloads a new B, an input-stationary one a new A.
+        S_TILE: if (tile_ready) begin
           first <= 1'b0;
-          need_b <= !hit_b;
           pm <= mt; pn <= nt; pk <= kt;
           load_a <= (ST == 1 && b_new) || (ST == 2 && a_new);
-          sa <= hit_a ? hit_sa : pa;
-          sb <= hit_b ? hit_sb : pb;
-          if (!hit_a) begin
-            ta_m[pa] <= mt; ta_k[pa] <= kt; ta_v[pa] <= 1'b1;
-            pa <= (pa == SA_LAST) ? {SAW{1'b0}} : pa + 1'b1;
-          end
-          if (!hit_b) begin
-            tb_k[pb] <= kt; tb_n[pb] <= nt; tb_v[pb] <= 1'b1;
-            pb <= (pb == SB_LAST) ? {SBW{1'b0}} : pb + 1'b1;
-          end
-          state <= !hit_a ? lda_first : !hit_b ? ldb_first : S_COMP;
+          sa <= q_sa[q_head];
+          sb <= q_sb[q_head];
+          state <= S_COMP;
         end
-        S_MDA: if (rows_last) state <= S_LDA;
-        S_MDB: if (rows_last) state <= S_LDB;
-        S_LDA: if (rows_last) state <= need_b ? ldb_first : S_COMP;
-        S_LDB: if (rows_last) state <= S_COMP;
         // One pass of array a: a matmul tile (with DUAL = 1 array b alongside, on the tile's
         // last TK columns) or a score tile.
         S_COMP, A_S: begin
@@ -1009,24 +1088,7 @@ module fsgen_ctrl #(
             clrb_q <= 1'b0;
           end
           if (at_mode && pa_last) state <= A_SM;
-          if (!at_mode) begin
-            if (pa_last) pass_done <= 1'b1;
-            pf_busy <= 1'b1;
-            if (!pf_busy) pf <= pf_first;
-            else if (rows_last) pf <= (pf == PF_A && pre_b) ? PF_B : PF_DONE;
-          end
-          if (!at_mode && (pa_last || pass_done) && pf_done) begin  // the pass and the prefetch have ended
-            state <= k_last ? S_ST : S_NEXT;
-            pass_done <= 1'b0; pf_busy <= 1'b0;
-            if (pre_a) begin
-              ta_m[pa] <= nmt; ta_k[pa] <= nkt; ta_v[pa] <= 1'b1;
-              pa <= (pa == SA_LAST) ? {SAW{1'b0}} : pa + 1'b1;
-            end
-            if (pre_b) begin
-              tb_k[pb] <= nkt; tb_n[pb] <= nnt; tb_v[pb] <= 1'b1;
-              pb <= (pb == SB_LAST) ? {SBW{1'b0}} : pb + 1'b1;
-            end
-          end
+          if (!at_mode && pa_last) state <= k_last ? S_ST : S_NEXT;
         end
         // Each output row: read from the accumulators, requantised, stored.
         S_ST: begin
@@ -1034,7 +1096,7 @@ module fsgen_ctrl #(
           if (rows_read) acc_row_q <= (DUAL != 0) ? {rdb_data, acc_rd_data} : acc_rd_data;
           /* verilator lint_on WIDTH */
           if (rows_conv) out_row_q <= out_next;
-          if (rows_last) state <= S_NEXT;
+          if (w_last) state <= S_NEXT;
         end
         S_NEXT: begin
           if (last_iter) state <= S_DONE;

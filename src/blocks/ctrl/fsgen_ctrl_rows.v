@@ -1,5 +1,6 @@
-// Row transfers of the controller (fsgen_ctrl.v), one sequencer for every load and store of
-// every kernel: a transfer moves `rows` rows, one DMA command per row (fsgen_dma.v).
+// Row transfers of the controller (fsgen_ctrl.v): a transfer moves `rows` rows, one DMA
+// command per row (fsgen_dma.v). The controller has two: one for the loads on the DMA's read
+// port, one for the stores on its write port.
 //  - A load offers its rows' commands back to back: a row is in ISSUE until the DMA takes
 //    its command (cmd_ready), so up to the DMA's OUT bursts are in flight while the next
 //    rows issue; the data comes back tagged with its row. A row the caller marks `skip` in
@@ -9,7 +10,9 @@
 //    requantised or normalised), then ISSUE until the DMA takes it, then WDATA until the DMA
 //    has sent its data (w_free), so that the next row may be prepared in the same register.
 //  - After the last row, DRAIN until the DMA has no burst of the transfer left (rd_idle for
-//    a load, wr_idle for a store); `last` is that cycle.
+//    a load, wr_idle for a store); `last` is that cycle. A load that does not drain (the
+//    matmul loader's, whose data the caller tracks by burst counts) ends in the cycle its
+//    last row is taken.
 // The caller owns what moves (addresses, beats, buffer writes) and reads the phase strobes.
 // The models' counterpart: the executors' row loads and stores (src/blocks/ctrl/sequencer.h),
 // timed by DmaReads / DmaWrites (src/core/memory_timing.h).
@@ -22,6 +25,7 @@ module fsgen_ctrl_rows (
     input  wire       rst_n,
     input  wire       active,     // the controller is in a state that moves rows; its first cycle starts at row 0
     input  wire       store,      // the transfer stores: its rows are prepared (READ, CONV) before their command
+    input  wire       drain,      // the transfer ends when its bursts are done (else when the last row is taken)
     input  wire       clear,      // the row counter returns to 0 (a tile begins)
     input  wire [7:0] rows,       // rows of the running transfer, held while it runs
     input  wire       skip,       // in ISSUE: this row is not moved
@@ -45,7 +49,7 @@ module fsgen_ctrl_rows (
   assign read = active && ph == P_READ;
   assign conv = active && ph == P_CONV;
   assign issue = active && ph == P_ISSUE;
-  assign last = active && ph == P_DRAIN && idle;
+  assign last = active && (drain ? ph == P_DRAIN && idle : row_done && last_row);
 
   always @(posedge clk) begin
     if (!rst_n) begin

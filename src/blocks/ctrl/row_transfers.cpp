@@ -3,10 +3,11 @@
 namespace fsgen {
 
 uint64_t load_transfer_end(uint64_t start, uint32_t rows, const std::function<bool(uint32_t)>& skipped,
-                           const RowDma& dma) {
+                           const RowDma& dma, LoadEnd end) {
   uint64_t cycle = start;
   for (uint32_t r = 0; r < rows; ++r) cycle = (skipped && skipped(r) ? cycle : dma.take(cycle, r)) + 1;
-  return dma.idle_from(cycle);  // DRAIN from the cycle after the last row's ISSUE
+  if (end == LoadEnd::kIssued) return cycle - 1;  // the last row's ISSUE
+  return dma.idle_from(cycle);                     // DRAIN from the cycle after it
 }
 
 uint64_t store_transfer_end(uint64_t start, uint32_t rows, uint32_t beats,

@@ -24,11 +24,15 @@ RowDma timed_reads(DmaReads& reads, ReadDataChannel& channel, uint32_t beats,
                    std::function<void(const ReadBurst&)> burst = {});
 RowDma timed_writes(DmaWrites& writes, uint32_t beats, std::function<void(const WriteBurst&)> burst = {});
 
+// Whether a load ends when its bursts are done (DRAIN) or when its last row is taken (the
+// matmul loader's, which waits for its data by burst counts).
+enum class LoadEnd { kDrained, kIssued };
+
 // A load of `rows` rows whose first cycle is `start`: each row in ISSUE until taken (one
 // cycle for a row `skipped` says is not moved), the next row offered in the cycle after,
-// then DRAIN. Returns the transfer's last cycle.
+// then, with LoadEnd::kDrained, DRAIN. Returns the transfer's last cycle.
 uint64_t load_transfer_end(uint64_t start, uint32_t rows, const std::function<bool(uint32_t)>& skipped,
-                           const RowDma& dma);
+                           const RowDma& dma, LoadEnd end = LoadEnd::kDrained);
 
 // A store of `rows` rows of `beats` beats whose first cycle is `start`: each row READ
 // (`prepare(row, cycle)` is told its READ cycle), CONV, ISSUE until taken, WDATA until its

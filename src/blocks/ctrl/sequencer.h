@@ -3,7 +3,8 @@
 // K/V tile caches' hit logic and the cycles of the controller's own states. Each of the
 // controller's Verilog units has its counterpart here, in the same block folder:
 //   fsgen_ctrl.v        S_IDLE's dispatch       run_schedule        ctrl/sequencer.cpp
-//                       the S_* matmul states    matmul_schedule     ctrl/sequencer_matmul.cpp
+//                       the L_* loader and       matmul_schedule     ctrl/sequencer_matmul.cpp
+//                       S_* pass states
 //   fsgen_ctrl_meta.v   compressed operands      load_operand_tile   ctrl/sequencer_matmul.cpp
 //   fsgen_ctrl_rows.v   row loads and stores     the executors' load_rows / store hooks, timed
 //                                                by row_transfers.h on DmaReads / DmaWrites
@@ -18,12 +19,14 @@
 // Hooks are called in controller order; each advances the executor's time by the
 // phase's cycles.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "blocks/ctrl/row_transfers.h"
 #include "core/attention_numerics.h"
 #include "generator/graph.h"
 #include "models/kernel_regs.h"
@@ -72,13 +75,22 @@ class TileSequencer {
   virtual uint64_t cursor() const = 0;
   virtual void set_cursor(uint64_t cycle) = 0;
   // One read burst per row (row_transfers.h): `rows` rows of `row_bytes` bytes,
-  // `stride` bytes apart in memory from `addr`, packed into `dst`.
-  virtual void load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst) = 0;
-  // A compressed operand tile (memory-value sparsity, src/core/compression.h): its
-  // metadata record (ISSUE, one burst of meta_bytes), then each row: a marked row as in
-  // load_rows, an all-zero row cleared in the buffer in its ISSUE cycle without the DMA.
+  // `stride` bytes apart in memory from `addr`, packed into `dst`; the transfer ends as
+  // `end` says (the matmul loader's when its last row is taken, the others drained).
+  virtual void load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst,
+                         LoadEnd end) = 0;
+  // A compressed operand tile of the matmul loader (memory-value sparsity,
+  // src/core/compression.h): its metadata record (one burst of meta_bytes, drained), then
+  // each row: a marked row as in load_rows (LoadEnd::kIssued), an all-zero row cleared in
+  // the buffer in its ISSUE cycle without the DMA.
   virtual void load_compressed_rows(uint32_t meta_addr, uint32_t meta_bytes, uint32_t addr, uint32_t stride,
                                     uint32_t rows, uint32_t row_bytes, BufferSlot dst) = 0;
+  // Rows from..rows-1 of `dst`, `row_bytes` each, read as zeros by the passes (the rows of
+  // an A tile past the matmul's M, never fetched: fsgen_ctrl.v masks its feeds); no cycles.
+  virtual void zero_rows(BufferSlot dst, uint32_t from, uint32_t rows, uint32_t row_bytes) = 0;
+  // The first cycle in which every read burst issued so far is done (the controller's
+  // rd_done has caught up with rd_issued).
+  virtual uint64_t reads_done_from() const = 0;
   // Matmul: one tile's compute on array a (and b, with matmul on both arrays) into
   // accumulator slot `acc_slot`, its operands in buffer slots a_slot and b_slot; then,
   // after the last k tile, its store.
@@ -97,6 +109,13 @@ class TileSequencer {
   // buffer a (num::key_tile_score).
   virtual int32_t key_tile_score(uint32_t rows) = 0;
 
+  // Rows of A and C in matmul m tile mt: tile_m, or fewer in the last tile when the
+  // matmul's M (len_q) is not a whole number of tiles.
+  uint32_t matmul_rows(uint32_t mt) const {
+    const uint32_t tm = plan_.spec.tile_m;
+    return regs_.len_q == 0 ? tm : std::min(tm, uint32_t(regs_.len_q) - mt * tm);
+  }
+
   const Graph& graph_;
   const ArrayPlan& plan_;
   const uint32_t tile_n_;  // columns of a matmul tile (Graph::matmul_tile_n)
@@ -109,7 +128,6 @@ class TileSequencer {
   // record number `record` of the table at meta_base (src/core/compression.h).
   void load_a_tile(uint32_t mt, uint32_t kt, uint32_t slot);
   void load_b_tile(uint32_t kt, uint32_t nt, uint32_t slot);
-  void in_parallel(const std::function<void()>& compute, const std::function<void()>& memory);
   void load_operand_tile(const char* tensor, uint32_t meta_base, uint32_t record, uint32_t addr, uint32_t stride,
                          uint32_t rows, uint32_t row_bytes, BufferSlot dst);
   // The fused kernels' loop (src/blocks/fused_ctrl/sequencer_fused.cpp).

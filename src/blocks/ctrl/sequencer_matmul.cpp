@@ -1,5 +1,6 @@
-// The matmul kernel's loop (fsgen_ctrl.v's S_* states) and its compressed operand tiles
-// (fsgen_ctrl_meta.v): the models' side of the controller's matmul sequencing.
+// The matmul kernel's loader and pass machine (fsgen_ctrl.v's L_* and S_* states) and its
+// compressed operand tiles (fsgen_ctrl_meta.v): the models' side of the controller's matmul
+// sequencing.
 #include <algorithm>
 #include <vector>
 
@@ -66,65 +67,75 @@ class OperandSlots {
 
 }  // namespace
 
-// The loop nest of the spec's loop order over (m, n, k) tiles, the output tile stored after
-// its last k tile. An operand tile is loaded when no buffer slot holds it (S_LDA / S_LDB
-// after S_TILE). With more than one slot, the next tile's A and B, where no slot holds them,
-// load into the next slot while the pass runs (fsgen_ctrl.v's S_COMP with its prefetch), unless
-// that slot is the pass's own: the state lasts as long as the longer of the two.
+// The matmul kernel's two machines (fsgen_ctrl.v), each on its own cursor over the loop nest
+// of the spec's loop order, the output tile stored after its last k tile:
+//  - the loader: L_LOOK (a cycle), then each operand tile no slot holds loads into the ring's
+//    next slot once no pass reads that slot any more (its rows issued, not drained), then
+//    L_PUSH (a cycle, once the queue of FD tiles has room) queues the tile;
+//  - the pass machine: S_TILE until the tile is queued and every read burst issued before it
+//    was queued is done, then S_COMP (the pass), S_ST (the store) after the last k tile, S_NEXT.
+// The loader's step for tile i depends only on the passes of the tiles before it, so the
+// machines are timed tile by tile: the loader's step, then the pass.
 void TileSequencer::matmul_schedule() {
   const ArraySpec& a = plan_.spec;
   const bool m_live = a.m_inside_k(), n_live = a.n_inside_k();
+  constexpr uint32_t kQueue = 4;  // fsgen_ctrl.v's FD
   OperandSlots as(graph_.a_slots), bs(graph_.b_slots);
+  // The first cycle in which no pass reads a slot, and in which a queue entry is free.
+  std::vector<uint64_t> a_free(graph_.a_slots, 0), b_free(graph_.b_slots, 0), queue_free(kQueue, 0);
+  auto wait_until = [this](uint64_t cycle) {
+    if (cursor() < cycle) set_cursor(cycle);
+  };
+  uint64_t loader = cursor(), pass = cursor();  // each machine's next cycle
   bool first = true;
-  uint32_t pm = 0, pn = 0, pk = 0;  // the previous pass's tile: its A is (m, k), its B (k, n)
-  for (TileLoop t(a, regs_);; t = t.next()) {
+  uint32_t pm = 0, pn = 0, pk = 0, tile = 0;  // the previous pass's tile: its A is (m, k), its B (k, n)
+  for (TileLoop t(a, regs_);; t = t.next(), ++tile) {
     const uint32_t mt = t.at(Iter::kM), nt = t.at(Iter::kN), kt = t.at(Iter::kK);
-    advance(1);  // TILE
+    set_cursor(loader);
+    advance(1);  // L_LOOK
     int sa = as.find(mt, kt), sb = bs.find(kt, nt);
-    if (sa < 0) load_a_tile(mt, kt, sa = int(as.fill(mt, kt)));
-    if (sb < 0) load_b_tile(kt, nt, sb = int(bs.fill(kt, nt)));
+    if (sa < 0) {
+      wait_until(a_free[as.next()]);
+      load_a_tile(mt, kt, as.next());
+      sa = int(as.fill(mt, kt));
+    }
+    if (sb < 0) {
+      wait_until(b_free[bs.next()]);
+      load_b_tile(kt, nt, bs.next());
+      sb = int(bs.fill(kt, nt));
+    }
+    wait_until(queue_free[tile % kQueue]);
+    const uint64_t queued = cursor(), bursts_done = reads_done_from();
+    advance(1);  // L_PUSH
+    loader = cursor();
+
+    const uint64_t taken = std::max({pass, queued + 1, bursts_done});  // S_TILE's last cycle
+    queue_free[tile % kQueue] = taken + 1;
+    set_cursor(taken + 1);
     const bool a_new = first || mt != pm || kt != pk, b_new = first || kt != pk || nt != pn;
     first = false;
     pm = mt, pn = nt, pk = kt;
     const bool reload =
         (plan_.stationarity == Stationarity::kWeight && b_new) || (plan_.stationarity == Stationarity::kInput && a_new);
-    const TileLoop n = t.next();
-    const uint32_t nm = n.at(Iter::kM), nn = n.at(Iter::kN), nk = n.at(Iter::kK);
-    const bool pre_a = !t.last() && as.find(nm, nk) < 0 && as.next() != uint32_t(sa);
-    const bool pre_b = !t.last() && bs.find(nk, nn) < 0 && bs.next() != uint32_t(sb);
-    in_parallel(
-        [&] {
-          matmul_tile(reload, kt, (m_live ? mt : 0) * (n_live ? regs_.tiles_n : 1) + (n_live ? nt : 0), uint32_t(sa),
-                      uint32_t(sb));
-        },
-        [&] {
-          if (pre_a) load_a_tile(nm, nk, as.fill(nm, nk));
-          if (pre_b) load_b_tile(nk, nn, bs.fill(nk, nn));
-        });
+    matmul_tile(reload, kt, (m_live ? mt : 0) * (n_live ? regs_.tiles_n : 1) + (n_live ? nt : 0), uint32_t(sa),
+                uint32_t(sb));
+    a_free[uint32_t(sa)] = b_free[uint32_t(sb)] = cursor();
     if (kt == regs_.tiles_k - 1) store_tile(mt, nt);
-    advance(1);  // NEXT
+    advance(1);  // S_NEXT
+    pass = cursor();
     if (t.last()) break;
   }
   advance(1);  // DONE
 }
 
-// Two lanes from the current cycle (a pass and the loads beside it): the state ends with
-// the later.
-void TileSequencer::in_parallel(const std::function<void()>& compute, const std::function<void()>& memory) {
-  const uint64_t start = cursor();
-  compute();
-  const uint64_t compute_end = cursor();
-  set_cursor(start);
-  memory();
-  set_cursor(std::max(compute_end, cursor()));
-}
-
 // A's tile (mt, kt) into buffer slot `slot`.
 void TileSequencer::load_a_tile(uint32_t mt, uint32_t kt, uint32_t slot) {
   const ArraySpec& a = plan_.spec;
+  const uint32_t rows = matmul_rows(mt);  // the rows past M are not fetched
   load_operand_tile("x", regs_.addr_meta_a, mt * regs_.tiles_k + kt,
-                    regs_.addr_a + mt * a.tile_m * regs_.stride_a + kt * a.tile_k, regs_.stride_a, a.tile_m, a.tile_k,
+                    regs_.addr_a + mt * a.tile_m * regs_.stride_a + kt * a.tile_k, regs_.stride_a, rows, a.tile_k,
                     {BufferSlot::kA, slot});
+  if (rows < a.tile_m) zero_rows({BufferSlot::kA, slot}, rows, a.tile_m, a.tile_k);
 }
 
 // B's tile (kt, nt) into matmul buffer slot `slot`: tile_k rows of its columns, or, given
@@ -133,7 +144,7 @@ void TileSequencer::load_b_tile(uint32_t kt, uint32_t nt, uint32_t slot) {
   const ArraySpec& a = plan_.spec;
   if (b_transposed())
     return load_rows(regs_.addr_b + nt * tile_n_ * regs_.stride_b + kt * a.tile_k, regs_.stride_b, tile_n_, a.tile_k,
-                     {BufferSlot::kMatmulB, slot, true});
+                     {BufferSlot::kMatmulB, slot, true}, LoadEnd::kIssued);
   load_operand_tile("w", regs_.addr_meta_b, kt * regs_.tiles_n + nt,
                     regs_.addr_b + kt * a.tile_k * regs_.stride_b + nt * tile_n_, regs_.stride_b, a.tile_k, tile_n_,
                     {BufferSlot::kMatmulB, slot});
@@ -141,7 +152,7 @@ void TileSequencer::load_b_tile(uint32_t kt, uint32_t nt, uint32_t slot) {
 
 void TileSequencer::load_operand_tile(const char* tensor, uint32_t meta_base, uint32_t record, uint32_t addr,
                                       uint32_t stride, uint32_t rows, uint32_t row_bytes, BufferSlot dst) {
-  if (!graph_.sparse.memory.compresses(tensor)) return load_rows(addr, stride, rows, row_bytes, dst);
+  if (!graph_.sparse.memory.compresses(tensor)) return load_rows(addr, stride, rows, row_bytes, dst, LoadEnd::kIssued);
   const uint32_t rec = metadata_record_bytes(rows, graph_.memory.beat_bytes);
   load_compressed_rows(meta_base + record * rec, rec, addr, stride, rows, row_bytes, dst);
 }

@@ -25,7 +25,7 @@ PrimitiveDef power_primitive() {
   d.driver = "axi_dma";
   d.side_enable = "commands";
   d.side_opens_burst = true;
-  d.fixed = {{"OUT", 8}};  // the queue of bursts in flight, characterised at the spec's default
+  d.fixed = {{"OUT", 8}, {"TAGW", 11}};  // the queue of bursts in flight, characterised at the spec's default
   return d;
 }
 }  // namespace

@@ -1,33 +1,38 @@
 // DMA engine between the controller's buffers and off-chip memory over an AXI4 master
 // (INCR bursts, full-width beats), with its read and write channels working at once.
 // The timing contract is src/core/memory_timing.h's.
-//  - Commands: the controller presents cmd_valid with the burst; the DMA takes it in a
-//    cycle with cmd_ready (combinational on cmd_write and the DMA's registers, never on
-//    cmd_valid).
+//  - Commands: a read port (rcmd_*) and a write port (wcmd_*), each taking a burst in a
+//    cycle with its valid and ready (ready is combinational on the DMA's registers only).
 //  - Reads: up to OUT bursts in flight. A read taken in cycle c is on AR in c + 1 (the
 //    address register takes a new burst every cycle the slave is ready); its beats come
 //    back in command order, each presented as rd_valid with the burst's rd_tag (the
-//    caller's row) and rd_beat. A burst leaves the count in the cycle of its last beat;
-//    rd_idle is high from the cycle after the last beat of the last burst in flight.
+//    caller's, TAGW bits: where the beat goes) and rd_beat, rd_last on a burst's last beat.
+//    A burst leaves the count in the cycle of its last beat; rd_idle is high from the cycle
+//    after the last beat of the last burst in flight.
 //  - Writes: one burst's data at a time, up to OUT responses outstanding. A write taken in
 //    c is on AW in c + 1 and its W beats follow the AW handshake back to back, beat i's data
 //    read from wr_data while wr_beat = i; w_free is high again from the cycle after the last
 //    W beat (the caller's data register is free), wr_idle when every B response has come.
 module fsgen_dma #(
     parameter W = 8,   // bytes per beat
-    parameter OUT = 8  // read bursts in flight, write responses outstanding (1..16)
+    parameter OUT = 8,  // read bursts in flight, write responses outstanding (1..16)
+    parameter TAGW = 8  // bits of a read burst's tag
 ) (
     input  wire           clk,
     input  wire           rst_n,
-    input  wire           cmd_valid,
-    input  wire           cmd_write,
-    input  wire [31:0]    cmd_addr,
-    input  wire [7:0]     cmd_beats,
-    input  wire [7:0]     cmd_tag,
-    output wire           cmd_ready,
-    output wire           rd_valid,
-    output wire [7:0]     rd_beat,
-    output wire [7:0]     rd_tag,
+    input  wire            rcmd_valid,
+    input  wire [31:0]     rcmd_addr,
+    input  wire [7:0]      rcmd_beats,
+    input  wire [TAGW-1:0] rcmd_tag,
+    output wire            rcmd_ready,
+    input  wire            wcmd_valid,
+    input  wire [31:0]     wcmd_addr,
+    input  wire [7:0]      wcmd_beats,
+    output wire            wcmd_ready,
+    output wire            rd_valid,
+    output wire [7:0]      rd_beat,
+    output wire [TAGW-1:0] rd_tag,
+    output wire            rd_last,
     output wire [W*8-1:0] rd_data,
     output wire           rd_idle,
     output wire [7:0]     wr_beat,
@@ -74,12 +79,12 @@ module fsgen_dma #(
   reg  [31:0]   ar_addr;
   reg  [7:0]    ar_len;
   reg           ar_valid;
-  reg  [7:0]    q_tag [0:OUT-1];
+  reg  [TAGW-1:0] q_tag [0:OUT-1];
   reg  [7:0]    q_beats [0:OUT-1];
   reg  [QB-1:0] q_head, q_tail;
   reg  [4:0]    rd_count;  // bursts taken whose last beat has not come
   reg  [7:0]    rd_cnt;    // beats of the head burst come so far
-  wire          rd_take = cmd_valid && cmd_ready && !cmd_write;
+  wire          rd_take = rcmd_valid && rcmd_ready;
   wire          rd_beat_in = m_rvalid && rd_count != 5'd0;
   wire          rd_burst_end = rd_beat_in && rd_cnt == q_beats[q_head] - 8'd1;
   wire          ar_free = !ar_valid || m_arready;
@@ -92,11 +97,13 @@ module fsgen_dma #(
   reg  [7:0]     w_cnt;
   reg  [4:0]     b_count;
   reg  [W*8-1:0] wdata_q /*verilator public_flat_rd*/;
-  wire           wr_take = cmd_valid && cmd_ready && cmd_write;
+  wire           wr_take = wcmd_valid && wcmd_ready;
   wire           w_last_beat = w_state == W_DATA && m_wready && w_cnt == aw_len;
 
-  assign cmd_ready = cmd_write ? (w_state == W_IDLE && b_count < OUT5) : (ar_free && rd_count < OUT5);
+  assign rcmd_ready = ar_free && rd_count < OUT5;
+  assign wcmd_ready = w_state == W_IDLE && b_count < OUT5;
   assign rd_valid  = rd_beat_in;
+  assign rd_last   = rd_burst_end;
   assign rd_beat   = rd_cnt;
   assign rd_tag    = q_tag[q_head];
   assign rd_data   = m_rdata;
@@ -127,12 +134,12 @@ module fsgen_dma #(
     if (!rst_n) begin
       ar_addr <= 32'd0; ar_len <= 8'd0; ar_valid <= 1'b0; q_head <= {QB{1'b0}}; q_tail <= {QB{1'b0}};
       rd_count <= 5'd0; rd_cnt <= 8'd0;
-      for (i = 0; i < OUT; i = i + 1) begin q_tag[i] <= 8'd0; q_beats[i] <= 8'd0; end
+      for (i = 0; i < OUT; i = i + 1) begin q_tag[i] <= {TAGW{1'b0}}; q_beats[i] <= 8'd0; end
     end else begin
       if (m_arready) ar_valid <= 1'b0;
       if (rd_take) begin
-        ar_addr <= cmd_addr; ar_len <= cmd_beats - 8'd1; ar_valid <= 1'b1;
-        q_tag[q_tail] <= cmd_tag; q_beats[q_tail] <= cmd_beats;
+        ar_addr <= rcmd_addr; ar_len <= rcmd_beats - 8'd1; ar_valid <= 1'b1;
+        q_tag[q_tail] <= rcmd_tag; q_beats[q_tail] <= rcmd_beats;
         q_tail <= (q_tail == Q_LAST) ? {QB{1'b0}} : q_tail + 1'b1;
       end
       if (rd_beat_in) rd_cnt <= rd_burst_end ? 8'd0 : rd_cnt + 8'd1;
@@ -148,7 +155,7 @@ module fsgen_dma #(
     end else begin
       case (w_state)
         W_IDLE: if (wr_take) begin
-          aw_addr <= cmd_addr; aw_len <= cmd_beats - 8'd1; w_cnt <= 8'd0; w_state <= W_AW;
+          aw_addr <= wcmd_addr; aw_len <= wcmd_beats - 8'd1; w_cnt <= 8'd0; w_state <= W_AW;
         end
         W_AW: if (m_awready) begin
           wdata_q <= wr_data;

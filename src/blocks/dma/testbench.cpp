@@ -23,7 +23,7 @@ std::string axi_dma_cycle(const TestbenchPorts& ports) {
   const size_t data_bits = ports.at("m_rdata");
   std::ostringstream o;
   o << "    top->rst_n = c >= " << kTestbenchResetCycles << ";\n"
-    << "    top->cmd_valid = 0; top->cmd_tag = 0;\n"
+    << "    top->rcmd_valid = 0; top->wcmd_valid = 0; top->rcmd_tag = 0;\n"
     << "    if (busy) {\n      ++burst_cycles;\n"
     << "      if (top->rd_idle && top->wr_idle) {\n        busy = false;\n"
     << "        mean_gap = enable_rate >= 1 ? 0.0 : double(burst_cycles) * (1 - enable_rate) / enable_rate;\n"
@@ -31,7 +31,8 @@ std::string axi_dma_cycle(const TestbenchPorts& ports) {
     << "    if (!busy && c >= " << kTestbenchResetCycles
     << " && issue(rng, std::bernoulli_distribution::param_type(1.0 / (1.0 + mean_gap)))) {\n"
     << "      const uint32_t beats = beats_of(rng);\n"
-    << "      top->cmd_valid = 1; top->cmd_write = write_of(rng); top->cmd_addr = addr; top->cmd_beats = beats;\n"
+    << "      if (write_of(rng)) { top->wcmd_valid = 1; top->wcmd_addr = addr; top->wcmd_beats = beats; }\n"
+    << "      else { top->rcmd_valid = 1; top->rcmd_addr = addr; top->rcmd_beats = beats; }\n"
     << "      ++side;\n"
     << "      addr += beats * " << data_bits / 8 << "u;\n"
     << "      latency = latency_of(rng); busy = true; burst_cycles = 0;\n    }\n"

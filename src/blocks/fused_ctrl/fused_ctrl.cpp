@@ -20,7 +20,7 @@ PrimitiveDef power_primitive() {
   // left out of the fit still leaves them separable.
   d.sizes = {{2, 2, 4, 1, 0}, {2, 4, 4, 2, 0}, {4, 2, 8, 2, 0}, {4, 4, 8, 4, 0},
              {2, 2, 8, 2, 0}, {2, 2, 4, 1, 1}, {4, 2, 4, 1, 1}};
-  d.fixed = {{"N_LIVE", 0}, {"ATTN", 1}, {"KC", 0}, {"VC", 0}, {"SYS_A", 0}, {"SYS_B", 0}, {"SA", 1}, {"SB", 1}};
+  d.fixed = {{"N_LIVE", 0}, {"ATTN", 1}, {"KC", 0}, {"VC", 0}, {"SYS_A", 0}, {"SYS_B", 0}, {"SA", 1}, {"SB", 1}, {"TAGW", 11}};
   d.derived = [](const std::vector<int>& h) {
     const int tm = h[0], tn = h[1], tk = h[2], st = h[4];
     return std::map<std::string, int64_t>{{"BM", tm},    {"BN", tk}, {"BK", tn}, {"STB", st}, {"DUAL", st == 0 ? 1 : 0},

@@ -13,7 +13,7 @@ void TileSequencer::fused_schedule() {
   v_cache_.valid.assign(v_cache_.tiles, false);
   if (ffn()) {
     advance(1);  // A_LUT
-    load_rows(regs_.addr_lut, plan_.spec.tile_k, 256 / plan_.spec.tile_k, plan_.spec.tile_k, {BufferSlot::kLut});
+    load_rows(regs_.addr_lut, plan_.spec.tile_k, 256 / plan_.spec.tile_k, plan_.spec.tile_k, {BufferSlot::kLut}, LoadEnd::kDrained);
   }
   uint32_t hk = 0, g = 0;
   for (uint32_t h = 0; h < regs_.heads; ++h) {
@@ -31,7 +31,7 @@ void TileSequencer::query_tile(uint32_t h, uint32_t hk, uint32_t q0) {
   const uint32_t tq = a.tile_m, tkv = a.tile_n, d = a.tile_k;
   const uint32_t rows = std::min<uint32_t>(tq, regs_.len_q - q0);
   advance(1);  // A_QT
-  load_rows(regs_.addr_a + h * regs_.head_stride_q + q0 * d, d, rows, d, {BufferSlot::kA});
+  load_rows(regs_.addr_a + h * regs_.head_stride_q + q0 * d, d, rows, d, {BufferSlot::kA}, LoadEnd::kDrained);
   const uint32_t last_q = regs_.q_pos0 + q0 + rows - 1;
   // A sliding window (attention only) starts the key loop at the first query's window.
   uint32_t start = ffn() ? 0 : num::first_key_tile(regs_.causal, graph_.sliding_window(), regs_.q_pos0 + q0, tkv);
@@ -61,7 +61,7 @@ void TileSequencer::query_tile(uint32_t h, uint32_t hk, uint32_t q0) {
       activation(j0, false);
       if (regs_.gated) {
         advance(1);  // A_GLD: gate weights are not cached
-        load_rows(regs_.addr_w3 + kv_base, d, kv_rows, d, {BufferSlot::kB, 0});
+        load_rows(regs_.addr_w3 + kv_base, d, kv_rows, d, {BufferSlot::kB, 0}, LoadEnd::kDrained);
         scores(plan_.stationarity == Stationarity::kWeight, 0);
         activation(j0, true);
       }
@@ -75,7 +75,7 @@ void TileSequencer::query_tile(uint32_t h, uint32_t hk, uint32_t q0) {
     const uint32_t next = next_tile(j0 / tkv) * tkv;
     if (!(next < regs_.len_kv && (!regs_.causal || next <= last_q))) break;
   }
-  if (regs_.residual) load_rows(regs_.addr_x + h * regs_.head_stride_q + q0 * d, d, rows, d, {BufferSlot::kA});
+  if (regs_.residual) load_rows(regs_.addr_x + h * regs_.head_stride_q + q0 * d, d, rows, d, {BufferSlot::kA}, LoadEnd::kDrained);
   store_o_rows(h, q0, rows);
   advance(1);  // A_QNEXT
 }
@@ -86,7 +86,7 @@ uint32_t TileSequencer::fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t 
   const uint32_t slot = cacheable ? cache.first_slot + jt : 0;
   if (!cacheable) {
     if (cache.tiles > 0) ++activity_[cache.block].misses;  // beyond the cache's tiles
-    load_rows(addr, d, rows, d, {BufferSlot::kB, slot});
+    load_rows(addr, d, rows, d, {BufferSlot::kB, slot}, LoadEnd::kDrained);
     return slot;
   }
   BlockActivity& act = activity_[cache.block];
@@ -99,7 +99,7 @@ uint32_t TileSequencer::fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t 
   if (cache.tag != hk) cache.valid.assign(cache.tiles, false);
   cache.tag = hk;
   cache.valid[jt] = true;
-  load_rows(addr, d, rows, d, {BufferSlot::kB, slot});
+  load_rows(addr, d, rows, d, {BufferSlot::kB, slot}, LoadEnd::kDrained);
   return slot;
 }
 

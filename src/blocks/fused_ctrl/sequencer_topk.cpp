@@ -13,7 +13,7 @@ std::vector<bool> TileSequencer::rank_key_tiles(uint32_t hk, uint32_t rows, cons
   std::vector<int32_t> scores;
   for (uint32_t jt = c.first; jt < c.own; ++jt) {
     advance(1);  // A_TKI
-    load_rows(regs_.addr_pool + (hk * tiles + jt) * d, d, 1, d, {BufferSlot::kPool});
+    load_rows(regs_.addr_pool + (hk * tiles + jt) * d, d, 1, d, {BufferSlot::kPool}, LoadEnd::kDrained);
     scores.push_back(key_tile_score(rows));
     advance(1);  // A_TKC
   }

@@ -84,10 +84,13 @@ module fsgen_top #(
   wire [31:0] addr_meta_b;
   wire [31:0] addr_pool;
   wire [0:0] mm_flags;
-  wire        start, busy, done_pulse, cmd_valid, cmd_write, cmd_ready, rd_valid, rd_idle, w_free, wr_idle;
-  wire [31:0] cycles, cmd_addr;
+  wire        start, busy, done_pulse, rcmd_valid, rcmd_ready, wcmd_valid, wcmd_ready;
+  wire        rd_valid, rd_last, rd_idle, w_free, wr_idle;
+  wire [31:0] cycles, rcmd_addr, wcmd_addr;
   wire [15:0] ac_slot;
-  wire [7:0]  cmd_beats, cmd_tag, rd_beat, rd_tag, wr_beat, idx_q, acw_idx, rd_row;
+  wire [7:0]  rcmd_beats, wcmd_beats, rd_beat, wr_beat, idx_q, acw_idx, rd_row;
+  wire [10:0] rcmd_tag, rd_tag;
+
   wire [DW-1:0] rd_data, wr_data;
   wire        v_q, clr_q, ld_q, acw, acw_first, vb_q, clrb_q, scb_q, ldb_q, acwb, acwb_first, acwb_sc;
   wire [7:0]  rdb_row, idxb_q, acwb_idx, acwb_off;
@@ -156,10 +159,11 @@ module fsgen_top #(
       .mm_flags(mm_flags),
       .busy(busy), .done_pulse(done_pulse), .cycles(cycles), .irq(irq));
 
-  fsgen_dma #(.W(DW/8), .OUT(8)) u_dma (
+  fsgen_dma #(.W(DW/8), .OUT(8), .TAGW(11)) u_dma (
       .clk(clk), .rst_n(rst_n),
-      .cmd_valid(cmd_valid), .cmd_write(cmd_write), .cmd_addr(cmd_addr), .cmd_beats(cmd_beats),
-      .cmd_tag(cmd_tag), .cmd_ready(cmd_ready), .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_tag(rd_tag),
+      .rcmd_valid(rcmd_valid), .rcmd_addr(rcmd_addr), .rcmd_beats(rcmd_beats), .rcmd_tag(rcmd_tag),
+      .rcmd_ready(rcmd_ready), .wcmd_valid(wcmd_valid), .wcmd_addr(wcmd_addr), .wcmd_beats(wcmd_beats),
+      .wcmd_ready(wcmd_ready), .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_tag(rd_tag), .rd_last(rd_last),
       .rd_data(rd_data), .rd_idle(rd_idle), .wr_beat(wr_beat), .wr_data(wr_data), .w_free(w_free),
       .wr_idle(wr_idle),
       .m_araddr(m_araddr), .m_arlen(m_arlen), .m_arsize(m_arsize), .m_arburst(m_arburst),
@@ -170,7 +174,7 @@ module fsgen_top #(
       .m_wdata(m_wdata), .m_wstrb(m_wstrb), .m_wlast(m_wlast), .m_wvalid(m_wvalid), .m_wready(m_wready),
       .m_bresp(m_bresp), .m_bvalid(m_bvalid), .m_bready(m_bready));
 
-  fsgen_ctrl #(.ATTN(1), .BK(8), .BM(8), .BN(16), .DUAL(0), .KC(0), .LM(4), .LN(8), .M_LIVE(0), .N_LIVE(0), .ORD0(0), .ORD1(1), .ORD2(2), .SA(2), .SB(2), .SK(4), .SPARSE(1), .ST(0), .STB(0), .SYS_A(1), .SYS_B(0), .TK(16), .TM(8), .TN(8), .VC(0), .W(8), .WSP(1), .XSP(1)) u_ctrl (
+  fsgen_ctrl #(.ATTN(1), .BK(8), .BM(8), .BN(16), .DUAL(0), .KC(0), .LM(4), .LN(8), .M_LIVE(0), .N_LIVE(0), .ORD0(0), .ORD1(1), .ORD2(2), .SA(2), .SB(2), .SK(4), .SPARSE(1), .ST(0), .STB(0), .SYS_A(1), .SYS_B(0), .TAGW(11), .TK(16), .TM(8), .TN(8), .VC(0), .W(8), .WSP(1), .XSP(1)) u_ctrl (
       .clk(clk), .rst_n(rst_n), .start(start),
       .kernel(kernel),
       .tiles_m(tiles_m),
@@ -201,8 +205,9 @@ module fsgen_top #(
       .addr_pool(addr_pool),
       .mm_flags(mm_flags),
       .busy(busy), .done_pulse(done_pulse), .cycles(cycles),
-      .cmd_valid(cmd_valid), .cmd_write(cmd_write), .cmd_addr(cmd_addr), .cmd_beats(cmd_beats),
-      .cmd_tag(cmd_tag), .cmd_ready(cmd_ready), .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_tag(rd_tag),
+      .rcmd_valid(rcmd_valid), .rcmd_addr(rcmd_addr), .rcmd_beats(rcmd_beats), .rcmd_tag(rcmd_tag),
+      .rcmd_ready(rcmd_ready), .wcmd_valid(wcmd_valid), .wcmd_addr(wcmd_addr), .wcmd_beats(wcmd_beats),
+      .wcmd_ready(wcmd_ready), .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_tag(rd_tag), .rd_last(rd_last),
       .rd_data(rd_data), .rd_idle(rd_idle), .wr_beat(wr_beat), .wr_data(wr_data), .w_free(w_free),
       .wr_idle(wr_idle),
       .x_q(x_q), .w_q(w_q), .v_q(v_q), .clr_q(clr_q), .ld_q(ld_q), .idx_q(idx_q), .y(y),
