@@ -2,6 +2,7 @@
 // compressed operand tiles (fsgen_ctrl_meta.v): the models' side of the controller's matmul
 // sequencing.
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "blocks/ctrl/sequencer.h"
@@ -37,10 +38,11 @@ struct TileLoop {
 };
 
 // A matmul operand's buffer slots (fsgen_ctrl.v's tags ta_* / tb_*): each holds one tile,
-// tagged by its two tile indices; a tile not held goes to the slot after the last one filled.
+// tagged by its two tile indices; a tile not held goes to the slot after the last one filled,
+// once no pass reads that slot (free_from).
 class OperandSlots {
  public:
-  explicit OperandSlots(uint32_t n) : tags_(n) {}
+  explicit OperandSlots(uint32_t n) : tags_(n), free_from_(n, 0) {}
   // The slot holding tile (i, j), or -1.
   int find(uint32_t i, uint32_t j) const {
     for (size_t s = 0; s < tags_.size(); ++s)
@@ -48,6 +50,9 @@ class OperandSlots {
     return -1;
   }
   uint32_t next() const { return next_; }
+  // The first cycle in which no pass reads slot s; a pass reading it ends before `cycle`.
+  uint64_t free_from(uint32_t s) const { return free_from_[s]; }
+  void read_until(uint32_t s, uint64_t cycle) { free_from_[s] = cycle; }
   // Tile (i, j) goes to the next slot.
   uint32_t fill(uint32_t i, uint32_t j) {
     const uint32_t s = next_;
@@ -62,6 +67,7 @@ class OperandSlots {
     bool valid = false;
   };
   std::vector<Tag> tags_;
+  std::vector<uint64_t> free_from_;
   uint32_t next_ = 0;
 };
 
@@ -81,10 +87,17 @@ void TileSequencer::matmul_schedule() {
   const bool m_live = a.m_inside_k(), n_live = a.n_inside_k();
   constexpr uint32_t kQueue = 4;  // fsgen_ctrl.v's FD
   OperandSlots as(graph_.a_slots), bs(graph_.b_slots);
-  // The first cycle in which no pass reads a slot, and in which a queue entry is free.
-  std::vector<uint64_t> a_free(graph_.a_slots, 0), b_free(graph_.b_slots, 0), queue_free(kQueue, 0);
+  std::vector<uint64_t> queue_free(kQueue, 0);  // the first cycle in which a queue entry is free
   auto wait_until = [this](uint64_t cycle) {
     if (cursor() < cycle) set_cursor(cycle);
+  };
+  // The slot holding tile (i, j), or the ring's next once free, its rows loaded by `load`.
+  auto slot_of = [&](OperandSlots& slots, uint32_t i, uint32_t j, const std::function<void(uint32_t)>& load) {
+    const int held = slots.find(i, j);
+    if (held >= 0) return uint32_t(held);
+    wait_until(slots.free_from(slots.next()));
+    load(slots.next());
+    return slots.fill(i, j);
   };
   uint64_t loader = cursor(), pass = cursor();  // each machine's next cycle
   bool first = true;
@@ -93,17 +106,8 @@ void TileSequencer::matmul_schedule() {
     const uint32_t mt = t.at(Iter::kM), nt = t.at(Iter::kN), kt = t.at(Iter::kK);
     set_cursor(loader);
     advance(1);  // L_LOOK
-    int sa = as.find(mt, kt), sb = bs.find(kt, nt);
-    if (sa < 0) {
-      wait_until(a_free[as.next()]);
-      load_a_tile(mt, kt, as.next());
-      sa = int(as.fill(mt, kt));
-    }
-    if (sb < 0) {
-      wait_until(b_free[bs.next()]);
-      load_b_tile(kt, nt, bs.next());
-      sb = int(bs.fill(kt, nt));
-    }
+    const uint32_t sa = slot_of(as, mt, kt, [&](uint32_t s) { load_a_tile(mt, kt, s); });
+    const uint32_t sb = slot_of(bs, kt, nt, [&](uint32_t s) { load_b_tile(kt, nt, s); });
     wait_until(queue_free[tile % kQueue]);
     const uint64_t queued = cursor(), bursts_done = reads_done_from();
     advance(1);  // L_PUSH
@@ -117,9 +121,9 @@ void TileSequencer::matmul_schedule() {
     pm = mt, pn = nt, pk = kt;
     const bool reload =
         (plan_.stationarity == Stationarity::kWeight && b_new) || (plan_.stationarity == Stationarity::kInput && a_new);
-    matmul_tile(reload, kt, (m_live ? mt : 0) * (n_live ? regs_.tiles_n : 1) + (n_live ? nt : 0), uint32_t(sa),
-                uint32_t(sb));
-    a_free[uint32_t(sa)] = b_free[uint32_t(sb)] = cursor();
+    matmul_tile(reload, kt, (m_live ? mt : 0) * (n_live ? regs_.tiles_n : 1) + (n_live ? nt : 0), sa, sb);
+    as.read_until(sa, cursor());
+    bs.read_until(sb, cursor());
     if (kt == regs_.tiles_k - 1) store_tile(mt, nt);
     advance(1);  // S_NEXT
     pass = cursor();
