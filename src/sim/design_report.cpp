@@ -73,9 +73,9 @@ void print_graph(const Graph& g, std::ostream& out) {
     out << "\n  array b: " << stationarity_name(b.stationarity) << (b.spec.systolic ? " systolic" : "")
         << ", tiles m=" << b.spec.tile_m << " n=" << b.spec.tile_n << " k=" << b.spec.tile_k << ", " << b.spec.pe_rows()
         << "x" << b.spec.pe_cols() << " PEs"
-        << "\n  per key tile (cycles, one stage after another): K load " << c.k_load << ", S on array a " << c.scores
-        << ", softmax " << c.softmax << ", V load " << c.v_load << ", O on array b " << c.o_update << " (" << c.o_passes
-        << (c.o_passes == 1 ? " pass)" : " passes)");
+        << "\n  per key tile (cycles): K load " << c.k_load << ", then S on array a " << c.scores << " and softmax "
+        << c.softmax << " beside the V load " << c.v_load << " (attention), then O on array b " << c.o_update << " ("
+        << c.o_passes << (c.o_passes == 1 ? " pass)" : " passes)");
   }
   if (g.sparse.any()) print_sparse_plan(g.sparse, out);
   out << "\n  blocks:";

@@ -242,7 +242,10 @@ module fsgen_ctrl #(
   localparam integer SLW = TAGW - 10;                 // slot bits of a read tag (>= SAW, SBW)
   reg [7:0] buf_a [0:SA*TM*TK-1];
   // Matmul: TK x NB tiles of B. Fused kernels: slot 0, then the K and V cache slots.
-  localparam integer BUF_B = ((1+KC+VC)*TN > SB*NB) ? (1+KC+VC)*TK*TN : SB*TK*NB;
+  // Fused kernels: slot 0, the K and V cache slots, and the V working slot (attention's V
+  // rows load beside the score pass, so they need a slot of their own).
+  localparam integer FB = (ATTN != 0) ? 2 + KC + VC : 1;
+  localparam integer BUF_B = (FB*TN > SB*NB) ? FB*TK*TN : SB*TK*NB;
   localparam [SAW-1:0] SA_LAST = SA[SAW-1:0] - 1'b1;  // the ring's last slot
   localparam [SBW-1:0] SB_LAST = SB[SBW-1:0] - 1'b1;
   reg [SAW-1:0] sa, pa;
@@ -340,10 +343,11 @@ module fsgen_ctrl #(
   wire [31:0] m_left = {16'd0, len_q} - {16'd0, mt} * TM;    // rows of A and C from the pass's tile on
   wire [7:0]  m_rows = (rows_cut && m_left < TM) ? m_left[7:0] : TM[7:0];
   wire        r_skip = (ls == L_A && skip_a_row) || (ls == L_B && skip_b_row);
-  wire [7:0] r_rows = (ls == L_A) ? la_rows : (ls == L_B) ? (bt ? NB[7:0] : TK[7:0]) : l_meta ? 8'd1 : at_ld_rows;
+  wire [7:0] r_rows = (ls == L_A) ? la_rows : (ls == L_B) ? (bt ? NB[7:0] : TK[7:0]) : l_meta ? 8'd1 :
+                      v_pre ? at_kv_rows : at_ld_rows;
   fsgen_ctrl_rows u_rows_rd (
-      .clk(clk), .rst_n(rst_n), .active(l_moves || state == A_LD), .store(1'b0),
-      .drain(!(ls == L_A || ls == L_B)), .clear(1'b0), .rows(r_rows), .skip(r_skip), .cmd_ready(rcmd_ready),
+      .clk(clk), .rst_n(rst_n), .active(l_moves || state == A_LD || v_pre), .store(1'b0),
+      .drain(!(ls == L_A || ls == L_B || v_pre)), .clear(1'b0), .rows(r_rows), .skip(r_skip), .cmd_ready(rcmd_ready),
       .w_free(1'b0), .idle(rd_idle), .read(r_read_unused), .conv(r_conv_unused), .issue(r_issue), .last(r_last),
       .row(r_row));
   // A tile or a query tile starts storing at row 0 (a store leaves the counter at its last row).
@@ -451,11 +455,13 @@ module fsgen_ctrl #(
   // Loads: the loader's rows (a matmul operand's, of B^T with bt: B's columns) and metadata
   // records, the fused kernels' rows (A_LD). Each tag says where the beats go.
   wire        ld_a = ls == L_A, ld_b = ls == L_B;
-  wire [SLW-1:0] ld_slot = ld_a ? {{(SLW-SAW){1'b0}}, pa} : ld_b ? {{(SLW-SBW){1'b0}}, pb} : {SLW{1'b0}};
+  // The slot field of a fused kernel's load: 1 for attention's early V rows (into v_slot), 0
+  // for the others (A_LD, where at_ld_dst says).
+  wire [SLW-1:0] ld_slot = ld_a ? {{(SLW-SAW){1'b0}}, pa} : ld_b ? {{(SLW-SBW){1'b0}}, pb} : {{(SLW-1){1'b0}}, v_pre};
   assign rcmd_valid = r_issue && !r_skip;
   assign rcmd_tag = {ld_a ? D_A : ld_b ? D_B : l_meta ? D_META : D_FUSED, ld_slot, r_row};
   assign rcmd_beats = (ls == L_MA) ? MA_BEATS[7:0] : (ls == L_MB) ? MB_BEATS[7:0] :
-                      (ld_a || (ld_b && bt) || state == A_LD) ? BEATS_A[7:0] : BEATS_B[7:0];
+                      (ld_a || (ld_b && bt) || state == A_LD || v_pre) ? BEATS_A[7:0] : BEATS_B[7:0];
   wire [31:0] ld_row = (ld_b && !bt) ? {16'd0, lkt} * TK + {24'd0, r_row} :
                        (ld_b && bt) ? {16'd0, lnt} * NB + {24'd0, r_row} : {16'd0, lmt} * TM + {24'd0, r_row};
   wire [31:0] ld_col = (ld_a || bt) ? {16'd0, lkt} * TK : {16'd0, lnt} * NB;
@@ -464,7 +470,8 @@ module fsgen_ctrl #(
   // guarded by its parameter as well, so that synthesis drops the logic they read (the
   // metadata and attention address arithmetic) from cores without the feature.
   assign rcmd_addr = (CMP_A != 0 && ls == L_MA) ? meta_a_addr : (CMP_B != 0 && ls == L_MB) ? meta_b_addr :
-                     (ATTN != 0 && state == A_LD) ? at_ld_addr + {24'd0, r_row} * TK : ld_addr;
+                     (ATTN != 0 && state == A_LD) ? at_ld_addr + {24'd0, r_row} * TK :
+                     (ATTN != 0 && v_pre) ? addr_v + at_k_head + {24'd0, r_row} * TK : ld_addr;
   // Stores: a matmul output tile's rows (S_ST), the fused kernels' O rows (A_FIN).
   assign wcmd_valid = w_issue;
   assign wcmd_beats = (state == A_FIN) ? BEATS_A[7:0] : BEATS_B[7:0];
@@ -593,6 +600,11 @@ module fsgen_ctrl #(
   wire [KC:0] k_fill = ((k_tag == at_hk) ? k_valid : {(KC+1){1'b0}}) | ({{KC{1'b0}}, 1'b1} << jk);
   wire [VC:0] v_fill = ((v_tag == at_hk) ? v_valid : {(VC+1){1'b0}}) | ({{VC{1'b0}}, 1'b1} << jv);
   /* verilator lint_on WIDTH */
+  reg         v_pre;                     // attention: the key tile's V rows are being issued (early V)
+  reg         s_seen;                    // past the first cycle of a score pass (A_S)
+  reg  [15:0] v_slot;                    // buf_b slot of the key tile's V
+  localparam [15:0] VW16 = 16'd1 + KC[15:0] + VC[15:0];  // the V working slot
+  wire [31:0] vb = {16'd0, v_slot} * (TK*TN);
   reg         at_ffn;                    // the running kernel is the FFN
   reg         at_gate;                   // FFN: this score pass is the gate (W3)
   /* verilator lint_off UNUSEDSIGNAL */  // the next buffers are read only with ATTN = 1
@@ -839,6 +851,8 @@ module fsgen_ctrl #(
       for (b = 0; b < TK; b = b + 1) buf_a[a_clr + r_row*TK + b] <= 8'd0;
     if (r_issue && ld_b && skip_b_row)
       for (b = 0; b < NB; b = b + 1) buf_b[b_clr + r_row*NB + b] <= 8'd0;
+    if ((ATTN != 0) && rd_valid && rt_dst == D_FUSED && rt_slot[0])
+      for (b = 0; b < W; b = b + 1) buf_b[vb + rt_row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     // Loads of the fused kernels, guarded by their parameters as cmd_addr's terms are (a
     // pooled key, at_ld_dst 3, goes to the TopK unit).
     if ((ATTN != 0) && rd_valid && state == A_LD && at_ld_dst == 2'd1)
@@ -868,6 +882,7 @@ module fsgen_ctrl #(
       at_mode <= 1'b0; at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0; at_j0 <= 16'd0;
       at_rows <= 8'd0; at_kv_rows <= 8'd0; at_first_kv <= 1'b0; at_ld_addr <= 32'd0; at_ld_rows <= 8'd0;
       at_ld_dst <= 2'd0; at_ld_ret <= 5'd0; at_jt <= 16'd0; b_slot <= 16'd0;
+      v_pre <= 1'b0; s_seen <= 1'b0; v_slot <= 16'd0;
       k_tag <= 16'd0; v_tag <= 16'd0; k_valid <= {(KC+1){1'b0}}; v_valid <= {(VC+1){1'b0}}; at_ffn <= 1'b0; at_gate <= 1'b0; sm_idx_q <= 8'd0;
       p_row_q <= {TN*8{1'b0}}; fin_in_q <= {TK*32{1'b0}}; fin_out_q <= {TK*8{1'b0}};
       xb_q <= {XBB*8{1'b0}}; wb_q <= {WBB*8{1'b0}}; vb_q <= 1'b0; clrb_q <= 1'b0; scb_q <= 1'b0;
@@ -876,6 +891,17 @@ module fsgen_ctrl #(
       alpha_q <= {TM*32{1'b0}};
     end else begin
       if (state != S_IDLE) cycles <= cycles + 32'd1;
+      s_seen <= state == A_S;
+      if (v_pre && r_last) v_pre <= 1'b0;
+      // Attention: the key tile's V rows issue from the score pass's second cycle, unless the
+      // V cache holds them.
+      if ((ATTN != 0) && state == A_S && !s_seen && !at_ffn) begin
+        v_slot <= v_cacheable ? 16'd1 + KC16 + at_jt : VW16;
+        if (!v_hit) begin
+          v_pre <= 1'b1;
+          if (v_cacheable) begin v_tag <= at_hk; v_valid <= v_fill; end
+        end
+      end
       yv_q <= v_q && (ST != 0);
       acw_idx <= idx_q;
       acwb <= vb_q && (STB != 0);
@@ -968,6 +994,8 @@ module fsgen_ctrl #(
           b_slot <= 16'd0;  // gate weights are not cached
           state <= A_LD;
         end
+        // The V rows: attention's, issued during S and the softmax, once their bursts are
+        // done; the FFN's (W2^T) loaded now.
         A_VLD: begin
           at_gate <= 1'b0;
           at_ld_addr <= addr_v + at_k_head;
@@ -975,11 +1003,16 @@ module fsgen_ctrl #(
           at_ld_dst <= 2'd1;
           at_ld_ret <= A_O;
           b_mo <= 8'd0; b_no <= 8'd0; b_ko <= 8'd0;
-          b_slot <= v_cacheable ? 16'd1 + KC16 + at_jt : 16'd0;
-          if (v_hit) state <= A_O;
-          else begin
-            if (v_cacheable) begin v_tag <= at_hk; v_valid <= v_fill; end
-            state <= A_LD;
+          if (!at_ffn) begin
+            b_slot <= v_slot;
+            if (!v_pre && rd_idle) state <= A_O;
+          end else begin
+            b_slot <= v_cacheable ? 16'd1 + KC16 + at_jt : 16'd0;
+            if (v_hit) state <= A_O;
+            else begin
+              if (v_cacheable) begin v_tag <= at_hk; v_valid <= v_fill; end
+              state <= A_LD;
+            end
           end
         end
         // One pass of array b (a dot array b: one sub-tile, then the next: keys innermost,

@@ -136,9 +136,11 @@ class TileSequencer {
   // Block TopK before a query tile's key loop (A_TKI, A_TKC, A_TKS; fused_ctrl/sequencer_topk.cpp):
   // per key tile, kept or not.
   std::vector<bool> rank_key_tiles(uint32_t hk, uint32_t rows, const num::KeyTileChoice& c);
-  // A_KT / A_VLD: the buf_b slot that holds key tile jt of KV head hk, loading its rows
-  // unless the cache holds the tile.
-  uint32_t fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t hk, uint32_t jt, uint32_t rows);
+  // A_KT / A_S (attention's V) / A_VLD (the FFN's): the buf_b slot that holds key tile jt of
+  // KV head hk, loading its rows (into uncached_slot beyond the cache's tiles; the transfer
+  // ending as `end` says) unless the cache holds the tile.
+  uint32_t fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t hk, uint32_t jt, uint32_t rows,
+                         uint32_t uncached_slot, LoadEnd end);
 
   std::map<std::string, BlockActivity>& activity_;
   std::map<std::string, SparseActivity>& sparse_;

@@ -53,11 +53,26 @@ void TileSequencer::query_tile(uint32_t h, uint32_t hk, uint32_t q0) {
     const uint32_t kv_rows = std::min<uint32_t>(tkv, regs_.len_kv - j0);
     const uint32_t kv_base = hk * regs_.head_stride_kv + j0 * d;
     advance(1);  // A_KT
-    const uint32_t k_slot = fetch_kv_tile(k_cache_, regs_.addr_b + kv_base, hk, j0 / tkv, kv_rows);
+    const uint32_t k_slot = fetch_kv_tile(k_cache_, regs_.addr_b + kv_base, hk, j0 / tkv, kv_rows, 0, LoadEnd::kDrained);
     // A weight-stationary array a holds the key tile (new every time); an input-stationary
     // one holds the query tile, loaded once per query tile.
-    scores(plan_.stationarity == Stationarity::kWeight || first_kv, k_slot);
-    if (ffn()) {
+    const bool reload_a = plan_.stationarity == Stationarity::kWeight || first_kv;
+    if (!ffn()) {
+      // Attention: the V rows issue from the score pass's second cycle (its first sets them
+      // going), into their cache slot or the V working slot, beside S and the softmax; A_VLD
+      // waits for their bursts.
+      const uint64_t s_start = cursor();
+      set_cursor(s_start + 1);
+      const uint32_t v_slot = fetch_kv_tile(v_cache_, regs_.addr_v + kv_base, hk, j0 / tkv, kv_rows,
+                                            v_cache_.first_slot + v_cache_.tiles, LoadEnd::kIssued);
+      set_cursor(s_start);
+      scores(reload_a, k_slot);
+      softmax(q0, j0, first_kv);
+      set_cursor(std::max(cursor(), reads_done_from()));
+      advance(1);  // A_VLD
+      update_o(first_kv, v_slot);
+    } else {
+      scores(reload_a, k_slot);
       activation(j0, false);
       if (regs_.gated) {
         advance(1);  // A_GLD: gate weights are not cached
@@ -65,11 +80,9 @@ void TileSequencer::query_tile(uint32_t h, uint32_t hk, uint32_t q0) {
         scores(plan_.stationarity == Stationarity::kWeight, 0);
         activation(j0, true);
       }
-    } else {
-      softmax(q0, j0, first_kv);
+      advance(1);  // A_VLD
+      update_o(first_kv, fetch_kv_tile(v_cache_, regs_.addr_v + kv_base, hk, j0 / tkv, kv_rows, 0, LoadEnd::kDrained));
     }
-    advance(1);  // A_VLD
-    update_o(first_kv, fetch_kv_tile(v_cache_, regs_.addr_v + kv_base, hk, j0 / tkv, kv_rows));
     advance(1);  // A_KNEXT
     first_kv = false;
     const uint32_t next = next_tile(j0 / tkv) * tkv;
@@ -80,13 +93,14 @@ void TileSequencer::query_tile(uint32_t h, uint32_t hk, uint32_t q0) {
   advance(1);  // A_QNEXT
 }
 
-uint32_t TileSequencer::fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t hk, uint32_t jt, uint32_t rows) {
+uint32_t TileSequencer::fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t hk, uint32_t jt, uint32_t rows,
+                                      uint32_t uncached_slot, LoadEnd end) {
   const uint32_t d = plan_.spec.tile_k;
   const bool cacheable = jt < cache.tiles;
-  const uint32_t slot = cacheable ? cache.first_slot + jt : 0;
+  const uint32_t slot = cacheable ? cache.first_slot + jt : uncached_slot;
   if (!cacheable) {
     if (cache.tiles > 0) ++activity_[cache.block].misses;  // beyond the cache's tiles
-    load_rows(addr, d, rows, d, {BufferSlot::kB, slot}, LoadEnd::kDrained);
+    load_rows(addr, d, rows, d, {BufferSlot::kB, slot}, end);
     return slot;
   }
   BlockActivity& act = activity_[cache.block];
@@ -99,7 +113,7 @@ uint32_t TileSequencer::fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t 
   if (cache.tag != hk) cache.valid.assign(cache.tiles, false);
   cache.tag = hk;
   cache.valid[jt] = true;
-  load_rows(addr, d, rows, d, {BufferSlot::kB, slot}, LoadEnd::kDrained);
+  load_rows(addr, d, rows, d, {BufferSlot::kB, slot}, end);
   return slot;
 }
 
