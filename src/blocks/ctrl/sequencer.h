@@ -16,8 +16,10 @@
 // this class: the SystemC core (FusedCore) moves and computes data through its DMA
 // and PE array models cycle by cycle; the fast model (FastCore) adds up each phase's
 // cycles from the same timing functions (tile_cycles(), MemoryTiming) without data.
-// Hooks are called in controller order; each advances the executor's time by the
-// phase's cycles.
+// Hooks are called in each of the controller's machines' order; each advances the
+// executor's time (its cursor) by the phase's cycles. Where two machines run at once (the
+// matmul loader and pass machine, attention's V load beside its score pass) the sequencer
+// moves the cursor between them, never before a cycle the executor has waited for.
 #pragma once
 #include <algorithm>
 #include <cstdint>
