@@ -97,6 +97,9 @@ struct Graph {
   bool attention = false;  // the fused attention kernel is built (array b, softmax, normalise)
   ArrayPlan array_b;       // O = P V over (m, n, k) = (queries, head dim, keys); valid when attention
   uint32_t k_cache_tiles = 0, v_cache_tiles = 0;  // key-row tiles (a.n x a.k bytes) the K / V caches hold
+  // The fused kernels' slots of buf_b (fsgen_ctrl.v's FB): slot 0, the K and the V cache slots
+  // and, last, attention's V working slot (its V rows load beside the score pass).
+  uint32_t fused_b_slots() const { return attention ? 2 + k_cache_tiles + v_cache_tiles : 1; }
   // Matmul on both arrays (output-stationary a and b of a fused core): one matmul tile is
   // a.n + b.n columns wide; array a computes the first a.n, array b the next b.n over
   // the same A tile and k steps. array_b_matmul is array b seen in that mode.

@@ -116,9 +116,7 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
     : sc_module(name), TileSequencer(g, result.activity, result.sparse), dma_(dma), clock_(clock), result_(result) {
   const ArraySpec& a = plan_.spec;
   buf_a_.assign(size_t(g.a_slots) * a.tile_m * a.tile_k, 0);
-  // Fused kernels: slot 0, the K and V cache slots and attention's V working slot.
-  const size_t fused_slots = g.attention ? 2 + g.k_cache_tiles + g.v_cache_tiles : 1;
-  buf_b_.assign(std::max<size_t>(fused_slots * a.tile_n, size_t(g.b_slots) * tile_n_) *
+  buf_b_.assign(std::max<size_t>(size_t(g.fused_b_slots()) * a.tile_n, size_t(g.b_slots) * tile_n_) *
                     a.tile_k,
                 0);
   acc_row_.assign(tile_n_, 0);

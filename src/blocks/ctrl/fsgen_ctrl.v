@@ -261,11 +261,29 @@ module fsgen_ctrl #(
   wire [15:0] b0 = (ORD0 == 0) ? tiles_m : (ORD0 == 1) ? tiles_n : tiles_k;
   wire [15:0] b1 = (ORD1 == 0) ? tiles_m : (ORD1 == 1) ? tiles_n : tiles_k;
   wire [15:0] b2 = (ORD2 == 0) ? tiles_m : (ORD2 == 1) ? tiles_n : tiles_k;
-  wire [15:0] mt = (ORD0 == 0) ? c0 : (ORD1 == 0) ? c1 : c2;
-  wire [15:0] nt = (ORD0 == 1) ? c0 : (ORD1 == 1) ? c1 : c2;
-  wire [15:0] kt = (ORD0 == 2) ? c0 : (ORD1 == 2) ? c1 : c2;
+  // A position (x0, x1, x2) in the loop nest, outermost first, as the pass machine (c0..c2)
+  // and the loader (l0..l2) each keep one: the tile index of dimension `dim` (m=0, n=1,
+  // k=2), whether it is the last tile, and the next position (the innermost counts first).
+  function [15:0] loop_index;
+    input integer dim;
+    input [15:0] x0, x1, x2;
+    loop_index = (ORD0 == dim) ? x0 : (ORD1 == dim) ? x1 : x2;
+  endfunction
+  function loop_last;
+    input [15:0] x0, x1, x2;
+    loop_last = (x0 == b0 - 16'd1) && (x1 == b1 - 16'd1) && (x2 == b2 - 16'd1);
+  endfunction
+  function [47:0] loop_next;
+    input [15:0] x0, x1, x2;
+    if (x2 != b2 - 16'd1) loop_next = {x0, x1, x2 + 16'd1};
+    else if (x1 != b1 - 16'd1) loop_next = {x0, x1 + 16'd1, 16'd0};
+    else loop_next = {x0 + 16'd1, 16'd0, 16'd0};
+  endfunction
+  wire [15:0] mt = loop_index(0, c0, c1, c2);
+  wire [15:0] nt = loop_index(1, c0, c1, c2);
+  wire [15:0] kt = loop_index(2, c0, c1, c2);
   wire        k_last = (kt == tiles_k - 16'd1);
-  wire        last_iter = (c0 == b0 - 16'd1) && (c1 == b1 - 16'd1) && (c2 == b2 - 16'd1);
+  wire        last_iter = loop_last(c0, c1, c2);
   wire [15:0] slot_m = M_LIVE ? mt : 16'd0;
   wire [15:0] slot_w = N_LIVE ? tiles_n : 16'd1;
   wire [15:0] slot_n = N_LIVE ? nt : 16'd0;
@@ -293,10 +311,10 @@ module fsgen_ctrl #(
   reg  [FD-1:0] q_v;
   reg  [1:0]  q_head, q_tail;
   reg  [15:0] rd_issued, rd_done;        // read bursts taken by the DMA / whose last beat has come
-  wire [15:0] lmt = (ORD0 == 0) ? l0 : (ORD1 == 0) ? l1 : l2;
-  wire [15:0] lnt = (ORD0 == 1) ? l0 : (ORD1 == 1) ? l1 : l2;
-  wire [15:0] lkt = (ORD0 == 2) ? l0 : (ORD1 == 2) ? l1 : l2;
-  wire        l_last = (l0 == b0 - 16'd1) && (l1 == b1 - 16'd1) && (l2 == b2 - 16'd1);
+  wire [15:0] lmt = loop_index(0, l0, l1, l2);
+  wire [15:0] lnt = loop_index(1, l0, l1, l2);
+  wire [15:0] lkt = loop_index(2, l0, l1, l2);
+  wire        l_last = loop_last(l0, l1, l2);
   wire        fused_kernel = (ATTN != 0) && (kernel == 32'd1 || kernel == 32'd2);
   wire        mm_start = state == S_IDLE && start && !fused_kernel;
   // The pass machine takes the queue's head once the bursts issued before it was queued are done.
@@ -338,10 +356,17 @@ module fsgen_ctrl #(
   // decode token is one row, not a tile of them) and the feeds read them as zeros; C's are
   // not stored.
   wire        rows_cut = !at_mode && len_q != 16'd0;
-  wire [31:0] la_left = {16'd0, len_q} - {16'd0, lmt} * TM;  // rows of A from the loader's tile on
-  wire [7:0]  la_rows = (rows_cut && la_left < TM) ? la_left[7:0] : TM[7:0];
-  wire [31:0] m_left = {16'd0, len_q} - {16'd0, mt} * TM;    // rows of A and C from the pass's tile on
-  wire [7:0]  m_rows = (rows_cut && m_left < TM) ? m_left[7:0] : TM[7:0];
+  // The rows of m tile t: TM, or those left of len_q in the last.
+  function [7:0] m_tile_rows;
+    input [15:0] t;
+    reg [31:0] left;
+    begin
+      left = {16'd0, len_q} - {16'd0, t} * TM;
+      m_tile_rows = (rows_cut && left < TM) ? left[7:0] : TM[7:0];
+    end
+  endfunction
+  wire [7:0]  la_rows = m_tile_rows(lmt);  // the loader's tile's rows of A
+  wire [7:0]  m_rows = m_tile_rows(mt);    // the pass's tile's rows of A and C
   wire        r_skip = (ls == L_A && skip_a_row) || (ls == L_B && skip_b_row);
   wire [7:0] r_rows = (ls == L_A) ? la_rows : (ls == L_B) ? (bt ? NB[7:0] : TK[7:0]) : l_meta ? 8'd1 :
                       v_pre ? at_kv_rows : at_ld_rows;
@@ -419,12 +444,7 @@ module fsgen_ctrl #(
           if (l_last) ls <= L_END;
           else begin
             ls <= L_LOOK;
-            if (l2 != b2 - 16'd1) l2 <= l2 + 16'd1;
-            else begin
-              l2 <= 16'd0;
-              if (l1 != b1 - 16'd1) l1 <= l1 + 16'd1;
-              else begin l1 <= 16'd0; l0 <= l0 + 16'd1; end
-            end
+            {l0, l1, l2} <= loop_next(l0, l1, l2);
           end
         end
         default: if (state == S_DONE) ls <= L_IDLE;  // L_END: every tile queued
@@ -1135,12 +1155,7 @@ module fsgen_ctrl #(
           if (last_iter) state <= S_DONE;
           else begin
             state <= S_TILE;
-            if (c2 != b2 - 16'd1) c2 <= c2 + 16'd1;
-            else begin
-              c2 <= 16'd0;
-              if (c1 != b1 - 16'd1) c1 <= c1 + 16'd1;
-              else begin c1 <= 16'd0; c0 <= c0 + 16'd1; end
-            end
+            {c0, c1, c2} <= loop_next(c0, c1, c2);
           end
         end
         S_DONE: state <= S_IDLE;

@@ -2,7 +2,6 @@
 // compressed operand tiles (fsgen_ctrl_meta.v): the models' side of the controller's matmul
 // sequencing.
 #include <algorithm>
-#include <functional>
 #include <vector>
 
 #include "blocks/ctrl/sequencer.h"
@@ -92,7 +91,7 @@ void TileSequencer::matmul_schedule() {
     if (cursor() < cycle) set_cursor(cycle);
   };
   // The slot holding tile (i, j), or the ring's next once free, its rows loaded by `load`.
-  auto slot_of = [&](OperandSlots& slots, uint32_t i, uint32_t j, const std::function<void(uint32_t)>& load) {
+  auto slot_of = [&](OperandSlots& slots, uint32_t i, uint32_t j, auto&& load) {
     const int held = slots.find(i, j);
     if (held >= 0) return uint32_t(held);
     wait_until(slots.free_from(slots.next()));

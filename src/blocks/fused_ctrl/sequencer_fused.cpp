@@ -64,7 +64,7 @@ void TileSequencer::query_tile(uint32_t h, uint32_t hk, uint32_t q0) {
       const uint64_t s_start = cursor();
       set_cursor(s_start + 1);
       const uint32_t v_slot = fetch_kv_tile(v_cache_, regs_.addr_v + kv_base, hk, j0 / tkv, kv_rows,
-                                            v_cache_.first_slot + v_cache_.tiles, LoadEnd::kIssued);
+                                            graph_.fused_b_slots() - 1, LoadEnd::kIssued);
       set_cursor(s_start);
       scores(reload_a, k_slot);
       softmax(q0, j0, first_kv);
