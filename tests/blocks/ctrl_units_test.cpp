@@ -27,7 +27,9 @@ namespace fs = std::filesystem;
 std::string run_unit(const std::string& module, const std::map<std::string, int>& params, const std::string& main_cpp,
                      const std::string& args = "", const std::map<std::string, std::string>& sources = {},
                      const std::vector<std::string>& library = {}) {
-  const fs::path dir = fs::temp_directory_path() / ("fsgen_test_unit_" + module);
+  // A folder of the test's own: ctest runs the tests of one module in parallel.
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const fs::path dir = fs::temp_directory_path() / ("fsgen_test_unit_" + module + "_" + test);
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::string files;
