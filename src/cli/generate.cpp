@@ -16,6 +16,7 @@ namespace {
 struct GenerateOptions {
   std::string spec_path, out_root = "rtl_out", liberty;
   bool lint = false, synth = false;
+  unsigned jobs = 2;
   MacroOptions macros;
 };
 
@@ -30,7 +31,7 @@ int run_generate(const GenerateOptions& o) {
     std::cout << "verilator --lint-only -Wall: " << (r.status == 0 ? "clean" : "FAILED") << "\n";
     if (r.status) std::cout << r.output, status = 1;
   }
-  if (o.synth) print_synthesis(g, dir, o.liberty, o.macros, std::cout);
+  if (o.synth) print_synthesis(g, dir, o.liberty, o.macros, o.jobs, std::cout);
   return status;
 }
 }  // namespace
@@ -42,7 +43,9 @@ Command generate_command(CLI::App& app) {
   cmd->add_option("-o,--out", o->out_root, "output root folder")->capture_default_str();
   cmd->add_flag("--lint", o->lint, "also run verilator --lint-only -Wall");
   cmd->add_flag("--synth", o->synth,
-                "also map the design onto a liberty library (yosys) and time it (OpenSTA): area, cells, max clock");
+                "also map each block onto a liberty library (yosys) and time it (OpenSTA): area, cells, critical path, "
+                "max clock");
+  cmd->add_option("--jobs", o->jobs, "blocks synthesised in parallel for --synth")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--liberty", o->liberty, "liberty file (.lib or .lib.gz) for --synth; default: the built-in fsgen45");
   add_macro_options(cmd, o->macros);
   return {cmd, [o] { return run_generate(*o); }};

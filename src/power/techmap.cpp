@@ -1,5 +1,6 @@
 #include "power/techmap.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -121,6 +122,17 @@ std::string synthesis_output(const fs::path& script, const std::string& generic_
   return read_text_file(report.string());
 }
 
+// Yosys' abc command: area mapping, or (target above 0) ABC's delay-targeted mapping
+// followed by buffering and sizing at that period. Yosys' own -D script stops after the
+// mapping, leaving a signal that drives thousands of pins on one X1 cell.
+std::string abc_command(const std::string& liberty, double delay_target_ns) {
+  if (delay_target_ns <= 0) return "abc -liberty " + liberty;
+  const std::string d = std::to_string(int64_t(std::lround(delay_target_ns * 1000)));
+  return "abc -D " + d + " -liberty " + liberty +
+         " -script +strash;&get,-n;&fraig,-x;&put;scorr;dc2;dretime;strash;&get,-n;&dch,-f;&nf,-D," + d +
+         ";&put;buffer,-c;topo;stime,-c;upsize,-c,-D," + d + ";dnsize,-c,-D," + d;
+}
+
 // `text` with every occurrence of `from` replaced by `to`.
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
   for (size_t at = text.find(from); !from.empty() && at != std::string::npos; at = text.find(from, at + to.size()))
@@ -132,7 +144,7 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 
 SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::string& top,
                              const std::map<std::string, int64_t>& params, const Liberty& lib,
-                             const std::string& out_dir, const std::vector<std::string>& blackboxes) {
+                             const std::string& out_dir, const SynthOptions& options) {
   SynthReport r;
   // Canonical paths in the script: the same folder named from another working directory
   // gives the same script, so its synthesis is reused.
@@ -150,14 +162,16 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   for (const auto& d : include_dirs) ys << " -I" << d;
   for (const auto& f : sources) ys << " " << f;
   ys << "\n";
-  for (const auto& b : blackboxes) ys << "blackbox " << b << "\n";
+  for (const auto& b : options.blackboxes) ys << "blackbox " << b << "\n";
   if (!params.empty()) {
     ys << "chparam";
     for (const auto& [name, value] : params) ys << " -set " << name << " " << value;
     ys << " " << top << "\n";
   }
-  ys << "synth -flatten -top " << top << "\ndfflibmap -liberty " << l << "\nabc -liberty " << l
-     << "\nopt_clean\ntee -o /dev/stdout stat -liberty " << l << "\nwrite_verilog -noattr " << r.netlist
+  ys << "synth -flatten -top " << top << "\ndfflibmap -liberty " << l << "\n" << abc_command(l, options.delay_target_ns)
+     << "\nopt_clean\n"
+     // Timing reports name a path's flip-flops by the register they hold.
+     << (options.delay_target_ns > 0 ? "rename -wire\n" : "") << "tee -o /dev/stdout stat -liberty " << l << "\nwrite_verilog -noattr " << r.netlist
      // The JSON is read back from the Verilog so that net names match it (and a simulation's).
      << "\ndesign -reset\nread_liberty -lib " << l << "\nread_verilog " << r.netlist << "\nwrite_json " << r.netlist_json
      << "\n";
@@ -227,6 +241,11 @@ TimingReport critical_path(const SynthReport& synth, const std::string& top, con
   t.arrival_ns = std::stod(ma[1]);
   t.slack_ns = std::stod(mk[1]);
   t.setup_ns = std::regex_search(res.output, ms, setup) ? -std::stod(ms[1]) : 0.0;
+  const std::regex start(R"(Startpoint: (\S+))"), end(R"(Endpoint: (\S+))");
+  // A flip-flop named by its register (rename -wire) ends in "\\<cell type>".
+  auto point = [](const std::string& name) { return name.substr(0, name.find('\\')); };
+  if (std::regex_search(res.output, ms, start)) t.startpoint = point(ms[1]);
+  if (std::regex_search(res.output, ms, end)) t.endpoint = point(ms[1]);
   return t;
 }
 

@@ -28,18 +28,29 @@ struct SynthReport {
   std::string netlist_json;                   // the same netlist as Yosys JSON
 };
 
+struct SynthOptions {
+  // Modules that stay instances without contents (memory macros; their area is not in
+  // area_um2).
+  std::vector<std::string> blackboxes;
+  // 0: map for area (the power flow's netlists: characterisation and golden runs). Above 0:
+  // map for delay at this clock period, as a timing-driven flow would: ABC's delay-targeted
+  // mapping, then buffer trees on high-fanout nets and gate sizing (ABC's buffer, upsize and
+  // dnsize), so a control signal that reaches every PE is timed through a buffer tree.
+  double delay_target_ns = 0;
+};
+
 // Synthesises `top` from `files` (with parameters `params` on the top), flattened, onto
-// `lib`, and writes the netlist to out_dir/<top>_<lib>.v. Modules in `blackboxes` stay
-// instances without contents (memory macros; their area is not in area_um2). UserError
-// with Yosys' last lines if it fails.
+// `lib`, and writes the netlist to out_dir/<top>_<lib>.v. UserError with Yosys' last lines
+// if it fails.
 SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::string& top,
                              const std::map<std::string, int64_t>& params, const Liberty& lib,
-                             const std::string& out_dir, const std::vector<std::string>& blackboxes = {});
+                             const std::string& out_dir, const SynthOptions& options = {});
 
 struct TimingReport {
   double arrival_ns = 0;  // data arrival time of the worst register-to-register/input path
   double setup_ns = 0;    // setup time of its endpoint
   double slack_ns = 0;    // against the requested period
+  std::string startpoint, endpoint;  // the path's ends as OpenSTA names them (a port, a register's cell)
   double max_clock_mhz() const { return 1000.0 / (arrival_ns + setup_ns); }
 };
 

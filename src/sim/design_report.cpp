@@ -1,7 +1,13 @@
 #include "sim/design_report.h"
 
+#include <atomic>
+#include <exception>
 #include <filesystem>
 #include <iomanip>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "generator/verilog_emitter.h"
 #include "power/liberty.h"
@@ -83,32 +89,113 @@ void print_graph(const Graph& g, std::ostream& out) {
   out << "\n";
 }
 
-void print_synthesis(const Graph& g, const std::string& dir, const std::string& liberty_file, const MacroOptions& mo,
-                     std::ostream& out) {
-  const Liberty lib = prepare_liberty(liberty_file, dir);
-  const DesignMacros macros = design_macros(g, macro_technology(read_liberty_file(lib.path), mo.node_nm), mo);
+namespace {
+
+// A block mapped on its own onto the liberty, for delay at the spec's clock, and timed from
+// its ports.
+struct BlockSynthesis {
+  std::string block;
+  ArrayInstance instance;
+  SynthReport synth;
+  TimingReport timing;
+};
+
+// The RTL instance of a block that has logic of its own; nullopt for the blocks inside the
+// controller's module (the requantiser, the normaliser, the K/V tile caches).
+std::optional<ArrayInstance> synthesis_instance(const Graph& g, const std::string& block) {
+  if (block == "skew_x" || block == "skew_w") return skew_instance(g.array_a, block == "skew_x");
+  return block_instance(g, block);
+}
+
+// Synthesises and times each of `todo` in a folder of its own under dir/synth, `jobs` at a
+// time (each its own Yosys and OpenSTA); the first failure is rethrown.
+std::vector<BlockSynthesis> synthesise_blocks(std::vector<BlockSynthesis> todo, const Graph& g,
+                                              const std::string& dir, const Liberty& lib, unsigned jobs) {
   std::vector<std::string> files;
   for (const auto& f : verilog_files(g)) files.push_back((std::filesystem::path(dir) / f).string());
-  std::vector<std::string> blackboxes;
-  if (!macros.module.empty()) blackboxes.push_back(macros.module);
-  const SynthReport s = synth_to_liberty(files, "fsgen_top", {}, lib, dir, blackboxes);
+  SynthOptions options;
+  options.delay_target_ns = 1000.0 / g.spec.clock_mhz;
+  std::atomic<size_t> next{0};
+  std::mutex lock;
+  std::exception_ptr error;
+  auto worker = [&] {
+    for (size_t i; (i = next++) < todo.size();) {
+      BlockSynthesis& b = todo[i];
+      try {
+        const std::string block_dir = (std::filesystem::path(dir) / "synth" / b.block).string();
+        std::filesystem::create_directories(block_dir);
+        b.synth = synth_to_liberty(files, b.instance.module, b.instance.params, lib, block_dir, options);
+        b.timing = critical_path(b.synth, b.instance.module, lib, "clk", options.delay_target_ns);
+      } catch (...) {
+        std::lock_guard<std::mutex> g(lock);
+        if (!error) error = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned j = 0; j < std::max(1u, jobs); ++j) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  return todo;
+}
+
+std::string path_text(const TimingReport& t) { return t.startpoint + " -> " + t.endpoint; }
+
+}  // namespace
+
+void print_synthesis(const Graph& g, const std::string& dir, const std::string& liberty_file, const MacroOptions& mo,
+                     unsigned jobs, std::ostream& out) {
+  const Liberty lib = prepare_liberty(liberty_file, dir);
+  const DesignMacros macros = design_macros(g, macro_technology(read_liberty_file(lib.path), mo.node_nm), mo);
+  std::map<std::string, const MemoryMacro*> macro_of;
+  for (const auto& m : macros.macros) macro_of[m.block] = &m;
+  std::vector<BlockSynthesis> todo;
+  std::vector<std::string> inside;
+  for (const auto& b : g.blocks) {
+    if (macro_of.count(b.name)) continue;
+    if (auto inst = synthesis_instance(g, b.name)) todo.push_back({b.name, *inst, {}, {}});
+    else inside.push_back(b.name);
+  }
+  const std::vector<BlockSynthesis> done = synthesise_blocks(std::move(todo), g, dir, lib, jobs);
   const double period_ns = 1000.0 / g.spec.clock_mhz;
-  const TimingReport t = critical_path(s, "fsgen_top", lib, "clk", period_ns);
+  out << "synthesis (yosys onto liberty " << lib.name << ", each block on its own, mapped for delay at "
+      << g.spec.clock_mhz << " MHz: buffered fan-out, sized gates; timing by OpenSTA from each block's ports)\n"
+      << std::fixed;
+  const BlockSynthesis* slowest = nullptr;
+  double logic_area = 0;
+  for (const BlockSynthesis& b : done) {
+    logic_area += b.synth.area_um2;
+    if (!slowest || b.timing.max_clock_mhz() < slowest->timing.max_clock_mhz()) slowest = &b;
+    out << "  " << std::left << std::setw(9) << b.block << std::setw(16) << b.instance.module << std::right
+        << std::setprecision(1) << std::setw(11) << b.synth.area_um2 << " um^2 " << std::setw(7) << b.synth.cells
+        << " cells  path " << std::setprecision(3) << b.timing.arrival_ns + b.timing.setup_ns << " ns, max "
+        << std::setprecision(0) << std::setw(5) << b.timing.max_clock_mhz() << " MHz: " << path_text(b.timing) << "\n";
+  }
+  if (!inside.empty()) {
+    out << "  inside ctrl's module (timed with it):";
+    for (const auto& n : inside) out << " " << n;
+    out << "\n";
+  }
   double macro_area = 0;
-  for (const auto& m : macros.macros) macro_area += m.area_um2;
-  out << "synthesis (yosys onto liberty " << lib.name << "): logic area " << std::fixed << std::setprecision(1)
-      << s.area_um2 << " um^2, " << s.cells << " cells; netlist " << s.netlist << "\n";
-  for (const auto& m : macros.macros)
+  for (const auto& m : macros.macros) {
+    macro_area += m.area_um2;
     out << "  memory macro " << m.block << " (" << m.bytes << " B, " << m.word_bits << "-bit rows; SRAM macro model, "
-        << mo.node_nm << " nm): area " << m.area_um2 << " um^2, read " << std::setprecision(2) << m.read_pj
-        << " pJ, write " << m.write_pj << " pJ, leakage " << std::setprecision(4) << m.leakage_mw << " mW\n"
-        << std::setprecision(1);
-  if (!macros.macros.empty()) out << "  total area " << s.area_um2 + macro_area << " um^2 (logic + macros)\n";
-  out << "timing (OpenSTA): critical path " << std::setprecision(3) << t.arrival_ns << " ns + setup " << t.setup_ns
-      << " ns: max clock " << std::setprecision(0) << t.max_clock_mhz() << " MHz; at the spec's " << g.spec.clock_mhz
-      << " MHz the slack is " << std::setprecision(3) << t.slack_ns << " ns (" << (t.slack_ns >= 0 ? "met" : "VIOLATED")
-      << ")" << (macros.macros.empty() ? "" : "; paths into and out of the macros are not timed") << "\n"
-      << std::defaultfloat;
+        << mo.node_nm << " nm): area " << std::setprecision(1) << m.area_um2 << " um^2, read " << std::setprecision(2)
+        << m.read_pj << " pJ, write " << m.write_pj << " pJ, leakage " << std::setprecision(4) << m.leakage_mw
+        << " mW\n";
+  }
+  out << "  logic area " << std::setprecision(1) << logic_area << " um^2";
+  if (!macros.macros.empty()) out << ", with the macros " << logic_area + macro_area << " um^2";
+  out << "\n";
+  if (slowest) {
+    const double slack = period_ns - slowest->timing.arrival_ns - slowest->timing.setup_ns;
+    out << "timing: max clock " << std::setprecision(0) << slowest->timing.max_clock_mhz() << " MHz, set by "
+        << slowest->block << "; at the spec's " << g.spec.clock_mhz << " MHz the slack is " << std::setprecision(3)
+        << slack << " ns (" << (slack >= 0 ? "met" : "VIOLATED")
+        << "). Paths between blocks are timed in each block from its ports (an input arrives at the clock edge)"
+        << (macros.macros.empty() ? "" : "; paths into and out of the macros are not timed") << "\n";
+  }
+  out << std::defaultfloat;
 }
 
 }  // namespace fsgen

@@ -13,9 +13,11 @@ namespace fsgen {
 void print_sparse_plan(const SparsePlan& sp, std::ostream& out);
 // The elaborated graph: memory, arrays, reuse, kernels, fused stage cycles, blocks.
 void print_graph(const Graph& g, std::ostream& out);
-// Maps the generated design in dir onto a liberty library ("" for the built-in fsgen45)
-// and reports area and timing; its memory macros are black boxes with the macro model's area.
+// Maps each block of the generated design in dir onto a liberty library ("" for the
+// built-in fsgen45), for delay at the spec's clock, `jobs` blocks at a time, and reports
+// each block's area, cells, critical path and max clock, and the design's max clock (its
+// slowest block's); its memory macros are reported with the macro model's area.
 void print_synthesis(const Graph& g, const std::string& dir, const std::string& liberty_file, const MacroOptions& mo,
-                     std::ostream& out);
+                     unsigned jobs, std::ostream& out);
 
 }  // namespace fsgen

@@ -79,7 +79,7 @@ TEST(MemoryMacro, SynthesisLeavesAMacroABlackBox) {
                                    "  always @(posedge clk) q <= r + 8'd1;\nendmodule\n";
   const Liberty lib = prepare_liberty("", dir);
   const SynthReport flat = synth_to_liberty({dir + "/top.v"}, "top", {}, lib, dir);
-  const SynthReport boxed = synth_to_liberty({dir + "/top.v"}, "top", {}, lib, dir, {"store"});
+  const SynthReport boxed = synth_to_liberty({dir + "/top.v"}, "top", {}, lib, dir, SynthOptions{{"store"}});
   EXPECT_EQ(boxed.cell_use.at("store"), 1u);  // the instance stays
   EXPECT_LT(boxed.area_um2, flat.area_um2 / 4);  // its 128 bits of storage are not gates
 }

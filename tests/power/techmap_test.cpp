@@ -72,6 +72,29 @@ TEST(Techmap, ASynthesisIsReusedWhateverTheFolderIsCalled) {
   EXPECT_GT(wider.area_um2, first.area_um2 * 1.5);
 }
 
+// Mapped for delay, the clear that reaches every accumulator bit (16 PEs x 32 bits) drives a
+// buffer tree instead of one small cell, and the report names the path's ends.
+TEST(Techmap, DelayMappingBuffersTheFanOutAndNamesThePath) {
+  if (!test::have_tool("yosys") || !test::have_tool("sta")) GTEST_SKIP() << "yosys or sta not installed";
+  const std::string dir = test::scratch_dir("techmap_delay");
+  const Liberty lib = prepare_liberty("", dir);
+  const auto sources = pe_array_source(dir);
+  const std::map<std::string, int64_t> params = {{"R", 4}, {"C", 4}};
+  const SynthReport area = synth_to_liberty(sources, "fsgen_array_os", params, lib, dir);
+  const TimingReport slow = critical_path(area, "fsgen_array_os", lib, "clk", 1.0);
+  SynthOptions options;
+  options.delay_target_ns = 1.0;
+  const std::string fast_dir = dir + "/delay";
+  fs::create_directories(fast_dir);
+  const SynthReport delay = synth_to_liberty(sources, "fsgen_array_os", params, lib, fast_dir, options);
+  const TimingReport fast = critical_path(delay, "fsgen_array_os", lib, "clk", 1.0);
+  EXPECT_LT(fast.arrival_ns, slow.arrival_ns * 0.7) << slow.arrival_ns << " ns mapped for area";
+  EXPECT_GT(delay.cell_use.count("BUF_X1") + delay.cell_use.count("BUF_X2") + delay.cell_use.count("BUF_X4"), 0u);
+  EXPECT_NE(fast.endpoint.find("acc["), std::string::npos) << fast.endpoint;  // an accumulator register
+  EXPECT_EQ(fast.endpoint.find('\\'), std::string::npos) << fast.endpoint;
+  EXPECT_FALSE(fast.startpoint.empty());
+}
+
 TEST(Techmap, BadLibertyFilesAreOneLineErrors) {
   const std::string dir = test::scratch_dir("techmap_bad");
   std::string e = test::error_of([&] { prepare_liberty(dir + "/none.lib", dir); });
