@@ -122,15 +122,16 @@ std::string synthesis_output(const fs::path& script, const std::string& generic_
   return read_text_file(report.string());
 }
 
-// Yosys' abc command: area mapping, or (target above 0) ABC's delay-targeted mapping
-// followed by buffering and sizing at that period. Yosys' own -D script stops after the
-// mapping, leaving a signal that drives thousands of pins on one X1 cell.
+// Yosys' abc command: area mapping, or (target above 0) delay mapping at that period
+// followed by buffer trees and gate sizing. Yosys' own -D script stops after the mapping,
+// which leaves a signal that drives thousands of pins on one X1 cell; ABC's `map -D` keeps
+// the adders' carry trees where `&nf -D` (after Yosys' area rewriting) turns them into
+// ripple chains (a 32-bit accumulate: 1.37 against 1.88 ns on fsgen45).
 std::string abc_command(const std::string& liberty, double delay_target_ns) {
   if (delay_target_ns <= 0) return "abc -liberty " + liberty;
   const std::string d = std::to_string(int64_t(std::lround(delay_target_ns * 1000)));
-  return "abc -D " + d + " -liberty " + liberty +
-         " -script +strash;&get,-n;&fraig,-x;&put;scorr;dc2;dretime;strash;&get,-n;&dch,-f;&nf,-D," + d +
-         ";&put;buffer,-c;topo;stime,-c;upsize,-c,-D," + d + ";dnsize,-c,-D," + d;
+  return "abc -D " + d + " -liberty " + liberty + " -script +strash;dch,-f;map,-D," + d +
+         ";buffer,-c;topo;stime,-c;upsize,-c,-D," + d + ";dnsize,-c,-D," + d;
 }
 
 // `text` with every occurrence of `from` replaced by `to`.
@@ -170,8 +171,9 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   }
   ys << "synth -flatten -top " << top << "\ndfflibmap -liberty " << l << "\n" << abc_command(l, options.delay_target_ns)
      << "\nopt_clean\n"
-     // Timing reports name a path's flip-flops by the register they hold.
-     << (options.delay_target_ns > 0 ? "rename -wire\n" : "") << "tee -o /dev/stdout stat -liberty " << l << "\nwrite_verilog -noattr " << r.netlist
+     // Timing netlists: one net per bit (OpenSTA's reader refuses an assign to a
+     // concatenation), each flip-flop named after its register for the reports.
+     << (options.delay_target_ns > 0 ? "splitnets\nopt_clean -purge\nrename -wire\n" : "") << "tee -o /dev/stdout stat -liberty " << l << "\nwrite_verilog -noattr " << r.netlist
      // The JSON is read back from the Verilog so that net names match it (and a simulation's).
      << "\ndesign -reset\nread_liberty -lib " << l << "\nread_verilog " << r.netlist << "\nwrite_json " << r.netlist_json
      << "\n";
