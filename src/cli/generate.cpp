@@ -31,7 +31,7 @@ int run_generate(const GenerateOptions& o) {
     std::cout << "verilator --lint-only -Wall: " << (r.status == 0 ? "clean" : "FAILED") << "\n";
     if (r.status) std::cout << r.output, status = 1;
   }
-  if (o.synth) print_synthesis(g, dir, o.liberty, o.macros, o.jobs, std::cout);
+  if (o.synth && !print_synthesis(g, dir, o.liberty, o.macros, o.jobs, std::cout)) status = 1;
   return status;
 }
 }  // namespace

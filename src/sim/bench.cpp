@@ -26,11 +26,29 @@ struct BenchDesign {
   bool column_lanes;       // ... every column its own lane (else 2 x 2 lane blocks)
   bool compressed = false; // a weight-stationary core holding 2:4 weights in half the MACs
   bool weights_24 = false; // the matmul's weights pruned to 2:4 (zeros in B only)
+  std::string memory = "";   // the memory's YAML (default: 8 B/cycle, latency 20, 64 KiB per tensor)
+  std::string tiling_a = ""; // array a's tiling (default: size x size x size)
 };
+
+// The matmul core whose array is busy most cycles, at each size s: 128-deep tiles, s bytes
+// per cycle (the s bytes of B an s x s output-stationary array takes per cycle once A's
+// row panel is held), A's row panel (8 tiles) and all of B (1024 x 64) on chip, so each
+// operand is read once. Its matmul, (8 s^2) x 64 x 1024, is 524,288 compute cycles at
+// every size.
+BenchDesign busy_matmul_core(unsigned size) {
+  const std::string s = std::to_string(size);
+  BenchDesign d{"os", "loop_order: output_stationary", "", false, "", false};
+  d.memory = "{bandwidth_gbps: " + s + ", latency_cycles: 20, buffer_limit_bytes: 65536, operand_tiles: {a: 8, b: " +
+             std::to_string(8 * 64 / size) + "}}";
+  d.tiling_a = "tiling: {m: " + s + ", n: " + s + ", k: 128}";
+  return d;
+}
 
 std::string bench_spec(unsigned size, const BenchDesign& d) {
   const std::string t = std::to_string(size);
   const std::string tiling = "tiling: {m: " + t + ", n: " + t + ", k: " + t + "}";
+  const std::string memory = d.memory.empty() ? "{bandwidth_gbps: 8, latency_cycles: 20, buffer_limit_bytes: 65536}"
+                                              : d.memory;
   std::string sparse_a, sparsity;
   if (d.compressed) {
     sparse_a = ", sparse_tiling: {n: \"1:" + t + ":" + t + ":" + t + "\", k: \"2:" + std::to_string(size / 2) + ":" + t +
@@ -46,12 +64,12 @@ std::string bench_spec(unsigned size, const BenchDesign& d) {
       sparsity += std::string("  - {kind: compute_value, tensor: ") + c + ", condition: \"" + c + "==0\"}\n";
   }
   return "name: bench_" + d.tag + "_" + t + "x" + t +
-         "\nclock_mhz: 1000\npe_budget: 4096\nmemory: {bandwidth_gbps: 8, latency_cycles: 20, buffer_limit_bytes: 65536}\n"
-         "arrays:\n  a: {" + d.array + ", " + tiling + sparse_a + "}\n  b: {" + d.array + ", " + tiling + "}\n" + d.extra +
+         "\nclock_mhz: 1000\npe_budget: 4096\nmemory: " + memory + "\n"
+         "arrays:\n  a: {" + d.array + ", " + (d.tiling_a.empty() ? tiling : d.tiling_a) + sparse_a + "}\n  b: {" + d.array + ", " +
+         tiling + "}\n" + d.extra +
          "kernels: " + (d.attention ? "[matmul, attention]" : "[matmul]") + "\n" + sparsity;
 }
 
-const BenchDesign kMatmulCore{"os", "loop_order: output_stationary", "", false, "", false};
 // Sparse matmul cores: zero weights skipped per column (x network 1b), both operands
 // skipped in 2 x 2 lane blocks on a broadcast (2e networks) and on a systolic array (3e),
 // on the same matmul with half its values zero; and 2:4 weights held in half the MACs of
@@ -73,11 +91,25 @@ const BenchDesign kAttentionCores[] = {
 
 BenchRow measure(const Graph& g, const Program& prog, const std::string& rtl_root) {
   logger().info("bench {}: {} (building the Verilator model if needed)", g.spec.name, prog.kernel);
-  const RunResult rtl = run_on_verilator(g, prog, rtl_root, false);
+  const RunResult raw = run_on_verilator(g, prog, rtl_root, false);
+  const RunResult rtl = run_on_verilator(g, prog, rtl_root, true);
   const RunResult sc = run_on_systemc(g, prog, SimOptions{true});
-  if (sc.cycles != rtl.cycles || sc.outputs != rtl.outputs)
+  if (sc.cycles != rtl.cycles || sc.outputs != rtl.outputs || raw.cycles != rtl.cycles)
     logger().warn("  SystemC and Verilator disagree on this run (cycles {} vs {})", sc.cycles, rtl.cycles);
-  return {g.spec.name, g.array_a.spec.pe_count(), prog.kernel, sc.cycles, sc.wall_seconds, rtl.wall_seconds};
+  for (const ToggleProbe& p : sc.probes) {
+    const ToggleProbe* q = rtl.find_probe(p.block(), p.port());
+    if (!q || q->toggles() != p.toggles())
+      logger().warn("  SystemC and Verilator count different toggles on {}.{}", p.block(), p.port());
+  }
+  const auto busy = sc.activity.find("array_a");
+  return {g.spec.name,
+          g.array_a.spec.pe_count(),
+          prog.kernel,
+          sc.cycles,
+          busy == sc.activity.end() ? 0 : busy->second.busy_cycles,
+          sc.wall_seconds,
+          rtl.wall_seconds,
+          raw.wall_seconds};
 }
 
 }  // namespace
@@ -85,9 +117,12 @@ BenchRow measure(const Graph& g, const Program& prog, const std::string& rtl_roo
 std::vector<BenchRow> run_bench(const std::vector<unsigned>& sizes, const std::string& rtl_root) {
   std::vector<BenchRow> rows;
   for (unsigned size : sizes) {
-    const Graph g = elaborate(parse_spec_text(bench_spec(size, kMatmulCore), "bench:" + std::to_string(size)));
+    const Graph g =
+        elaborate(parse_spec_text(bench_spec(size, busy_matmul_core(size)), "bench:" + std::to_string(size)));
     MatmulProblem prob;
-    prob.m = prob.n = prob.k = size * 16;
+    prob.m = 8 * size * size;
+    prob.n = 64;
+    prob.k = 1024;
     prob.seed = 7;
     rows.push_back(measure(g, compile_matmul(g, prob), rtl_root));
   }
@@ -117,14 +152,22 @@ std::vector<BenchRow> run_bench(const std::vector<unsigned>& sizes, const std::s
 }
 
 void print_bench(const std::vector<BenchRow>& rows, std::ostream& out) {
-  out << std::left << std::setw(22) << "design" << std::setw(7) << "PEs" << std::setw(50) << "kernel" << std::setw(12)
-      << "cycles" << std::setw(16) << "SystemC cyc/s" << std::setw(17) << "Verilator cyc/s" << "SystemC/Verilator\n";
+  out << std::left << std::setw(22) << "design" << std::setw(6) << "PEs" << std::setw(48) << "kernel" << std::setw(10)
+      << "cycles" << std::setw(7) << "busy" << std::setw(15) << "SystemC cyc/s" << std::setw(17) << "Verilator cyc/s"
+      << std::setw(10) << "ratio" << std::setw(17) << "Verilator raw" << "ratio raw\n";
   for (const auto& r : rows)
-    out << std::left << std::setw(22) << r.design << std::setw(7) << r.pes << std::setw(50) << r.kernel << std::setw(12)
-        << r.cycles << std::setw(16) << std::scientific << std::setprecision(3) << r.systemc_cps() << std::setw(17)
-        << r.verilator_cps() << std::fixed << std::setprecision(2) << r.systemc_cps() / r.verilator_cps() << "x\n"
-        << std::defaultfloat;
-  out << "SystemC: fsgen platform, per-cycle toggle recording on. Verilator: generated RTL, -O2, no probes.\n";
+    out << std::left << std::setw(22) << r.design << std::setw(6) << r.pes << std::setw(48) << r.kernel << std::setw(10)
+        << r.cycles << std::fixed << std::setprecision(1) << std::setw(7) << 100.0 * r.busy_share() << std::scientific
+        << std::setprecision(3) << std::setw(15) << r.systemc_cps() << std::setw(17) << r.verilator_cps() << std::fixed
+        << std::setprecision(2) << std::setw(10) << r.systemc_cps() / r.verilator_cps() << std::scientific
+        << std::setprecision(3) << std::setw(17) << r.verilator_raw_cps() << std::fixed << std::setprecision(2)
+        << r.systemc_cps() / r.verilator_raw_cps() << (r.busy_share() < 0.7 ? "  (busy < 70 %: the ratio includes "
+                                                                               "wait cycles the model skips)"
+                                                                             : "")
+        << "\n" << std::defaultfloat;
+  out << "busy: array a's busy cycles (%). SystemC: fsgen platform; Verilator: generated RTL, -O2; both record every "
+         "probed port's toggles per cycle (ratio = SystemC / Verilator). Verilator raw: the same RTL without probes "
+         "(ratio raw = SystemC / Verilator raw).\n";
 }
 
 }  // namespace fsgen

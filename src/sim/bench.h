@@ -1,5 +1,7 @@
-// Simulation speed benchmark: the same matmul on the same design, in the SystemC
-// model (per-cycle activity recording on) and in Verilator, in one run.
+// Simulation speed benchmark: the same kernel on the same design, in the SystemC model
+// and in Verilator, in one run. Like with like: both record every probed port's toggles
+// cycle by cycle (what the cross-check compares); Verilator is also run without probes
+// (the raw RTL's speed) and shown beside.
 #pragma once
 #include <ostream>
 #include <string>
@@ -12,9 +14,12 @@ struct BenchRow {
   unsigned pes;
   std::string kernel;
   unsigned long long cycles;
-  double systemc_seconds, verilator_seconds;
+  unsigned long long busy_cycles;  // array a's busy cycles (its PEs streaming operands)
+  double systemc_seconds, verilator_seconds, verilator_raw_seconds;
   double systemc_cps() const { return cycles / systemc_seconds; }
   double verilator_cps() const { return cycles / verilator_seconds; }
+  double verilator_raw_cps() const { return cycles / verilator_raw_seconds; }
+  double busy_share() const { return cycles ? double(busy_cycles) / double(cycles) : 0.0; }
 };
 
 // sizes: PE array edge lengths (8 -> 8x8 PEs). rtl_root: where designs are generated.

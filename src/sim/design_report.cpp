@@ -1,11 +1,9 @@
 #include "sim/design_report.h"
 
 #include <atomic>
-#include <exception>
 #include <filesystem>
 #include <iomanip>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -98,6 +96,7 @@ struct BlockSynthesis {
   ArrayInstance instance;
   SynthReport synth;
   TimingReport timing;
+  std::string error;  // why its synthesis or timing failed ("" when it did not)
 };
 
 // The RTL instance of a block that has logic of its own; nullopt for the blocks inside the
@@ -108,7 +107,7 @@ std::optional<ArrayInstance> synthesis_instance(const Graph& g, const std::strin
 }
 
 // Synthesises and times each of `todo` in a folder of its own under dir/synth, `jobs` at a
-// time (each its own Yosys and OpenSTA); the first failure is rethrown.
+// time (each its own Yosys and OpenSTA); a block that fails keeps its error and the others go on.
 std::vector<BlockSynthesis> synthesise_blocks(std::vector<BlockSynthesis> todo, const Graph& g,
                                               const std::string& dir, const Liberty& lib, unsigned jobs) {
   std::vector<std::string> files;
@@ -116,8 +115,6 @@ std::vector<BlockSynthesis> synthesise_blocks(std::vector<BlockSynthesis> todo, 
   SynthOptions options;
   options.delay_target_ns = 1000.0 / g.spec.clock_mhz;
   std::atomic<size_t> next{0};
-  std::mutex lock;
-  std::exception_ptr error;
   auto worker = [&] {
     for (size_t i; (i = next++) < todo.size();) {
       BlockSynthesis& b = todo[i];
@@ -126,16 +123,14 @@ std::vector<BlockSynthesis> synthesise_blocks(std::vector<BlockSynthesis> todo, 
         std::filesystem::create_directories(block_dir);
         b.synth = synth_to_liberty(files, b.instance.module, b.instance.params, lib, block_dir, options);
         b.timing = critical_path(b.synth, b.instance.module, lib, "clk", options.delay_target_ns);
-      } catch (...) {
-        std::lock_guard<std::mutex> g(lock);
-        if (!error) error = std::current_exception();
+      } catch (const std::exception& e) {
+        b.error = e.what();
       }
     }
   };
   std::vector<std::thread> pool;
   for (unsigned j = 0; j < std::max(1u, jobs); ++j) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
   return todo;
 }
 
@@ -143,7 +138,7 @@ std::string path_text(const TimingReport& t) { return t.startpoint + " -> " + t.
 
 }  // namespace
 
-void print_synthesis(const Graph& g, const std::string& dir, const std::string& liberty_file, const MacroOptions& mo,
+bool print_synthesis(const Graph& g, const std::string& dir, const std::string& liberty_file, const MacroOptions& mo,
                      unsigned jobs, std::ostream& out) {
   const Liberty lib = prepare_liberty(liberty_file, dir);
   const DesignMacros macros = design_macros(g, macro_technology(read_liberty_file(lib.path), mo.node_nm), mo);
@@ -153,7 +148,7 @@ void print_synthesis(const Graph& g, const std::string& dir, const std::string& 
   std::vector<std::string> inside;
   for (const auto& b : g.blocks) {
     if (macro_of.count(b.name)) continue;
-    if (auto inst = synthesis_instance(g, b.name)) todo.push_back({b.name, *inst, {}, {}});
+    if (auto inst = synthesis_instance(g, b.name)) todo.push_back({b.name, *inst, {}, {}, ""});
     else inside.push_back(b.name);
   }
   const std::vector<BlockSynthesis> done = synthesise_blocks(std::move(todo), g, dir, lib, jobs);
@@ -163,7 +158,14 @@ void print_synthesis(const Graph& g, const std::string& dir, const std::string& 
       << std::fixed;
   const BlockSynthesis* slowest = nullptr;
   double logic_area = 0;
+  bool ok = true;
   for (const BlockSynthesis& b : done) {
+    if (!b.error.empty()) {
+      out << "  " << std::left << std::setw(9) << b.block << std::setw(16) << b.instance.module << std::right
+          << "failed: " << b.error.substr(0, b.error.find('\n')) << "\n";
+      ok = false;
+      continue;
+    }
     logic_area += b.synth.area_um2;
     if (!slowest || b.timing.max_clock_mhz() < slowest->timing.max_clock_mhz()) slowest = &b;
     out << "  " << std::left << std::setw(9) << b.block << std::setw(16) << b.instance.module << std::right
@@ -187,7 +189,8 @@ void print_synthesis(const Graph& g, const std::string& dir, const std::string& 
   out << "  logic area " << std::setprecision(1) << logic_area << " um^2";
   if (!macros.macros.empty()) out << ", with the macros " << logic_area + macro_area << " um^2";
   out << "\n";
-  if (slowest) {
+  if (!ok) out << "timing: not known (a block's synthesis failed; its tool output is in " << dir << "/synth/)\n";
+  if (ok && slowest) {
     const double slack = period_ns - slowest->timing.arrival_ns - slowest->timing.setup_ns;
     out << "timing: max clock " << std::setprecision(0) << slowest->timing.max_clock_mhz() << " MHz, set by "
         << slowest->block << "; at the spec's " << g.spec.clock_mhz << " MHz the slack is " << std::setprecision(3)
@@ -196,6 +199,7 @@ void print_synthesis(const Graph& g, const std::string& dir, const std::string& 
         << (macros.macros.empty() ? "" : "; paths into and out of the macros are not timed") << "\n";
   }
   out << std::defaultfloat;
+  return ok;
 }
 
 }  // namespace fsgen

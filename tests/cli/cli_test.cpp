@@ -122,6 +122,25 @@ TEST(Cli, GenerateLeavesNoFilesOnError) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
 }
 
+// Each block mapped and timed on its own: a line per block with its path and max clock, the
+// design's clock set by the slowest.
+TEST(Cli, GenerateSynthTimesEachBlock) {
+  if (!test::have_tool("yosys") || !test::have_tool("sta")) GTEST_SKIP() << "yosys or sta not installed";
+  const std::string dir = test::scratch_dir("cli_synth");
+  std::ofstream(dir + "/tiny.yaml") << test::tiny_matmul_core_spec();
+  const CliRun r = fsgen_cli("generate " + dir + "/tiny.yaml -o " + dir + "/out --synth --jobs 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* block : {"\n  csr ", "\n  ctrl ", "\n  dma ", "\n  array_a "})
+    EXPECT_NE(r.out.find(block), std::string::npos) << block << " in\n" << r.out;
+  EXPECT_NE(r.out.find("fsgen_array_os"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" MHz: "), std::string::npos) << r.out;  // a block's path follows its clock
+  EXPECT_NE(r.out.find(" -> "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("inside ctrl's module (timed with it): requant"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("timing: max clock "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", set by "), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/out/tiny/synth/ctrl/fsgen_ctrl_fsgen45.v"));
+}
+
 TEST(Cli, SimulateReportsTheModelAndAMatch) {
   const CliRun r = fsgen_cli("simulate examples/os_8x8.yaml --m 16 --n 16 --k 16");
   EXPECT_EQ(r.status, 0) << r.out;
