@@ -130,8 +130,10 @@ std::string synthesis_output(const fs::path& script, const std::string& generic_
 std::string abc_command(const std::string& liberty, double delay_target_ns) {
   if (delay_target_ns <= 0) return "abc -liberty " + liberty;
   const std::string d = std::to_string(int64_t(std::lround(delay_target_ns * 1000)));
+  // `topo` before `buffer`: on a large mapped network (an 8x8 rescaling array, a fused
+  // controller) ABC's buffer otherwise fails on a node without fanout, or crashes.
   return "abc -D " + d + " -liberty " + liberty + " -script +strash;dch,-f;map,-D," + d +
-         ";buffer,-c;topo;stime,-c;upsize,-c,-D," + d + ";dnsize,-c,-D," + d;
+         ";topo;buffer,-c;topo;stime,-c;upsize,-c,-D," + d + ";dnsize,-c,-D," + d;
 }
 
 // `text` with every occurrence of `from` replaced by `to`.

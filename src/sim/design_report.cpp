@@ -195,7 +195,8 @@ bool print_synthesis(const Graph& g, const std::string& dir, const std::string& 
     out << "timing: max clock " << std::setprecision(0) << slowest->timing.max_clock_mhz() << " MHz, set by "
         << slowest->block << "; at the spec's " << g.spec.clock_mhz << " MHz the slack is " << std::setprecision(3)
         << slack << " ns (" << (slack >= 0 ? "met" : "VIOLATED")
-        << "). Paths between blocks are timed in each block from its ports (an input arrives at the clock edge)"
+        << "). Paths between blocks are timed in each block from its ports (an input arrives at the clock edge); "
+           "a block that meets the spec's clock is not mapped for more, so its max clock is a lower bound"
         << (macros.macros.empty() ? "" : "; paths into and out of the macros are not timed") << "\n";
   }
   out << std::defaultfloat;
