@@ -136,6 +136,15 @@ std::vector<BlockSynthesis> synthesise_blocks(std::vector<BlockSynthesis> todo, 
 
 std::string path_text(const TimingReport& t) { return t.startpoint + " -> " + t.endpoint; }
 
+// A tool error on one line: what failed and the tool's last word.
+std::string first_and_last_lines(const std::string& error) {
+  const size_t end = error.find_last_not_of("\n");
+  const size_t first_end = error.find('\n');
+  if (first_end == std::string::npos || end == std::string::npos || first_end >= end) return error.substr(0, first_end);
+  const size_t last_begin = error.rfind('\n', end) + 1;
+  return error.substr(0, first_end) + " ... " + error.substr(last_begin, end + 1 - last_begin);
+}
+
 }  // namespace
 
 bool print_synthesis(const Graph& g, const std::string& dir, const std::string& liberty_file, const MacroOptions& mo,
@@ -162,7 +171,7 @@ bool print_synthesis(const Graph& g, const std::string& dir, const std::string& 
   for (const BlockSynthesis& b : done) {
     if (!b.error.empty()) {
       out << "  " << std::left << std::setw(9) << b.block << std::setw(16) << b.instance.module << std::right
-          << "failed: " << b.error.substr(0, b.error.find('\n')) << "\n";
+          << "failed: " << first_and_last_lines(b.error) << "\n";
       ok = false;
       continue;
     }
@@ -189,7 +198,7 @@ bool print_synthesis(const Graph& g, const std::string& dir, const std::string& 
   out << "  logic area " << std::setprecision(1) << logic_area << " um^2";
   if (!macros.macros.empty()) out << ", with the macros " << logic_area + macro_area << " um^2";
   out << "\n";
-  if (!ok) out << "timing: not known (a block's synthesis failed; its tool output is in " << dir << "/synth/)\n";
+  if (!ok) out << "timing: not known (a block's synthesis failed; its script is in " << dir << "/synth/<block>/)\n";
   if (ok && slowest) {
     const double slack = period_ns - slowest->timing.arrival_ns - slowest->timing.setup_ns;
     out << "timing: max clock " << std::setprecision(0) << slowest->timing.max_clock_mhz() << " MHz, set by "
