@@ -14,14 +14,14 @@ namespace fsgen::cli {
 
 namespace {
 struct GenerateOptions {
-  std::string spec_path, out_root = "rtl_out", liberty;
+  std::string spec_path, out_root = "rtl_out";
   bool lint = false, synth = false;
-  unsigned jobs = 2;
-  MacroOptions macros;
+  SynthesisRequest synthesis;
 };
 
 int run_generate(const GenerateOptions& o) {
   const Graph g = elaborate(parse_spec_file(o.spec_path));
+  if (o.synth) check_synthesis_request(g, o.synthesis);
   const std::string dir = write_design(g, (std::filesystem::path(o.out_root) / g.spec.name).string());
   print_graph(g, std::cout);
   std::cout << "wrote " << dir << "/\n";
@@ -31,7 +31,7 @@ int run_generate(const GenerateOptions& o) {
     std::cout << "verilator --lint-only -Wall: " << (r.status == 0 ? "clean" : "FAILED") << "\n";
     if (r.status) std::cout << r.output, status = 1;
   }
-  if (o.synth && !print_synthesis(g, dir, o.liberty, o.macros, o.jobs, std::cout)) status = 1;
+  if (o.synth && !print_synthesis(g, dir, o.synthesis, std::cout)) status = 1;
   return status;
 }
 }  // namespace
@@ -45,9 +45,14 @@ Command generate_command(CLI::App& app) {
   cmd->add_flag("--synth", o->synth,
                 "also map each block onto a liberty library (yosys) and time it (OpenSTA): area, cells, critical path, "
                 "max clock");
-  cmd->add_option("--jobs", o->jobs, "blocks synthesised in parallel for --synth")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--liberty", o->liberty, "liberty file (.lib or .lib.gz) for --synth; default: the built-in fsgen45");
-  add_macro_options(cmd, o->macros);
+  cmd->add_option("--liberty", o->synthesis.liberty,
+                  "liberty file (.lib or .lib.gz) for --synth; default: the built-in fsgen45");
+  cmd->add_option("--jobs", o->synthesis.jobs, "blocks synthesised in parallel for --synth")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--blocks", o->synthesis.blocks, "--synth: only these blocks, comma-separated (as fsgen check names them)")
+      ->delimiter(',');
+  add_macro_options(cmd, o->synthesis.macros);
   return {cmd, [o] { return run_generate(*o); }};
 }
 

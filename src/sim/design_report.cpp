@@ -1,5 +1,6 @@
 #include "sim/design_report.h"
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <iomanip>
@@ -7,6 +8,8 @@
 #include <optional>
 #include <thread>
 
+#include "blocks/registry.h"
+#include "core/error.h"
 #include "generator/verilog_emitter.h"
 #include "power/liberty.h"
 #include "power/techmap.h"
@@ -145,22 +148,42 @@ std::string first_and_last_lines(const std::string& error) {
   return error.substr(0, first_end) + " ... " + error.substr(last_begin, end + 1 - last_begin);
 }
 
+// The blocks `request` names, each checked against the design; every block when it names none.
+std::vector<std::string> requested_blocks(const Graph& g, const std::vector<std::string>& names) {
+  if (names.empty()) {
+    std::vector<std::string> all;
+    for (const auto& b : g.blocks) all.push_back(b.name);
+    return all;
+  }
+  std::string known;
+  for (const auto& b : g.blocks) known += (known.empty() ? "" : ", ") + b.name;
+  for (const auto& n : names) {
+    if (!g.has_block(n)) fail("--blocks", "design " + g.spec.name + " has no block '" + n + "' (its blocks: " + known + ")");
+    if (!synthesis_instance(g, n) && block_kind(g.block(n).kind).host_module == "fsgen_ctrl")
+      fail("--blocks", "block '" + n + "' is part of the controller's module: name ctrl");
+  }
+  return names;
+}
+
 }  // namespace
 
-bool print_synthesis(const Graph& g, const std::string& dir, const std::string& liberty_file, const MacroOptions& mo,
-                     unsigned jobs, std::ostream& out) {
-  const Liberty lib = prepare_liberty(liberty_file, dir);
+void check_synthesis_request(const Graph& g, const SynthesisRequest& request) { requested_blocks(g, request.blocks); }
+
+bool print_synthesis(const Graph& g, const std::string& dir, const SynthesisRequest& request, std::ostream& out) {
+  const MacroOptions& mo = request.macros;
+  const std::vector<std::string> names = requested_blocks(g, request.blocks);
+  const Liberty lib = prepare_liberty(request.liberty, dir);
   const DesignMacros macros = design_macros(g, macro_technology(read_liberty_file(lib.path), mo.node_nm), mo);
   std::map<std::string, const MemoryMacro*> macro_of;
   for (const auto& m : macros.macros) macro_of[m.block] = &m;
   std::vector<BlockSynthesis> todo;
   std::vector<std::string> inside;
-  for (const auto& b : g.blocks) {
-    if (macro_of.count(b.name)) continue;
-    if (auto inst = synthesis_instance(g, b.name)) todo.push_back({b.name, *inst, {}, {}, ""});
-    else inside.push_back(b.name);
+  for (const auto& name : names) {
+    if (macro_of.count(name)) continue;
+    if (auto inst = synthesis_instance(g, name)) todo.push_back({name, *inst, {}, {}, ""});
+    else inside.push_back(name);
   }
-  const std::vector<BlockSynthesis> done = synthesise_blocks(std::move(todo), g, dir, lib, jobs);
+  const std::vector<BlockSynthesis> done = synthesise_blocks(std::move(todo), g, dir, lib, request.jobs);
   const double period_ns = 1000.0 / g.spec.clock_mhz;
   out << "synthesis (yosys onto liberty " << lib.name << ", each block on its own, mapped for delay at "
       << g.spec.clock_mhz << " MHz: buffered fan-out, sized gates; timing by OpenSTA from each block's ports)\n"
@@ -189,6 +212,7 @@ bool print_synthesis(const Graph& g, const std::string& dir, const std::string& 
   }
   double macro_area = 0;
   for (const auto& m : macros.macros) {
+    if (std::find(names.begin(), names.end(), m.block) == names.end()) continue;
     macro_area += m.area_um2;
     out << "  memory macro " << m.block << " (" << m.bytes << " B, " << m.word_bits << "-bit rows; SRAM macro model, "
         << mo.node_nm << " nm): area " << std::setprecision(1) << m.area_um2 << " um^2, read " << std::setprecision(2)
@@ -201,7 +225,8 @@ bool print_synthesis(const Graph& g, const std::string& dir, const std::string& 
   if (!ok) out << "timing: not known (a block's synthesis failed; its script is in " << dir << "/synth/<block>/)\n";
   if (ok && slowest) {
     const double slack = period_ns - slowest->timing.arrival_ns - slowest->timing.setup_ns;
-    out << "timing: max clock " << std::setprecision(0) << slowest->timing.max_clock_mhz() << " MHz, set by "
+    out << "timing: max clock " << (request.blocks.empty() ? "" : "of these blocks ") << std::setprecision(0)
+        << slowest->timing.max_clock_mhz() << " MHz, set by "
         << slowest->block << "; at the spec's " << g.spec.clock_mhz << " MHz the slack is " << std::setprecision(3)
         << slack << " ns (" << (slack >= 0 ? "met" : "VIOLATED")
         << "). Paths between blocks are timed in each block from its ports (an input arrives at the clock edge); "

@@ -3,6 +3,7 @@
 #pragma once
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "generator/graph.h"
 #include "power/memory_macro.h"
@@ -13,12 +14,22 @@ namespace fsgen {
 void print_sparse_plan(const SparsePlan& sp, std::ostream& out);
 // The elaborated graph: memory, arrays, reuse, kernels, fused stage cycles, blocks.
 void print_graph(const Graph& g, std::ostream& out);
-// Maps each block of the generated design in dir onto a liberty library ("" for the
-// built-in fsgen45), for delay at the spec's clock, `jobs` blocks at a time, and reports
-// each block's area, cells, critical path and max clock, and the design's max clock (its
-// slowest block's); its memory macros are reported with the macro model's area. False
-// when a block's synthesis failed (its line says why).
-bool print_synthesis(const Graph& g, const std::string& dir, const std::string& liberty_file, const MacroOptions& mo,
-                     unsigned jobs, std::ostream& out);
+// What `fsgen generate --synth` maps and how.
+struct SynthesisRequest {
+  std::string liberty;              // "" for the built-in fsgen45
+  MacroOptions macros;
+  unsigned jobs = 2;                // blocks synthesised at a time
+  std::vector<std::string> blocks;  // the blocks to map; empty: every block
+};
+
+// Maps each requested block of the generated design in dir onto the liberty library, for
+// delay at the spec's clock, and reports each block's area, cells, critical path and max
+// clock, and the max clock of the blocks mapped (the design's when all are): its slowest
+// block's; memory macros are reported with the macro model's area. False when a block's
+// synthesis failed (its line says why). UserError for a requested block the design has not
+// or whose logic is inside another block's module.
+bool print_synthesis(const Graph& g, const std::string& dir, const SynthesisRequest& request, std::ostream& out);
+// The same checks of the requested blocks alone (before any file is written).
+void check_synthesis_request(const Graph& g, const SynthesisRequest& request);
 
 }  // namespace fsgen

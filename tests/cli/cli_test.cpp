@@ -139,6 +139,22 @@ TEST(Cli, GenerateSynthTimesEachBlock) {
   EXPECT_NE(r.out.find("timing: max clock "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(", set by "), std::string::npos) << r.out;
   EXPECT_TRUE(std::filesystem::exists(dir + "/out/tiny/synth/ctrl/fsgen_ctrl_fsgen45.v"));
+  // Some blocks only (their syntheses are the ones above, reused).
+  const CliRun some = fsgen_cli("generate " + dir + "/tiny.yaml -o " + dir + "/out --synth --blocks array_a,dma");
+  ASSERT_EQ(some.status, 0) << some.out;
+  EXPECT_EQ(some.out.find("\n  ctrl "), std::string::npos) << some.out;
+  EXPECT_NE(some.out.find("\n  dma "), std::string::npos) << some.out;
+  EXPECT_NE(some.out.find("timing: max clock of these blocks "), std::string::npos) << some.out;
+  // A block the design has not, or one inside the controller: one line, before any file.
+  const CliRun none = fsgen_cli("generate " + dir + "/tiny.yaml -o " + dir + "/none --synth --blocks nope");
+  EXPECT_EQ(none.status, 1);
+  EXPECT_NE(none.out.find("--blocks: design tiny has no block 'nope' (its blocks: csr, ctrl, dma, array_a, requant)"),
+            std::string::npos)
+      << none.out;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/none"));
+  const CliRun inside = fsgen_cli("generate " + dir + "/tiny.yaml -o " + dir + "/none --synth --blocks requant");
+  EXPECT_NE(inside.out.find("block 'requant' is part of the controller's module: name ctrl"), std::string::npos)
+      << inside.out;
 }
 
 TEST(Cli, SimulateReportsTheModelAndAMatch) {
