@@ -179,13 +179,14 @@ std::string tool_version(const std::string& tool, const std::string& flag) {
 // fraction and adds idle points with factor writes, the others' unchanged; version 15 draws
 // its factors in reset and measures its points (labels and features) after the fill, the
 // others' unchanged; version 16 drives the DMA with bursts in flight; version 17 drives its
-// read and write command ports, the others' unchanged.
+// read and write command ports, the others' unchanged; version 18 the same on the DMA whose
+// head burst's tag and last beat are registers of their own, the others' unchanged.
 const char* kStimulus =
-    "17 (the controller under kernels: four matmuls on training cores of its kernel sizes, its netlist replaying "
+    "18 (the controller under kernels: four matmuls on training cores of its kernel sizes, its netlist replaying "
     "their RTL's ports, in windows of 16 cycles; the fused controller the same way under five attention and FFN "
     "kernels; the controller and register file: idle, the clock alone, labelled by the engine without simulation; dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or "
     "0.9 of them, a Latin square over rate, zeros and enable; the DMA (its queue of bursts in flight at OUT = 8, 11-bit "
-    "tags; a read and a write command port): bursts one at a time answered by an AXI slave; the "
+    "tags, the head burst in registers; a read and a write command port): bursts one at a time answered by an AXI slave; the "
     "softmax unit: passes of score rows of INT8 dot products loaded back to back, its outputs fed back, its state "
     "ports the last row's, gate passes a share of the FFN's, gate turned after a pass's last load, also at toggle "
     "rate 0.5; the rescaling array: sc that share of the enabled cycles, its accumulators filled in the 8 cycles "

@@ -80,13 +80,22 @@ module fsgen_dma #(
   reg  [7:0]    ar_len;
   reg           ar_valid;
   reg  [TAGW-1:0] q_tag [0:OUT-1];
-  reg  [7:0]    q_beats [0:OUT-1];
+  reg  [7:0]    q_last [0:OUT-1];  // a burst's last beat index (beats - 1)
   reg  [QB-1:0] q_head, q_tail;
+  // The head burst's tag and last beat in registers of their own (the queue's entry at
+  // q_head while a burst is in flight): a beat's end-of-burst test and rd_tag then start at
+  // flip-flops, not at a multiplexer behind q_head.
+  reg  [TAGW-1:0] h_tag;
+  reg  [7:0]    h_last;
   reg  [4:0]    rd_count;  // bursts taken whose last beat has not come
   reg  [7:0]    rd_cnt;    // beats of the head burst come so far
   wire          rd_take = rcmd_valid && rcmd_ready;
   wire          rd_beat_in = m_rvalid && rd_count != 5'd0;
-  wire          rd_burst_end = rd_beat_in && rd_cnt == q_beats[q_head] - 8'd1;
+  wire          rd_burst_end = rd_beat_in && rd_cnt == h_last;
+  wire [QB-1:0] q_next = (q_head == Q_LAST) ? {QB{1'b0}} : q_head + 1'b1;
+  // No burst left in flight once this cycle's last beat ends its burst (a burst taken now
+  // then becomes the head at once).
+  wire          q_drains = rd_count == {4'd0, rd_burst_end};
   wire          ar_free = !ar_valid || m_arready;
 
   // ---- write channel: one burst's address and data, the count of B responses to come
@@ -105,7 +114,7 @@ module fsgen_dma #(
   assign rd_valid  = rd_beat_in;
   assign rd_last   = rd_burst_end;
   assign rd_beat   = rd_cnt;
-  assign rd_tag    = q_tag[q_head];
+  assign rd_tag    = h_tag;
   assign rd_data   = m_rdata;
   assign rd_idle   = rd_count == 5'd0;
   assign m_araddr  = ar_addr;
@@ -134,16 +143,19 @@ module fsgen_dma #(
     if (!rst_n) begin
       ar_addr <= 32'd0; ar_len <= 8'd0; ar_valid <= 1'b0; q_head <= {QB{1'b0}}; q_tail <= {QB{1'b0}};
       rd_count <= 5'd0; rd_cnt <= 8'd0;
-      for (i = 0; i < OUT; i = i + 1) begin q_tag[i] <= {TAGW{1'b0}}; q_beats[i] <= 8'd0; end
+      for (i = 0; i < OUT; i = i + 1) begin q_tag[i] <= {TAGW{1'b0}}; q_last[i] <= 8'd0; end
+      h_tag <= {TAGW{1'b0}}; h_last <= 8'd0;
     end else begin
       if (m_arready) ar_valid <= 1'b0;
       if (rd_take) begin
         ar_addr <= rcmd_addr; ar_len <= rcmd_beats - 8'd1; ar_valid <= 1'b1;
-        q_tag[q_tail] <= rcmd_tag; q_beats[q_tail] <= rcmd_beats;
+        q_tag[q_tail] <= rcmd_tag; q_last[q_tail] <= rcmd_beats - 8'd1;
         q_tail <= (q_tail == Q_LAST) ? {QB{1'b0}} : q_tail + 1'b1;
       end
       if (rd_beat_in) rd_cnt <= rd_burst_end ? 8'd0 : rd_cnt + 8'd1;
-      if (rd_burst_end) q_head <= (q_head == Q_LAST) ? {QB{1'b0}} : q_head + 1'b1;
+      if (rd_burst_end) q_head <= q_next;
+      if (rd_take && q_drains) begin h_tag <= rcmd_tag; h_last <= rcmd_beats - 8'd1; end
+      else if (rd_burst_end) begin h_tag <= q_tag[q_next]; h_last <= q_last[q_next]; end
       rd_count <= rd_count + {4'd0, rd_take} - {4'd0, rd_burst_end};
     end
   end
