@@ -50,7 +50,8 @@ Command generate_command(CLI::App& app) {
   cmd->add_option("--jobs", o->synthesis.jobs, "blocks synthesised in parallel for --synth")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--blocks", o->synthesis.blocks, "--synth: only these blocks, comma-separated (as fsgen check names them)")
+  cmd->add_option("--blocks", o->synthesis.blocks,
+                  "--synth: only these blocks, comma-separated (as fsgen check names them)")
       ->delimiter(',');
   add_macro_options(cmd, o->synthesis.macros);
   return {cmd, [o] { return run_generate(*o); }};

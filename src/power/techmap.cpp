@@ -1,5 +1,7 @@
 #include "power/techmap.h"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -7,13 +9,12 @@
 #include <set>
 #include <sstream>
 #include <thread>
-#include <unistd.h>
 
 #include "core/error.h"
 #include "core/write_file.h"
-#include "power/liberty.h"
 #include "flow/tech_library.h"
 #include "flow/tools.h"
+#include "power/liberty.h"
 
 namespace fsgen {
 
@@ -171,14 +172,17 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
     for (const auto& [name, value] : params) ys << " -set " << name << " " << value;
     ys << " " << top << "\n";
   }
-  ys << "synth -flatten -top " << top << "\ndfflibmap -liberty " << l << "\n" << abc_command(l, options.delay_target_ns)
+  ys << "synth -flatten -top " << top << "\ndfflibmap -liberty " << l << "\n"
+     << abc_command(l, options.delay_target_ns)
      << "\nopt_clean\n"
      // Timing netlists: one net per bit (OpenSTA's reader refuses an assign to a
      // concatenation), each flip-flop named after its register for the reports.
-     << (options.delay_target_ns > 0 ? "splitnets\nopt_clean -purge\nrename -wire\n" : "") << "tee -o /dev/stdout stat -liberty " << l << "\nwrite_verilog -noattr " << r.netlist
+     << (options.delay_target_ns > 0 ? "splitnets\nopt_clean -purge\nrename -wire\n" : "")
+     << "tee -o /dev/stdout stat -liberty " << l << "\nwrite_verilog -noattr "
+     << r.netlist
      // The JSON is read back from the Verilog so that net names match it (and a simulation's).
-     << "\ndesign -reset\nread_liberty -lib " << l << "\nread_verilog " << r.netlist << "\nwrite_json " << r.netlist_json
-     << "\n";
+     << "\ndesign -reset\nread_liberty -lib " << l << "\nread_verilog " << r.netlist << "\nwrite_json "
+     << r.netlist_json << "\n";
   const fs::path script = dir / (top + "_" + lib.name + ".ys");
   write_text_file(script, ys.str());
   std::vector<std::string> inputs = sources;

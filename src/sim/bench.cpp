@@ -26,8 +26,8 @@ struct BenchDesign {
   bool column_lanes;       // ... every column its own lane (else 2 x 2 lane blocks)
   bool compressed = false; // a weight-stationary core holding 2:4 weights in half the MACs
   bool weights_24 = false; // the matmul's weights pruned to 2:4 (zeros in B only)
-  std::string memory = "";   // the memory's YAML (default: 8 B/cycle, latency 20, 64 KiB per tensor)
-  std::string tiling_a = ""; // array a's tiling (default: size x size x size)
+  std::string memory = "";    // the memory's YAML (default: 8 B/cycle, latency 20, 64 KiB per tensor)
+  std::string tiling_a = "";  // array a's tiling (default: size x size x size)
 };
 
 // The matmul core whose array is busy most cycles, at each size s: 128-deep tiles, s bytes
@@ -47,8 +47,8 @@ BenchDesign busy_matmul_core(unsigned size) {
 std::string bench_spec(unsigned size, const BenchDesign& d) {
   const std::string t = std::to_string(size);
   const std::string tiling = "tiling: {m: " + t + ", n: " + t + ", k: " + t + "}";
-  const std::string memory = d.memory.empty() ? "{bandwidth_gbps: 8, latency_cycles: 20, buffer_limit_bytes: 65536}"
-                                              : d.memory;
+  const std::string memory =
+      d.memory.empty() ? "{bandwidth_gbps: 8, latency_cycles: 20, buffer_limit_bytes: 65536}" : d.memory;
   std::string sparse_a, sparsity;
   if (d.compressed) {
     sparse_a = ", sparse_tiling: {n: \"1:" + t + ":" + t + ":" + t + "\", k: \"2:" + std::to_string(size / 2) + ":" + t +
@@ -63,11 +63,10 @@ std::string bench_spec(unsigned size, const BenchDesign& d) {
     for (char c : d.skips)
       sparsity += std::string("  - {kind: compute_value, tensor: ") + c + ", condition: \"" + c + "==0\"}\n";
   }
-  return "name: bench_" + d.tag + "_" + t + "x" + t +
-         "\nclock_mhz: 1000\npe_budget: 4096\nmemory: " + memory + "\n"
-         "arrays:\n  a: {" + d.array + ", " + (d.tiling_a.empty() ? tiling : d.tiling_a) + sparse_a + "}\n  b: {" + d.array + ", " +
-         tiling + "}\n" + d.extra +
-         "kernels: " + (d.attention ? "[matmul, attention]" : "[matmul]") + "\n" + sparsity;
+  const std::string tiling_a = d.tiling_a.empty() ? tiling : d.tiling_a;
+  return "name: bench_" + d.tag + "_" + t + "x" + t + "\nclock_mhz: 1000\npe_budget: 4096\nmemory: " + memory +
+         "\narrays:\n  a: {" + d.array + ", " + tiling_a + sparse_a + "}\n  b: {" + d.array + ", " + tiling + "}\n" +
+         d.extra + "kernels: " + (d.attention ? "[matmul, attention]" : "[matmul]") + "\n" + sparsity;
 }
 
 // Sparse matmul cores: zero weights skipped per column (x network 1b), both operands
@@ -154,17 +153,18 @@ std::vector<BenchRow> run_bench(const std::vector<unsigned>& sizes, const std::s
 void print_bench(const std::vector<BenchRow>& rows, std::ostream& out) {
   out << std::left << std::setw(22) << "design" << std::setw(6) << "PEs" << std::setw(48) << "kernel" << std::setw(10)
       << "cycles" << std::setw(7) << "busy" << std::setw(15) << "SystemC cyc/s" << std::setw(17) << "Verilator cyc/s"
-      << std::setw(10) << "ratio" << std::setw(17) << "Verilator raw" << "ratio raw\n";
-  for (const auto& r : rows)
+      << std::setw(10) << "ratio" << std::setw(17) << "Verilator raw"
+      << "ratio raw\n";
+  for (const auto& r : rows) {
+    const char* waits = r.busy_share() < 0.7 ? "  (busy < 70 %: the ratio includes wait cycles the model skips)" : "";
     out << std::left << std::setw(22) << r.design << std::setw(6) << r.pes << std::setw(48) << r.kernel << std::setw(10)
         << r.cycles << std::fixed << std::setprecision(1) << std::setw(7) << 100.0 * r.busy_share() << std::scientific
         << std::setprecision(3) << std::setw(15) << r.systemc_cps() << std::setw(17) << r.verilator_cps() << std::fixed
         << std::setprecision(2) << std::setw(10) << r.systemc_cps() / r.verilator_cps() << std::scientific
         << std::setprecision(3) << std::setw(17) << r.verilator_raw_cps() << std::fixed << std::setprecision(2)
-        << r.systemc_cps() / r.verilator_raw_cps() << (r.busy_share() < 0.7 ? "  (busy < 70 %: the ratio includes "
-                                                                               "wait cycles the model skips)"
-                                                                             : "")
-        << "\n" << std::defaultfloat;
+        << r.systemc_cps() / r.verilator_raw_cps() << waits << "\n"
+        << std::defaultfloat;
+  }
   out << "busy: array a's busy cycles (%). SystemC: fsgen platform; Verilator: generated RTL, -O2; both record every "
          "probed port's toggles per cycle (ratio = SystemC / Verilator). Verilator raw: the same RTL without probes "
          "(ratio raw = SystemC / Verilator raw).\n";

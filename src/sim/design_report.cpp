@@ -111,8 +111,8 @@ std::optional<ArrayInstance> synthesis_instance(const Graph& g, const std::strin
 
 // Synthesises and times each of `todo` in a folder of its own under dir/synth, `jobs` at a
 // time (each its own Yosys and OpenSTA); a block that fails keeps its error and the others go on.
-std::vector<BlockSynthesis> synthesise_blocks(std::vector<BlockSynthesis> todo, const Graph& g,
-                                              const std::string& dir, const Liberty& lib, unsigned jobs) {
+std::vector<BlockSynthesis> synthesise_blocks(std::vector<BlockSynthesis> todo, const Graph& g, const std::string& dir,
+                                              const Liberty& lib, unsigned jobs) {
   std::vector<std::string> files;
   for (const auto& f : verilog_files(g)) files.push_back((std::filesystem::path(dir) / f).string());
   SynthOptions options;
@@ -158,7 +158,8 @@ std::vector<std::string> requested_blocks(const Graph& g, const std::vector<std:
   std::string known;
   for (const auto& b : g.blocks) known += (known.empty() ? "" : ", ") + b.name;
   for (const auto& n : names) {
-    if (!g.has_block(n)) fail("--blocks", "design " + g.spec.name + " has no block '" + n + "' (its blocks: " + known + ")");
+    if (!g.has_block(n))
+      fail("--blocks", "design " + g.spec.name + " has no block '" + n + "' (its blocks: " + known + ")");
     if (!synthesis_instance(g, n) && block_kind(g.block(n).kind).host_module == "fsgen_ctrl")
       fail("--blocks", "block '" + n + "' is part of the controller's module: name ctrl");
   }
@@ -180,8 +181,10 @@ bool print_synthesis(const Graph& g, const std::string& dir, const SynthesisRequ
   std::vector<std::string> inside;
   for (const auto& name : names) {
     if (macro_of.count(name)) continue;
-    if (auto inst = synthesis_instance(g, name)) todo.push_back({name, *inst, {}, {}, ""});
-    else inside.push_back(name);
+    if (auto inst = synthesis_instance(g, name))
+      todo.push_back({name, *inst, {}, {}, ""});
+    else
+      inside.push_back(name);
   }
   const std::vector<BlockSynthesis> done = synthesise_blocks(std::move(todo), g, dir, lib, request.jobs);
   const double period_ns = 1000.0 / g.spec.clock_mhz;
@@ -226,9 +229,9 @@ bool print_synthesis(const Graph& g, const std::string& dir, const SynthesisRequ
   if (ok && slowest) {
     const double slack = period_ns - slowest->timing.arrival_ns - slowest->timing.setup_ns;
     out << "timing: max clock " << (request.blocks.empty() ? "" : "of these blocks ") << std::setprecision(0)
-        << slowest->timing.max_clock_mhz() << " MHz, set by "
-        << slowest->block << "; at the spec's " << g.spec.clock_mhz << " MHz the slack is " << std::setprecision(3)
-        << slack << " ns (" << (slack >= 0 ? "met" : "VIOLATED")
+        << slowest->timing.max_clock_mhz() << " MHz, set by " << slowest->block << "; at the spec's "
+        << g.spec.clock_mhz << " MHz the slack is " << std::setprecision(3) << slack << " ns ("
+        << (slack >= 0 ? "met" : "VIOLATED")
         << "). Paths between blocks are timed in each block from its ports (an input arrives at the clock edge); "
            "a block that meets the spec's clock is not mapped for more, so its max clock is a lower bound"
         << (macros.macros.empty() ? "" : "; paths into and out of the macros are not timed") << "\n";

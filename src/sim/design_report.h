@@ -16,7 +16,7 @@ void print_sparse_plan(const SparsePlan& sp, std::ostream& out);
 void print_graph(const Graph& g, std::ostream& out);
 // What `fsgen generate --synth` maps and how.
 struct SynthesisRequest {
-  std::string liberty;              // "" for the built-in fsgen45
+  std::string liberty;  // "" for the built-in fsgen45
   MacroOptions macros;
   unsigned jobs = 2;                // blocks synthesised at a time
   std::vector<std::string> blocks;  // the blocks to map; empty: every block
