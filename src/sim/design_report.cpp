@@ -214,16 +214,18 @@ bool print_synthesis(const Graph& g, const std::string& dir, const SynthesisRequ
     out << "\n";
   }
   double macro_area = 0;
+  bool any_macro = false;
   for (const auto& m : macros.macros) {
     if (std::find(names.begin(), names.end(), m.block) == names.end()) continue;
     macro_area += m.area_um2;
+    any_macro = true;
     out << "  memory macro " << m.block << " (" << m.bytes << " B, " << m.word_bits << "-bit rows; SRAM macro model, "
         << mo.node_nm << " nm): area " << std::setprecision(1) << m.area_um2 << " um^2, read " << std::setprecision(2)
         << m.read_pj << " pJ, write " << m.write_pj << " pJ, leakage " << std::setprecision(4) << m.leakage_mw
         << " mW\n";
   }
   out << "  logic area " << std::setprecision(1) << logic_area << " um^2";
-  if (!macros.macros.empty()) out << ", with the macros " << logic_area + macro_area << " um^2";
+  if (any_macro) out << ", with the macros " << logic_area + macro_area << " um^2";
   out << "\n";
   if (!ok) out << "timing: not known (a block's synthesis failed; its script is in " << dir << "/synth/<block>/)\n";
   if (ok && slowest) {
@@ -234,7 +236,7 @@ bool print_synthesis(const Graph& g, const std::string& dir, const SynthesisRequ
         << (slack >= 0 ? "met" : "VIOLATED")
         << "). Paths between blocks are timed in each block from its ports (an input arrives at the clock edge); "
            "a block that meets the spec's clock is not mapped for more, so its max clock is a lower bound"
-        << (macros.macros.empty() ? "" : "; paths into and out of the macros are not timed") << "\n";
+        << (any_macro ? "; paths into and out of the macros are not timed" : "") << "\n";
   }
   out << std::defaultfloat;
   return ok;
