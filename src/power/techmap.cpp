@@ -224,6 +224,17 @@ CommandResult run_sta(const SynthReport& synth, const std::string& top, const Li
 
 }  // namespace
 
+TimedNetlist synth_and_time(const std::vector<std::string>& files, const std::string& top,
+                            const std::map<std::string, int64_t>& params, const Liberty& lib,
+                            const std::string& out_dir, double period_ns) {
+  SynthOptions options;
+  options.delay_target_ns = period_ns;
+  TimedNetlist t;
+  t.synth = synth_to_liberty(files, top, params, lib, out_dir, options);
+  t.timing = critical_path(t.synth, top, lib, "clk", period_ns);
+  return t;
+}
+
 StaPower sta_vectorless_power(const SynthReport& synth, const std::string& top, const Liberty& lib,
                               const std::string& clock, double period_ns, double activity) {
   const CommandResult res = run_sta(synth, top, lib, clock, period_ns,

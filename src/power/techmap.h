@@ -59,6 +59,17 @@ struct TimingReport {
 TimingReport critical_path(const SynthReport& synth, const std::string& top, const Liberty& lib,
                            const std::string& clock, double period_ns);
 
+// A module mapped for delay at `period_ns` (SynthOptions::delay_target_ns) and its worst
+// path at that period on the clock port `clk`: what `fsgen generate --synth` and the
+// sparsity study report per block.
+struct TimedNetlist {
+  SynthReport synth;
+  TimingReport timing;
+};
+TimedNetlist synth_and_time(const std::vector<std::string>& files, const std::string& top,
+                            const std::map<std::string, int64_t>& params, const Liberty& lib,
+                            const std::string& out_dir, double period_ns);
+
 // OpenSTA's vectorless power of a mapped netlist: every non-clock net at `activity`
 // transitions per clock period (set_power_activity -global). The Debian build sums rise
 // and fall internal energy per transition; its figures are reported as it gives them.

@@ -97,8 +97,7 @@ namespace {
 struct BlockSynthesis {
   std::string block;
   ArrayInstance instance;
-  SynthReport synth;
-  TimingReport timing;
+  TimedNetlist netlist;
   std::string error;  // why its synthesis or timing failed ("" when it did not)
 };
 
@@ -112,11 +111,9 @@ std::optional<ArrayInstance> synthesis_instance(const Graph& g, const std::strin
 // Synthesises and times each of `todo` in a folder of its own under dir/synth, `jobs` at a
 // time (each its own Yosys and OpenSTA); a block that fails keeps its error and the others go on.
 std::vector<BlockSynthesis> synthesise_blocks(std::vector<BlockSynthesis> todo, const Graph& g, const std::string& dir,
-                                              const Liberty& lib, unsigned jobs) {
+                                              const Liberty& lib, double period_ns, unsigned jobs) {
   std::vector<std::string> files;
   for (const auto& f : verilog_files(g)) files.push_back((std::filesystem::path(dir) / f).string());
-  SynthOptions options;
-  options.delay_target_ns = 1000.0 / g.spec.clock_mhz;
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i; (i = next++) < todo.size();) {
@@ -124,8 +121,7 @@ std::vector<BlockSynthesis> synthesise_blocks(std::vector<BlockSynthesis> todo, 
       try {
         const std::string block_dir = (std::filesystem::path(dir) / "synth" / b.block).string();
         std::filesystem::create_directories(block_dir);
-        b.synth = synth_to_liberty(files, b.instance.module, b.instance.params, lib, block_dir, options);
-        b.timing = critical_path(b.synth, b.instance.module, lib, "clk", options.delay_target_ns);
+        b.netlist = synth_and_time(files, b.instance.module, b.instance.params, lib, block_dir, period_ns);
       } catch (const std::exception& e) {
         b.error = e.what();
       }
@@ -182,12 +178,12 @@ bool print_synthesis(const Graph& g, const std::string& dir, const SynthesisRequ
   for (const auto& name : names) {
     if (macro_of.count(name)) continue;
     if (auto inst = synthesis_instance(g, name))
-      todo.push_back({name, *inst, {}, {}, ""});
+      todo.push_back({name, *inst, {}, ""});
     else
       inside.push_back(name);
   }
-  const std::vector<BlockSynthesis> done = synthesise_blocks(std::move(todo), g, dir, lib, request.jobs);
-  const double period_ns = 1000.0 / g.spec.clock_mhz;
+  const std::vector<BlockSynthesis> done =
+      synthesise_blocks(std::move(todo), g, dir, lib, 1000.0 / g.spec.clock_mhz, request.jobs);
   out << "synthesis (yosys onto liberty " << lib.name << ", each block on its own, mapped for delay at "
       << g.spec.clock_mhz << " MHz: buffered fan-out, sized gates; timing by OpenSTA from each block's ports)\n"
       << std::fixed;
@@ -201,12 +197,14 @@ bool print_synthesis(const Graph& g, const std::string& dir, const SynthesisRequ
       ok = false;
       continue;
     }
-    logic_area += b.synth.area_um2;
-    if (!slowest || b.timing.max_clock_mhz() < slowest->timing.max_clock_mhz()) slowest = &b;
+    const SynthReport& synth = b.netlist.synth;
+    const TimingReport& t = b.netlist.timing;
+    logic_area += synth.area_um2;
+    if (!slowest || t.max_clock_mhz() < slowest->netlist.timing.max_clock_mhz()) slowest = &b;
     out << "  " << std::left << std::setw(9) << b.block << std::setw(16) << b.instance.module << std::right
-        << std::setprecision(1) << std::setw(11) << b.synth.area_um2 << " um^2 " << std::setw(7) << b.synth.cells
-        << " cells  path " << std::setprecision(3) << b.timing.arrival_ns + b.timing.setup_ns << " ns, max "
-        << std::setprecision(0) << std::setw(5) << b.timing.max_clock_mhz() << " MHz: " << path_text(b.timing) << "\n";
+        << std::setprecision(1) << std::setw(11) << synth.area_um2 << " um^2 " << std::setw(7) << synth.cells
+        << " cells  path " << std::setprecision(3) << t.arrival_ns + t.setup_ns << " ns, max " << std::setprecision(0)
+        << std::setw(5) << t.max_clock_mhz() << " MHz: " << path_text(t) << "\n";
   }
   if (!inside.empty()) {
     out << "  inside ctrl's module (timed with it):";
@@ -229,9 +227,9 @@ bool print_synthesis(const Graph& g, const std::string& dir, const SynthesisRequ
   out << "\n";
   if (!ok) out << "timing: not known (a block's synthesis failed; its script is in " << dir << "/synth/<block>/)\n";
   if (ok && slowest) {
-    const double slack = period_ns - slowest->timing.arrival_ns - slowest->timing.setup_ns;
+    const double slack = slowest->netlist.timing.slack_ns;
     out << "timing: max clock " << (request.blocks.empty() ? "" : "of these blocks ") << std::setprecision(0)
-        << slowest->timing.max_clock_mhz() << " MHz, set by " << slowest->block << "; at the spec's "
+        << slowest->netlist.timing.max_clock_mhz() << " MHz, set by " << slowest->block << "; at the spec's "
         << g.spec.clock_mhz << " MHz the slack is " << std::setprecision(3) << slack << " ns ("
         << (slack >= 0 ? "met" : "VIOLATED")
         << "). Paths between blocks are timed in each block from its ports (an input arrives at the clock edge); "

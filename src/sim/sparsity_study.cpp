@@ -87,11 +87,10 @@ void synthesise(const Graph& g, const SparsityStudyOptions& o, SparsityStudyRow&
     const ArrayInstance& part = parts[i];
     const std::string part_dir = (std::filesystem::path(dir) / ("synth_" + std::to_string(i) + "_" + part.module)).string();
     std::filesystem::create_directories(part_dir);
-    SynthOptions timing;
-    timing.delay_target_ns = 1000.0 / g.spec.clock_mhz;
-    const SynthReport s = synth_to_liberty({(std::filesystem::path(dir) / (part.module + ".v")).string()}, part.module,
-                                           part.params, lib, part_dir, timing);
-    const TimingReport t = critical_path(s, part.module, lib, "clk", timing.delay_target_ns);
+    const TimedNetlist timed = synth_and_time({(std::filesystem::path(dir) / (part.module + ".v")).string()},
+                                              part.module, part.params, lib, part_dir, 1000.0 / g.spec.clock_mhz);
+    const SynthReport& s = timed.synth;
+    const TimingReport& t = timed.timing;
     row.area_um2 += s.area_um2;
     row.cells += s.cells;
     if (i == 0) row.array_mhz = t.max_clock_mhz();
