@@ -61,6 +61,11 @@ void add_problem_options(CLI::App* cmd, KernelOptions& o) {
   cmd->add_option("--m", o.m, "rows of A and C")->capture_default_str();
   cmd->add_option("--n", o.n, "columns of B and C")->capture_default_str();
   cmd->add_option("--k", o.k, "reduction length")->capture_default_str();
+  cmd->add_option("--epilogue", o.epilogue,
+                  "matmul: the activation unit on each stored row (a fused core): act(requant(A B)), or gated: B holds "
+                  "W1's n columns then W3's, C = requant(act(u) x requant(g))")
+      ->check(CLI::IsMember({"none", "silu", "gelu", "gated-silu", "gated-gelu"}))
+      ->capture_default_str();
   cmd->add_option("--seed", o.seed, "random operand seed")->capture_default_str();
   add_value_options(cmd, o.values);
   cmd->add_option("--zeros-in", o.values.zeros_in, "matmul: operands that get --zeros and --pattern: a, b or ab")
@@ -81,6 +86,11 @@ MatmulProblem matmul_problem(const KernelOptions& o) {
   p.zeros_in_a = o.values.zeros_in.find('a') != std::string::npos;
   p.zeros_in_b = o.values.zeros_in.find('b') != std::string::npos;
   p.pattern = pattern_of(o.values);
+  if (o.epilogue != "none") {
+    const std::string gated = "gated-";
+    p.epilogue.gated = o.epilogue.rfind(gated, 0) == 0;
+    p.epilogue.activation = p.epilogue.gated ? o.epilogue.substr(gated.size()) : o.epilogue;
+  }
   return p;
 }
 
@@ -130,7 +140,7 @@ ChosenKernel compile_kernel(const Graph& g, const KernelOptions& o) {
     const MatmulProblem prob = matmul_problem(o);
     c.program = compile_matmul(g, prob);
     c.expected = matmul_expected(c.program, prob);
-    c.macs = double(o.m) * o.n * o.k;
+    c.macs = double(o.m) * prob.b_columns() * o.k;
     c.least_bytes = least_traffic_bytes(prob);
   }
   return c;

@@ -48,6 +48,7 @@ void add_ffn_options(CLI::App* cmd, FfnOptions& o);
 struct KernelOptions {
   std::string kernel = "matmul";
   unsigned m = 32, n = 32, k = 32;
+  std::string epilogue = "none";  // matmul: none, silu, gelu, gated-silu, gated-gelu
   unsigned long long seed = 1;
   ValueOptions values;
   AttentionOptions attention;

@@ -70,16 +70,18 @@ class LayerLowering {
   }
 
   // C[m x n] = A[m x k] B[k x n], padded to whole tiles and split so that its live output
-  // tiles fit the accumulator cache.
-  void matmul(const std::string& name, uint32_t m, uint32_t n, uint32_t k) {
+  // tiles fit the accumulator cache. A gated epilogue's B is k x 2n (its W1 and W3 tiles in
+  // pairs, each pair one output tile of C).
+  void matmul(const std::string& name, uint32_t m, uint32_t n, uint32_t k, const MatmulEpilogue& epilogue = {}) {
     const ArrayPlan& a = g_.array_a;
+    const uint32_t per_c = epilogue.gated ? 2 : 1;  // B tiles per output tile
     const uint32_t tm = uint32_t(round_up(m, a.spec.tile_m) / a.spec.tile_m);
     const uint32_t tn = uint32_t(round_up(n, g_.matmul_tile_n()) / g_.matmul_tile_n());
     const uint32_t tk = uint32_t(round_up(k, a.spec.tile_k) / a.spec.tile_k);
     uint32_t pm = tm, pn = tn;  // tiles per launch
     if (a.acc_slots > 0) {
       if (a.spec.m_inside_k()) pm = largest_divisor_within(tm, a.acc_slots);
-      if (a.spec.n_inside_k()) pn = largest_divisor_within(tn, a.acc_slots / (a.spec.m_inside_k() ? pm : 1));
+      if (a.spec.n_inside_k()) pn = largest_divisor_within(tn, a.acc_slots / per_c / (a.spec.m_inside_k() ? pm : 1));
     }
     KernelLaunch l;
     l.name = name;
@@ -89,11 +91,12 @@ class LayerLowering {
     l.matmul.m = pm == tm && !g_.sparse.memory.compresses("x") ? m : pm * a.spec.tile_m;
     l.matmul.n = pn * g_.matmul_tile_n();
     l.matmul.k = tk * a.spec.tile_k;
+    l.matmul.epilogue = epilogue;
     l.count = (tm / pm) * (tn / pn);
-    l.macs = uint64_t(m) * n * k;
-    l.padded_macs = uint64_t(l.count) * pm * a.spec.tile_m * l.matmul.n * l.matmul.k;
+    l.macs = uint64_t(m) * n * per_c * k;
+    l.padded_macs = uint64_t(l.count) * pm * a.spec.tile_m * l.matmul.b_columns() * l.matmul.k;
     MatmulProblem unpadded;
-    unpadded.m = m, unpadded.n = n, unpadded.k = k;
+    unpadded.m = m, unpadded.n = n, unpadded.k = k, unpadded.epilogue = epilogue;
     l.least_bytes = least_traffic_bytes(unpadded);
     if (l.padded_macs != l.macs)
       plan_.notes.push_back(name + ": " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
@@ -163,12 +166,29 @@ class LayerLowering {
       plan_.kernels.push_back(l);
       return;
     }
-    plan_.notes.push_back("ffn: hidden " + std::to_string(m_.hidden) + " exceeds one reduction tile (tiling.k " +
-                          std::to_string(g_.spec.array_a.tile_k) +
-                          "): W1" + std::string(m_.gated_ffn ? "/W3" : "") + " and W2 run as matmuls, the activation on the host");
-    matmul(m_.gated_ffn ? "w1_w3" : "w1", t, (m_.gated_ffn ? 2 : 1) * m_.ffn, m_.hidden);
-    if (m_.biases) host("w1 bias", uint64_t(t) * m_.ffn);
-    host(m_.activation + (m_.gated_ffn ? " and gate product" : ""), uint64_t(t) * m_.ffn * (m_.gated_ffn ? 2 : 1));
+    const std::string over = "ffn: hidden " + std::to_string(m_.hidden) + " exceeds one reduction tile (tiling.k " +
+                             std::to_string(g_.spec.array_a.tile_k) + "): W1" + (m_.gated_ffn ? "/W3" : "") +
+                             " and W2 run as matmuls, ";
+    const std::string act = m_.activation + (m_.gated_ffn ? " and gate product" : "");
+    const std::string why_host = epilogue_unsupported_why(g_, m_.gated_ffn);
+    if (why_host.empty()) {
+      plan_.notes.push_back(over + "the " + act + " in W1's epilogue on the accelerator");
+      MatmulEpilogue e;
+      e.activation = m_.activation;
+      e.gated = m_.gated_ffn;
+      // A W1 bias comes before the activation, inside the epilogue's reach: it is folded into
+      // the reduction, X with a column of ones (written by the norm before it), W1 with the
+      // bias as one more row, in accumulator units.
+      const uint32_t k = m_.hidden + (m_.biases ? 1 : 0);
+      if (m_.biases) plan_.notes.push_back("ffn: the W1 bias folded into W1's reduction (k = hidden + 1)");
+      matmul(m_.gated_ffn ? "w1_w3_act" : "w1_act", t, m_.ffn, k, e);
+      plan_.kernels.back().macs = uint64_t(t) * m_.ffn * (m_.gated_ffn ? 2 : 1) * m_.hidden;
+    } else {
+      plan_.notes.push_back(over + "the " + act + " on the host (" + why_host + ")");
+      matmul(m_.gated_ffn ? "w1_w3" : "w1", t, (m_.gated_ffn ? 2 : 1) * m_.ffn, m_.hidden);
+      if (m_.biases) host("w1 bias", uint64_t(t) * m_.ffn);
+      host(act, uint64_t(t) * m_.ffn * (m_.gated_ffn ? 2 : 1));
+    }
     matmul("w2", t, m_.hidden, m_.ffn);
     if (m_.biases) host("w2 bias", uint64_t(t) * m_.hidden);
   }

@@ -10,11 +10,14 @@
 //    new token against the KV cache in off-chip memory. A sliding window limits the keys
 //    a decode step reads.
 //  - FFN: the fused FFN kernel when hidden fits one reduction tile (hidden <= tiling.k);
-//    otherwise W1 and W3 as one packed matmul launch, the activation and gate product
-//    on the host, then W2 as a matmul launch.
-//  - Norms, RoPE, QK-norm, biases, residual adds, the activation of a matmul-lowered FFN
-//    and the head-major re-layout of Q, K and V: host work, stated by elements and
-//    off-chip bytes (each op reads and writes its INT8 operands once).
+//    otherwise W1 and W3 as one matmul launch whose epilogue applies the activation and the
+//    gate product (B's W1 and W3 tiles in pairs; a W1 bias folded into the reduction as
+//    one more row), then W2 as a matmul launch. On a design without the epilogue (array b
+//    joining matmuls, or gated with the n loop outside m) the activation and gate product
+//    stay with the host, and the plan's notes say why.
+//  - Norms, RoPE, QK-norm, biases, residual adds, a host-side activation and the
+//    head-major re-layout of Q, K and V: host work, stated by elements and off-chip bytes
+//    (each op reads and writes its INT8 operands once).
 // Dimensions that are not whole tiles are zero-padded (the padding's MACs are counted
 // separately); a matmul whose live output tiles exceed the accumulator cache is split
 // along n, then m, into launches that fit.

@@ -4,7 +4,7 @@ namespace fsgen {
 
 uint64_t least_traffic_bytes(const MatmulProblem& p) {
   const uint64_t m = p.m, n = p.n, k = p.k;
-  return m * k + k * n + m * n;
+  return m * k + k * p.b_columns() + m * n;
 }
 
 uint64_t least_traffic_bytes(const AttentionProblem& p, uint32_t head_dim) {

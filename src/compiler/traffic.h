@@ -10,7 +10,7 @@
 
 namespace fsgen {
 
-// A (m x k) and B (k x n) read, C (m x n) written.
+// A (m x k) and B (k x n, or k x 2n for a gated epilogue) read, C (m x n) written.
 uint64_t least_traffic_bytes(const MatmulProblem& p);
 // Q and O of every query head, K and V of every KV head over the keys the queries see (the
 // context and the new tokens), and the residual input when added.

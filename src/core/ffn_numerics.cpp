@@ -21,6 +21,12 @@ ActivationTable make_activation_table(const std::string& activation, double in_s
   return t;
 }
 
+int8_t ffn_hidden(int32_t u, const int32_t* g, const ActivationTable& lut, const FfnParams& p) {
+  const int8_t a = lut[static_cast<uint8_t>(requantize(u, p.u.mult, p.u.shift))];
+  if (!g) return a;
+  return requantize(int32_t{a} * requantize(*g, p.g.mult, p.g.shift), p.h.mult, p.h.shift);
+}
+
 std::vector<int8_t> ffn_reference(const std::vector<int8_t>& x, const std::vector<int8_t>& w1,
                                   const std::vector<int8_t>& w3, const std::vector<int8_t>& w2t,
                                   const ActivationTable& lut, const std::vector<int8_t>& residual, const FfnParams& p) {
@@ -36,12 +42,8 @@ std::vector<int8_t> ffn_reference(const std::vector<int8_t>& x, const std::vecto
     std::fill(o.begin(), o.end(), 0);
     const int8_t* xt = x.data() + size_t(t) * hd;
     for (uint32_t f = 0; f < p.ffn; ++f) {
-      const int8_t u = requantize(dot(xt, w1.data() + size_t(f) * hd), p.u.mult, p.u.shift);
-      int8_t h = lut[static_cast<uint8_t>(u)];
-      if (p.gated) {
-        const int8_t g = requantize(dot(xt, w3.data() + size_t(f) * hd), p.g.mult, p.g.shift);
-        h = requantize(int32_t{h} * g, p.h.mult, p.h.shift);
-      }
+      const int32_t g = p.gated ? dot(xt, w3.data() + size_t(f) * hd) : 0;
+      const int8_t h = ffn_hidden(dot(xt, w1.data() + size_t(f) * hd), p.gated ? &g : nullptr, lut, p);
       for (uint32_t c = 0; c < hd; ++c) o[c] = mac(o[c], h, w2t[size_t(f) * hd + c]);
     }
     for (uint32_t c = 0; c < hd; ++c) {

@@ -25,6 +25,10 @@ struct FfnParams {
 
 using ActivationTable = std::array<int8_t, 256>;
 
+// One hidden value from its pre-activation accumulator u (and, gated, the gate's g):
+// h = lut[requant(u)], gated h = requant(lut[requant(u)] x requant(g)).
+int8_t ffn_hidden(int32_t u, const int32_t* g, const ActivationTable& lut, const FfnParams& p);
+
 // lut[code] = clamp(round(act(code * in_scale) / out_scale)), code an INT8 value.
 ActivationTable make_activation_table(const std::string& activation, double in_scale, double out_scale);
 

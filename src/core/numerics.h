@@ -30,6 +30,10 @@ inline int8_t requantize(int32_t acc, uint16_t mult, uint8_t shift) {
   return static_cast<int8_t>(r);
 }
 
+// The INT32 accumulators of an INT8 matmul: C[m][n] = sum_k A[m][k] * B[k][n] (row-major).
+std::vector<int32_t> matmul_accumulators(const std::vector<int8_t>& a, const std::vector<int8_t>& b, uint32_t m,
+                                         uint32_t n, uint32_t k);
+
 // Reference INT8 matmul: C[m][n] = requantize(sum_k A[m][k] * B[k][n]).
 // A is M x K, B is K x N, C is M x N, all row-major.
 std::vector<int8_t> matmul_reference(const std::vector<int8_t>& a, const std::vector<int8_t>& b,

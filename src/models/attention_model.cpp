@@ -21,13 +21,14 @@ void FusedCore::scores(bool reload, uint32_t b_slot) {
                              reload, Accumulate::kClear, nullptr, {s_acc_.data(), plan_.spec.tile_n}));
 }
 
-// Row i of the score tile, loaded into the softmax unit in cycle c0 + i: its probe and
-// operand bytes where the unit's row register holds it, a cycle later.
-void FusedCore::load_softmax_row(uint64_t c0, uint32_t i) {
+// Row i of array a's accumulator tile `acc` (the score tile, or a matmul's output tile),
+// loaded into the softmax unit in cycle `cycle`: its probe and operand bytes where the unit's
+// row register holds it, a cycle later.
+void FusedCore::load_softmax_row(uint64_t cycle, uint32_t i, AccTile acc) {
   const uint32_t tkv = plan_.spec.tile_n;
-  array_a_->read_row(i, {s_acc_.data(), tkv}, tkv, s_row_.data());
-  sm_in_->update(c0 + i + 1, s_row_.data());
-  record_operands(*sm_activity_, *sm_timeline_, c0 + i + 1, reinterpret_cast<const uint8_t*>(s_row_.data()),
+  array_a_->read_row(i, acc, tkv, s_row_.data());
+  sm_in_->update(cycle + 1, s_row_.data());
+  record_operands(*sm_activity_, *sm_timeline_, cycle + 1, reinterpret_cast<const uint8_t*>(s_row_.data()),
                   size_t(tkv) * sizeof(int32_t));
 }
 
@@ -57,7 +58,7 @@ void FusedCore::softmax(uint32_t q0, uint32_t j0, bool first_kv) {
   std::vector<int32_t> z(tkv);
   std::vector<bool> vis(tkv);
   for (uint32_t i = 0; i < tq; ++i) {
-    load_softmax_row(c0, i);
+    load_softmax_row(c0 + i, i, {s_acc_.data(), tkv});
     int32_t tmax = INT32_MIN;
     const uint32_t qpos = uint32_t(regs_.q_pos0) + q0 + i;
     for (uint32_t j = 0; j < tkv; ++j) {
@@ -84,30 +85,47 @@ void FusedCore::softmax(uint32_t q0, uint32_t j0, bool first_kv) {
   end_softmax_pass(c0, false);
 }
 
-// A_SM in FFN mode: the unit applies the activation table to the requantised scores
-// (first pass) or gates the stored activations with the requantised W3 scores.
-void FusedCore::activation(uint32_t j0, bool gate_pass) {
+// The unit in FFN mode on the row in s_row_ (row i of its tile): the activation table on the
+// requantised row (first pass) or the gate, the requantised row times row i's activations
+// held in p_buf; columns from len_kv on are 0. Into p_row_.
+void FusedCore::activate_row(uint32_t i, uint32_t j0, bool gate_pass) {
+  const uint32_t tkv = plan_.spec.tile_n;
+  for (uint32_t j = 0; j < tkv; ++j) {
+    int8_t p = 0;
+    if (j0 + j < regs_.len_kv) {
+      if (gate_pass) {
+        const int8_t g = num::requantize(s_row_[j], regs_.gate_mult, regs_.gate_shift);
+        p = num::requantize(int32_t{p_buf_[size_t(i) * tkv + j]} * g, regs_.hid_mult, regs_.hid_shift);
+      } else {
+        p = static_cast<int8_t>(
+            lut_[static_cast<uint8_t>(num::requantize(s_row_[j], regs_.score_mult, regs_.score_shift))]);
+      }
+    }
+    p_row_[j] = static_cast<uint8_t>(p);
+  }
+}
+
+// A pass of the unit in FFN mode over the rows of array a's tile `acc`, row r loaded in cycle
+// c0 + r, its output written to p_buf (A_SM of the FFN; S_ACT of a gated matmul).
+void FusedCore::activation_pass(AccTile acc, uint32_t j0, bool gate_pass) {
   const uint32_t tq = plan_.spec.tile_m, tkv = plan_.spec.tile_n;
   const uint64_t c0 = now();
   for (uint32_t i = 0; i < tq; ++i) {
-    load_softmax_row(c0, i);
-    for (uint32_t j = 0; j < tkv; ++j) {
-      int8_t p = 0;
-      if (j0 + j < regs_.len_kv) {
-        if (gate_pass) {
-          const int8_t g = num::requantize(s_row_[j], regs_.gate_mult, regs_.gate_shift);
-          p = num::requantize(int32_t{p_buf_[size_t(i) * tkv + j]} * g, regs_.hid_mult, regs_.hid_shift);
-        } else {
-          p = static_cast<int8_t>(lut_[static_cast<uint8_t>(num::requantize(s_row_[j], regs_.score_mult, regs_.score_shift))]);
-        }
-      }
-      p_row_[j] = static_cast<uint8_t>(p);
-      p_buf_[size_t(i) * tkv + j] = p;
-    }
+    load_softmax_row(c0 + i, i, acc);
+    activate_row(i, j0, gate_pass);
+    std::copy(p_row_.begin(), p_row_.end(), reinterpret_cast<uint8_t*>(p_buf_.data()) + size_t(i) * tkv);
     sm_out_->update(c0 + i + 2, p_row_.data());
   }
   end_softmax_pass(c0, gate_pass);
 }
+
+// A_SM in FFN mode: the activation of U's tile (first pass) or the gate on G's.
+void FusedCore::activation(uint32_t j0, bool gate_pass) {
+  activation_pass({s_acc_.data(), plan_.spec.tile_n}, j0, gate_pass);
+}
+
+// S_ACT: a gated matmul's W1 tile, its activations held for the W3 tile's store.
+void FusedCore::hold_activations() { activation_pass({tile_ptr_, plan_.spec.tile_n}, 0, false); }
 
 // A_O (passes of array b, one per sub-tile of a dot array): O = alpha O + P V (FFN: O += H W2);
 // P is the tile the softmax unit wrote, V the rows in buf_b. A dot array b smaller than

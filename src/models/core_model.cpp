@@ -263,20 +263,40 @@ void FusedCore::zero_rows(BufferSlot dst, uint32_t from, uint32_t rows, uint32_t
   std::memset(buffer(dst) + size_t(from) * row_bytes, 0, size_t(rows - from) * row_bytes);
 }
 
-// S_ST: per output row READ (from the array), CONV (requantise), ISSUE and its write burst.
+// S_ST: per output row READ (from the array), CONV (requantise; with the activation epilogue
+// the softmax unit, loaded in READ, activates or gates the row), ISSUE and its write burst.
 void FusedCore::store_tile(uint32_t mt, uint32_t nt) {
   const ArraySpec& a = plan_.spec;
   auto prepare = [&](uint32_t r, uint64_t read_cycle) {
     array_a_->read_row(r, {tile_ptr_, a.tile_n}, a.tile_n, acc_row_.data());
     if (array_b_matmul_) array_b_matmul_->read_row(r, {}, tile_n_ - a.tile_n, acc_row_.data() + a.tile_n);
     rq_in_->update(read_cycle + 1, acc_row_.data());
-    for (uint32_t j = 0; j < tile_n_; ++j) out_row_[j] = num::requantize(acc_row_[j], regs_.req_mult, regs_.req_shift);
+    if (mm_act()) {
+      activate_row_on_store(r, read_cycle);
+    } else {
+      for (uint32_t j = 0; j < tile_n_; ++j)
+        out_row_[j] = num::requantize(acc_row_[j], regs_.req_mult, regs_.req_shift);
+    }
     rq_out_->update(read_cycle + 2, out_row_.data());
   };
-  auto row_addr = [&](uint32_t r) { return regs_.addr_c + (mt * a.tile_m + r) * regs_.stride_c + nt * tile_n_; };
+  const uint32_t c_nt = mm_gated() ? nt / 2 : nt;  // gated: C's column block of the W1 / W3 pair
+  auto row_addr = [&](uint32_t r) { return regs_.addr_c + (mt * a.tile_m + r) * regs_.stride_c + c_nt * tile_n_; };
   const uint32_t beats = tile_n_ / graph_.memory.beat_bytes;
   end_transfer(store_transfer_end(now(), matmul_rows(mt), beats, prepare,
                                   dma_writes(row_addr, beats, reinterpret_cast<const uint8_t*>(out_row_.data()))));
+}
+
+// The epilogue of stored row r, its accumulators read in `read_cycle`: the softmax unit loads
+// the row then, gated with row r's held activations, and its output is the stored row.
+void FusedCore::activate_row_on_store(uint32_t r, uint64_t read_cycle) {
+  load_softmax_row(read_cycle, r, {tile_ptr_, plan_.spec.tile_n});
+  activate_row(r, 0, mm_gated());
+  std::copy(p_row_.begin(), p_row_.end(), reinterpret_cast<uint8_t*>(out_row_.data()));
+  sm_out_->update(read_cycle + 2, p_row_.data());
+  sm_activity_->busy_cycles += 1;
+  sm_timeline_->busy.push_back({read_cycle, 1});
+  sm_timeline_->enabled.push_back({read_cycle, 1});
+  if (mm_gated()) sm_timeline_->side.push_back({read_cycle, 1});
 }
 
 // The compute phase of one matmul tile: array a on B's first a.n columns and, with

@@ -90,6 +90,7 @@ class Dma : public sc_core::sc_module {
 };
 
 class PeArrayModel;
+struct AccTile;
 
 // Controller, operand buffers, PE array, accumulator cache and requantiser of the
 // fused core: the controller's schedule (TileSequencer) runs in one process, and each
@@ -125,12 +126,16 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
                             uint32_t row_bytes, BufferSlot dst) override;
   void matmul_tile(bool reload_stationary, uint32_t kt, uint32_t acc_slot, uint32_t a_slot, uint32_t b_slot) override;
   void store_tile(uint32_t mt, uint32_t nt) override;
+  void activate_row_on_store(uint32_t r, uint64_t read_cycle);
   void scores(bool reload_stationary, uint32_t b_slot) override;
   void softmax(uint32_t q0, uint32_t j0, bool first_kv) override;
   int32_t key_tile_score(uint32_t rows) override;
   void activation(uint32_t j0, bool gate_pass) override;
   void update_o(bool first_kv, uint32_t b_slot) override;
-  void load_softmax_row(uint64_t c0, uint32_t i);
+  void hold_activations() override;
+  void activation_pass(AccTile acc, uint32_t j0, bool gate_pass);
+  void activate_row(uint32_t i, uint32_t j0, bool gate_pass);
+  void load_softmax_row(uint64_t cycle, uint32_t i, AccTile acc);
   void end_softmax_pass(uint64_t c0, bool gate_pass);
   void write_factor(uint64_t cycle, uint32_t row, uint32_t alpha);
   void store_o_rows(uint32_t h, uint32_t q0, uint32_t rows) override;

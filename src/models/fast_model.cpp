@@ -128,9 +128,11 @@ class FastCore : private TileSequencer {
     FSGEN_ASSERT(false, "the fast model refuses compressed designs (its constructor)");
   }
 
-  void store_rows(uint32_t rows, uint32_t row_bytes) {
+  void store_rows(
+      uint32_t rows, uint32_t row_bytes,
+      const std::function<void(uint32_t, uint64_t)>& prepare = [](uint32_t, uint64_t) {}) {
     const uint32_t beats = row_bytes / mem_.beat_bytes;
-    const uint64_t last = store_transfer_end(now_, rows, beats, [](uint32_t, uint64_t) {}, dma_writes(beats));
+    const uint64_t last = store_transfer_end(now_, rows, beats, prepare, dma_writes(beats));
     dma_phase(last, rows, uint64_t(rows) * row_bytes);
   }
 
@@ -152,7 +154,13 @@ class FastCore : private TileSequencer {
     timeline_.add_side(block, now_, span, p.stationarity == Stationarity::kOutput ? rescales : double(passes) * loads);
   }
 
-  void store_tile(uint32_t mt, uint32_t) override { store_rows(matmul_rows(mt), tile_n_); }
+  // With the activation epilogue, the softmax unit takes each row in its READ cycle.
+  void store_tile(uint32_t mt, uint32_t) override {
+    if (!mm_act()) return store_rows(matmul_rows(mt), tile_n_);
+    const uint64_t row_bytes = uint64_t(plan_.spec.tile_n) * sizeof(int32_t);
+    store_rows(matmul_rows(mt), tile_n_, [&](uint32_t, uint64_t read) { phase_at("softmax", read, 1, 1, row_bytes); });
+  }
+  void hold_activations() override { softmax_unit_pass(); }
 
   void scores(bool reload, uint32_t) override {
     const uint64_t span = tile_cycles(plan_, reload);

@@ -46,7 +46,11 @@ void write_register(KernelRegs& regs, uint32_t offset, uint32_t v) {
     case reg::kAddrMetaA: regs.addr_meta_a = v; break;
     case reg::kAddrMetaB: regs.addr_meta_b = v; break;
     case reg::kAddrPool: regs.addr_pool = v; break;
-    case reg::kMmFlags: regs.b_transposed = v & 1; break;
+    case reg::kMmFlags:
+      regs.b_transposed = v & 1;
+      regs.mm_act = v & 2;
+      regs.mm_gated = v & 4;
+      break;
     default: break;
   }
 }

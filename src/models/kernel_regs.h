@@ -14,6 +14,8 @@ struct KernelRegs {
   uint32_t addr_a = 0, addr_b = 0, addr_c = 0;
   uint32_t stride_a = 0, stride_b = 0, stride_c = 0;
   bool b_transposed = false;  // mm_flags bit0: B given as N x K rows
+  bool mm_act = false;        // mm_flags bit1: the activation epilogue
+  bool mm_gated = false;      // mm_flags bit2: gated, B's n tiles in W1 / W3 pairs
   uint16_t req_mult = 0;
   uint8_t req_shift = 0;
   // attention (kernel 1)

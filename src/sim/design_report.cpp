@@ -9,12 +9,30 @@
 #include <thread>
 
 #include "blocks/registry.h"
+#include "compiler/matmul.h"
 #include "core/error.h"
 #include "generator/verilog_emitter.h"
 #include "power/liberty.h"
 #include "power/techmap.h"
 
 namespace fsgen {
+
+namespace {
+
+// Whether the matmul kernel applies an FFN's activation (and gate product) to its stored rows,
+// and why not.
+void print_epilogue(const Graph& g, std::ostream& out) {
+  const std::string plain = epilogue_unsupported_why(g, false), gated = epilogue_unsupported_why(g, true);
+  out << "\n  matmul epilogue: ";
+  if (!plain.empty())
+    out << "none; " << plain;
+  else if (!gated.empty())
+    out << "the activation on stored rows, not gated; " << gated;
+  else
+    out << "the activation and gate product on stored rows (an FFN wider than tiling.k runs them there)";
+}
+
+}  // namespace
 
 namespace {
 
@@ -74,6 +92,7 @@ void print_graph(const Graph& g, std::ostream& out) {
   if (!g.matmul_alone_why.empty()) out << " (on array a alone)";
   if (g.attention) out << ", attention and FFN (fused: S = Q K^T on a, online softmax, O = P V on b)";
   if (!g.matmul_alone_why.empty()) out << "\n  array b in matmul: idle; " << g.matmul_alone_why;
+  print_epilogue(g, out);
   if (g.attention) {
     const ArrayPlan& b = g.array_b;
     const FusedStageCycles c = fused_stage_cycles(g.array_a, b, g.memory);

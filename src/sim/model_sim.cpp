@@ -21,7 +21,8 @@ std::string launch_key(const KernelLaunch& l) {
   switch (l.kind) {
     case KernelKind::kMatmul: {
       const MatmulProblem& p = l.matmul;
-      return "mm " + std::to_string(p.m) + " " + std::to_string(p.n) + " " + std::to_string(p.k);
+      return "mm " + std::to_string(p.m) + " " + std::to_string(p.n) + " " + std::to_string(p.k) + " " +
+             p.epilogue.activation + (p.epilogue.gated ? " gated" : "");
     }
     case KernelKind::kAttention: {
       const AttentionProblem& p = l.attention;

@@ -46,6 +46,8 @@ TEST(Cli, CheckShowsAnUnbuiltSparsePlan) {
             std::string::npos)
       << llm.out;
   EXPECT_NE(llm.out.find("8 bursts in flight"), std::string::npos) << llm.out;
+  EXPECT_NE(llm.out.find("matmul epilogue: the activation and gate product on stored rows"), std::string::npos)
+      << llm.out;
   EXPECT_NE(llm.out.find("matmul operand buffers: 32 A tiles, 3 B tiles (a tile held is not loaded again; the loader "
                          "fills the free slots during the passes, up to 4 tiles ahead)"),
             std::string::npos)

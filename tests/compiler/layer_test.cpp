@@ -19,6 +19,13 @@ std::string fused_spec(uint32_t tile_k) {
          "caches: {k: 1024, v: 1024}\n";
 }
 
+// The same with a weight-stationary array b, which does not join matmuls.
+std::string weight_stationary_b_spec() {
+  return test::replace(
+      test::replace(fused_spec(16), "b: {loop_order: output_stationary", "b: {loop_order: weight_stationary"),
+      "caches: {", "caches: {acc_b: 1024, ");
+}
+
 // The shape of stories260K: a tiny Llama with GQA.
 ModelConfig tiny_llama() {
   ModelConfig m;
@@ -77,6 +84,46 @@ TEST(Layer, DecoderLayerBecomesProjectionsFusedAttentionAndMatmulFfn) {
   EXPECT_EQ(launch(p, "w2").least_bytes, 20u * 172 + 172u * 64 + 20u * 64);
   for (const char* op : {"input norm", "rope on q and k", "residual add", "silu and gate product"})
     EXPECT_TRUE(has_host_op(p, op)) << op;
+}
+
+// Array b weight-stationary: a matmul tile is array a's, so W1's matmul applies the
+// activation and the gate product in its epilogue (the W1 / W3 tiles in pairs); the host
+// keeps none of the FFN. On the output-stationary pair above it stays with the host, saying why.
+TEST(Layer, WideFfnRunsItsActivationInW1sEpilogue) {
+  const Graph g = graph_of(weight_stationary_b_spec());
+  const LayerPlan p = lower_layer(g, tiny_llama(), {Stage::kPrefill, 20, 0});
+  std::vector<std::string> names;
+  for (const auto& k : p.kernels) names.push_back(k.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"q_k_v_proj", "attention", "o_proj", "w1_w3_act", "w2"}));
+  const KernelLaunch& up = launch(p, "w1_w3_act");
+  EXPECT_TRUE(up.matmul.epilogue.gated);
+  EXPECT_EQ(up.matmul.epilogue.activation, "silu");
+  EXPECT_EQ(up.matmul.n, 176u);  // C: the FFN width, 172 padded to 8-column tiles; B twice that
+  EXPECT_EQ(up.macs, 20u * 344 * 64);
+  EXPECT_EQ(up.padded_macs, 24u * 352 * 64);
+  EXPECT_EQ(up.least_bytes, 20u * 64 + 64u * 344 + 20u * 172);  // X, W1 and W3, H
+  EXPECT_FALSE(has_host_op(p, "silu and gate product"));
+  const LayerPlan dual = lower_layer(graph_of(fused_spec(16)), tiny_llama(), {Stage::kPrefill, 20, 0});
+  EXPECT_TRUE(has_host_op(dual, "silu and gate product"));
+  bool said_why = false;
+  for (const auto& n : dual.notes)
+    said_why |= n.find("on the host (the activation unit takes array a's") != std::string::npos;
+  EXPECT_TRUE(said_why);
+}
+
+// An encoder's W1 bias precedes the activation: folded into the reduction (k = hidden + 1).
+TEST(Layer, EpilogueFoldsTheW1BiasIntoTheReduction) {
+  const Graph g = graph_of(weight_stationary_b_spec());
+  ModelConfig m = tiny_llama();
+  m.encoder = m.biases = true;
+  m.gated_ffn = false;
+  m.activation = "gelu";
+  const LayerPlan p = lower_layer(g, m, {Stage::kPrefill, 16, 0});
+  const KernelLaunch& up = launch(p, "w1_act");
+  EXPECT_EQ(up.matmul.k, 80u);  // 65 on 16-deep tiles
+  EXPECT_EQ(up.macs, 16u * 172 * 64);
+  EXPECT_FALSE(has_host_op(p, "w1 bias"));
+  EXPECT_TRUE(has_host_op(p, "w2 bias"));
 }
 
 TEST(Layer, FusedFfnWhenHiddenFitsOneReductionTile) {

@@ -1,10 +1,11 @@
 #include "models/platform.h"
 
+#include <fstream>
+#include <set>
+
 #include "compiler/attention.h"
 #include "compiler/ffn.h"
 #include "compiler/matmul.h"
-#include <fstream>
-
 #include "test_util.h"
 
 namespace fsgen {
@@ -145,6 +146,48 @@ TEST(Compiler, RejectsProblemsThatDoNotFitTheDesign) {
   p.k = 16;
   const std::string e = test::error_of([&] { compile_matmul(g, p); });
   EXPECT_NE(e.find("keeps 16 output tiles live but the accumulator cache of design 'ws_8x16' holds 8"), std::string::npos) << e;
+}
+
+// The activation epilogue: gated (W1 / W3 tile pairs, the W1 tile's activations held while
+// the W3 tile computes) and plain, on input- and weight-stationary arrays.
+TEST(PlatformMatmul, ActivationEpilogueMatchesTheReference) {
+  for (const auto& [design, epilogue] : std::vector<std::pair<std::string, std::string>>{
+           {"is_16x8", "gated-silu"}, {"is_16x8", "gelu"}, {"ws_8x16", "silu"}}) {
+    const Graph g = elaborate(parse_spec_file("examples/" + design + ".yaml"));
+    MatmulProblem p;
+    p.m = 21;  // a partial m tile
+    p.n = 32;
+    p.k = 48;
+    p.seed = 5;
+    p.epilogue.gated = epilogue.rfind("gated-", 0) == 0;
+    p.epilogue.activation = p.epilogue.gated ? epilogue.substr(6) : epilogue;
+    const Program prog = compile_matmul(g, p);
+    const RunResult r = run_on_systemc(g, prog);
+    const std::vector<uint8_t> want = matmul_expected(prog, p);
+    ASSERT_EQ(want.size(), size_t(p.m) * p.n);
+    EXPECT_EQ(r.outputs.at("C"), want) << design << " " << epilogue;
+    EXPECT_GT(std::set<uint8_t>(want.begin(), want.end()).size(), 20u) << "the outputs spread over many codes";
+    EXPECT_GT(r.activity.at("softmax").busy_cycles, 0u) << "the activation unit ran";
+  }
+}
+
+TEST(CompilerMatmul, EpilogueNeedsTheActivationUnitAndTilePairs) {
+  MatmulProblem p;
+  p.epilogue.activation = "silu";
+  const Graph os = elaborate(parse_spec_file("examples/os_8x8.yaml"));  // matmul on both arrays
+  EXPECT_NE(test::error_of([&] { compile_matmul(os, p); }).find("this design's matmul tile spans both arrays"),
+            std::string::npos);
+  const Graph matmul_only = graph_of(test::base_spec() + "kernels: [matmul]\n");
+  EXPECT_NE(
+      test::error_of([&] { compile_matmul(matmul_only, p); }).find("the activation unit is part of the fused datapath"),
+      std::string::npos);
+  p.epilogue.gated = true;
+  const Graph kn_m = elaborate(parse_spec_file("examples/explicit_16x16.yaml"));  // loop order [k, n, m]
+  EXPECT_NE(test::error_of([&] { compile_matmul(kn_m, p); }).find("expected a loop order with m outside n"),
+            std::string::npos);
+  p.epilogue.activation = "relu";
+  EXPECT_NE(test::error_of([&] { compile_matmul(kn_m, p); }).find("activation 'relu': expected silu or gelu"),
+            std::string::npos);
 }
 
 TEST(Program, RoundTripsThroughJson) {

@@ -48,6 +48,14 @@ TEST(Cosim, WeightStationaryHalfZeros) { expect_cosim_pass("ws_8x16", problem(24
 TEST(Cosim, InputStationaryMostlyZerosPartialRows) { expect_cosim_pass("is_16x8", problem(29, 16, 48, 0.9, 3)); }
 TEST(Cosim, SystolicArraysPartialRows) { expect_cosim_pass("systolic_16x8", problem(27, 16, 48, 0.5, 6)); }
 TEST(Cosim, ExplicitLoopOrderWithLiveTiles) { expect_cosim_pass("explicit_16x16", problem(32, 32, 32, 0.0, 4)); }
+// The activation epilogue: each stored row through the softmax unit (gated: the W1 tile's
+// activations held in p_buf, the W3 tile's gate product stored); the unit's ports checked too.
+TEST(Cosim, GatedActivationEpilogue) {
+  MatmulProblem p = problem(21, 32, 48, 0.3, 7);
+  p.epilogue.activation = "silu";
+  p.epilogue.gated = true;
+  expect_pass("is_16x8", p, cosim_matmul, 14);
+}
 
 // --vcd: the RTL run's waveform, written whole (no partial file beside it), the run unchanged.
 TEST(Cosim, WritesTheRtlWaveformOnRequest) {

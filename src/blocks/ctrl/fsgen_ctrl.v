@@ -111,7 +111,9 @@ module fsgen_ctrl #(
     input  wire [31:0]     addr_meta_b,   // read only with CMP_B = 1
     /* verilator lint_off UNUSEDSIGNAL */
     input  wire [31:0]     addr_pool,     // read only with GRP = 1
-    input  wire [0:0]      mm_flags,      // bit0: B given transposed (N x K rows); read only with CMP_B = 0
+    // bit0: B given transposed (N x K rows), read only with CMP_B = 0; bit1: the activation
+    // epilogue, bit2: gated (read only with ATTN = 1 and DUAL = 0)
+    input  wire [2:0]      mm_flags,
     /* verilator lint_on UNUSEDSIGNAL */
     /* verilator lint_on UNUSEDSIGNAL */
     output wire            busy,
@@ -207,6 +209,8 @@ module fsgen_ctrl #(
                    A_GLD = 5'd16,                                // FFN: gate weight load
                    A_VLD = 5'd17, A_O = 5'd18, A_KNEXT = 5'd19, A_FIN = 5'd20, A_QNEXT = 5'd21,
                    A_TKI = 5'd22, A_TKC = 5'd23, A_TKS = 5'd24;  // block TopK: fetch, score, select
+  // Matmul with the gated activation epilogue: a W1 tile's activations into p_buf (ATTN = 1).
+  localparam [4:0] S_ACT = 5'd25;
   localparam integer BEATS_A = TK / W;
   localparam integer BEATS_B = NB / W;
   // B given transposed (mm_flags bit0): a B tile loads as NB rows of TK bytes, each beat
@@ -316,7 +320,15 @@ module fsgen_ctrl #(
   wire [15:0] lkt = loop_index(2, l0, l1, l2);
   wire        l_last = loop_last(l0, l1, l2);
   wire        fused_kernel = (ATTN != 0) && (kernel == 32'd1 || kernel == 32'd2);
-  wire        mm_start = state == S_IDLE && start && !fused_kernel;
+  // The activation epilogue (mm_flags bit1; a fused core whose matmul tile is array a's, TN =
+  // NB): each output row passes through the activation unit as it is stored, C = act(requant(
+  // acc)). Gated (bit2), B's n tiles come in pairs, W1's columns then W3's: an even tile's
+  // activations are held in p_buf (S_ACT, no store), the odd tile stores the gate product
+  // requant(act x requant(acc)) into C's column block nt / 2.
+  wire        mm_act = (ATTN != 0) && (DUAL == 0) && !fused_kernel && mm_flags[1];
+  wire        mm_gated = mm_act && mm_flags[2];
+  wire        mm_hold = mm_gated && !nt[0];
+  wire [15:0] c_nt = mm_gated ? {1'b0, nt[15:1]} : nt;  // C's column block
   // The pass machine takes the queue's head once the bursts issued before it was queued are done.
   /* verilator lint_off UNUSEDSIGNAL */  // its sign: bursts still to come (counts wrap)
   wire [15:0] head_wait = rd_done - q_bursts[q_head];
@@ -349,6 +361,8 @@ module fsgen_ctrl #(
   // ---- row transfers: loads on the DMA's read port, stores on its write port ----
   wire [7:0] r_row, w_row;               // the row being loaded / stored
   wire       r_issue, r_last, w_issue, w_last, rows_read, rows_conv;
+  // The loader starts with the kernel, or, with the activation epilogue, once the table is in.
+  wire        mm_start = (state == S_IDLE && start && !fused_kernel && !mm_act) || (state == A_LD && r_last && !at_mode);
   /* verilator lint_off UNUSEDSIGNAL */  // a load has no READ and CONV, a store issues no skip
   wire       r_read_unused, r_conv_unused;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -495,7 +509,7 @@ module fsgen_ctrl #(
   // Stores: a matmul output tile's rows (S_ST), the fused kernels' O rows (A_FIN).
   assign wcmd_valid = w_issue;
   assign wcmd_beats = (state == A_FIN) ? BEATS_A[7:0] : BEATS_B[7:0];
-  wire [31:0] st_addr = addr_c + ({16'd0, mt} * TM + {24'd0, w_row}) * stride_c + {16'd0, nt} * NB;
+  wire [31:0] st_addr = addr_c + ({16'd0, mt} * TM + {24'd0, w_row}) * stride_c + {16'd0, c_nt} * NB;
   assign wcmd_addr = (ATTN != 0 && state == A_FIN) ? at_o_addr + {24'd0, w_row} * TK : st_addr;
   wire a_new = first || (mt != pm) || (kt != pk);  // the tile's A differs from the previous pass's
   wire b_new = first || (kt != pk) || (nt != pn);
@@ -506,7 +520,7 @@ module fsgen_ctrl #(
   assign acw_first = at_mode || (kt == 16'd0);  // score tiles are never accumulated
   assign ac_slot = slot_full[15:0];
   assign acw_data = y;
-  assign rd_row = (state == A_SM) ? sm_rd : w_row;
+  assign rd_row = (state == A_SM || state == S_ACT) ? sm_rd : w_row;
   assign rdb_row = w_row;
 
   `include "fsgen_requant.vh"
@@ -518,6 +532,7 @@ module fsgen_ctrl #(
   /* verilator lint_on UNUSEDSIGNAL */
   wire [WB*8-1:0] w_next;
   wire [NB*8-1:0] out_next;
+  wire [NB*8-1:0] conv_row;
   /* verilator lint_off UNUSEDSIGNAL */  // a systolic array's feeds index by skew() instead
   wire [7:0] kx = ({24'd0, ka} < X_ROWS) ? ka : 8'd0;
   wire [7:0] kw = ({24'd0, ka} < W_ROWS) ? ka : 8'd0;
@@ -576,6 +591,12 @@ module fsgen_ctrl #(
     end
     for (g = 0; g < NB; g = g + 1) begin : rq
       assign out_next[g*8 +: 8] = requant(acc_row_q[g*32 +: 32], req_mult, req_shift);
+    end
+    // A stored row: requantised, or with the activation epilogue the activation unit's output.
+    if (ATTN != 0 && NB == TN) begin : act_conv
+      assign conv_row = mm_act ? sm_p : out_next;
+    end else begin : rq_conv
+      assign conv_row = out_next;
     end
     // Matmul on array b: row ka of B's last TK columns.
     if (DUAL != 0 && SYS_B != 0) begin : dual_sys_feed
@@ -715,14 +736,14 @@ module fsgen_ctrl #(
       for (gj = 0; gj < 256; gj = gj + 1) begin : lut_entries
         assign sm_lut[gj*8 +: 8] = lut[gj];
       end
-      assign sm_ld = state == A_SM && {24'd0, kk} < TM;
+      assign sm_ld = ((state == A_SM || state == S_ACT) && {24'd0, kk} < TM) || (state == S_ST && mm_act && rows_read);
       assign sm_first = at_first_kv;
       assign sm_m_old = m_run[sm_idx_q];
       assign sm_l_old = l_run[sm_idx_q];
       assign sm_q_pos = q_pos0 + at_q0 + {8'd0, sm_idx_q};
       assign sm_j0 = at_j0;
-      assign sm_ffn = at_ffn;
-      assign sm_gate = at_gate;
+      assign sm_ffn = at_ffn || mm_act;
+      assign sm_gate = at_gate || (state == S_ST && mm_gated);
     end else begin : no_softmax_inputs
       assign sm_p_prev = {TN*8{1'b0}};
       assign sm_lut = 2048'd0;
@@ -879,9 +900,9 @@ module fsgen_ctrl #(
       for (b = 0; b < W; b = b + 1) buf_b[bb + rt_row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if ((ATTN != 0) && rd_valid && state == A_LD && at_ld_dst == 2'd2)
       for (b = 0; b < W; b = b + 1) lut[(rt_row*TK + rd_beat*W + b) & 255] <= rd_data[b*8 +: 8];
-    if (sm_v_q && at_ffn)
+    if (sm_v_q && (at_ffn || state == S_ACT))
       for (b = 0; b < TN; b = b + 1) p_buf[sm_idx_q*TN + b] <= sm_p[b*8 +: 8];
-    if (sm_v_q && !at_ffn) begin
+    if (sm_v_q && at_mode && !at_ffn) begin
       for (b = 0; b < TN; b = b + 1) p_buf[sm_idx_q*TN + b] <= sm_p[b*8 +: 8];
       /* verilator lint_off WIDTH */
       m_run[sm_idx_q] <= sm_mnew;
@@ -935,15 +956,15 @@ module fsgen_ctrl #(
           sa <= {SAW{1'b0}}; sb <= {SBW{1'b0}};
           at_mode <= fused_kernel;
           at_ffn <= (ATTN != 0) && (kernel == 32'd2);
-          at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0;
+          at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0; at_j0 <= 16'd0;
           k_valid <= {(KC+1){1'b0}}; v_valid <= {(VC+1){1'b0}}; b_slot <= 16'd0;
-          state <= ((ATTN != 0) && kernel == 32'd1) ? A_QT : ((ATTN != 0) && kernel == 32'd2) ? A_LUT : S_TILE;
+          state <= ((ATTN != 0) && kernel == 32'd1) ? A_QT : (((ATTN != 0) && kernel == 32'd2) || mm_act) ? A_LUT : S_TILE;
         end
         A_LUT: begin
           at_ld_addr <= addr_lut;
           at_ld_rows <= LUT_ROWS[7:0];
           at_ld_dst <= 2'd2;
-          at_ld_ret <= A_QT;
+          at_ld_ret <= at_mode ? A_QT : S_TILE;
           state <= A_LD;
         end
         // ---- fused attention ----
@@ -1141,15 +1162,26 @@ module fsgen_ctrl #(
             clrb_q <= 1'b0;
           end
           if (at_mode && pa_last) state <= A_SM;
-          if (!at_mode && pa_last) state <= k_last ? S_ST : S_NEXT;
+          if (!at_mode && pa_last) state <= !k_last ? S_NEXT : mm_hold ? S_ACT : S_ST;
         end
         // Each output row: read from the accumulators, requantised, stored.
         S_ST: begin
           /* verilator lint_off WIDTH */
           if (rows_read) acc_row_q <= (DUAL != 0) ? {rdb_data, acc_rd_data} : acc_rd_data;
           /* verilator lint_on WIDTH */
-          if (rows_conv) out_row_q <= out_next;
+          if (rows_read && mm_act) sm_idx_q <= w_row;  // the row's held activations (gated)
+          if (rows_conv) out_row_q <= conv_row;
+          if (rows_conv && mm_act) p_row_q <= sm_p;
           if (w_last) state <= S_NEXT;
+        end
+        // A W1 tile's rows through the activation unit into p_buf, one per cycle (as A_SM).
+        S_ACT: begin
+          if ({24'd0, kk} < TM) sm_idx_q <= kk;
+          if (sm_v_q) p_row_q <= sm_p;
+          if ({24'd0, kk} == TM) begin
+            kk <= 8'd0;
+            state <= S_NEXT;
+          end else kk <= kk + 8'd1;
         end
         S_NEXT: begin
           if (last_iter) state <= S_DONE;

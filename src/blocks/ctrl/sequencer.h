@@ -69,6 +69,11 @@ class TileSequencer {
   bool ffn() const { return regs_.kernel == 2; }
   // B given transposed (mm_flags bit0), unless the core's B is compressed (fsgen_ctrl.v, bt).
   bool b_transposed() const { return regs_.b_transposed && !graph_.sparse.memory.compresses("w"); }
+  // The matmul's activation epilogue (mm_flags bit1, fsgen_ctrl.v's mm_act): built with the
+  // fused datapath when a matmul tile is array a's alone; gated (bit2), B's n tiles in W1 / W3
+  // pairs, an even tile's activations held (hold_activations), the odd one's gate product stored.
+  bool mm_act() const { return graph_.attention && !graph_.matmul_on_both && regs_.mm_act; }
+  bool mm_gated() const { return mm_act() && regs_.mm_gated; }
 
   // ---- executor hooks
   virtual void advance(uint64_t cycles) = 0;  // controller-only states
@@ -99,6 +104,9 @@ class TileSequencer {
   virtual void matmul_tile(bool reload_stationary, uint32_t kt, uint32_t acc_slot, uint32_t a_slot,
                            uint32_t b_slot) = 0;
   virtual void store_tile(uint32_t mt, uint32_t nt) = 0;
+  // S_ACT (gated epilogue): the output tile's rows through the activation unit into its
+  // held activations (p_buf), one row per cycle, then a pipeline cycle; nothing stored.
+  virtual void hold_activations() = 0;
   // Fused kernels: S = Q K^T on array a with K in buf_b slot b_slot; the softmax (or
   // activation) unit's pass over S; O update on array b with V in slot b_slot; the
   // normalised (or requantised) O rows of query tile q0 of head h written back.
@@ -132,6 +140,8 @@ class TileSequencer {
   void load_b_tile(uint32_t kt, uint32_t nt, uint32_t slot);
   void load_operand_tile(const char* tensor, uint32_t meta_base, uint32_t record, uint32_t addr, uint32_t stride,
                          uint32_t rows, uint32_t row_bytes, BufferSlot dst);
+  // The activation table of the FFN and of a matmul's epilogue (A_LUT, A_LD).
+  void load_activation_table();
   // The fused kernels' loop (src/blocks/fused_ctrl/sequencer_fused.cpp).
   void fused_schedule();
   void query_tile(uint32_t h, uint32_t hk, uint32_t q0);

@@ -77,6 +77,7 @@ class OperandSlots {
 //  - the loader: L_LOOK (a cycle), then each operand tile no slot holds loads into the ring's
 //    next slot once no pass reads that slot any more (its rows issued, not drained), then
 //    L_PUSH (a cycle, once the queue of FD tiles has room) queues the tile;
+// With the activation epilogue the table loads first (A_LUT, A_LD), then both machines start.
 //  - the pass machine: S_TILE until the tile is queued and every read burst issued before it
 //    was queued is done, then S_COMP (the pass), S_ST (the store) after the last k tile, S_NEXT.
 // The loader's step for tile i depends only on the passes of the tiles before it, so the
@@ -98,6 +99,7 @@ void TileSequencer::matmul_schedule() {
     load(slots.next());
     return slots.fill(i, j);
   };
+  if (mm_act()) load_activation_table();
   uint64_t loader = cursor(), pass = cursor();  // each machine's next cycle
   bool first = true;
   uint32_t pm = 0, pn = 0, pk = 0, tile = 0;  // the previous pass's tile: its A is (m, k), its B (k, n)
@@ -123,7 +125,12 @@ void TileSequencer::matmul_schedule() {
     matmul_tile(reload, kt, (m_live ? mt : 0) * (n_live ? regs_.tiles_n : 1) + (n_live ? nt : 0), sa, sb);
     as.read_until(sa, cursor());
     bs.read_until(sb, cursor());
-    if (kt == regs_.tiles_k - 1) store_tile(mt, nt);
+    if (kt == regs_.tiles_k - 1) {
+      if (mm_gated() && nt % 2 == 0)
+        hold_activations();  // S_ACT: a W1 tile
+      else
+        store_tile(mt, nt);
+    }
     advance(1);  // S_NEXT
     pass = cursor();
     if (t.last()) break;

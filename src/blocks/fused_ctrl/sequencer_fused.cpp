@@ -7,14 +7,18 @@
 
 namespace fsgen {
 
+// A_LUT, then A_LD: the FFN's activation table, rows of tile_k bytes.
+void TileSequencer::load_activation_table() {
+  advance(1);  // A_LUT
+  load_rows(regs_.addr_lut, plan_.spec.tile_k, 256 / plan_.spec.tile_k, plan_.spec.tile_k, {BufferSlot::kLut},
+            LoadEnd::kDrained);
+}
+
 void TileSequencer::fused_schedule() {
   const uint32_t tq = plan_.spec.tile_m;
   k_cache_.valid.assign(k_cache_.tiles, false);
   v_cache_.valid.assign(v_cache_.tiles, false);
-  if (ffn()) {
-    advance(1);  // A_LUT
-    load_rows(regs_.addr_lut, plan_.spec.tile_k, 256 / plan_.spec.tile_k, plan_.spec.tile_k, {BufferSlot::kLut}, LoadEnd::kDrained);
-  }
+  if (ffn()) load_activation_table();
   uint32_t hk = 0, g = 0;
   for (uint32_t h = 0; h < regs_.heads; ++h) {
     for (uint32_t q0 = 0; q0 < regs_.len_q; q0 += tq) query_tile(h, hk, q0);

@@ -83,7 +83,7 @@ module fsgen_top #(
   wire [31:0] addr_meta_a;
   wire [31:0] addr_meta_b;
   wire [31:0] addr_pool;
-  wire [0:0] mm_flags;
+  wire [2:0] mm_flags;
   wire        start, busy, done_pulse, rcmd_valid, rcmd_ready, wcmd_valid, wcmd_ready;
   wire        rd_valid, rd_last, rd_idle, w_free, wr_idle;
   wire [31:0] cycles, rcmd_addr, wcmd_addr;
