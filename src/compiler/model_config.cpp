@@ -16,6 +16,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Size limits of a config's fields: far above any model, low enough that a layer's parameter
+// count (widths squared, times layers) stays inside 64 bits.
+constexpr uint32_t kMaxWidth = 1u << 20;   // hidden, FFN and attention widths
+constexpr uint32_t kMaxHeads = 1u << 16;
+constexpr uint32_t kMaxLayers = 1u << 12;
+constexpr uint32_t kMaxRows = 1u << 24;    // vocabulary, positions, sliding window
+
 // Located reads of one config.json: every error names the file and the field.
 class ConfigReader {
  public:
@@ -25,13 +32,19 @@ class ConfigReader {
     fail(path_ + ": field '" + field + "'", what);
   }
   bool has(const std::string& f) const { return j_.contains(f) && !j_[f].is_null(); }
-  uint32_t count(const std::string& f) const {
+  // A positive integer of at most `limit` (the limits keep every product fsgen forms of the
+  // sizes, a layer's parameters or a tensor's elements, inside 64 bits).
+  uint32_t count(const std::string& f, uint32_t limit) const {
     if (!has(f)) error(f, "missing: expected a positive integer");
-    if (!j_[f].is_number_integer() || j_[f].get<int64_t>() <= 0 || j_[f].get<int64_t>() > (1ll << 31))
-      error(f, "expected a positive integer, got " + j_[f].dump());
-    return static_cast<uint32_t>(j_[f].get<int64_t>());
+    const auto& v = j_[f];
+    const bool ok = v.is_number_unsigned() ? v.get<uint64_t>() >= 1 && v.get<uint64_t>() <= limit
+                                           : v.is_number_integer() && v.get<int64_t>() >= 1 && v.get<int64_t>() <= limit;
+    if (!ok) error(f, "expected a positive integer up to " + std::to_string(limit) + ", got " + v.dump());
+    return static_cast<uint32_t>(v.get<uint64_t>());
   }
-  uint32_t count_or(const std::string& f, uint32_t fallback) const { return has(f) ? count(f) : fallback; }
+  uint32_t count_or(const std::string& f, uint32_t limit, uint32_t fallback) const {
+    return has(f) ? count(f, limit) : fallback;
+  }
   double number(const std::string& f) const {
     if (!has(f) || !j_[f].is_number() || j_[f].get<double>() <= 0) error(f, "expected a positive number");
     return j_[f].get<double>();
@@ -76,8 +89,8 @@ void read_decoder(const ConfigReader& r, ModelConfig& m) {
   r.require("rope_scaling", nullptr, "RoPE scaling is not lowered (plain RoPE only)");
   r.require("attention_bias", false, "decoder attention without biases only");
   r.require("mlp_bias", false, "decoder FFN without biases only");
-  m.head_dim = r.count_or("head_dim", m.hidden / m.heads);
-  if (m.model_type == "mistral") m.sliding_window = r.count_or("sliding_window", 0);
+  m.head_dim = r.count_or("head_dim", kMaxWidth, m.hidden / m.heads);
+  if (m.model_type == "mistral") m.sliding_window = r.count_or("sliding_window", kMaxRows, 0);
   if (m.model_type == "qwen3") {
     m.qk_norm = true;
     r.require("use_sliding_window", false, "Qwen's per-layer sliding windows are not lowered");
@@ -94,13 +107,13 @@ ModelConfig read_model_config(const std::string& path) {
   const fs::path p(path);
   m.name = p.filename() == "config.json" ? p.parent_path().filename().string() : p.stem().string();
   m.model_type = r.text("model_type");
-  m.hidden = r.count("hidden_size");
-  m.heads = r.count("num_attention_heads");
-  m.kv_heads = r.count_or("num_key_value_heads", m.heads);
-  m.ffn = r.count("intermediate_size");
-  m.layers = r.count("num_hidden_layers");
-  m.vocab = r.count("vocab_size");
-  m.max_positions = r.count("max_position_embeddings");
+  m.hidden = r.count("hidden_size", kMaxWidth);
+  m.heads = r.count("num_attention_heads", kMaxHeads);
+  m.kv_heads = r.count_or("num_key_value_heads", kMaxHeads, m.heads);
+  m.ffn = r.count("intermediate_size", kMaxWidth);
+  m.layers = r.count("num_hidden_layers", kMaxLayers);
+  m.vocab = r.count("vocab_size", kMaxRows);
+  m.max_positions = r.count("max_position_embeddings", kMaxRows);
   if (m.model_type == "bert") read_bert(r, m);
   else if (m.model_type == "llama" || m.model_type == "mistral" || m.model_type == "qwen3") read_decoder(r, m);
   else r.error("model_type", "'" + m.model_type + "' is not supported: expected bert, llama, mistral or qwen3");
@@ -109,6 +122,10 @@ ModelConfig read_model_config(const std::string& path) {
   if (!r.has("head_dim") && m.hidden % m.heads != 0)
     r.error("num_attention_heads", std::to_string(m.heads) + " does not divide hidden_size " + std::to_string(m.hidden) +
                                        " and there is no head_dim");
+  if (uint64_t(m.heads) * m.head_dim > kMaxWidth)
+    r.error(r.has("head_dim") ? "head_dim" : "num_attention_heads",
+            "the attention width heads x head_dim = " + std::to_string(uint64_t(m.heads) * m.head_dim) +
+                " exceeds " + std::to_string(kMaxWidth));
   return m;
 }
 
@@ -125,16 +142,20 @@ uint64_t ModelConfig::parameters() const {
 }
 
 ModelConfig model_config_by_name(const std::string& name_or_path) {
-  if (fs::is_regular_file(name_or_path)) return read_model_config(name_or_path);
+  std::error_code ec;  // a name the file system cannot hold (too long, ...) is no file
+  if (fs::is_regular_file(name_or_path, ec)) return read_model_config(name_or_path);
   const fs::path shipped = fs::path(FSGEN_SOURCE_DIR) / "workloads" / name_or_path / "config.json";
-  if (fs::is_regular_file(shipped)) return read_model_config(shipped.string());
+  if (fs::is_regular_file(shipped, ec)) return read_model_config(shipped.string());
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(fs::path(FSGEN_SOURCE_DIR) / "workloads"))
     if (e.is_directory()) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   std::string known;
   for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-  fail(name_or_path, "no such model: expected a config.json path or one of " + known);
+  const std::string shown = name_or_path.size() > 80 ? name_or_path.substr(0, 60) + "... (" +
+                                                             std::to_string(name_or_path.size()) + " characters)"
+                                                       : name_or_path;
+  fail(shown, "no such model: expected a config.json path or one of " + known);
 }
 
 void print_model_config(const ModelConfig& m, std::ostream& out) {

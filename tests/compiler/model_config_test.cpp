@@ -79,12 +79,32 @@ TEST(ModelConfig, UnsupportedValuesAreOneLineErrors) {
   e = config_error(test::replace(std::string(kLlama) + "}", "\"num_key_value_heads\": 4", "\"num_key_value_heads\": 3"));
   EXPECT_NE(e.find("field 'num_key_value_heads': 3 does not divide num_attention_heads 8"), std::string::npos) << e;
   e = config_error(test::replace(std::string(kLlama) + "}", "\"hidden_size\": 64", "\"hidden_size\": -64"));
-  EXPECT_NE(e.find("field 'hidden_size': expected a positive integer, got -64"), std::string::npos) << e;
+  EXPECT_NE(e.find("field 'hidden_size': expected a positive integer up to 1048576, got -64"), std::string::npos) << e;
   e = config_error(std::string(kLlama));  // truncated
   EXPECT_NE(e.find("config.json: malformed model config JSON"), std::string::npos) << e;
   e = test::error_of([] { model_config_by_name("GPT-5"); });
   EXPECT_NE(e.find("GPT-5: no such model: expected a config.json path or one of Llama-2-7b, Mistral-7B-v0.1"),
             std::string::npos) << e;
+}
+
+// Sizes that would overflow the arithmetic on them (a layer's parameters, a tensor's elements)
+// are refused at the field, not wrapped.
+TEST(ModelConfig, SizesBeyondTheirLimitsAreRefusedAtTheField) {
+  std::string e = config_error(test::replace(std::string(kLlama) + "}", "\"intermediate_size\": 172",
+                                             "\"intermediate_size\": 2147483648"));
+  EXPECT_NE(e.find("field 'intermediate_size': expected a positive integer up to 1048576, got 2147483648"),
+            std::string::npos)
+      << e;
+  e = config_error(test::replace(std::string(kLlama) + "}", "\"num_hidden_layers\": 5",
+                                 "\"num_hidden_layers\": 18446744073709551615"));
+  EXPECT_NE(e.find("field 'num_hidden_layers': expected a positive integer up to 4096"), std::string::npos) << e;
+  e = config_error(std::string(kLlama) + R"(, "head_dim": 262144})");
+  EXPECT_NE(e.find("field 'head_dim': the attention width heads x head_dim = 2097152"), std::string::npos) << e;
+  e = config_error(test::replace(std::string(kLlama) + "}", "\"hidden_size\": 64", "\"hidden_size\": 64.5"));
+  EXPECT_NE(e.find("field 'hidden_size': expected a positive integer up to 1048576, got 64.5"), std::string::npos) << e;
+  e = test::error_of([] { model_config_by_name(std::string(5000, 'x')); });
+  EXPECT_NE(e.find("... (5000 characters): no such model"), std::string::npos) << e.substr(0, 200);
+  EXPECT_LT(e.size(), 400u);
 }
 
 }  // namespace
