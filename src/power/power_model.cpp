@@ -16,6 +16,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "core/csv.h"
 #include "core/error.h"
 #include "core/json_file.h"
 #include "core/statistics.h"
@@ -79,19 +80,29 @@ TreeEnsemble::TreeEnsemble(const nlohmann::json& booster) {
   try {
     const auto& learner = booster.at("learner");
     if (learner.at("objective").at("name") != "reg:squarederror") fail("power model", "expected a reg:squarederror booster");
-    base_score_ = std::stof(learner.at("learner_model_param").at("base_score").get<std::string>());
-    features_ = std::stoul(learner.at("learner_model_param").at("num_feature").get<std::string>());
+    const auto& param = learner.at("learner_model_param");
+    base_score_ = float(parse_finite(param.at("base_score").get<std::string>(), "power model", "base_score"));
+    features_ = parse_count(param.at("num_feature").get<std::string>(), "power model", "num_feature");
     for (const auto& t : learner.at("gradient_booster").at("model").at("trees")) {
       const auto &left = t.at("left_children"), &right = t.at("right_children"), &split = t.at("split_indices");
       const auto &condition = t.at("split_conditions"), &default_left = t.at("default_left");
+      const size_t n = left.size();
+      if (n == 0 || right.size() != n || split.size() != n || condition.size() != n || default_left.size() != n)
+        fail("power model", "a tree's node arrays differ in length or are empty");
       const int32_t root = int32_t(nodes_.size());
       roots_.push_back(root);
-      for (size_t i = 0; i < left.size(); ++i) {
-        const int32_t l = left[i].get<int32_t>(), r = right[i].get<int32_t>(), feature = split[i].get<int32_t>();
-        if (l >= int32_t(left.size()) || r >= int32_t(left.size()) || (l >= 0 && size_t(feature) >= features_))
-          fail("power model", "a tree node refers to a node or feature it does not have");
-        nodes_.push_back({l < 0 ? -1 : root + l, r < 0 ? -1 : root + r, condition[i].get<float>(), uint32_t(feature),
-                          default_left[i].get<int>() != 0});
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t l = left.at(i).get<int64_t>(), r = right.at(i).get<int64_t>(), feature = split.at(i).get<int64_t>();
+        // A leaf has no children (-1, -1); a split's children follow it (XGBoost numbers them
+        // after their parent), so no walk can loop.
+        const bool leaf = l == -1 && r == -1;
+        const auto child = [&](int64_t c) { return c > int64_t(i) && c < int64_t(n); };
+        if (!leaf && (!child(l) || !child(r) || feature < 0 || uint64_t(feature) >= features_))
+          fail("power model", "tree node " + std::to_string(i) + " refers to a node or feature it does not have");
+        const float value = condition.at(i).get<float>();
+        if (!std::isfinite(value)) fail("power model", "tree node " + std::to_string(i) + " has a value that is not finite");
+        nodes_.push_back({leaf ? -1 : root + int32_t(l), leaf ? -1 : root + int32_t(r), value,
+                          leaf ? 0u : uint32_t(feature), default_left.at(i).get<int>() != 0});
       }
     }
   } catch (const nlohmann::json::exception& e) {

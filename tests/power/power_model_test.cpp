@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <numeric>
 #include <random>
 #include <set>
@@ -62,6 +63,38 @@ void expect_side_at_grid_shares(const Dataset& d) {
     shares.insert(share);
   }
   EXPECT_EQ(shares.size(), 3u);
+}
+
+// A model file whose first tree was damaged in `damage` is refused with `message`.
+void expect_tree_refused(const std::string& model, const std::function<void(nlohmann::json&)>& damage,
+                         const std::string& message) {
+  nlohmann::json j;
+  std::ifstream(model) >> j;
+  for (auto& [kind, primitive] : j.at("primitives").items()) {
+    damage(primitive.at("booster").at("learner"));
+    break;
+  }
+  const std::string path = model + ".damaged.json";
+  std::ofstream(path) << j.dump();
+  const std::string e = test::error_of([&] { load_power_model(path); });
+  EXPECT_NE(e.find(message), std::string::npos) << e;
+}
+
+// Trees that would loop, leave their arrays or carry non-numbers are one-line errors.
+void expect_damaged_trees_refused(const std::string& model) {
+  auto tree = [](nlohmann::json& learner) -> nlohmann::json& {
+    return learner.at("gradient_booster").at("model").at("trees").at(0);
+  };
+  expect_tree_refused(model, [&](nlohmann::json& l) { tree(l).at("left_children")[0] = 0; },
+                      "tree node 0 refers to a node or feature it does not have");  // a loop
+  expect_tree_refused(model, [&](nlohmann::json& l) { tree(l).at("left_children")[0] = -5; },
+                      "tree node 0 refers to a node or feature it does not have");
+  expect_tree_refused(model, [&](nlohmann::json& l) { tree(l).at("right_children")[0] = 1 << 20; },
+                      "tree node 0 refers to a node or feature it does not have");
+  expect_tree_refused(model, [&](nlohmann::json& l) { tree(l).at("split_conditions").erase(0); },
+                      "a tree's node arrays differ in length");
+  expect_tree_refused(model, [&](nlohmann::json& l) { l.at("learner_model_param").at("base_score") = "fast"; },
+                      "base_score: expected a finite number, got 'fast'");
 }
 
 TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
@@ -134,6 +167,7 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
     EXPECT_NEAR(m.area_um2("sparse_net", h), energy(h, 0.1, 0.0, 1.0).area_um2, 0.01 * energy(h, 0.1, 0.0, 1.0).area_um2);
   save_power_model(m, dir + "/model.json");
   const PowerModel back = load_power_model(dir + "/model.json");
+  expect_damaged_trees_refused(dir + "/model.json");
   // What the model never saw is reported, after a round trip through its file.
   EXPECT_EQ(back.extrapolation("pe_array_os", {2, 4, 0}), "");
   EXPECT_EQ(back.extrapolation("pe_array_os", {8, 4, 1}),
