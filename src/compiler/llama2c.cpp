@@ -1,6 +1,9 @@
 #include "compiler/llama2c.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <fstream>
 
 #include "core/error.h"
@@ -15,11 +18,18 @@ Llama2cModel::Llama2cModel(const std::string& path) {
   int32_t h[7];
   if (bytes < sizeof h || !in.read(reinterpret_cast<char*>(h), sizeof h))
     fail(path, "truncated: expected a 28-byte header of 7 int32 values");
-  cfg_ = {h[0], h[1], h[2], h[3], h[4], std::abs(h[5]), h[6], h[5] > 0};
+  // Each field positive and at most its limit (vocab_size negative: a separate classifier):
+  // limits far above any llama2.c model that keep every tensor's size inside 64 bits.
   const char* names[7] = {"dim", "hidden_dim", "n_layers", "n_heads", "n_kv_heads", "vocab_size", "seq_len"};
-  for (int i = 0; i < 7; ++i)
-    if (h[i] == 0 || std::abs(h[i]) > (1 << 24)) fail(path, std::string("header field ") + names[i] + " = " + std::to_string(h[i]) + " is out of range");
-  if (cfg_.dim % cfg_.n_heads || cfg_.n_heads % cfg_.n_kv_heads || cfg_.n_heads < 0 || cfg_.n_kv_heads < 0)
+  const int64_t limits[7] = {1 << 16, 1 << 18, 1 << 10, 1 << 16, 1 << 16, 1 << 24, 1 << 24};
+  for (int i = 0; i < 7; ++i) {
+    const int64_t v = i == 5 ? std::abs(int64_t{h[i]}) : int64_t{h[i]};
+    if (v < 1 || v > limits[i])
+      fail(path, std::string("header field ") + names[i] + " = " + std::to_string(h[i]) + ": expected " +
+                     (i == 5 ? "a non-zero value of magnitude" : "1") + " up to " + std::to_string(limits[i]));
+  }
+  cfg_ = {h[0], h[1], h[2], h[3], h[4], int32_t(std::abs(int64_t{h[5]})), h[6], h[5] > 0};
+  if (cfg_.dim % cfg_.n_heads || cfg_.n_heads % cfg_.n_kv_heads)
     fail(path, "header: dim must divide into n_heads, and n_heads into n_kv_heads");
   const size_t d = cfg_.dim, hd = cfg_.hidden_dim, L = cfg_.n_layers, kv = cfg_.kv_dim();
   size_t o = 0;
@@ -48,6 +58,24 @@ Llama2cModel::Llama2cModel(const std::string& path) {
   const size_t floats = o + (cfg_.shared_classifier ? 0 : size_t(cfg_.vocab_size) * d);
   data_.resize(floats);
   if (!in.read(reinterpret_cast<char*>(data_.data()), std::streamsize(floats * 4))) fail(path, "read error");
+  check_finite(path);
+}
+
+// Every weight a finite number (a NaN would make every comparison against the reference agree).
+void Llama2cModel::check_finite(const std::string& path) const {
+  const std::pair<const char*, size_t> starts[] = {
+      {"token_embedding", off_.tok_emb}, {"rms_att", off_.rms_att}, {"wq", off_.wq},   {"wk", off_.wk},
+      {"wv", off_.wv},                   {"wo", off_.wo},           {"rms_ffn", off_.rms_ffn}, {"w1", off_.w1},
+      {"w2", off_.w2},                   {"w3", off_.w3},           {"rms_final", off_.rms_final},
+      {"freq_cis_real", off_.freq_real}, {"freq_cis_imag", off_.freq_imag}, {"wcls", off_.end}};
+  for (size_t i = 0; i < data_.size(); ++i) {
+    if (std::isfinite(data_[i])) continue;
+    const char* tensor = starts[0].first;
+    for (const auto& [name, start] : starts)
+      if (i >= start) tensor = name;
+    fail(path, std::string("tensor ") + tensor + ": value " + std::to_string(data_[i]) + " at float " +
+                   std::to_string(i) + ": expected finite weights");
+  }
 }
 
 void Llama2cModel::prune_linear_weights(StructuredPattern p) {

@@ -45,6 +45,7 @@ class Llama2cModel {
     size_t tok_emb, rms_att, wq, wk, wv, wo, rms_ffn, w1, w2, w3, rms_final, freq_real, freq_imag, end;
   };
   const float* at(size_t offset) const { return data_.data() + offset; }
+  void check_finite(const std::string& path) const;
   Llama2cConfig cfg_{};
   Offsets off_{};
   std::vector<float> data_;
