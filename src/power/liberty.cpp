@@ -1,5 +1,6 @@
 #include "power/liberty.h"
 
+#include <cmath>
 #include <zlib.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <cstdlib>
 
 #include "core/error.h"
+#include "core/log.h"
 #include "flow/tools.h"
 
 namespace fsgen {
@@ -114,7 +116,11 @@ class Parser {
   }
 
   // Parses one statement into `parent`; returns the group if the statement was a group.
-  std::unique_ptr<LibertyGroup> statement_group_or_null(LibertyGroup& parent) {
+  // Groups nest at most kMaxDepth deep (a liberty file has five or six levels), so that a
+  // hostile file cannot exhaust the stack.
+  static constexpr int kMaxDepth = 64;
+  std::unique_ptr<LibertyGroup> statement_group_or_null(LibertyGroup& parent, int depth = 0) {
+    if (depth > kMaxDepth) fail(lex_.where(), "groups nested deeper than " + std::to_string(kMaxDepth));
     if (tok_.kind != Token::kWord) fail(lex_.where(), "expected an attribute or group name, got '" + tok_.text + "'");
     const std::string name = tok_.text;
     const int line = tok_.line;
@@ -148,7 +154,7 @@ class Parser {
     g->line = line;
     while (!is("}")) {
       if (tok_.kind == Token::kEnd) fail(lex_.where(), "unexpected end of file: expected '}' closing " + name);
-      auto child = statement_group_or_null(*g);
+      auto child = statement_group_or_null(*g, depth + 1);
       if (child) g->children.push_back(std::move(child));
     }
     advance();
@@ -164,7 +170,14 @@ class Parser {
 double number(const std::string& s, const std::string& where) {
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || *end != '\0') fail(where, "expected a number, got '" + s + "'");
+  if (end == s.c_str() || *end != '\0' || !std::isfinite(v)) fail(where, "expected a finite number, got '" + s + "'");
+  return v;
+}
+
+// A physical quantity that cannot be negative (area, capacitance, leakage).
+double non_negative(const std::string& s, const std::string& where, const std::string& name) {
+  const double v = number(s, where);
+  if (v < 0) fail(where, name + ": expected a non-negative number, got '" + s + "'");
   return v;
 }
 
@@ -253,7 +266,8 @@ LibertyPin read_pin(const LibertyGroup& g, const Units& u, const std::string& so
   p.name = g.args.empty() ? "" : g.args[0];
   const std::string where = source + ":" + std::to_string(g.line);
   if (g.simple.count("direction")) p.output = g.simple.at("direction") == "output";
-  if (g.simple.count("capacitance")) p.capacitance_ff = number(g.simple.at("capacitance"), where) * u.cap_ff;
+  if (g.simple.count("capacitance"))
+    p.capacitance_ff = non_negative(g.simple.at("capacitance"), where, "pin capacitance") * u.cap_ff;
   if (g.simple.count("function")) p.function = g.simple.at("function");
   for (const LibertyGroup* ip : g.find("internal_power")) {
     InternalPower e;
@@ -275,15 +289,15 @@ LibertyCell read_cell(const LibertyGroup& g, const Units& u, const std::string& 
   LibertyCell c;
   c.name = g.args.empty() ? "" : g.args[0];
   const std::string where = source + ":" + std::to_string(g.line);
-  if (g.simple.count("area")) c.area_um2 = number(g.simple.at("area"), where);
+  if (g.simple.count("area")) c.area_um2 = non_negative(g.simple.at("area"), where, "area");
   c.sequential = !g.find("ff").empty() || !g.find("latch").empty();
   if (g.simple.count("cell_leakage_power")) {
-    c.leakage_nw = number(g.simple.at("cell_leakage_power"), where) * u.leak_nw;
+    c.leakage_nw = non_negative(g.simple.at("cell_leakage_power"), where, "cell_leakage_power") * u.leak_nw;
   } else {
     const auto states = g.find("leakage_power");
     double sum = 0;
     for (const LibertyGroup* s : states)
-      if (s->simple.count("value")) sum += number(s->simple.at("value"), where);
+      if (s->simple.count("value")) sum += non_negative(s->simple.at("value"), where, "leakage_power value");
     if (!states.empty()) c.leakage_nw = sum / states.size() * u.leak_nw;
   }
   for (const LibertyGroup* pg : g.find("pin")) {
@@ -291,6 +305,22 @@ LibertyCell read_cell(const LibertyGroup& g, const Units& u, const std::string& 
     c.pins[p.name] = std::move(p);
   }
   return c;
+}
+
+// Output pins with a function (not a constant) and no internal_power tables switch at the
+// cost of their load alone: said once per library, naming a few.
+void warn_of_outputs_without_internal_power(const LibertyLibrary& lib, const std::string& source) {
+  std::vector<std::string> bare;
+  for (const auto& [name, cell] : lib.cells)
+    for (const auto& [pin, p] : cell.pins)
+      if (p.output && !p.function.empty() && p.function != "1" && p.function != "0" && p.power.empty())
+        bare.push_back(name + "/" + pin);  // a tie cell's constant output never switches
+  if (bare.empty()) return;
+  std::string shown;
+  for (size_t i = 0; i < bare.size() && i < 3; ++i) shown += (i ? ", " : "") + bare[i];
+  logger().warn("{}: {} output pins have no internal_power tables ({}{}): their switching counts only the load they "
+                "drive",
+                source, bare.size(), shown, bare.size() > 3 ? ", ..." : "");
 }
 
 }  // namespace
@@ -409,6 +439,7 @@ LibertyLibrary read_liberty(const std::string& text, const std::string& source) 
     lib.cells[cell.name] = std::move(cell);
   }
   if (lib.cells.empty()) fail(where, "library " + lib.name + " has no cells");
+  warn_of_outputs_without_internal_power(lib, source);
   return lib;
 }
 

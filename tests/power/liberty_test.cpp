@@ -67,5 +67,24 @@ TEST(Liberty, MalformedFilesAreOneLineErrorsWithTheLine) {
   EXPECT_NE(e.find("unterminated comment"), std::string::npos) << e;
 }
 
+// Numbers that are not finite, physical quantities below zero and nesting without end.
+TEST(Liberty, ImpossibleValuesAndDeepNestingAreRefused) {
+  auto cell = [](const std::string& body) {
+    return test::error_of([&] { read_liberty("library (x) {\n  cell (a) {\n" + body + "\n  }\n}\n", "t.lib"); });
+  };
+  std::string e = cell("    area : nan;");
+  EXPECT_NE(e.find("t.lib:2: expected a finite number, got 'nan'"), std::string::npos) << e;
+  e = cell("    area : -3;");
+  EXPECT_NE(e.find("area: expected a non-negative number, got '-3'"), std::string::npos) << e;
+  e = cell("    cell_leakage_power : -1e-3;");
+  EXPECT_NE(e.find("cell_leakage_power: expected a non-negative number"), std::string::npos) << e;
+  e = cell("    pin (A) { capacitance : inf; }");
+  EXPECT_NE(e.find("expected a finite number, got 'inf'"), std::string::npos) << e;
+  std::string deep = "library (x) {\n";
+  for (int i = 0; i < 200000; ++i) deep += "g (y) {\n";
+  e = test::error_of([&] { read_liberty(deep, "t.lib"); });
+  EXPECT_NE(e.find("groups nested deeper than 64"), std::string::npos) << e.substr(0, 200);
+}
+
 }  // namespace
 }  // namespace fsgen
