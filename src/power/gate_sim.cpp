@@ -389,11 +389,18 @@ PortWaveforms read_vcd_waveforms(const std::string& vcd, const std::vector<std::
     for (; next_cycle < cycles && 2 * next_cycle + 1 <= time; ++next_cycle)
       std::copy(current.begin(), current.end(), w.words.begin() + next_cycle * per);
   };
+  std::map<std::string, uint32_t> width_of(ports.begin(), ports.end());
+  bool scope_seen = false;
   VcdHandlers h;
   h.var = [&](const std::vector<std::string>& path, uint32_t width, const std::string& code, const std::string& name) {
     const bool in_scope = path.size() >= scope.size() && std::equal(scope.rbegin(), scope.rend(), path.rbegin());
+    scope_seen |= in_scope;
     auto it = offset_of.find(name);
-    if (in_scope && it != offset_of.end()) code_port.emplace(code, std::make_pair(it->second, width));
+    if (!in_scope || it == offset_of.end()) return;
+    if (width != width_of.at(name))
+      fail(vcd, "signal " + name + " is " + std::to_string(width) + " bits wide: expected the port's " +
+                    std::to_string(width_of.at(name)));
+    code_port.emplace(code, std::make_pair(it->second, width));
   };
   h.time = record_until;
   h.value = [&](const std::string& code, const std::string& bits) {
@@ -408,6 +415,11 @@ PortWaveforms read_vcd_waveforms(const std::string& vcd, const std::vector<std::
     }
   };
   read_vcd_events(vcd, h);
+  if (!scope_seen) {
+    std::string path;
+    for (const auto& s : scope) path += (path.empty() ? "" : ".") + s;
+    fail(vcd, "no signal in a scope ending with " + path + ": expected the waveforms of that instance");
+  }
   record_until(~0ull);
   return w;
 }
