@@ -1,6 +1,8 @@
 #include "core/write_file.h"
 #include "core/folder_lock.h"
 
+#include <vector>
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -25,6 +27,14 @@ std::string contents(const fs::path& p) {
   return s.str();
 }
 
+// The names of the files in folder d.
+std::vector<std::string> files_in(const fs::path& d) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(d)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 fs::path fresh_dir(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / name;
   fs::remove_all(d);
@@ -37,7 +47,7 @@ TEST(WriteFile, AtomicWriteReplacesTheFileWhole) {
   write_text_file(f, "old\n");
   write_file_atomically(f.string(), "trace", [](std::ostream& o) { o << "new\n"; });
   EXPECT_EQ(contents(f), "new\n");
-  EXPECT_FALSE(fs::exists(f.string() + ".tmp"));
+  EXPECT_EQ(files_in(f.parent_path()), std::vector<std::string>{"out.csv"});  // no temporary left
 }
 
 TEST(WriteFile, AFailingWriterLeavesTheOldFileAndNoTemporary) {
@@ -50,7 +60,7 @@ TEST(WriteFile, AFailingWriterLeavesTheOldFileAndNoTemporary) {
                                      }),
                std::runtime_error);
   EXPECT_EQ(contents(f), "old\n");
-  EXPECT_FALSE(fs::exists(f.string() + ".tmp"));
+  EXPECT_EQ(files_in(f.parent_path()), std::vector<std::string>{"out.csv"});
 }
 
 TEST(WriteFile, AnUnwritablePathIsALocatedError) {
@@ -58,7 +68,31 @@ TEST(WriteFile, AnUnwritablePathIsALocatedError) {
   EXPECT_EQ(test::error_of([&] { write_file_atomically(f.string(), "power trace", [](std::ostream& o) { o << 1; }); }),
             f.string() + ": cannot write the power trace");
   EXPECT_FALSE(fs::exists(f));
-  EXPECT_FALSE(fs::exists(f.string() + ".tmp"));
+  EXPECT_TRUE(files_in(f.parent_path().parent_path()).empty());
+}
+
+TEST(WriteFile, AFolderIsNoOutputFile) {
+  const fs::path d = fresh_dir("fsgen_test_write_file_folder");
+  fs::create_directories(d / "trace.csv");
+  EXPECT_EQ(test::error_of([&] { write_file_atomically((d / "trace.csv").string(), "power trace", [](std::ostream& o) { o << 1; }); }),
+            (d / "trace.csv").string() + ": is a folder: expected a file path for the power trace");
+  EXPECT_EQ(files_in(d), std::vector<std::string>{"trace.csv"});
+}
+
+// Writers of one path at once each write their own temporary: the file is one of them, whole.
+TEST(WriteFile, ConcurrentWritersOfOnePathEachLandWhole) {
+  const fs::path f = fresh_dir("fsgen_test_write_file_race") / "out.csv";
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 4; ++t)
+    writers.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i)
+        write_file_atomically(f.string(), "trace", [&](std::ostream& o) { o << std::string(4096, char('a' + t)); });
+    });
+  for (auto& w : writers) w.join();
+  const std::string c = contents(f);
+  ASSERT_EQ(c.size(), 4096u);
+  EXPECT_EQ(c, std::string(4096, c[0]));
+  EXPECT_EQ(files_in(f.parent_path()), std::vector<std::string>{"out.csv"});
 }
 
 TEST(WriteFile, ATextFileUnderAFileNamesWhatItWrites) {
