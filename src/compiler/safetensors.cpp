@@ -71,9 +71,12 @@ SafetensorsModel::SafetensorsModel(const std::string& path) {
 }
 
 void SafetensorsModel::add_file(const std::string& file) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) fail(file, "not a file: expected a safetensors file");
   std::ifstream in(file, std::ios::binary);
   if (!in) fail(file, "cannot open safetensors file");
-  const uint64_t size = fs::file_size(file);
+  const uint64_t size = fs::file_size(file, ec);
+  if (ec) fail(file, "cannot read the file's size: " + ec.message());
   if (size < 8) fail(file, "truncated: " + std::to_string(size) + " bytes, expected an 8-byte header length");
   uint8_t len_bytes[8];
   in.read(reinterpret_cast<char*>(len_bytes), 8);
@@ -102,9 +105,14 @@ void SafetensorsModel::add_file(const std::string& file) {
     st.file = file;
     st.dtype = t["dtype"].is_string() ? t["dtype"].get<std::string>() : "";
     if (dtype_bytes(st.dtype) == 0) fail(where, "unknown dtype " + t["dtype"].dump());
+    if (!t["shape"].is_array()) fail(where, "shape: expected an array of non-negative integers");
+    uint64_t bytes = dtype_bytes(st.dtype);  // checked as it grows: no shape may overflow it
     for (const auto& d : t["shape"]) {
       if (!d.is_number_unsigned()) fail(where, "shape: expected non-negative integers");
       st.shape.push_back(d.get<uint64_t>());
+      if (bytes != 0 && st.shape.back() > UINT64_MAX / bytes)
+        fail(where, "shape " + t["shape"].dump() + ": its byte count overflows 64 bits");
+      bytes *= st.shape.back();
     }
     const auto& off = t["data_offsets"];
     if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())

@@ -1,6 +1,7 @@
 #include "compiler/safetensors.h"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "test_util.h"
@@ -99,6 +100,18 @@ TEST(Safetensors, DefectsAreOneLineErrors) {
   std::ofstream(dir() + "/short.safetensors", std::ios::binary) << "abc";
   e = test::error_of([&] { SafetensorsModel m(dir() + "/short.safetensors"); });
   EXPECT_NE(e.find("truncated: 3 bytes"), std::string::npos) << e;
+  // Shapes whose element count overflows 64 bits, negative dimensions, reversed offsets.
+  e = error_for(R"({"a": {"dtype": "F32", "shape": [4611686018427387904, 4], "data_offsets": [0, 8]}})", eight);
+  EXPECT_NE(e.find("tensor 'a': shape [4611686018427387904,4]: its byte count overflows 64 bits"), std::string::npos) << e;
+  e = error_for(R"({"a": {"dtype": "F32", "shape": [-1, 2], "data_offsets": [0, 8]}})", eight);
+  EXPECT_NE(e.find("tensor 'a'"), std::string::npos) << e;
+  e = error_for(R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [8, 0]}})", eight);
+  EXPECT_NE(e.find("tensor 'a'"), std::string::npos) << e;
+  // A shard the index names that is a folder.
+  std::filesystem::create_directories(dir() + "/shards/part.safetensors");
+  std::ofstream(dir() + "/shards/model.safetensors.index.json") << R"({"weight_map": {"a": "part.safetensors"}})";
+  e = test::error_of([&] { SafetensorsModel m(dir() + "/shards/model.safetensors.index.json"); });
+  EXPECT_NE(e.find("part.safetensors: not a file: expected a safetensors file"), std::string::npos) << e;
 }
 
 }  // namespace
