@@ -1,5 +1,7 @@
 // Helpers shared by the tests.
 #pragma once
+#include <fstream>
+#include <iterator>
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -87,6 +89,12 @@ inline std::string base_spec() {
          "  b:\n"
          "    loop_order: output_stationary\n"
          "    tiling: {m: 8, n: 8, k: 8}\n";
+}
+
+// A file's bytes (empty when it cannot be read).
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 inline std::string replace(std::string s, const std::string& from, const std::string& to) {

@@ -15,6 +15,7 @@
 #include "blocks/registry.h"
 #include "core/csv.h"
 #include "core/error.h"
+#include "core/log.h"
 #include "core/folder_lock.h"
 #include "core/regmap.h"
 #include "core/write_file.h"
@@ -385,11 +386,29 @@ class SizeRun {
   std::vector<int> alpha_bits_, factor_bits_;
 };
 
+// A dataset whose last line has no newline was cut by a killed run: that line is dropped (the
+// file truncated after the last whole line), so that its point is measured again rather than
+// read torn or glued to the next row.
+void drop_torn_last_line(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  const std::streamoff size = in.tellg();
+  if (size <= 0) return;
+  std::string text(size_t(size), '\0');
+  in.seekg(0);
+  in.read(text.data(), size);
+  if (text.back() == '\n') return;
+  const size_t keep = text.rfind('\n') + 1;  // 0 when no line is whole
+  in.close();
+  fs::resize_file(path, keep);
+  logger().warn("{}: dropped a torn last line ({} bytes) left by an interrupted run", path, text.size() - keep);
+}
+
 // Opens the dataset for appending: writes the header of a new file, or checks an existing
 // one's provenance and collects its keys.
 std::ofstream open_dataset(const std::string& path, const std::map<std::string, std::string>& prov,
                            std::set<std::string>& done) {
   if (fs::exists(path)) {
+    drop_torn_last_line(path);
     const Dataset d = read_dataset(path);
     for (const auto& [k, v] : prov)
       if (d.provenance.count(k) && d.provenance.at(k) != v && k != "yosys" && k != "verilator")
@@ -398,10 +417,13 @@ std::ofstream open_dataset(const std::string& path, const std::map<std::string, 
     for (const auto& p : d.points) done.insert(p.key());
     return std::ofstream(path, std::ios::app);
   }
-  std::ofstream out(path);
-  if (!out) fail(path, "cannot create the dataset file");
-  for (const auto& [k, v] : prov) out << "# " << k << ": " << v << "\n";
-  out << kColumns << "\n";
+  // The header lands whole or not at all: a run killed while writing it leaves no file.
+  write_file_atomically(path, "dataset header", [&](std::ostream& out) {
+    for (const auto& [k, v] : prov) out << "# " << k << ": " << v << "\n";
+    out << kColumns << "\n";
+  });
+  std::ofstream out(path, std::ios::app);
+  if (!out) fail(path, "cannot append to the dataset file");
   return out;
 }
 
@@ -554,11 +576,14 @@ CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string
         ++sum.skipped, ++finished;
         continue;
       }
+      // The run's points in one write: a kill leaves them all or a torn line, never a first
+      // point (the run's done mark) without the rest.
+      std::string rows;
       for (const CharPoint& p : kernel_points(*d, run.h, run.kernel, o.liberty, o.work_dir)) {
-        out << row_of(p) << "\n";
+        rows += row_of(p) + "\n";
         ++sum.added;
       }
-      out << std::flush;
+      out << rows << std::flush;
       if (progress) progress(++finished, total);
     }
   }

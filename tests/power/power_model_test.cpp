@@ -109,6 +109,15 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   const CharacterizeSummary again = characterize(o, path);
   EXPECT_EQ(again.added, 0u);
   EXPECT_EQ(again.skipped, 32u);
+  {  // a run killed while writing a row leaves it torn: resuming drops it and measures it again
+    const std::string text = test::read_file(path);
+    const size_t cut = text.rfind('\n', text.size() - 2) + 10;  // ten bytes into the last row
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text.substr(0, cut);
+    const CharacterizeSummary resumed = characterize(o, path);
+    EXPECT_EQ(resumed.added, 1u);
+    EXPECT_EQ(resumed.skipped, 31u);
+    EXPECT_EQ(test::read_file(path).size(), text.size());  // the same rows, nothing glued
+  }
   o.max_elements = 2;  // both networks (2 outputs each), no array
   const CharacterizeSummary limited = characterize(o, path);
   EXPECT_EQ(limited.skipped, 16u);
