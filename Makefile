@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= 2
 FSGEN := $(BUILD)/fsgen
 
-.PHONY: deps build demo test validate validate-power bench bench-power clean
+.PHONY: deps build demo test test-sanitize fuzz validate validate-power bench bench-power clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -34,6 +34,22 @@ demo: build
 # Unit tests plus the CI slice of the Verilator cross-check.
 test: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 1500
+
+# The reader, parser and numerics tests built with AddressSanitizer and UBSan (any report fails).
+SANITIZE_TESTS ?= ModelConfig.*:Safetensors.*:Llama2c.*:Liberty.*:Spec*:Csv.*:Program.*:GateSim.*:WriteFile.*:$\
+	FolderLock.*:Tools.*:Numerics.*:AttentionNumerics.*:FfnNumerics.*:Statistics.*:Compression.*:Layer.*:Traffic.*:$\
+	Synthetic.*:Graph.*:Quantize.*
+test-sanitize: deps
+	@cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFSGEN_SANITIZE=ON > /dev/null
+	@cmake --build build-sanitize -j$(JOBS) --target fsgen_tests
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./build-sanitize/fsgen_tests --gtest_filter='$(SANITIZE_TESTS)'
+
+# Each reader under libFuzzer for FUZZ_SECONDS (clang, ASan + UBSan; tests/fuzz/README.md).
+FUZZ_SECONDS ?= 60
+fuzz: deps build
+	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFSGEN_FUZZ=ON > /dev/null
+	@cmake --build build-fuzz -j$(JOBS) --target fuzzers
+	./tests/fuzz/run_fuzzers.sh build-fuzz $(FUZZ_SECONDS)
 
 # The full cross-check matrix (slow).
 validate: build

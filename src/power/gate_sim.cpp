@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "blocks/registry.h"
+#include "core/csv.h"
 #include "core/error.h"
 #include "core/write_file.h"
 #include "flow/tools.h"
@@ -213,8 +214,11 @@ void read_vcd_events(const std::string& path, const VcdHandlers& h) {
   std::vector<std::string> scope;
   std::string line;
   bool header = true;
+  uint64_t n = 0;
   while (std::getline(in, line)) {
+    ++n;
     if (line.empty()) continue;
+    const std::string where = path + ":" + std::to_string(n);
     if (header) {
       std::istringstream ss(line);
       std::string kw;
@@ -228,12 +232,14 @@ void read_vcd_events(const std::string& path, const VcdHandlers& h) {
       } else if (kw == "$var") {
         std::string type, width, code, name;
         ss >> type >> width >> code >> name;
-        h.var(scope, uint32_t(std::stoul(width)), code, name);
+        const uint64_t bits = parse_count(width, where, "$var width");
+        if (bits == 0 || bits > (1u << 20)) fail(where, "$var width " + width + ": expected 1 to 1048576 bits");
+        h.var(scope, uint32_t(bits), code, name);
       } else if (kw == "$enddefinitions") {
         header = false;
       }
     } else if (line[0] == '#') {
-      h.time(std::stoull(line.substr(1)));
+      h.time(parse_count(line.substr(1), where, "time"));
     } else if (line[0] == 'b') {
       const size_t sp = line.find(' ');
       if (sp != std::string::npos) h.value(line.substr(sp + 1), line.substr(1, sp - 1));

@@ -246,7 +246,9 @@ ValidationSummary summarise_validation(const std::vector<ValidationRecord>& reco
       {"energy per MAC (MAESTRO-style)", mac_mw}};
   if (designs.size() >= kMinDesignsToLearn)
     methods.push_back({"whole-design XGBoost (leave one design out)", leave_one_design_out(features, s.golden_mw)});
-  for (const auto& [name, predicted] : methods) {
+  for (const auto& method : methods) {  // named, not bound: a lambda below captures them (C++17)
+    const std::string& name = method.first;
+    const std::vector<double>& predicted = method.second;
     s.methods.push_back(score(name, predicted, s.golden_mw));
     // The characterised designs, of which `keep(d)`.
     auto characterised = [&](auto keep) {

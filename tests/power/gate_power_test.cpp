@@ -189,6 +189,13 @@ TEST(GateSim, VcdWaveformsAreTheInputsOfEachCycle) {
   std::ofstream(dir + "/empty.vcd") << "";
   e = test::error_of([&] { read_vcd_waveforms(dir + "/empty.vcd", {"fsgen_top", "u_array_a"}, {{"en", 1}}, 4); });
   EXPECT_NE(e.find("empty.vcd: no signal in a scope ending with fsgen_top.u_array_a"), std::string::npos) << e;
+  // Found by the fuzzer (make fuzz): a width or a time that is not a number.
+  std::ofstream(dir + "/bad.vcd") << "$scope module u_array_a $end\n$var wire e1 ! en $end\n";
+  e = test::error_of([&] { read_vcd_waveforms(dir + "/bad.vcd", {"u_array_a"}, {{"en", 1}}, 4); });
+  EXPECT_NE(e.find("bad.vcd:2: $var width: expected a non-negative integer, got 'e1'"), std::string::npos) << e;
+  std::ofstream(dir + "/bad.vcd") << "$scope module u_array_a $end\n$var wire 1 ! en $end\n$enddefinitions $end\n#x\n";
+  e = test::error_of([&] { read_vcd_waveforms(dir + "/bad.vcd", {"u_array_a"}, {{"en", 1}}, 4); });
+  EXPECT_NE(e.find("bad.vcd:4: time: expected a non-negative integer, got 'x'"), std::string::npos) << e;
 }
 
 // A matmul-only core's array a under the RTL's stimulus of a real kernel.
