@@ -86,12 +86,13 @@ CommandResult lint_verilog(const std::string& design_dir) {
                      verilog_sources(design_dir));
 }
 
-CommandResult synth_yosys(const std::string& design_dir) {
+CommandResult synth_yosys(const std::string& design_dir, SynthDepth depth) {
   const std::string y = require_tool("yosys");
   std::string script = "read_verilog -I" + design_dir;
   for (const auto& e : fs::directory_iterator(design_dir))
     if (e.path().extension() == ".v") script += " " + e.path().string();
-  script += "; synth -top fsgen_top; tee -o /dev/stdout stat";
+  script += std::string("; synth -top fsgen_top") + (depth == SynthDepth::kCoarse ? " -run begin:fine" : "") +
+            "; tee -o /dev/stdout stat";
   return run_command(shell_quote(y) + " -q -p " + shell_quote(script));
 }
 

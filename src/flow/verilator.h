@@ -24,7 +24,10 @@ RunResult run_on_verilator(const Graph& g, const Program& p, const std::string& 
 
 // `verilator --lint-only -Wall` on a generated design folder; status 0 means clean.
 CommandResult lint_verilog(const std::string& design_dir);
-// `yosys synth` of fsgen_top; on success the output ends with yosys' `stat` report.
-CommandResult synth_yosys(const std::string& design_dir);
+// `yosys synth` of fsgen_top; on success the output ends with yosys' `stat` report. kCoarse
+// stops before the fine-grained mapping (elaboration, FSMs, memories, coarse cells): it shows
+// that Yosys takes the design in a fraction of the time.
+enum class SynthDepth { kFull, kCoarse };
+CommandResult synth_yosys(const std::string& design_dir, SynthDepth depth = SynthDepth::kFull);
 
 }  // namespace fsgen
