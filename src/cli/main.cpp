@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <new>
+#include <stdexcept>
 #include <vector>
 
 #include "cli/command.h"
@@ -49,6 +50,9 @@ int main(int argc, char** argv) {
     std::cerr << "fsgen: error: " << e.what() << "\n";
   } catch (const std::bad_alloc&) {
     std::cerr << "fsgen: error: out of memory\n";
+  } catch (const std::logic_error& e) {
+    // A broken precondition (an index out of range, a number no reader checked): fsgen's bug.
+    std::cerr << "fsgen: internal error (a bug in fsgen): " << e.what() << "\n";
   } catch (const std::exception& e) {
     // A library's exception that no reader turned into a UserError: its message is the cause.
     std::cerr << "fsgen: error: " << e.what() << "\n";
