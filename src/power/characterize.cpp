@@ -386,23 +386,6 @@ class SizeRun {
   std::vector<int> alpha_bits_, factor_bits_;
 };
 
-// A dataset whose last line has no newline was cut by a killed run: that line is dropped (the
-// file truncated after the last whole line), so that its point is measured again rather than
-// read torn or glued to the next row.
-void drop_torn_last_line(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  const std::streamoff size = in.tellg();
-  if (size <= 0) return;
-  std::string text(size_t(size), '\0');
-  in.seekg(0);
-  in.read(text.data(), size);
-  if (text.back() == '\n') return;
-  const size_t keep = text.rfind('\n') + 1;  // 0 when no line is whole
-  in.close();
-  fs::resize_file(path, keep);
-  logger().warn("{}: dropped a torn last line ({} bytes) left by an interrupted run", path, text.size() - keep);
-}
-
 // Opens the dataset for appending: writes the header of a new file, or checks an existing
 // one's provenance and collects its keys.
 std::ofstream open_dataset(const std::string& path, const std::map<std::string, std::string>& prov,

@@ -168,8 +168,11 @@ void rewrite_records(const std::string& path, const std::vector<std::string>& ro
 }  // namespace
 
 void append_validation_records(const std::string& path, const std::vector<ValidationRecord>& records) {
+  if (fs::exists(path)) drop_torn_last_line(path);
   const bool fresh = !fs::exists(path) || fs::file_size(path) == 0;
-  if (!fresh) {
+  if (fresh) {
+    write_file_atomically(path, "validation records", [](std::ostream& out) { out << kHeader << "\n"; });
+  } else {
     std::ifstream in(path);
     std::string first;
     std::getline(in, first);
@@ -180,17 +183,17 @@ void append_validation_records(const std::string& path, const std::vector<Valida
       fail(path, "not a validation record file: expected the header " + std::string(kHeader));
     }
   }
-  std::ofstream out(path, std::ios::app);
-  if (!out) fail(path, "cannot append validation records");
-  if (fresh) out << kHeader << "\n";
+  std::string rows;  // the design's records in one write: all of them or a torn line
   for (const auto& r : records) {
     CsvLine line;
     line << r.design << r.block << r.kind << hyperparameter_text(r.h) << csv_safe(r.variant) << r.cycles << r.window
          << r.clock_mhz << r.alpha << r.busy << r.enable << r.zeros << r.predicted_mw << r.golden_mw
          << r.predicted_leakage_mw << r.golden_leakage_mw << r.predicted_area_um2 << r.golden_area_um2 << r.trace_r
          << r.trace_nrmse << r.design_trace_r << r.design_trace_nrmse << r.design_unmodelled_golden_mw;
-    out << line.str() << "\n";
+    rows += line.str() + "\n";
   }
+  std::ofstream out(path, std::ios::app);
+  out << rows << std::flush;
   if (!out) fail(path, "cannot append validation records");
 }
 
