@@ -22,7 +22,7 @@ struct GenerateOptions {
 int run_generate(const GenerateOptions& o) {
   const Graph g = elaborate(parse_spec_file(o.spec_path));
   if (o.synth) check_synthesis_request(g, o.synthesis);
-  const std::string dir = write_design(g, (std::filesystem::path(o.out_root) / g.spec.name).string());
+  const std::string dir = update_design_folder(g, o.out_root);
   print_graph(g, std::cout);
   std::cout << "wrote " << dir << "/\n";
   int status = 0;

@@ -13,7 +13,6 @@
 #include <system_error>
 
 #include "core/error.h"
-#include "core/log.h"
 
 namespace fsgen {
 
@@ -69,19 +68,6 @@ inline void write_file_atomically(const std::string& path, const std::string& wh
 // a last line without its newline was cut by an interrupted run and is dropped (the file
 // truncated after its last whole line, with a warning), so that the row is made again rather
 // than read torn or glued to the next one. Returns the bytes dropped.
-inline uint64_t drop_torn_last_line(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  const std::streamoff size = in.tellg();
-  if (size <= 0) return 0;
-  std::string text(size_t(size), '\0');
-  in.seekg(0);
-  in.read(text.data(), size);
-  if (text.back() == '\n') return 0;
-  const size_t keep = text.rfind('\n') + 1;  // 0 when no line is whole
-  in.close();
-  std::filesystem::resize_file(path, keep);
-  logger().warn("{}: dropped a torn last line ({} bytes) left by an interrupted run", path, text.size() - keep);
-  return text.size() - keep;
-}
+uint64_t drop_torn_last_line(const std::string& path);  // core/write_file.cpp
 
 }  // namespace fsgen

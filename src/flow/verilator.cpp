@@ -97,20 +97,35 @@ CommandResult synth_yosys(const std::string& design_dir, SynthDepth depth) {
 }
 
 namespace {
-// The design's emitted files and harness build in <rtl_root>/<design>, brought up to date.
-// Runs on the same design at once (parallel tests, two users of one output folder) take
-// turns: the later one finds them current and reuses them. The lock is beside the design's
-// folder, which write_design replaces whole. The runs themselves share the folder safely
-// (their files are named by process).
-std::string current_harness(const Graph& g, const std::string& rtl_root, bool trace) {
-  const std::string dir = (fs::path(rtl_root) / g.spec.name).string();
-  fs::create_directories(rtl_root);
-  const FolderLock building(rtl_root, "Verilator harness build", WhenLocked::kWait, "." + g.spec.name + ".lock");
-  // Regenerate only when any emitted file changed, so the harness build is reused.
+// The lock of design `design`'s folder under `root`: runs that write the folder or build in
+// it (generate, cosim, a parallel test) take turns. It is beside the folder, which
+// write_design replaces whole.
+FolderLock design_lock(const std::string& root, const std::string& design, const std::string& holder) {
+  fs::create_directories(root);
+  return FolderLock(root, holder, WhenLocked::kWait, "." + design + ".lock");
+}
+
+// The emitted files in dir, written only when any differs, so that a current folder keeps
+// its harness builds. Call with the design's lock held.
+std::string write_if_stale(const Graph& g, const std::string& dir) {
   if (!design_is_current(g, dir)) write_design(g, dir);
+  return dir;
+}
+
+// The design's emitted files and harness build in <rtl_root>/<design>, brought up to date
+// under the design's lock: the later of two runs finds them current and reuses them. The
+// runs themselves share the folder safely (their files are named by process).
+std::string current_harness(const Graph& g, const std::string& rtl_root, bool trace) {
+  const FolderLock building = design_lock(rtl_root, g.spec.name, "Verilator harness build");
+  const std::string dir = write_if_stale(g, (fs::path(rtl_root) / g.spec.name).string());
   return build_verilator_harness(dir, g.memory.beat_bytes, g.memory.latency_cycles, trace);
 }
 }  // namespace
+
+std::string update_design_folder(const Graph& g, const std::string& root) {
+  const FolderLock writing = design_lock(root, g.spec.name, "design folder update");
+  return write_if_stale(g, (fs::path(root) / g.spec.name).string());
+}
 
 RunResult run_on_verilator(const Graph& g, const Program& p, const std::string& rtl_root, bool probes,
                            const std::string& vcd) {

@@ -22,6 +22,11 @@ std::string build_verilator_harness(const std::string& design_dir, unsigned beat
 RunResult run_on_verilator(const Graph& g, const Program& p, const std::string& rtl_root, bool probes = true,
                            const std::string& vcd = "");
 
+// The design's emitted files in <root>/<design>, written unless every one is current (a
+// current folder keeps its harness builds), under the design's lock, which cosim holds while
+// it builds there: runs of generate and cosim on one design take turns. Returns the folder.
+std::string update_design_folder(const Graph& g, const std::string& root);
+
 // `verilator --lint-only -Wall` on a generated design folder; status 0 means clean.
 CommandResult lint_verilog(const std::string& design_dir);
 // `yosys synth` of fsgen_top; on success the output ends with yosys' `stat` report. kCoarse

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "flow/tools.h"
 #include "test_util.h"
 
 namespace fsgen {
@@ -223,6 +224,29 @@ TEST(Cli, LogOptions) {
   EXPECT_NE(bad.out.find("fsgen: error: " + dir + "/run.log/inner.log: cannot open the log file"), std::string::npos)
       << bad.out;
   EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '\n'), 1) << bad.out;
+}
+
+}  // namespace
+}  // namespace fsgen
+
+namespace fsgen {
+namespace {
+
+// Runs of generate and cosim on one design and one output folder at once all succeed: each
+// takes the design's lock, and generate swaps the finished folder in whole.
+TEST(Cli, ConcurrentGenerateAndCosimOnOneDesignAllSucceed) {
+  if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed";
+  const std::string dir = test::scratch_dir("cli_concurrent");
+  const std::string fsgen = FSGEN_BINARY, spec = " examples/ws_8x16.yaml -o " + dir;
+  std::string script;
+  for (int i = 0; i < 3; ++i) script += fsgen + " generate" + spec + " > " + dir + "/g" + std::to_string(i) + ".log 2>&1 & ";
+  for (int i = 0; i < 2; ++i)
+    script += fsgen + " cosim" + spec + " --m 16 --n 16 --k 16 > " + dir + "/c" + std::to_string(i) + ".log 2>&1 & ";
+  script += "fail=0; for j in $(jobs -p); do wait $j || fail=1; done; exit $fail";
+  const int status = std::system(("bash -c " + shell_quote(script)).c_str());
+  std::string logs;
+  for (const char* f : {"g0", "g1", "g2", "c0", "c1"}) logs += std::string(f) + ": " + test::read_file(dir + "/" + f + ".log");
+  EXPECT_EQ(status, 0) << logs;
 }
 
 }  // namespace
