@@ -1,15 +1,14 @@
 // Helpers shared by the tests.
 #pragma once
-#include <fstream>
-#include <iterator>
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "core/error.h"

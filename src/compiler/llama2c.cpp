@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <utility>
 #include <fstream>
+#include <utility>
 
 #include "core/error.h"
 
@@ -63,11 +63,20 @@ Llama2cModel::Llama2cModel(const std::string& path) {
 
 // Every weight a finite number (a NaN would make every comparison against the reference agree).
 void Llama2cModel::check_finite(const std::string& path) const {
-  const std::pair<const char*, size_t> starts[] = {
-      {"token_embedding", off_.tok_emb}, {"rms_att", off_.rms_att}, {"wq", off_.wq},   {"wk", off_.wk},
-      {"wv", off_.wv},                   {"wo", off_.wo},           {"rms_ffn", off_.rms_ffn}, {"w1", off_.w1},
-      {"w2", off_.w2},                   {"w3", off_.w3},           {"rms_final", off_.rms_final},
-      {"freq_cis_real", off_.freq_real}, {"freq_cis_imag", off_.freq_imag}, {"wcls", off_.end}};
+  const std::pair<const char*, size_t> starts[] = {{"token_embedding", off_.tok_emb},
+                                                   {"rms_att", off_.rms_att},
+                                                   {"wq", off_.wq},
+                                                   {"wk", off_.wk},
+                                                   {"wv", off_.wv},
+                                                   {"wo", off_.wo},
+                                                   {"rms_ffn", off_.rms_ffn},
+                                                   {"w1", off_.w1},
+                                                   {"w2", off_.w2},
+                                                   {"w3", off_.w3},
+                                                   {"rms_final", off_.rms_final},
+                                                   {"freq_cis_real", off_.freq_real},
+                                                   {"freq_cis_imag", off_.freq_imag},
+                                                   {"wcls", off_.end}};
   for (size_t i = 0; i < data_.size(); ++i) {
     if (std::isfinite(data_[i])) continue;
     const char* tensor = starts[0].first;

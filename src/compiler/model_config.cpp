@@ -18,10 +18,10 @@ namespace {
 
 // Size limits of a config's fields: far above any model, low enough that a layer's parameter
 // count (widths squared, times layers) stays inside 64 bits.
-constexpr uint32_t kMaxWidth = 1u << 20;   // hidden, FFN and attention widths
+constexpr uint32_t kMaxWidth = 1u << 20;  // hidden, FFN and attention widths
 constexpr uint32_t kMaxHeads = 1u << 16;
 constexpr uint32_t kMaxLayers = 1u << 12;
-constexpr uint32_t kMaxRows = 1u << 24;    // vocabulary, positions, sliding window
+constexpr uint32_t kMaxRows = 1u << 24;  // vocabulary, positions, sliding window
 
 // Located reads of one config.json: every error names the file and the field.
 class ConfigReader {
@@ -37,8 +37,9 @@ class ConfigReader {
   uint32_t count(const std::string& f, uint32_t limit) const {
     if (!has(f)) error(f, "missing: expected a positive integer");
     const auto& v = j_[f];
-    const bool ok = v.is_number_unsigned() ? v.get<uint64_t>() >= 1 && v.get<uint64_t>() <= limit
-                                           : v.is_number_integer() && v.get<int64_t>() >= 1 && v.get<int64_t>() <= limit;
+    const bool ok = v.is_number_unsigned()
+                        ? v.get<uint64_t>() >= 1 && v.get<uint64_t>() <= limit
+                        : v.is_number_integer() && v.get<int64_t>() >= 1 && v.get<int64_t>() <= limit;
     if (!ok) error(f, "expected a positive integer up to " + std::to_string(limit) + ", got " + v.dump());
     return static_cast<uint32_t>(v.get<uint64_t>());
   }
@@ -124,8 +125,8 @@ ModelConfig read_model_config(const std::string& path) {
                                        " and there is no head_dim");
   if (uint64_t(m.heads) * m.head_dim > kMaxWidth)
     r.error(r.has("head_dim") ? "head_dim" : "num_attention_heads",
-            "the attention width heads x head_dim = " + std::to_string(uint64_t(m.heads) * m.head_dim) +
-                " exceeds " + std::to_string(kMaxWidth));
+            "the attention width heads x head_dim = " + std::to_string(uint64_t(m.heads) * m.head_dim) + " exceeds " +
+                std::to_string(kMaxWidth));
   return m;
 }
 
@@ -153,8 +154,8 @@ ModelConfig model_config_by_name(const std::string& name_or_path) {
   std::string known;
   for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
   const std::string shown = name_or_path.size() > 80 ? name_or_path.substr(0, 60) + "... (" +
-                                                             std::to_string(name_or_path.size()) + " characters)"
-                                                       : name_or_path;
+                                                           std::to_string(name_or_path.size()) + " characters)"
+                                                     : name_or_path;
   fail(shown, "no such model: expected a config.json path or one of " + known);
 }
 

@@ -90,8 +90,10 @@ CommandResult run_command(const std::string& command) {
   char buf[4096];
   ssize_t n;
   while ((n = read(fds[0], buf, sizeof buf)) != 0) {
-    if (n > 0) r.output.append(buf, size_t(n));
-    else if (errno != EINTR) break;
+    if (n > 0)
+      r.output.append(buf, size_t(n));
+    else if (errno != EINTR)
+      break;
   }
   close(fds[0]);
   int status = 0;

@@ -15,17 +15,17 @@
 #include "blocks/registry.h"
 #include "core/csv.h"
 #include "core/error.h"
-#include "core/log.h"
 #include "core/folder_lock.h"
+#include "core/log.h"
 #include "core/regmap.h"
 #include "core/write_file.h"
+#include "flow/tools.h"
 #include "generator/graph.h"
 #include "generator/verilog_emitter.h"
-#include "power/gate_power.h"
 #include "power/controller_training.h"
+#include "power/gate_power.h"
 #include "power/gate_sim.h"
 #include "power/techmap.h"
-#include "flow/tools.h"
 
 namespace fsgen {
 

@@ -1,10 +1,10 @@
 #include "power/liberty.h"
 
-#include <cmath>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 
 #include "core/error.h"
@@ -318,9 +318,10 @@ void warn_of_outputs_without_internal_power(const LibertyLibrary& lib, const std
   if (bare.empty()) return;
   std::string shown;
   for (size_t i = 0; i < bare.size() && i < 3; ++i) shown += (i ? ", " : "") + bare[i];
-  logger().warn("{}: {} output pins have no internal_power tables ({}{}): their switching counts only the load they "
-                "drive",
-                source, bare.size(), shown, bare.size() > 3 ? ", ..." : "");
+  logger().warn(
+      "{}: {} output pins have no internal_power tables ({}{}): their switching counts only the load they "
+      "drive",
+      source, bare.size(), shown, bare.size() > 3 ? ", ..." : "");
 }
 
 }  // namespace

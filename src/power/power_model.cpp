@@ -1,26 +1,25 @@
 #include "power/power_model.h"
 
-#include "power/controller_events.h"
-
 #include <xgboost/c_api.h>
 
 #include <algorithm>
 #include <array>
-#include <cstring>
-#include <unordered_map>
 #include <cmath>
-#include <map>
-#include <set>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_map>
 
 #include "core/csv.h"
 #include "core/error.h"
 #include "core/json_file.h"
 #include "core/statistics.h"
 #include "core/write_file.h"
+#include "power/controller_events.h"
 
 namespace fsgen {
 
@@ -92,7 +91,8 @@ TreeEnsemble::TreeEnsemble(const nlohmann::json& booster) {
       const int32_t root = int32_t(nodes_.size());
       roots_.push_back(root);
       for (size_t i = 0; i < n; ++i) {
-        const int64_t l = left.at(i).get<int64_t>(), r = right.at(i).get<int64_t>(), feature = split.at(i).get<int64_t>();
+        const int64_t l = left.at(i).get<int64_t>(), r = right.at(i).get<int64_t>(),
+                      feature = split.at(i).get<int64_t>();
         // A leaf has no children (-1, -1); a split's children follow it (XGBoost numbers them
         // after their parent), so no walk can loop.
         const bool leaf = l == -1 && r == -1;
@@ -100,7 +100,8 @@ TreeEnsemble::TreeEnsemble(const nlohmann::json& booster) {
         if (!leaf && (!child(l) || !child(r) || feature < 0 || uint64_t(feature) >= features_))
           fail("power model", "tree node " + std::to_string(i) + " refers to a node or feature it does not have");
         const float value = condition.at(i).get<float>();
-        if (!std::isfinite(value)) fail("power model", "tree node " + std::to_string(i) + " has a value that is not finite");
+        if (!std::isfinite(value))
+          fail("power model", "tree node " + std::to_string(i) + " has a value that is not finite");
         nodes_.push_back({leaf ? -1 : root + int32_t(l), leaf ? -1 : root + int32_t(r), value,
                           leaf ? 0u : uint32_t(feature), default_left.at(i).get<int>() != 0});
       }

@@ -1,10 +1,9 @@
 // The fsgen binary: one-line errors with a non-zero exit, --help on every subcommand.
+#include <algorithm>
 #include <array>
 #include <cstdio>
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "flow/tools.h"
@@ -239,13 +238,15 @@ TEST(Cli, ConcurrentGenerateAndCosimOnOneDesignAllSucceed) {
   const std::string dir = test::scratch_dir("cli_concurrent");
   const std::string fsgen = FSGEN_BINARY, spec = " examples/ws_8x16.yaml -o " + dir;
   std::string script;
-  for (int i = 0; i < 3; ++i) script += fsgen + " generate" + spec + " > " + dir + "/g" + std::to_string(i) + ".log 2>&1 & ";
+  for (int i = 0; i < 3; ++i)
+    script += fsgen + " generate" + spec + " > " + dir + "/g" + std::to_string(i) + ".log 2>&1 & ";
   for (int i = 0; i < 2; ++i)
     script += fsgen + " cosim" + spec + " --m 16 --n 16 --k 16 > " + dir + "/c" + std::to_string(i) + ".log 2>&1 & ";
   script += "fail=0; for j in $(jobs -p); do wait $j || fail=1; done; exit $fail";
   const int status = std::system(("bash -c " + shell_quote(script)).c_str());
   std::string logs;
-  for (const char* f : {"g0", "g1", "g2", "c0", "c1"}) logs += std::string(f) + ": " + test::read_file(dir + "/" + f + ".log");
+  for (const char* f : {"g0", "g1", "g2", "c0", "c1"})
+    logs += std::string(f) + ": " + test::read_file(dir + "/" + f + ".log");
   EXPECT_EQ(status, 0) << logs;
 }
 

@@ -90,8 +90,8 @@ TEST(ModelConfig, UnsupportedValuesAreOneLineErrors) {
 // Sizes that would overflow the arithmetic on them (a layer's parameters, a tensor's elements)
 // are refused at the field, not wrapped.
 TEST(ModelConfig, SizesBeyondTheirLimitsAreRefusedAtTheField) {
-  std::string e = config_error(test::replace(std::string(kLlama) + "}", "\"intermediate_size\": 172",
-                                             "\"intermediate_size\": 2147483648"));
+  std::string e = config_error(
+      test::replace(std::string(kLlama) + "}", "\"intermediate_size\": 172", "\"intermediate_size\": 2147483648"));
   EXPECT_NE(e.find("field 'intermediate_size': expected a positive integer up to 1048576, got 2147483648"),
             std::string::npos)
       << e;

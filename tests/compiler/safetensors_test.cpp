@@ -102,7 +102,8 @@ TEST(Safetensors, DefectsAreOneLineErrors) {
   EXPECT_NE(e.find("truncated: 3 bytes"), std::string::npos) << e;
   // Shapes whose element count overflows 64 bits, negative dimensions, reversed offsets.
   e = error_for(R"({"a": {"dtype": "F32", "shape": [4611686018427387904, 4], "data_offsets": [0, 8]}})", eight);
-  EXPECT_NE(e.find("tensor 'a': shape [4611686018427387904,4]: its byte count overflows 64 bits"), std::string::npos) << e;
+  EXPECT_NE(e.find("tensor 'a': shape [4611686018427387904,4]: its byte count overflows 64 bits"), std::string::npos)
+      << e;
   e = error_for(R"({"a": {"dtype": "F32", "shape": [-1, 2], "data_offsets": [0, 8]}})", eight);
   EXPECT_NE(e.find("tensor 'a'"), std::string::npos) << e;
   e = error_for(R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [8, 0]}})", eight);

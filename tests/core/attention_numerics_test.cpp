@@ -89,15 +89,17 @@ TEST(Llama2c, TruncatedAndMalformedFilesAreOneLineErrors) {
   EXPECT_NE(test::error_of([&] { Llama2cModel m(dir + "/m.bin"); }).find("dim must divide"), std::string::npos);
   // Negative sizes (offsets would wrap), INT_MIN's magnitude, sizes whose products overflow.
   write({64, 172, 5, 8, 4, 512, -512}, 0);
-  EXPECT_NE(test::error_of([&] { Llama2cModel m(dir + "/m.bin"); }).find("header field seq_len = -512: expected 1 up to"),
-            std::string::npos);
+  EXPECT_NE(
+      test::error_of([&] { Llama2cModel m(dir + "/m.bin"); }).find("header field seq_len = -512: expected 1 up to"),
+      std::string::npos);
   write({-64, 172, 5, 8, 4, 512, 512}, 0);
   EXPECT_NE(test::error_of([&] { Llama2cModel m(dir + "/m.bin"); }).find("header field dim = -64"), std::string::npos);
   write({64, 172, 5, 8, 4, INT32_MIN, 512}, 0);
   EXPECT_NE(test::error_of([&] { Llama2cModel m(dir + "/m.bin"); }).find("header field vocab_size = -2147483648"),
             std::string::npos);
   write({1 << 24, 1 << 24, 1 << 24, 8, 4, 512, 512}, 0);
-  EXPECT_NE(test::error_of([&] { Llama2cModel m(dir + "/m.bin"); }).find("header field dim = 16777216"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { Llama2cModel m(dir + "/m.bin"); }).find("header field dim = 16777216"),
+            std::string::npos);
   // A NaN weight is named by its tensor.
   const int32_t d = 8, hd = 16, layers = 1, heads = 2, kvh = 2, vocab = 4, seq = 4;
   const size_t floats = size_t(vocab) * d + layers * (2 * d + 4 * d * d + 3 * hd * d) + d + seq * (d / heads);

@@ -1,10 +1,8 @@
 #include "core/write_file.h"
-#include "core/folder_lock.h"
 
-#include <vector>
-#include <algorithm>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -12,7 +10,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
+#include "core/folder_lock.h"
 #include "test_util.h"
 
 namespace fsgen {
@@ -74,7 +74,9 @@ TEST(WriteFile, AnUnwritablePathIsALocatedError) {
 TEST(WriteFile, AFolderIsNoOutputFile) {
   const fs::path d = fresh_dir("fsgen_test_write_file_folder");
   fs::create_directories(d / "trace.csv");
-  EXPECT_EQ(test::error_of([&] { write_file_atomically((d / "trace.csv").string(), "power trace", [](std::ostream& o) { o << 1; }); }),
+  EXPECT_EQ(test::error_of([&] {
+              write_file_atomically((d / "trace.csv").string(), "power trace", [](std::ostream& o) { o << 1; });
+            }),
             (d / "trace.csv").string() + ": is a folder: expected a file path for the power trace");
   EXPECT_EQ(files_in(d), std::vector<std::string>{"trace.csv"});
 }

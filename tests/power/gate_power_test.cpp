@@ -183,8 +183,9 @@ TEST(GateSim, VcdWaveformsAreTheInputsOfEachCycle) {
                                       0, 0, 0x80, 0, 0}; // cycle 3: bit 39 set at time 5
   EXPECT_EQ(w.words, want);
   // A signal wider than its port would write past it; a file without the instance has nothing to replay.
-  std::string e = test::error_of(
-      [&] { read_vcd_waveforms(dir + "/k.vcd", {"fsgen_top", "u_array_a"}, {{"en", 1}, {"x", 32}}, 4); });
+  std::string e = test::error_of([&] {
+    read_vcd_waveforms(dir + "/k.vcd", {"fsgen_top", "u_array_a"}, {{"en", 1}, {"x", 32}}, 4);
+  });
   EXPECT_NE(e.find("k.vcd: signal x is 40 bits wide: expected the port's 32"), std::string::npos) << e;
   std::ofstream(dir + "/empty.vcd") << "";
   e = test::error_of([&] { read_vcd_waveforms(dir + "/empty.vcd", {"fsgen_top", "u_array_a"}, {{"en", 1}}, 4); });

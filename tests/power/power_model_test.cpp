@@ -6,24 +6,24 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
-#include <thread>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <random>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 #include "compiler/attention.h"
 #include "compiler/ffn.h"
 #include "compiler/matmul.h"
 #include "core/json_file.h"
+#include "flow/tools.h"
 #include "generator/verilog_emitter.h"
 #include "models/platform.h"
 #include "power/controller_events.h"
@@ -32,8 +32,6 @@
 #include "power/memory_macro.h"
 #include "power/techmap.h"
 #include "sim/power_report.h"
-#include "flow/tools.h"
-
 #include "test_util.h"
 
 namespace fsgen {
@@ -91,16 +89,21 @@ void expect_damaged_trees_refused(const std::string& model) {
   auto tree = [](nlohmann::json& learner) -> nlohmann::json& {
     return learner.at("gradient_booster").at("model").at("trees").at(0);
   };
-  expect_tree_refused(model, [&](nlohmann::json& l) { tree(l).at("left_children")[0] = 0; },
-                      "tree node 0 refers to a node or feature it does not have");  // a loop
-  expect_tree_refused(model, [&](nlohmann::json& l) { tree(l).at("left_children")[0] = -5; },
-                      "tree node 0 refers to a node or feature it does not have");
-  expect_tree_refused(model, [&](nlohmann::json& l) { tree(l).at("right_children")[0] = 1 << 20; },
-                      "tree node 0 refers to a node or feature it does not have");
-  expect_tree_refused(model, [&](nlohmann::json& l) { tree(l).at("split_conditions").erase(0); },
-                      "a tree's node arrays differ in length");
-  expect_tree_refused(model, [&](nlohmann::json& l) { l.at("learner_model_param").at("base_score") = "fast"; },
-                      "base_score: expected a finite number, got 'fast'");
+  expect_tree_refused(
+      model, [&](nlohmann::json& l) { tree(l).at("left_children")[0] = 0; },
+      "tree node 0 refers to a node or feature it does not have");  // a loop
+  expect_tree_refused(
+      model, [&](nlohmann::json& l) { tree(l).at("left_children")[0] = -5; },
+      "tree node 0 refers to a node or feature it does not have");
+  expect_tree_refused(
+      model, [&](nlohmann::json& l) { tree(l).at("right_children")[0] = 1 << 20; },
+      "tree node 0 refers to a node or feature it does not have");
+  expect_tree_refused(
+      model, [&](nlohmann::json& l) { tree(l).at("split_conditions").erase(0); },
+      "a tree's node arrays differ in length");
+  expect_tree_refused(
+      model, [&](nlohmann::json& l) { l.at("learner_model_param").at("base_score") = "fast"; },
+      "base_score: expected a finite number, got 'fast'");
 }
 
 TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
