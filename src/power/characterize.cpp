@@ -390,8 +390,8 @@ class SizeRun {
 // one's provenance and collects its keys.
 std::ofstream open_dataset(const std::string& path, const std::map<std::string, std::string>& prov,
                            std::set<std::string>& done) {
-  if (fs::exists(path)) {
-    drop_torn_last_line(path);
+  if (fs::exists(path)) drop_torn_last_line(path);
+  if (fs::exists(path) && fs::file_size(path) > 0) {  // else a new dataset (a cut left no whole line)
     const Dataset d = read_dataset(path);
     for (const auto& [k, v] : prov)
       if (d.provenance.count(k) && d.provenance.at(k) != v && k != "yosys" && k != "verilator")
