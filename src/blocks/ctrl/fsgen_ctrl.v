@@ -1164,7 +1164,8 @@ module fsgen_ctrl #(
           if (at_mode && pa_last) state <= A_SM;
           if (!at_mode && pa_last) state <= !k_last ? S_NEXT : mm_hold ? S_ACT : S_ST;
         end
-        // Each output row: read from the accumulators, requantised, stored.
+        // Each output row: read from the accumulators, requantised (or, with the epilogue,
+        // activated by the softmax unit, which loads the row as it is read), stored.
         S_ST: begin
           /* verilator lint_off WIDTH */
           if (rows_read) acc_row_q <= (DUAL != 0) ? {rdb_data, acc_rd_data} : acc_rd_data;
