@@ -76,19 +76,36 @@ void save_program(const Program& p, const std::string& path) {
   write_file_atomically(path, "program", [&](std::ostream& out) { out << j.dump(1) << "\n"; });
 }
 
+namespace {
+// A non-negative integer field of at most `max` (a JSON number outside it, a float or a
+// negative one, would convert with undefined behaviour or wrap).
+uint64_t unsigned_field(const nlohmann::json& v, const std::string& path, const char* name, uint64_t max) {
+  if (!v.is_number_unsigned() || v.get<uint64_t>() > max)
+    fail(path, std::string("field '") + name + "': expected an integer from 0 to " + std::to_string(max) + ", got " +
+                   v.dump());
+  return v.get<uint64_t>();
+}
+}  // namespace
+
 Program load_program(const std::string& path) {
   const nlohmann::json j = read_json_file(path, "program");
   try {
     if (j.value("format", "") != "fsgen-program") fail(path, "expected \"format\": \"fsgen-program\"");
-    if (j.value("version", 0) != Program::kVersion)
+    if (!j.contains("version") || !j["version"].is_number_unsigned() || j["version"].get<uint64_t>() != Program::kVersion)
       fail(path, "expected program version " + std::to_string(Program::kVersion));
     Program p;
     p.design = j.at("design").get<std::string>();
     p.kernel = j.at("kernel").get<std::string>();
+    constexpr uint64_t k32 = UINT32_MAX;
     for (const auto& r : j.value("inputs", nlohmann::json::array()))
-      p.inputs.push_back({r.at("name"), r.at("addr"), from_hex(r.at("hex"), path + ": input " + r.at("name").get<std::string>())});
-    for (const auto& w : j.at("writes")) p.writes.push_back({w.at("offset"), w.at("value")});
-    for (const auto& o : j.value("outputs", nlohmann::json::array())) p.outputs.push_back({o.at("name"), o.at("addr"), o.at("bytes")});
+      p.inputs.push_back({r.at("name"), uint32_t(unsigned_field(r.at("addr"), path, "addr", k32)),
+                          from_hex(r.at("hex"), path + ": input " + r.at("name").get<std::string>())});
+    for (const auto& w : j.at("writes"))
+      p.writes.push_back({uint32_t(unsigned_field(w.at("offset"), path, "offset", k32)),
+                          uint32_t(unsigned_field(w.at("value"), path, "value", k32))});
+    for (const auto& o : j.value("outputs", nlohmann::json::array()))
+      p.outputs.push_back({o.at("name"), uint32_t(unsigned_field(o.at("addr"), path, "addr", k32)),
+                           unsigned_field(o.at("bytes"), path, "bytes", k32)});
     return p;
   } catch (const nlohmann::json::exception& e) {
     fail(path, std::string("program field missing or of the wrong type: ") + e.what());
