@@ -91,7 +91,8 @@ Program load_program(const std::string& path) {
   const nlohmann::json j = read_json_file(path, "program");
   try {
     if (j.value("format", "") != "fsgen-program") fail(path, "expected \"format\": \"fsgen-program\"");
-    if (!j.contains("version") || !j["version"].is_number_unsigned() || j["version"].get<uint64_t>() != Program::kVersion)
+    if (!j.contains("version") || !j["version"].is_number_unsigned() ||
+        j["version"].get<uint64_t>() != Program::kVersion)
       fail(path, "expected program version " + std::to_string(Program::kVersion));
     Program p;
     p.design = j.at("design").get<std::string>();

@@ -218,10 +218,12 @@ TEST(Program, MalformedFilesAreOneLineErrors) {
             std::string::npos);
   // Found by the fuzzer (make fuzz): numbers out of their field's range converted with
   // undefined behaviour (3.4e19 to int) or wrapped (a negative address).
-  EXPECT_NE(write("{\"format\": \"fsgen-program\", \"version\": 34075067339132836971}").find("expected program version"),
-            std::string::npos);
-  const std::string e = write("{\"format\": \"fsgen-program\", \"version\": 1, \"design\": \"d\", \"kernel\": \"k\", "
-                              "\"writes\": [{\"offset\": 8, \"value\": -1}]}");
+  EXPECT_NE(
+      write("{\"format\": \"fsgen-program\", \"version\": 34075067339132836971}").find("expected program version"),
+      std::string::npos);
+  const std::string e = write(
+      "{\"format\": \"fsgen-program\", \"version\": 1, \"design\": \"d\", \"kernel\": \"k\", "
+      "\"writes\": [{\"offset\": 8, \"value\": -1}]}");
   EXPECT_NE(e.find("field 'value': expected an integer from 0 to 4294967295, got -1"), std::string::npos) << e;
 }
 
