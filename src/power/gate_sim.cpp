@@ -383,9 +383,9 @@ PortWaveforms read_vcd_waveforms(const std::string& vcd, const std::vector<std::
   w.ports = ports;
   const size_t per = w.words_per_cycle();
   w.words.assign(size_t(cycles) * per, 0);
-  std::map<std::string, size_t> offset_of;  // port -> its first word in a cycle
+  std::map<std::string, std::pair<size_t, uint32_t>> port_at;  // port -> its first word in a cycle, its width
   size_t at = 0;
-  for (const auto& [name, width] : ports) offset_of[name] = at, at += (width + 31) / 32;
+  for (const auto& [name, width] : ports) port_at[name] = {at, width}, at += (width + 31) / 32;
   // VCD code -> word offset, width of each port it names: ports wired to one signal share
   // its code (an accumulator cache's wr_slot and rd_slot).
   std::multimap<std::string, std::pair<size_t, uint32_t>> code_port;
@@ -395,18 +395,17 @@ PortWaveforms read_vcd_waveforms(const std::string& vcd, const std::vector<std::
     for (; next_cycle < cycles && 2 * next_cycle + 1 <= time; ++next_cycle)
       std::copy(current.begin(), current.end(), w.words.begin() + next_cycle * per);
   };
-  std::map<std::string, uint32_t> width_of(ports.begin(), ports.end());
   bool scope_seen = false;
   VcdHandlers h;
   h.var = [&](const std::vector<std::string>& path, uint32_t width, const std::string& code, const std::string& name) {
     const bool in_scope = path.size() >= scope.size() && std::equal(scope.rbegin(), scope.rend(), path.rbegin());
     scope_seen |= in_scope;
-    auto it = offset_of.find(name);
-    if (!in_scope || it == offset_of.end()) return;
-    if (width != width_of.at(name))
+    auto it = port_at.find(name);
+    if (!in_scope || it == port_at.end()) return;
+    if (width != it->second.second)
       fail(vcd, "signal " + name + " is " + std::to_string(width) + " bits wide: expected the port's " +
-                    std::to_string(width_of.at(name)));
-    code_port.emplace(code, std::make_pair(it->second, width));
+                    std::to_string(it->second.second));
+    code_port.emplace(code, it->second);
   };
   h.time = record_until;
   h.value = [&](const std::string& code, const std::string& bits) {
