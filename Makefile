@@ -46,7 +46,8 @@ test-sanitize: deps
 
 # Each reader under libFuzzer for FUZZ_SECONDS (clang, ASan + UBSan; tests/fuzz/README.md).
 FUZZ_SECONDS ?= 60
-fuzz: deps build
+fuzz: build
+	@./scripts/install-deps.sh fuzz
 	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFSGEN_FUZZ=ON > /dev/null
 	@cmake --build build-fuzz -j$(JOBS) --target fuzzers
 	./tests/fuzz/run_fuzzers.sh build-fuzz $(FUZZ_SECONDS)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every build and run dependency of fsgen from Debian packages.
-# Idempotent: exits quickly when everything is already present.
+# Idempotent: exits quickly when everything is already present. With `fuzz`, also what
+# `make fuzz` needs.
 set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config
@@ -8,6 +9,8 @@ PACKAGES=(
   libeigen3-dev libspdlog-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libxgboost-dev gnuplot-nox ccache
 )
+# `install-deps.sh fuzz` (make fuzz): clang and its libFuzzer runtime as well.
+if [ "${1:-}" = fuzz ]; then PACKAGES+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
