@@ -47,9 +47,13 @@ inline CliRun fsgen_cli(const std::string& args) {
   return r;
 }
 
-// A fresh folder under the build tree for one test's outputs.
+// A fresh folder in the temporary directory for one test's outputs; each test binary has its
+// own (FSGEN_TEST_BINARY_TAG), so the sanitized copy of a test can run beside the plain one.
+#ifndef FSGEN_TEST_BINARY_TAG
+#define FSGEN_TEST_BINARY_TAG ""
+#endif
 inline std::string scratch_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("fsgen_test_" + name);
+  const auto dir = std::filesystem::temp_directory_path() / ("fsgen_test_" FSGEN_TEST_BINARY_TAG + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();

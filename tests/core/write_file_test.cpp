@@ -35,15 +35,8 @@ std::vector<std::string> files_in(const fs::path& d) {
   return names;
 }
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
 TEST(WriteFile, AtomicWriteReplacesTheFileWhole) {
-  const fs::path f = fresh_dir("fsgen_test_write_file") / "out.csv";
+  const fs::path f = fs::path(test::scratch_dir("write_file")) / "out.csv";
   write_text_file(f, "old\n");
   write_file_atomically(f.string(), "trace", [](std::ostream& o) { o << "new\n"; });
   EXPECT_EQ(contents(f), "new\n");
@@ -51,7 +44,7 @@ TEST(WriteFile, AtomicWriteReplacesTheFileWhole) {
 }
 
 TEST(WriteFile, AFailingWriterLeavesTheOldFileAndNoTemporary) {
-  const fs::path f = fresh_dir("fsgen_test_write_file_throw") / "out.csv";
+  const fs::path f = fs::path(test::scratch_dir("write_file_throw")) / "out.csv";
   write_text_file(f, "old\n");
   EXPECT_THROW(write_file_atomically(f.string(), "trace",
                                      [](std::ostream& o) {
@@ -64,7 +57,7 @@ TEST(WriteFile, AFailingWriterLeavesTheOldFileAndNoTemporary) {
 }
 
 TEST(WriteFile, AnUnwritablePathIsALocatedError) {
-  const fs::path f = fresh_dir("fsgen_test_write_file_missing") / "no_such_folder" / "out.csv";
+  const fs::path f = fs::path(test::scratch_dir("write_file_missing")) / "no_such_folder" / "out.csv";
   EXPECT_EQ(test::error_of([&] { write_file_atomically(f.string(), "power trace", [](std::ostream& o) { o << 1; }); }),
             f.string() + ": cannot write the power trace");
   EXPECT_FALSE(fs::exists(f));
@@ -72,7 +65,7 @@ TEST(WriteFile, AnUnwritablePathIsALocatedError) {
 }
 
 TEST(WriteFile, AFolderIsNoOutputFile) {
-  const fs::path d = fresh_dir("fsgen_test_write_file_folder");
+  const fs::path d = fs::path(test::scratch_dir("write_file_folder"));
   fs::create_directories(d / "trace.csv");
   EXPECT_EQ(test::error_of([&] {
               write_file_atomically((d / "trace.csv").string(), "power trace", [](std::ostream& o) { o << 1; });
@@ -83,7 +76,7 @@ TEST(WriteFile, AFolderIsNoOutputFile) {
 
 // Writers of one path at once each write their own temporary: the file is one of them, whole.
 TEST(WriteFile, ConcurrentWritersOfOnePathEachLandWhole) {
-  const fs::path f = fresh_dir("fsgen_test_write_file_race") / "out.csv";
+  const fs::path f = fs::path(test::scratch_dir("write_file_race")) / "out.csv";
   std::vector<std::thread> writers;
   for (int t = 0; t < 4; ++t)
     writers.emplace_back([&, t] {
@@ -98,7 +91,7 @@ TEST(WriteFile, ConcurrentWritersOfOnePathEachLandWhole) {
 }
 
 TEST(WriteFile, ATextFileUnderAFileNamesWhatItWrites) {
-  const fs::path blocker = fresh_dir("fsgen_test_write_text_blocked") / "stamp_dir";
+  const fs::path blocker = fs::path(test::scratch_dir("write_text_blocked")) / "stamp_dir";
   write_text_file(blocker, "a file where a folder is expected\n");
   const fs::path f = blocker / "build.stamp";
   EXPECT_EQ(test::error_of([&] { write_text_file(f, "stamp", "build stamp"); }),
@@ -109,7 +102,7 @@ TEST(WriteFile, ATextFileUnderAFileNamesWhatItWrites) {
 // what holds it (two golden replays in one folder overwrote each other's stimulus), and the
 // folder is free again once the first is released.
 TEST(FolderLock, ASecondRunInTheFolderFailsUntilTheFirstEnds) {
-  const fs::path d = fresh_dir("fsgen_folder_lock");
+  const fs::path d = fs::path(test::scratch_dir("folder_lock"));
   {
     const FolderLock first(d.string(), "fsgen power --golden run");
     EXPECT_EQ(test::error_of([&] { FolderLock second(d.string(), "fsgen power --golden run"); }),
@@ -125,7 +118,7 @@ TEST(FolderLock, ASecondRunInTheFolderFailsUntilTheFirstEnds) {
 // A waiting lock (a shared harness build) blocks until the holder lets go, then holds; a
 // lock of another entry of the same folder does not wait.
 TEST(FolderLock, AWaitingRunTakesTheLockWhenTheFirstEnds) {
-  const fs::path d = fresh_dir("fsgen_folder_lock_wait");
+  const fs::path d = fs::path(test::scratch_dir("folder_lock_wait"));
   std::atomic<bool> taken{false};
   std::thread second;
   {
