@@ -130,6 +130,28 @@ TEST(PowerValidation, MalformedRecordsAreOneLineErrors) {
   std::ofstream(dir + "/b.csv", std::ios::app) << "d2,array_a,pe_array_os,4;4,,10,1,500,x\n";
   EXPECT_NE(test::error_of([&] { read_validation_records(dir + "/b.csv"); }).find("b.csv:3: expected 23 comma-separated fields"),
             std::string::npos);
+  // A block's own figures must be finite numbers.
+  {
+    std::ifstream in(dir + "/b.csv");
+    std::string h, row;
+    std::getline(in, h), std::getline(in, row);
+    const size_t golden_field = 13;  // golden_mw
+    size_t at = 0;
+    for (size_t i = 0; i < golden_field; ++i) at = row.find(',', at) + 1;
+    std::ofstream(dir + "/nan.csv") << h << "\n" << row.substr(0, at) << "nan" << row.substr(row.find(',', at)) << "\n";
+  }
+  const std::string nan_error = test::error_of([&] { read_validation_records(dir + "/nan.csv"); });
+  EXPECT_NE(nan_error.find("nan.csv:2: golden_mw: expected a finite number, got 'nan'"), std::string::npos)
+      << nan_error;
+  // A run killed while appending leaves a torn last line; the next append drops it and the
+  // records read whole, nothing glued to the torn row.
+  append_validation_records(dir + "/torn.csv", {record("d1", 0.5, 1, 1)});
+  std::ofstream(dir + "/torn.csv", std::ios::app) << "d2,array_a,pe_arr";
+  append_validation_records(dir + "/torn.csv", {record("d3", 0.5, 1, 1)});
+  const auto resumed = read_validation_records(dir + "/torn.csv");
+  ASSERT_EQ(resumed.size(), 2u);
+  EXPECT_EQ(resumed[0].design, "d1");
+  EXPECT_EQ(resumed[1].design, "d3");
   // Records of the earlier layouts (no design traces; no golden power of the blocks without
   // a model) read as unknown, and are upgraded in place when a design is appended.
   std::string header, line;
