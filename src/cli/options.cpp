@@ -1,5 +1,6 @@
 #include "cli/options.h"
 #include "compiler/traffic.h"
+#include "core/ffn_numerics.h"
 
 namespace fsgen::cli {
 
@@ -49,13 +50,25 @@ void add_ffn_options(CLI::App* cmd, FfnOptions& o) {
   cmd->add_option("--ffn", o.ffn, "ffn: FFN width (intermediate size)")->capture_default_str();
   cmd->add_flag("--ungated", o.plain, "ffn: plain act(X W1) W2 instead of the gated form");
   cmd->add_option("--activation", o.activation, "ffn: activation")
-      ->check(CLI::IsMember({"silu", "gelu"}))
+      ->check(CLI::IsMember(num::activation_names()))
       ->capture_default_str();
 }
 
 void add_kernel_choice(CLI::App* cmd, KernelOptions& o, const std::vector<std::string>& kernels) {
   cmd->add_option("--kernel", o.kernel, "kernel to run")->check(CLI::IsMember(kernels))->capture_default_str();
 }
+
+namespace {
+
+// none, each activation, and each as gated-<activation>.
+std::vector<std::string> epilogue_choices() {
+  std::vector<std::string> c{"none"};
+  for (const auto& a : num::activation_names()) c.push_back(a);
+  for (const auto& a : num::activation_names()) c.push_back("gated-" + a);
+  return c;
+}
+
+}  // namespace
 
 void add_problem_options(CLI::App* cmd, KernelOptions& o) {
   cmd->add_option("--m", o.m, "rows of A and C")->capture_default_str();
@@ -64,7 +77,7 @@ void add_problem_options(CLI::App* cmd, KernelOptions& o) {
   cmd->add_option("--epilogue", o.epilogue,
                   "matmul: the activation unit on each stored row (a fused core): act(requant(A B)), or gated: B holds "
                   "W1's n columns then W3's, C = requant(act(u) x requant(g))")
-      ->check(CLI::IsMember({"none", "silu", "gelu", "gated-silu", "gated-gelu"}))
+      ->check(CLI::IsMember(epilogue_choices()))
       ->capture_default_str();
   cmd->add_option("--seed", o.seed, "random operand seed")->capture_default_str();
   add_value_options(cmd, o.values);

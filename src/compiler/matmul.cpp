@@ -6,6 +6,7 @@
 #include "compiler/lane_capacity.h"
 #include "core/compression.h"
 #include "core/error.h"
+#include "core/ffn_numerics.h"
 #include "core/numerics.h"
 #include "core/regmap.h"
 
@@ -57,8 +58,8 @@ void check_epilogue(const Graph& g, const MatmulProblem& p) {
   const MatmulEpilogue& e = p.epilogue;
   if (!e.active()) return;
   const std::string where = "matmul epilogue on design '" + g.spec.name + "'";
-  if (e.activation != "silu" && e.activation != "gelu")
-    fail(where, "activation '" + e.activation + "': expected silu or gelu");
+  if (!num::is_activation(e.activation))
+    fail(where, "activation '" + e.activation + "': expected silu, gelu, gelu_tanh or relu");
   const std::string why = epilogue_unsupported_why(g, e.gated);
   if (!why.empty()) fail(where, why);
 }

@@ -8,14 +8,32 @@
 
 namespace fsgen::num {
 
+const std::vector<std::string>& activation_names() {
+  static const std::vector<std::string> names{"silu", "gelu", "gelu_tanh", "relu"};
+  return names;
+}
+
+bool is_activation(const std::string& name) {
+  const auto& n = activation_names();
+  return std::find(n.begin(), n.end(), name) != n.end();
+}
+
+namespace {
+
+double activate(const std::string& activation, double v) {
+  if (activation == "silu") return v / (1.0 + std::exp(-v));
+  if (activation == "gelu") return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+  if (activation == "gelu_tanh") return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+  if (activation == "relu") return std::max(v, 0.0);
+  fail("activation", "expected silu, gelu, gelu_tanh or relu, got '" + activation + "'");
+}
+
+}  // namespace
+
 ActivationTable make_activation_table(const std::string& activation, double in_scale, double out_scale) {
   ActivationTable t{};
   for (int code = -128; code < 128; ++code) {
-    const double v = code * in_scale;
-    double y;
-    if (activation == "silu") y = v / (1.0 + std::exp(-v));
-    else if (activation == "gelu") y = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
-    else fail("activation", "expected silu or gelu, got '" + activation + "'");
+    const double y = activate(activation, code * in_scale);
     t[static_cast<uint8_t>(code)] = static_cast<int8_t>(std::clamp<long>(std::lround(y / out_scale), -128, 127));
   }
   return t;

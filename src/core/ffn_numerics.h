@@ -29,6 +29,11 @@ using ActivationTable = std::array<int8_t, 256>;
 // h = lut[requant(u)], gated h = requant(lut[requant(u)] x requant(g)).
 int8_t ffn_hidden(int32_t u, const int32_t* g, const ActivationTable& lut, const FfnParams& p);
 
+// The activations a table can hold: silu, gelu (erf), gelu_tanh (the tanh approximation,
+// GPT-2's gelu_new and Gemma's gelu_pytorch_tanh) and relu.
+const std::vector<std::string>& activation_names();
+bool is_activation(const std::string& name);
+
 // lut[code] = clamp(round(act(code * in_scale) / out_scale)), code an INT8 value.
 ActivationTable make_activation_table(const std::string& activation, double in_scale, double out_scale);
 
