@@ -1,5 +1,6 @@
 // fsgen simulate: one kernel, or a model's layers, on the design's SystemC/TLM-2.0 platform
 // (or, for models, its fast model).
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -7,6 +8,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "compiler/model_config.h"
+#include "core/csv.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/write_file.h"
@@ -19,7 +21,7 @@ namespace fsgen::cli {
 
 namespace {
 struct ModelSimArgs {
-  std::string model, layers = "all", mode = "fast", activity_csv;
+  std::string model, layers = "all", mode = "fast", activity_csv, routing = "uniform";
   bool every_launch = false, json = false;
   uint64_t window = 0;
 };
@@ -43,6 +45,35 @@ uint32_t layer_count(const std::string& text) {
   fail("--layers", "expected a positive count or 'all', got '" + text + "'");
 }
 
+// --routing: uniform, zipf:S, or a file of each expert's token count (or share).
+ExpertRouting routing_of(const std::string& text, const ModelConfig& m) {
+  ExpertRouting r;
+  r.name = text;
+  if (text == "uniform") return r;
+  const std::string zipf = "zipf:";
+  if (text.rfind(zipf, 0) == 0) {
+    r.skew = parse_finite(text.substr(zipf.size()), "--routing", "the Zipf exponent");
+    if (r.skew < 0) fail("--routing", "expected a Zipf exponent of at least 0, got " + text.substr(zipf.size()));
+    r.name = "Zipf, exponent " + text.substr(zipf.size());
+    return r;
+  }
+  std::ifstream in(text);
+  if (!in) fail("--routing", "expected uniform, zipf:<exponent> or a file of expert token counts, got '" + text + "'");
+  std::string word;
+  double sum = 0;
+  for (size_t i = 1; in >> word; ++i) {
+    const std::string where = text + ": count " + std::to_string(i);
+    r.shares.push_back(parse_finite(word, where, "an expert's token count"));
+    if (r.shares.back() < 0) fail(where, "expected a count of at least 0, got " + word);
+    sum += r.shares.back();
+  }
+  if (r.shares.size() != m.moe.experts || sum <= 0)
+    fail(text, "expected " + std::to_string(m.moe.experts) + " expert token counts, not all zero, got " +
+                   std::to_string(r.shares.size()));
+  r.name = "counts from " + text;
+  return r;
+}
+
 int run_model(const Graph& g, const SimulateOptions& so) {
   const ModelSimArgs& a = so.model;
   const AttentionOptions& attn = so.kernel.attention;
@@ -57,6 +88,8 @@ int run_model(const Graph& g, const SimulateOptions& so) {
   o.seed = so.kernel.seed;
   o.every_launch = a.every_launch;
   o.window = a.window ? a.window : (a.activity_csv.empty() ? 0 : 4096);
+  if (a.routing != "uniform" && !m.moe.experts) fail("--routing", m.name + " has no experts to route to");
+  o.routing = routing_of(a.routing, m);
   ProgressBar bar;
   const ModelSimReport r = simulate_model(g, m, o, [&bar](double fraction) { bar(fraction); });
   if (!a.activity_csv.empty())
@@ -96,6 +129,10 @@ Command simulate_command(CLI::App& app) {
   cmd->add_option("--window", m.window, "--model --mode fast: activity window in cycles for --activity-out");
   cmd->add_option("--activity-out", m.activity_csv, "--model: write per-window block activity (CSV)");
   cmd->add_flag("--json", m.json, "--model: print the report as JSON");
+  cmd->add_option("--routing", m.routing,
+                  "--model with experts: how a step's tokens spread over the experts: uniform, zipf:<exponent> "
+                  "(expert i's share as 1 / (i + 1)^exponent) or a file of each expert's token count")
+      ->capture_default_str();
   return {cmd, [o, cmd] {
             o->tokens_given = cmd->count("--tokens") > 0;
             return run_simulate(*o);

@@ -1,6 +1,9 @@
 #include "compiler/layer.h"
 
 #include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
 
 #include "compiler/traffic.h"
 #include "core/error.h"
@@ -20,7 +23,11 @@ uint32_t largest_divisor_within(uint32_t n, uint32_t limit) {
 class LayerLowering {
  public:
   LayerLowering(const Graph& g, const ModelConfig& m, const LayerWorkload& w)
-      : g_(g), m_(m), w_(w), where_("model " + m.name + " on design '" + g.spec.name + "'") {}
+      : g_(g),
+        m_(m),
+        w_(w),
+        where_("model " + m.name + " on design '" + g.spec.name + "'"),
+        window_(m.windowed_layer(w.layer) ? m.sliding_window : 0) {}
 
   LayerPlan run() {
     check();
@@ -29,14 +36,18 @@ class LayerLowering {
     matmul("q_k_v_proj", t, m_.q_width() + 2 * m_.kv_width(), m_.hidden);
     if (m_.biases) host("q/k/v biases", uint64_t(t) * (m_.q_width() + 2 * m_.kv_width()));
     if (m_.qk_norm) host("q/k norms", uint64_t(t) * (m_.q_width() + m_.kv_width()));
-    if (m_.rope_theta > 0) host("rope on q and k", uint64_t(t) * (m_.q_width() + m_.kv_width()));
+    if (m_.rope_theta > 0)
+      host("rope on q and k", uint64_t(double(t) * (m_.q_width() + m_.kv_width()) * m_.rotary_fraction));
     host("head-major re-layout of q, k, v", uint64_t(t) * (m_.q_width() + 2 * m_.kv_width()));
     attention();
     matmul("o_proj", t, m_.hidden, m_.q_width());
     if (m_.biases) host("o bias", uint64_t(t) * m_.hidden);
+    if (m_.sandwich_norm) host("post-attention norm", uint64_t(t) * m_.hidden);
     host("residual add", uint64_t(t) * m_.hidden);
     host(m_.post_norm ? "post-attention norm" : "pre-FFN norm", uint64_t(t) * m_.hidden);
-    ffn();
+    if (m_.moe_layer(w_.layer)) experts();
+    else ffn("", t, m_.ffn);
+    if (m_.sandwich_norm) host("post-FFN norm", uint64_t(t) * m_.hidden);
     host("residual add", uint64_t(t) * m_.hidden);
     if (m_.post_norm) host("post-FFN norm", uint64_t(t) * m_.hidden);
     return std::move(plan_);
@@ -53,14 +64,15 @@ class LayerLowering {
                        std::to_string(g_.spec.array_a.tile_k) +
                        ": the fused attention kernel reduces S = Q K^T over one k tile; use tiling.k >= head_dim");
     const uint32_t masked = g_.sliding_window();
-    if (masked && masked != m_.sliding_window)
-      fail(where_, "the design masks a sliding window of " + std::to_string(masked) + " keys, the model attends " +
-                       (m_.sliding_window ? "a window of " + std::to_string(m_.sliding_window) : std::string("every key")));
-    if (m_.sliding_window && !masked && w_.stage == Stage::kPrefill && w_.tokens > m_.sliding_window)
+    if (masked && masked != window_)
+      fail(where_, "the design masks a sliding window of " + std::to_string(masked) + " keys, layer " +
+                       std::to_string(w_.layer) + " attends " +
+                       (window_ ? "a window of " + std::to_string(window_) : std::string("every key")));
+    if (window_ && !masked && w_.stage == Stage::kPrefill && w_.tokens > window_)
       fail(where_, "a prefill of " + std::to_string(w_.tokens) + " tokens exceeds the sliding window of " +
-                       std::to_string(m_.sliding_window) +
+                       std::to_string(window_) +
                        ", which this design does not mask: add sparsity {kind: memory_group, tensor: k, condition: "
-                       "sliding, window: " + std::to_string(m_.sliding_window) + "}");
+                       "sliding, window: " + std::to_string(window_) + "}");
     if (uint64_t(w_.context) + w_.tokens + g_.spec.array_a.tile_m + g_.spec.array_a.tile_n >= 65536)
       fail(where_, "context plus tokens must stay below 65536 (16-bit sequence registers)");
   }
@@ -98,11 +110,11 @@ class LayerLowering {
     MatmulProblem unpadded;
     unpadded.m = m, unpadded.n = n, unpadded.k = k, unpadded.epilogue = epilogue;
     l.least_bytes = least_traffic_bytes(unpadded);
-    if (l.padded_macs != l.macs)
-      plan_.notes.push_back(name + ": " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+    if (l.padded_macs != l.macs && name.rfind("expert_", 0) != 0)  // the experts' note says their shapes
+      note(name + ": " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
                             " computed on whole tiles (" + percent(l.macs, l.padded_macs) + " of the MACs useful)");
     if (l.count > 1)
-      plan_.notes.push_back(name + ": split into " + std::to_string(l.count) + " launches of " +
+      note(name + ": split into " + std::to_string(l.count) + " launches of " +
                             std::to_string(l.matmul.m) + "x" + std::to_string(l.matmul.n) + "x" +
                             std::to_string(l.matmul.k) + " (accumulator cache of " + std::to_string(a.acc_slots) +
                             " tiles)");
@@ -122,10 +134,10 @@ class LayerLowering {
     p.residual = false;  // the model's residual follows the output projection
     p.causal = !m_.encoder;
     p.context = w_.stage == Stage::kDecode ? w_.context : 0;
-    if (m_.sliding_window && p.context + p.tokens > m_.sliding_window) {
-      p.context = m_.sliding_window - p.tokens;
-      plan_.notes.push_back("attention: sliding window " + std::to_string(m_.sliding_window) + ": the decode step reads the last " +
-                            std::to_string(m_.sliding_window) + " keys of the KV cache");
+    if (window_ && p.context + p.tokens > window_) {
+      p.context = window_ - p.tokens;
+      plan_.notes.push_back("attention: sliding window " + std::to_string(window_) + ": the decode step reads the last " +
+                            std::to_string(window_) + " keys of the KV cache");
     }
     const uint32_t lq = p.tokens, lkv = p.context + p.tokens, q_pos0 = lkv - lq;
     uint64_t useful = 0, padded = 0;
@@ -143,36 +155,27 @@ class LayerLowering {
     if (m_.head_dim < a.tile_k)
       plan_.notes.push_back("attention: head_dim " + std::to_string(m_.head_dim) + " zero-padded to tiling.k " +
                             std::to_string(a.tile_k));
+    if (m_.attn_softcap > 0)
+      plan_.notes.push_back("attention: the model's score soft-cap (" + std::to_string(int(m_.attn_softcap)) +
+                            " tanh(s / cap)) is not applied: the softmax unit has no tanh step, so the cycles are "
+                            "the model's and the scores are not");
     plan_.kernels.push_back(l);
   }
 
-  void ffn() {
-    const uint32_t t = w_.tokens;
+  // A gated or plain FFN of `width` over `t` tokens; its launches are named with `prefix`
+  // (the experts' "expert_").
+  void ffn(const std::string& prefix, uint32_t t, uint32_t width) {
     if (m_.hidden <= g_.spec.array_a.tile_k && 256 % g_.spec.array_a.tile_k == 0) {
-      KernelLaunch l;
-      l.name = "ffn";
-      l.kind = KernelKind::kFfn;
-      l.ffn.tokens = t;
-      l.ffn.ffn = m_.ffn;
-      l.ffn.gated = m_.gated_ffn;
-      l.ffn.activation = m_.activation;
-      l.ffn.residual = false;
-      const uint64_t mats = m_.gated_ffn ? 3 : 2;
-      l.macs = mats * t * m_.hidden * m_.ffn;
-      l.padded_macs = mats * round_up(t, g_.spec.array_a.tile_m) * g_.spec.array_a.tile_k *
-                      round_up(m_.ffn, g_.spec.array_a.tile_n);
-      l.least_bytes = least_traffic_bytes(l.ffn, m_.hidden);
-      if (m_.biases) host("FFN biases", uint64_t(t) * (m_.ffn + m_.hidden));
-      plan_.kernels.push_back(l);
+      fused_ffn(prefix, t, width);
       return;
     }
-    const std::string over = "ffn: hidden " + std::to_string(m_.hidden) + " exceeds one reduction tile (tiling.k " +
-                             std::to_string(g_.spec.array_a.tile_k) + "): W1" + (m_.gated_ffn ? "/W3" : "") +
-                             " and W2 run as matmuls, ";
+    const std::string over = prefix + "ffn: hidden " + std::to_string(m_.hidden) +
+                             " exceeds one reduction tile (tiling.k " + std::to_string(g_.spec.array_a.tile_k) +
+                             "): W1" + (m_.gated_ffn ? "/W3" : "") + " and W2 run as matmuls, ";
     const std::string act = m_.activation + (m_.gated_ffn ? " and gate product" : "");
     const std::string why_host = epilogue_unsupported_why(g_, m_.gated_ffn);
     if (why_host.empty()) {
-      plan_.notes.push_back(over + "the " + act + " in W1's epilogue on the accelerator");
+      note(over + "the " + act + " in W1's epilogue on the accelerator");
       MatmulEpilogue e;
       e.activation = m_.activation;
       e.gated = m_.gated_ffn;
@@ -180,17 +183,65 @@ class LayerLowering {
       // the reduction, X with a column of ones (written by the norm before it), W1 with the
       // bias as one more row, in accumulator units.
       const uint32_t k = m_.hidden + (m_.biases ? 1 : 0);
-      if (m_.biases) plan_.notes.push_back("ffn: the W1 bias folded into W1's reduction (k = hidden + 1)");
-      matmul(m_.gated_ffn ? "w1_w3_act" : "w1_act", t, m_.ffn, k, e);
-      plan_.kernels.back().macs = uint64_t(t) * m_.ffn * (m_.gated_ffn ? 2 : 1) * m_.hidden;
+      if (m_.biases) note(prefix + "ffn: the W1 bias folded into W1's reduction (k = hidden + 1)");
+      matmul(prefix + (m_.gated_ffn ? "w1_w3_act" : "w1_act"), t, width, k, e);
+      plan_.kernels.back().macs = uint64_t(t) * width * (m_.gated_ffn ? 2 : 1) * m_.hidden;
     } else {
-      plan_.notes.push_back(over + "the " + act + " on the host (" + why_host + ")");
-      matmul(m_.gated_ffn ? "w1_w3" : "w1", t, (m_.gated_ffn ? 2 : 1) * m_.ffn, m_.hidden);
-      if (m_.biases) host("w1 bias", uint64_t(t) * m_.ffn);
-      host(act, uint64_t(t) * m_.ffn * (m_.gated_ffn ? 2 : 1));
+      note(over + "the " + act + " on the host (" + why_host + ")");
+      matmul(prefix + (m_.gated_ffn ? "w1_w3" : "w1"), t, (m_.gated_ffn ? 2 : 1) * width, m_.hidden);
+      if (m_.biases) host(prefix + "w1 bias", uint64_t(t) * width);
+      host(prefix + act, uint64_t(t) * width * (m_.gated_ffn ? 2 : 1));
     }
-    matmul("w2", t, m_.hidden, m_.ffn);
-    if (m_.biases) host("w2 bias", uint64_t(t) * m_.hidden);
+    matmul(prefix + "w2", t, m_.hidden, width);
+    if (m_.biases) host(prefix + "w2 bias", uint64_t(t) * m_.hidden);
+  }
+
+  // The fused FFN kernel (hidden within one reduction tile).
+  void fused_ffn(const std::string& prefix, uint32_t t, uint32_t width) {
+    KernelLaunch l;
+    l.name = prefix + "ffn";
+    l.kind = KernelKind::kFfn;
+    l.ffn.tokens = t;
+    l.ffn.ffn = width;
+    l.ffn.gated = m_.gated_ffn;
+    l.ffn.activation = m_.activation;
+    l.ffn.residual = false;
+    const uint64_t mats = m_.gated_ffn ? 3 : 2;
+    l.macs = mats * t * m_.hidden * width;
+    l.padded_macs =
+        mats * round_up(t, g_.spec.array_a.tile_m) * g_.spec.array_a.tile_k * round_up(width, g_.spec.array_a.tile_n);
+    l.least_bytes = least_traffic_bytes(l.ffn, m_.hidden);
+    if (m_.biases) host(prefix + "FFN biases", uint64_t(t) * (width + m_.hidden));
+    plan_.kernels.push_back(l);
+  }
+
+  // The router and each expert's FFN over the tokens routed to it.
+  void experts() {
+    const uint32_t t = w_.tokens;
+    const MoeConfig& e = m_.moe;
+    matmul("router", t, e.experts, m_.hidden);
+    host("router softmax and top-k", uint64_t(t) * e.experts);
+    host("token dispatch to experts", uint64_t(t) * e.per_token * m_.hidden);
+    const std::vector<uint32_t> routed = w_.routing.tokens_per_expert(t, e.experts, e.per_token);
+    uint32_t active = 0, most = 0;
+    for (uint32_t n : routed) {
+      if (n == 0) continue;
+      ++active, most = std::max(most, n);
+      ffn("expert_", n, e.ffn);
+    }
+    host("expert outputs weighted and summed", uint64_t(t) * e.per_token * m_.hidden);
+    const double mean = double(t) * e.per_token / e.experts;
+    const uint64_t weight_bytes = uint64_t(active) * (m_.gated_ffn ? 3 : 2) * m_.hidden * e.ffn;
+    std::ostringstream s;
+    s << "experts: " << t << " tokens x top-" << e.per_token << " of " << e.experts << " experts ("
+      << w_.routing.name << " routing): " << active << " experts active, the busiest takes " << most << " (max / mean "
+      << std::fixed << std::setprecision(2) << most / mean << "), expert weights read " << weight_bytes / 1e6 << " MB per layer";
+    note(s.str());
+  }
+
+  // A note, once per plan (an FFN per expert would repeat its own).
+  void note(const std::string& text) {
+    if (std::find(plan_.notes.begin(), plan_.notes.end(), text) == plan_.notes.end()) plan_.notes.push_back(text);
   }
 
   static std::string percent(uint64_t part, uint64_t whole) {
@@ -201,10 +252,41 @@ class LayerLowering {
   const ModelConfig& m_;
   const LayerWorkload& w_;
   const std::string where_;
+  const uint32_t window_;  // this layer's sliding window (0: every key)
   LayerPlan plan_;
 };
 
 }  // namespace
+
+std::vector<uint32_t> ExpertRouting::tokens_per_expert(uint32_t tokens, uint32_t experts, uint32_t per_token) const {
+  FSGEN_ASSERT(per_token <= experts && (shares.empty() || shares.size() == experts), "a routing of the experts");
+  std::vector<double> share(experts);
+  for (uint32_t i = 0; i < experts; ++i) share[i] = shares.empty() ? std::pow(1.0 + i, -skew) : shares[i];
+  // Water-filling: an expert whose share asks for more than every token gets every token, and
+  // the rest is spread over the others in proportion to their shares.
+  std::vector<double> want(experts, 0.0);
+  std::vector<bool> full(experts, false);
+  double left = double(tokens) * per_token;
+  for (bool capped = true; capped;) {
+    capped = false;
+    double open = 0;
+    for (uint32_t i = 0; i < experts; ++i) open += full[i] ? 0 : share[i];
+    for (uint32_t i = 0; i < experts && open > 0; ++i)
+      if (!full[i]) want[i] = left * share[i] / open;
+    for (uint32_t i = 0; i < experts; ++i)
+      if (!full[i] && want[i] > tokens) full[i] = capped = true, want[i] = tokens, left -= tokens;
+  }
+  std::vector<uint32_t> n(experts);
+  uint64_t given = 0;
+  for (uint32_t i = 0; i < experts; ++i) given += n[i] = uint32_t(std::floor(want[i] + 1e-9));
+  std::vector<uint32_t> order(experts);
+  for (uint32_t i = 0; i < experts; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return want[a] - n[a] > want[b] - n[b]; });
+  for (uint32_t i = 0; given < uint64_t(tokens) * per_token; i = (i + 1) % experts)
+    if (n[order[i]] < tokens) ++n[order[i]], ++given;
+  return n;
+}
 
 LayerPlan lower_layer(const Graph& g, const ModelConfig& m, const LayerWorkload& w) {
   return LayerLowering(g, m, w).run();

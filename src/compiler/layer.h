@@ -15,9 +15,13 @@
 //    one more row), then W2 as a matmul launch. On a design without the epilogue (array b
 //    joining matmuls, or gated with the n loop outside m) the activation and gate product
 //    stay with the host, and the plan's notes say why.
-//  - Norms, RoPE, QK-norm, biases, residual adds, a host-side activation and the
-//    head-major re-layout of Q, K and V: host work, stated by elements and off-chip bytes
-//    (each op reads and writes its INT8 operands once).
+//  - Mixture-of-Experts FFN: the router as a matmul (t x experts x hidden), then each expert's
+//    FFN as above over the tokens routed to it (ExpertRouting: uniform, Zipf-skewed or given
+//    counts; a decode step's token visits top-k experts); the top-k choice, the tokens'
+//    dispatch to their experts and the weighted sum of the experts' outputs are host work.
+//  - Norms, RoPE (on the rotated share of head_dim), QK-norm, biases, residual adds, a
+//    host-side activation and the head-major re-layout of Q, K and V: host work, stated by
+//    elements and off-chip bytes (each op reads and writes its INT8 operands once).
 // Dimensions that are not whole tiles are zero-padded (the padding's MACs are counted
 // separately); a matmul whose live output tiles exceed the accumulator cache is split
 // along n, then m, into launches that fit.
@@ -60,10 +64,23 @@ struct LayerPlan {
   std::vector<std::string> notes;  // placement decisions worth telling the architect
 };
 
+// How a Mixture-of-Experts router spreads a step's tokens over the experts.
+struct ExpertRouting {
+  double skew = 0;             // 0: uniform; s > 0: expert i's share in proportion to 1 / (i + 1)^s
+  std::vector<double> shares;  // when given: each expert's share (relative counts, from a file)
+  std::string name = "uniform";
+
+  // Tokens routed to each expert: tokens x per_token in all, at most `tokens` each (a token's
+  // top-k experts are distinct), in proportion to the shares otherwise (largest remainders).
+  std::vector<uint32_t> tokens_per_expert(uint32_t tokens, uint32_t experts, uint32_t per_token) const;
+};
+
 struct LayerWorkload {
   Stage stage = Stage::kPrefill;
   uint32_t tokens = 1;   // prefill: prompt tokens; decode: new tokens in this step (1)
   uint32_t context = 0;  // decode: tokens already in the KV cache
+  uint32_t layer = 0;    // which layer (windows and experts may differ by layer)
+  ExpertRouting routing;
 };
 
 // UserError (naming the model, the design and the rule) when a layer cannot run on the

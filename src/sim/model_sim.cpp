@@ -104,9 +104,14 @@ double peak_rss_mib() {
 }
 
 std::vector<LayerWorkload> steps_of(const ModelSimOptions& o) {
-  if (o.stage == Stage::kPrefill) return {{Stage::kPrefill, o.context, 0}};
+  auto step = [](Stage stage, uint32_t tokens, uint32_t context) {
+    LayerWorkload w;
+    w.stage = stage, w.tokens = tokens, w.context = context;
+    return w;
+  };
+  if (o.stage == Stage::kPrefill) return {step(Stage::kPrefill, o.context, 0)};
   std::vector<LayerWorkload> steps;
-  for (uint32_t s = 0; s < o.tokens; ++s) steps.push_back({Stage::kDecode, 1, o.context + s});
+  for (uint32_t s = 0; s < o.tokens; ++s) steps.push_back(step(Stage::kDecode, 1, o.context + s));
   return steps;
 }
 
@@ -119,23 +124,25 @@ class ModelRun {
     init_report();
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<LayerWorkload> steps = steps_of(o_);
-    std::vector<LayerPlan> plans;
+    std::vector<LayerPlan> plans;  // per step, per layer
     uint64_t total = 0;
-    for (const auto& w : steps) {
-      plans.push_back(lower_layer(g_, m_, w));
-      for (const auto& l : plans.back().kernels) total += uint64_t(l.count) * r_.layers;
-    }
-    r_.notes = plans.front().notes;
-    uint64_t done = 0;
-    for (const auto& plan : plans)
-      for (uint32_t layer = 0; layer < r_.layers; ++layer) {
-        for (const auto& op : plan.host) add_host(r_, op);
-        for (const auto& l : plan.kernels) {
-          run_launch(l);
-          done += l.count;
-          if (progress_) progress_(double(done) / double(total));
-        }
+    for (LayerWorkload w : steps)
+      for (w.layer = 0; w.layer < r_.layers; ++w.layer) {
+        w.routing = o_.routing;
+        plans.push_back(lower_layer(g_, m_, w));
+        for (const auto& l : plans.back().kernels) total += l.count;
+        for (const auto& n : plans.back().notes)
+          if (std::find(r_.notes.begin(), r_.notes.end(), n) == r_.notes.end()) r_.notes.push_back(n);
       }
+    uint64_t done = 0;
+    for (const auto& plan : plans) {
+      for (const auto& op : plan.host) add_host(r_, op);
+      for (const auto& l : plan.kernels) {
+        run_launch(l);
+        done += l.count;
+        if (progress_) progress_(double(done) / double(total));
+      }
+    }
     r_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r_.peak_rss_mib = peak_rss_mib();
     return std::move(r_);

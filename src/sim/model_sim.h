@@ -31,6 +31,7 @@ struct ModelSimOptions {
   uint64_t window = 0;  // fast mode: activity timeline window in cycles (0: none)
   uint64_t seed = 1;        // cycle mode: synthetic operands, drawn as `values` says
   SyntheticValues values;
+  ExpertRouting routing;    // Mixture-of-Experts models: how a prefill's tokens spread over the experts
 };
 
 struct KernelTotals {
@@ -49,7 +50,7 @@ struct ModelSimReport {
   uint64_t cycles = 0;                // accelerator cycles of every launch, one after another
   std::vector<KernelTotals> kernels;  // per kernel name, in layer order
   std::vector<HostOp> host;           // per host op name, summed
-  std::vector<std::string> notes;     // placement decisions (one layer's)
+  std::vector<std::string> notes;     // placement decisions (every layer's, each once)
   std::map<std::string, BlockActivity> activity;
   ActivityTimeline timeline;          // fast mode with a window
   uint64_t launches = 0, simulated_launches = 0, simulated_cycles = 0;

@@ -42,6 +42,12 @@ ModelConfig tiny_llama() {
   return m;
 }
 
+LayerWorkload work(Stage stage, uint32_t tokens, uint32_t context, uint32_t layer = 0) {
+  LayerWorkload w;
+  w.stage = stage, w.tokens = tokens, w.context = context, w.layer = layer;
+  return w;
+}
+
 const KernelLaunch& launch(const LayerPlan& p, const std::string& name) {
   for (const auto& k : p.kernels)
     if (k.name == name) return k;
@@ -58,7 +64,7 @@ bool has_host_op(const LayerPlan& p, const std::string& name) {
 TEST(Layer, DecoderLayerBecomesProjectionsFusedAttentionAndMatmulFfn) {
   const Graph g = graph_of(fused_spec(16));
   const ModelConfig m = tiny_llama();
-  const LayerPlan p = lower_layer(g, m, {Stage::kPrefill, 20, 0});
+  const LayerPlan p = lower_layer(g, m, work(Stage::kPrefill, 20, 0));
   std::vector<std::string> names;
   for (const auto& k : p.kernels) names.push_back(k.name);
   EXPECT_EQ(names, (std::vector<std::string>{"q_k_v_proj", "attention", "o_proj", "w1_w3", "w2"}));
@@ -91,7 +97,7 @@ TEST(Layer, DecoderLayerBecomesProjectionsFusedAttentionAndMatmulFfn) {
 // keeps none of the FFN. On the output-stationary pair above it stays with the host, saying why.
 TEST(Layer, WideFfnRunsItsActivationInW1sEpilogue) {
   const Graph g = graph_of(weight_stationary_b_spec());
-  const LayerPlan p = lower_layer(g, tiny_llama(), {Stage::kPrefill, 20, 0});
+  const LayerPlan p = lower_layer(g, tiny_llama(), work(Stage::kPrefill, 20, 0));
   std::vector<std::string> names;
   for (const auto& k : p.kernels) names.push_back(k.name);
   EXPECT_EQ(names, (std::vector<std::string>{"q_k_v_proj", "attention", "o_proj", "w1_w3_act", "w2"}));
@@ -103,7 +109,7 @@ TEST(Layer, WideFfnRunsItsActivationInW1sEpilogue) {
   EXPECT_EQ(up.padded_macs, 24u * 352 * 64);
   EXPECT_EQ(up.least_bytes, 20u * 64 + 64u * 344 + 20u * 172);  // X, W1 and W3, H
   EXPECT_FALSE(has_host_op(p, "silu and gate product"));
-  const LayerPlan dual = lower_layer(graph_of(fused_spec(16)), tiny_llama(), {Stage::kPrefill, 20, 0});
+  const LayerPlan dual = lower_layer(graph_of(fused_spec(16)), tiny_llama(), work(Stage::kPrefill, 20, 0));
   EXPECT_TRUE(has_host_op(dual, "silu and gate product"));
   bool said_why = false;
   for (const auto& n : dual.notes)
@@ -118,7 +124,7 @@ TEST(Layer, EpilogueFoldsTheW1BiasIntoTheReduction) {
   m.encoder = m.biases = true;
   m.gated_ffn = false;
   m.activation = "gelu";
-  const LayerPlan p = lower_layer(g, m, {Stage::kPrefill, 16, 0});
+  const LayerPlan p = lower_layer(g, m, work(Stage::kPrefill, 16, 0));
   const KernelLaunch& up = launch(p, "w1_act");
   EXPECT_EQ(up.matmul.k, 80u);  // 65 on 16-deep tiles
   EXPECT_EQ(up.macs, 16u * 172 * 64);
@@ -128,7 +134,7 @@ TEST(Layer, EpilogueFoldsTheW1BiasIntoTheReduction) {
 
 TEST(Layer, FusedFfnWhenHiddenFitsOneReductionTile) {
   const Graph g = graph_of(fused_spec(64));
-  const LayerPlan p = lower_layer(g, tiny_llama(), {Stage::kDecode, 1, 30});
+  const LayerPlan p = lower_layer(g, tiny_llama(), work(Stage::kDecode, 1, 30));
   const KernelLaunch& f = launch(p, "ffn");
   EXPECT_EQ(f.kind, KernelKind::kFfn);
   EXPECT_TRUE(f.ffn.gated);
@@ -148,7 +154,7 @@ TEST(Layer, EncoderIsBidirectionalWithBiasesAndPostNorm) {
   m.gated_ffn = false;
   m.activation = "gelu";
   m.rope_theta = 0;
-  const LayerPlan p = lower_layer(g, m, {Stage::kPrefill, 16, 0});
+  const LayerPlan p = lower_layer(g, m, work(Stage::kPrefill, 16, 0));
   EXPECT_FALSE(launch(p, "attention").attention.causal);
   EXPECT_EQ(launch(p, "attention").macs, 2u * 16 * 16 * 8 * 8);
   EXPECT_TRUE(has_host_op(p, "q/k/v biases"));
@@ -166,7 +172,7 @@ TEST(Layer, MatmulSplitsToFitTheAccumulatorCache) {
       "  b: {loop_order: weight_stationary, tiling: {m: 8, n: 16, k: 8}}\n"
       "caches: {acc_a: 1024, acc_b: 4096}\n");
   ASSERT_EQ(g.array_a.acc_slots, 4u);
-  const LayerPlan p = lower_layer(g, tiny_llama(), {Stage::kPrefill, 8, 0});
+  const LayerPlan p = lower_layer(g, tiny_llama(), work(Stage::kPrefill, 8, 0));
   const KernelLaunch& o = launch(p, "o_proj");  // n = 64: 8 tiles, 4 per launch
   EXPECT_EQ(o.count, 2u);
   EXPECT_EQ(o.matmul.n, 32u);
@@ -177,18 +183,18 @@ TEST(Layer, UnsupportedLayersAreOneLineErrors) {
   const Graph g = graph_of(fused_spec(16));
   ModelConfig wide = tiny_llama();
   wide.head_dim = 32;
-  EXPECT_NE(test::error_of([&] { lower_layer(g, wide, {Stage::kPrefill, 8, 0}); }).find("head_dim 32 exceeds arrays.a.tiling.k 16"),
+  EXPECT_NE(test::error_of([&] { lower_layer(g, wide, work(Stage::kPrefill, 8, 0)); }).find("head_dim 32 exceeds arrays.a.tiling.k 16"),
             std::string::npos);
   ModelConfig enc = tiny_llama();
   enc.encoder = true;
-  EXPECT_NE(test::error_of([&] { lower_layer(g, enc, {Stage::kDecode, 1, 8}); }).find("encoder has no decode stage"),
+  EXPECT_NE(test::error_of([&] { lower_layer(g, enc, work(Stage::kDecode, 1, 8)); }).find("encoder has no decode stage"),
             std::string::npos);
   ModelConfig win = tiny_llama();
   win.sliding_window = 16;
-  EXPECT_NE(test::error_of([&] { lower_layer(g, win, {Stage::kPrefill, 20, 0}); }).find("sliding window of 16"),
+  EXPECT_NE(test::error_of([&] { lower_layer(g, win, work(Stage::kPrefill, 20, 0)); }).find("sliding window of 16"),
             std::string::npos);
   const Graph mm_only = graph_of(test::base_spec() + "kernels: [matmul]\n");
-  EXPECT_NE(test::error_of([&] { lower_layer(mm_only, tiny_llama(), {Stage::kPrefill, 8, 0}); }).find("no fused attention kernel"),
+  EXPECT_NE(test::error_of([&] { lower_layer(mm_only, tiny_llama(), work(Stage::kPrefill, 8, 0)); }).find("no fused attention kernel"),
             std::string::npos);
 }
 
@@ -196,9 +202,81 @@ TEST(Layer, SlidingWindowLimitsTheKeysOfADecodeStep) {
   const Graph g = graph_of(fused_spec(16));
   ModelConfig m = tiny_llama();
   m.sliding_window = 16;
-  const LayerPlan p = lower_layer(g, m, {Stage::kDecode, 1, 40});
+  const LayerPlan p = lower_layer(g, m, work(Stage::kDecode, 1, 40));
   EXPECT_EQ(launch(p, "attention").attention.context, 15u);
   EXPECT_EQ(launch(p, "attention").macs, 2u * 16 * 8 * 8);
+}
+
+// Gemma 2 attends a window on even layers and every key on odd ones.
+TEST(Layer, AlternatingWindowsDifferByLayer) {
+  const Graph g = graph_of(fused_spec(16));
+  ModelConfig m = tiny_llama();
+  m.sliding_window = 16;
+  m.window_every = 2;
+  EXPECT_EQ(launch(lower_layer(g, m, work(Stage::kDecode, 1, 40, 0)), "attention").attention.context, 15u);
+  EXPECT_EQ(launch(lower_layer(g, m, work(Stage::kDecode, 1, 40, 1)), "attention").attention.context, 40u);
+}
+
+// RoPE's host work covers the rotated share of head_dim only; sandwich norms add two norms.
+TEST(Layer, PartialRotaryAndSandwichNormsAreStatedHostWork) {
+  const Graph g = graph_of(fused_spec(16));
+  ModelConfig m = tiny_llama();
+  m.rotary_fraction = 0.5;
+  m.sandwich_norm = true;
+  const LayerPlan p = lower_layer(g, m, work(Stage::kPrefill, 10, 0));
+  uint64_t rope = 0, norms = 0;
+  for (const auto& h : p.host) {
+    if (h.name == "rope on q and k") rope = h.elements;
+    if (h.name.find("norm") != std::string::npos) norms += h.elements;
+  }
+  EXPECT_EQ(rope, 10u * (64 + 32) / 2);
+  EXPECT_EQ(norms, 4u * 10 * 64);  // input, post-attention, pre-FFN, post-FFN
+}
+
+TEST(Layer, ExpertRoutingSpreadsEveryTokensTopKChoices) {
+  ExpertRouting uniform;
+  EXPECT_EQ(uniform.tokens_per_expert(10, 4, 2), (std::vector<uint32_t>{5, 5, 5, 5}));
+  EXPECT_EQ(uniform.tokens_per_expert(1, 8, 2), (std::vector<uint32_t>{1, 1, 0, 0, 0, 0, 0, 0}));
+  // Skewed: the first expert's share asks for more than every token; it takes all of them
+  // and the rest spreads in proportion over the others.
+  ExpertRouting zipf;
+  zipf.skew = 2;
+  const std::vector<uint32_t> n = zipf.tokens_per_expert(100, 4, 2);
+  EXPECT_EQ(n[0], 100u);
+  EXPECT_EQ(n[0] + n[1] + n[2] + n[3], 200u);
+  EXPECT_GT(n[1], n[2]);
+  EXPECT_GT(n[2], n[3]);
+  ExpertRouting counts;
+  counts.shares = {0, 3, 1, 0};
+  EXPECT_EQ(counts.tokens_per_expert(8, 4, 1), (std::vector<uint32_t>{0, 6, 2, 0}));
+}
+
+// A Mixture-of-Experts layer: the router, then each routed-to expert's FFN over its tokens.
+TEST(Layer, ExpertsRunTheirFfnOverTheTokensRoutedToThem) {
+  const Graph g = graph_of(weight_stationary_b_spec());
+  ModelConfig m = tiny_llama();
+  m.moe.experts = 4, m.moe.per_token = 2, m.moe.ffn = 48;
+  ASSERT_TRUE(m.moe_layer(0));
+  const LayerPlan p = lower_layer(g, m, work(Stage::kPrefill, 10, 0));
+  std::vector<std::string> names;
+  uint64_t expert_rows = 0;
+  for (const auto& k : p.kernels) {
+    names.push_back(k.name);
+    if (k.name == "expert_w1_w3_act") expert_rows += k.matmul.m;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"q_k_v_proj", "attention", "o_proj", "router", "expert_w1_w3_act",
+                                             "expert_w2", "expert_w1_w3_act", "expert_w2", "expert_w1_w3_act",
+                                             "expert_w2", "expert_w1_w3_act", "expert_w2"}));
+  EXPECT_EQ(expert_rows, 20u);  // 10 tokens x top-2
+  EXPECT_EQ(launch(p, "router").matmul.k, 64u);
+  EXPECT_EQ(launch(p, "expert_w1_w3_act").macs, 5u * 48 * 2 * 64);
+  EXPECT_TRUE(has_host_op(p, "router softmax and top-k"));
+  EXPECT_TRUE(has_host_op(p, "expert outputs weighted and summed"));
+  // A decode step streams only its top-k experts' weights.
+  const LayerPlan d = lower_layer(g, m, work(Stage::kDecode, 1, 12));
+  uint32_t experts = 0;
+  for (const auto& k : d.kernels) experts += k.name == "expert_w2";
+  EXPECT_EQ(experts, 2u);
 }
 
 // Both timing models on whole-model runs: the same cycles and activity, and reuse of
