@@ -36,7 +36,7 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 1500
 
 # The reader, parser and numerics tests built with AddressSanitizer and UBSan (any report fails).
-SANITIZE_TESTS ?= ModelConfig.*:Safetensors.*:Llama2c.*:Liberty.*:Spec*:Csv.*:Program.*:GateSim.*:WriteFile.*:$\
+SANITIZE_TESTS ?= ModelConfig.*:Safetensors.*:Checkpoint.*:Liberty.*:Spec*:Csv.*:Program.*:GateSim.*:WriteFile.*:$\
 	FolderLock.*:Tools.*:Numerics.*:AttentionNumerics.*:FfnNumerics.*:Statistics.*:Compression.*:Layer.*:Traffic.*:$\
 	Synthetic.*:Graph.*:Quantize.*
 test-sanitize: deps

@@ -17,8 +17,8 @@ const char* linear_name(Linear l) {
   return "?";
 }
 
-PackedWeight packed_weight(const Llama2cModel& m, int layer, Linear which) {
-  const Llama2cConfig& c = m.config();
+PackedWeight packed_weight(const DecoderCheckpoint& m, int layer, Linear which) {
+  const CheckpointConfig& c = m.config();
   const uint32_t d = c.dim, kv = c.kv_dim(), h = c.hidden_dim;
   PackedWeight p;
   p.in = which == Linear::kW2 ? h : d;
@@ -45,21 +45,21 @@ PackedWeight packed_weight(const Llama2cModel& m, int layer, Linear which) {
 
 namespace {
 
-void rmsnorm(const std::vector<float>& x, const float* w, uint32_t t, uint32_t dim, std::vector<float>& out) {
+void rmsnorm(const std::vector<float>& x, const float* w, uint32_t t, uint32_t dim, float eps, std::vector<float>& out) {
   out.resize(x.size());
   for (uint32_t r = 0; r < t; ++r) {
     const float* xr = x.data() + size_t(r) * dim;
     double ss = 0;
     for (uint32_t i = 0; i < dim; ++i) ss += double(xr[i]) * xr[i];
-    const float inv = 1.0f / std::sqrt(float(ss / dim) + 1e-5f);
+    const float inv = 1.0f / std::sqrt(float(ss / dim) + eps);
     for (uint32_t i = 0; i < dim; ++i) out[size_t(r) * dim + i] = xr[i] * inv * w[i];
   }
 }
 
 // RoPE on interleaved pairs (2i, 2i + 1) of every head of a [width] row at position pos.
-void rope(float* row, uint32_t width, uint32_t head_dim, uint32_t pos) {
+void rope(float* row, uint32_t width, uint32_t head_dim, uint32_t pos, float theta) {
   for (uint32_t i = 0; i < width; i += 2) {
-    const float freq = 1.0f / std::pow(10000.0f, float(i % head_dim) / float(head_dim));
+    const float freq = 1.0f / std::pow(theta, float(i % head_dim) / float(head_dim));
     const float a = float(pos) * freq, c = std::cos(a), s = std::sin(a);
     const float y0 = row[i], y1 = row[i + 1];
     row[i] = y0 * c - y1 * s;
@@ -69,7 +69,7 @@ void rope(float* row, uint32_t width, uint32_t head_dim, uint32_t pos) {
 
 }  // namespace
 
-DecoderForward::DecoderForward(const Llama2cModel& m, DecoderBackend& backend, uint32_t layers)
+DecoderForward::DecoderForward(const DecoderCheckpoint& m, DecoderBackend& backend, uint32_t layers)
     : m_(m), backend_(backend), layers_(layers ? layers : uint32_t(m.config().n_layers)) {
   if (layers_ > uint32_t(m.config().n_layers))
     fail("layers", std::to_string(layers_) + " exceeds the model's " + std::to_string(m.config().n_layers));
@@ -79,7 +79,7 @@ DecoderForward::DecoderForward(const Llama2cModel& m, DecoderBackend& backend, u
 }
 
 std::vector<float> DecoderForward::step(const std::vector<int>& tokens) {
-  const Llama2cConfig& c = m_.config();
+  const CheckpointConfig& c = m_.config();
   const uint32_t t = uint32_t(tokens.size()), dim = c.dim;
   if (pos_ + t > uint32_t(c.seq_len)) fail("decoder", "positions beyond the model's " + std::to_string(c.seq_len));
   std::vector<float> x(size_t(t) * dim);
@@ -92,7 +92,7 @@ std::vector<float> DecoderForward::step(const std::vector<int>& tokens) {
     layer_out_[l] = x;
   }
   std::vector<float> xn, logits(size_t(t) * c.vocab_size);
-  rmsnorm(x, m_.rms_final(), t, dim, xn);
+  rmsnorm(x, m_.rms_final(), t, dim, c.norm_eps, xn);
   for (uint32_t r = 0; r < t; ++r)
     for (int32_t v = 0; v < c.vocab_size; ++v) {
       const float* w = m_.classifier() + size_t(v) * dim;
@@ -105,15 +105,15 @@ std::vector<float> DecoderForward::step(const std::vector<int>& tokens) {
 }
 
 void DecoderForward::layer(int l, std::vector<float>& x, uint32_t t) {
-  const Llama2cConfig& c = m_.config();
+  const CheckpointConfig& c = m_.config();
   const uint32_t dim = c.dim, kv = c.kv_dim(), hd = c.head_dim();
   std::vector<float> xn, qkv, q(size_t(t) * dim), o, a;
-  rmsnorm(x, m_.rms_att(l), t, dim, xn);
+  rmsnorm(x, m_.rms_att(l), t, dim, c.norm_eps, xn);
   backend_.linear(l, Linear::kQkv, xn, t, qkv);
   for (uint32_t r = 0; r < t; ++r) {
     float* row = qkv.data() + size_t(r) * (dim + 2 * kv);
-    rope(row, dim, hd, pos_ + r);       // q
-    rope(row + dim, kv, hd, pos_ + r);  // k
+    rope(row, dim, hd, pos_ + r, c.rope_theta);       // q
+    rope(row + dim, kv, hd, pos_ + r, c.rope_theta);  // k
     std::copy_n(row, dim, q.data() + size_t(r) * dim);
     k_cache_[l].insert(k_cache_[l].end(), row + dim, row + dim + kv);
     v_cache_[l].insert(v_cache_[l].end(), row + dim + kv, row + dim + 2 * kv);
@@ -121,7 +121,7 @@ void DecoderForward::layer(int l, std::vector<float>& x, uint32_t t) {
   backend_.attention(l, q, t, pos_, k_cache_[l], v_cache_[l], o);
   backend_.linear(l, Linear::kO, o, t, a);
   for (size_t i = 0; i < x.size(); ++i) x[i] += a[i];
-  rmsnorm(x, m_.rms_ffn(l), t, dim, xn);
+  rmsnorm(x, m_.rms_ffn(l), t, dim, c.norm_eps, xn);
   std::vector<float> ug, h(size_t(t) * c.hidden_dim), y;
   backend_.linear(l, Linear::kW13, xn, t, ug);
   for (uint32_t r = 0; r < t; ++r)
@@ -133,7 +133,7 @@ void DecoderForward::layer(int l, std::vector<float>& x, uint32_t t) {
   for (size_t i = 0; i < x.size(); ++i) x[i] += y[i];
 }
 
-Fp32Backend::Fp32Backend(const Llama2cModel& m) : m_(m) {
+Fp32Backend::Fp32Backend(const DecoderCheckpoint& m) : m_(m) {
   const int layers = m.config().n_layers;
   weights_.resize(size_t(layers));
   cal_.ranges.resize(size_t(layers));
@@ -171,7 +171,7 @@ void Fp32Backend::linear(int layer, Linear which, const std::vector<float>& x, u
 
 void Fp32Backend::attention(int layer, const std::vector<float>& q, uint32_t t, uint32_t pos0, const std::vector<float>& k,
                             const std::vector<float>& v, std::vector<float>& o) {
-  const Llama2cConfig& c = m_.config();
+  const CheckpointConfig& c = m_.config();
   const uint32_t hd = c.head_dim(), kv = c.kv_dim(), heads = c.n_heads, group = heads / c.n_kv_heads;
   record(layer, "q", q.data(), q.size());
   record(layer, "k", k.data(), k.size());

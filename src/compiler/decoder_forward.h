@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/llama2c.h"
+#include "compiler/checkpoint.h"
 
 namespace fsgen {
 
@@ -27,7 +27,7 @@ struct PackedWeight {
   };
   std::vector<Part> parts;  // the matrices packed, in row order
 };
-PackedWeight packed_weight(const Llama2cModel& m, int layer, Linear which);
+PackedWeight packed_weight(const DecoderCheckpoint& m, int layer, Linear which);
 
 class DecoderBackend {
  public:
@@ -44,7 +44,7 @@ class DecoderBackend {
 class DecoderForward {
  public:
   // layers: how many of the model's layers to run (0: all).
-  DecoderForward(const Llama2cModel& m, DecoderBackend& backend, uint32_t layers = 0);
+  DecoderForward(const DecoderCheckpoint& m, DecoderBackend& backend, uint32_t layers = 0);
   // Runs `tokens` at the next positions; returns their logits [t x vocab].
   std::vector<float> step(const std::vector<int>& tokens);
   // The residual stream [t x dim] after `layer` in the last step.
@@ -54,7 +54,7 @@ class DecoderForward {
 
  private:
   void layer(int l, std::vector<float>& x, uint32_t t);
-  const Llama2cModel& m_;
+  const DecoderCheckpoint& m_;
   DecoderBackend& backend_;
   uint32_t layers_, pos_ = 0;
   std::vector<std::vector<float>> k_cache_, v_cache_;  // per layer [position x kv_dim]
@@ -72,7 +72,7 @@ struct Calibration {
 // The FP32 reference backend; it records a Calibration of what it sees.
 class Fp32Backend : public DecoderBackend {
  public:
-  explicit Fp32Backend(const Llama2cModel& m);
+  explicit Fp32Backend(const DecoderCheckpoint& m);
   void linear(int layer, Linear which, const std::vector<float>& x, uint32_t t, std::vector<float>& y) override;
   void attention(int layer, const std::vector<float>& q, uint32_t t, uint32_t pos0, const std::vector<float>& k,
                  const std::vector<float>& v, std::vector<float>& o) override;
@@ -80,7 +80,7 @@ class Fp32Backend : public DecoderBackend {
 
  private:
   void record(int layer, const std::string& point, const float* v, size_t n);
-  const Llama2cModel& m_;
+  const DecoderCheckpoint& m_;
   std::vector<std::map<Linear, PackedWeight>> weights_;
   Calibration cal_;
 };

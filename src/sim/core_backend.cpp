@@ -12,9 +12,9 @@
 
 namespace fsgen {
 
-CoreBackend::CoreBackend(const Graph& g, const Llama2cModel& m, Calibration cal)
+CoreBackend::CoreBackend(const Graph& g, const DecoderCheckpoint& m, Calibration cal)
     : g_(g), m_(m), cal_(std::move(cal)) {
-  const Llama2cConfig& c = m.config();
+  const CheckpointConfig& c = m.config();
   if (!g.attention) fail("design '" + g.spec.name + "'", "the fused attention kernel is not built");
   if (uint32_t(c.head_dim()) > g.spec.array_a.tile_k)
     fail("design '" + g.spec.name + "'", "head_dim " + std::to_string(c.head_dim()) + " exceeds arrays.a.tiling.k " +
@@ -123,7 +123,7 @@ void CoreBackend::linear(int layer, Linear which, const std::vector<float>& x, u
 
 void CoreBackend::attention(int layer, const std::vector<float>& q, uint32_t t, uint32_t pos0, const std::vector<float>& k,
                             const std::vector<float>& v, std::vector<float>& o) {
-  const Llama2cConfig& c = m_.config();
+  const CheckpointConfig& c = m_.config();
   const uint32_t hd = c.head_dim(), heads = c.n_heads, kvh = c.n_kv_heads, d = g_.spec.array_a.tile_k, lkv = pos0 + t;
   const float sq = scale(layer, "q"), sk = scale(layer, "k"), sv = scale(layer, "v");
   // [position][head][hd] (host layout) -> [head][position][d] codes, head_dim zero-padded to d.

@@ -19,7 +19,7 @@ namespace fsgen {
 class CoreBackend : public DecoderBackend {
  public:
   // cal: the FP32 model's ranges on calibration tokens (Fp32Backend::calibration()).
-  CoreBackend(const Graph& g, const Llama2cModel& m, Calibration cal);
+  CoreBackend(const Graph& g, const DecoderCheckpoint& m, Calibration cal);
 
   void linear(int layer, Linear which, const std::vector<float>& x, uint32_t t, std::vector<float>& y) override;
   void attention(int layer, const std::vector<float>& q, uint32_t t, uint32_t pos0, const std::vector<float>& k,
@@ -66,7 +66,7 @@ class CoreBackend : public DecoderBackend {
   std::vector<uint8_t> run(const std::string& kernel, int layer, const Program& p, std::vector<uint8_t> expected);
 
   const Graph& g_;
-  const Llama2cModel& m_;
+  const DecoderCheckpoint& m_;
   Calibration cal_;
   std::map<std::pair<int, Linear>, QuantWeight> weights_;
   int keep_layer_ = -1;

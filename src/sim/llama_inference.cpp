@@ -18,7 +18,7 @@ namespace {
 constexpr int kBos = 1;
 
 // The FP32 model's greedy continuation of `start` to `length` tokens.
-std::vector<int> greedy_tokens(const Llama2cModel& m, std::vector<int> start, uint32_t length, uint32_t layers) {
+std::vector<int> greedy_tokens(const DecoderCheckpoint& m, std::vector<int> start, uint32_t length, uint32_t layers) {
   Fp32Backend b(m);
   DecoderForward f(m, b, layers);
   std::vector<int> tokens = start;
@@ -32,7 +32,7 @@ std::vector<int> greedy_tokens(const Llama2cModel& m, std::vector<int> start, ui
 }
 
 // Ranges over four sequences of `length` tokens, none of them the evaluated one.
-Calibration calibrate(const Llama2cModel& m, uint32_t length, uint32_t layers) {
+Calibration calibrate(const DecoderCheckpoint& m, uint32_t length, uint32_t layers) {
   Fp32Backend b(m);
   for (int second : {100, 200, 300, 400}) {
     DecoderForward f(m, b, layers);
@@ -53,9 +53,9 @@ void replay_on_rtl(const Graph& g, const CoreBackend& core, const std::string& r
 
 }  // namespace
 
-InferenceReport run_inference(const Graph& g, const Llama2cModel& m, const InferenceOptions& o) {
+InferenceReport run_inference(const Graph& g, const DecoderCheckpoint& m, const InferenceOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
-  const Llama2cConfig& c = m.config();
+  const CheckpointConfig& c = m.config();
   const uint32_t layers = o.layers ? o.layers : uint32_t(c.n_layers), length = o.prompt + o.generate;
   if (o.prompt == 0) fail("--prompt", "expected at least one prompt token");
   if (layers > uint32_t(c.n_layers)) fail("--layers", std::to_string(layers) + " exceeds the model's " + std::to_string(c.n_layers));
@@ -69,9 +69,9 @@ InferenceReport run_inference(const Graph& g, const Llama2cModel& m, const Infer
   r.prune = o.prune;
   // The evaluated text is the dense model's; the core and its reference run `model`.
   const std::vector<int> tokens = greedy_tokens(m, {kBos}, length, layers);
-  std::optional<Llama2cModel> pruned;
+  std::optional<DecoderCheckpoint> pruned;
   if (o.prune.active()) pruned.emplace(m).prune_linear_weights(o.prune);
-  const Llama2cModel& model = pruned ? *pruned : m;
+  const DecoderCheckpoint& model = pruned ? *pruned : m;
   Fp32Backend ref_backend(model), dense_backend(m);
   CoreBackend core(g, model, calibrate(model, length, layers));
   DecoderForward ref(model, ref_backend, layers), acc(model, core, layers), dense(m, dense_backend, layers);

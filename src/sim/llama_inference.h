@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/llama2c.h"
+#include "compiler/checkpoint.h"
 #include "compiler/synthetic.h"
 #include "generator/graph.h"
 #include "sim/cosim.h"
@@ -46,7 +46,7 @@ struct InferenceReport {
   double agreement() const { return positions ? double(agree) / positions : 0.0; }
 };
 
-InferenceReport run_inference(const Graph& g, const Llama2cModel& m, const InferenceOptions& o);
+InferenceReport run_inference(const Graph& g, const DecoderCheckpoint& m, const InferenceOptions& o);
 void print_inference(const InferenceReport& r, std::ostream& out);
 
 }  // namespace fsgen

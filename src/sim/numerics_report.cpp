@@ -7,7 +7,7 @@
 #include <random>
 
 #include "compiler/decoder_forward.h"
-#include "compiler/llama2c.h"
+#include "compiler/checkpoint.h"
 #include "compiler/quantize.h"
 #include "core/attention_numerics.h"
 #include "core/statistics.h"
@@ -151,8 +151,8 @@ std::vector<float> head_major(const std::vector<float>& x, uint32_t rows, uint32
 }
 
 // Layer 0 attention inputs of a llama2.c model on a fixed token sequence (one prefill).
-AttentionCase llama2c_case(const Llama2cModel& m, uint32_t tokens) {
-  const Llama2cConfig& cfg = m.config();
+AttentionCase llama2c_case(const DecoderCheckpoint& m, uint32_t tokens) {
+  const CheckpointConfig& cfg = m.config();
   const uint32_t hd = cfg.head_dim();
   std::vector<int> seq;
   for (uint32_t t = 0; t < tokens; ++t) seq.push_back(t == 0 ? 1 : int((37u * t + 11u) % uint32_t(cfg.vocab_size)));
@@ -173,7 +173,7 @@ std::vector<NumericsRow> measure_attention_error(const std::string& model_path, 
   measure(random_case("random N(0,3) q, prefill 64x64, d=64, MHA", 64, 64, 64, 2, 2, 3.0f, 2), rows);
   measure(random_case("random N(0,1), decode 1x256, d=128, GQA 4/2", 1, 256, 128, 4, 2, 1.0f, 3), rows);
   if (!model_path.empty() && std::filesystem::exists(model_path)) {
-    const Llama2cModel model(model_path);
+    const DecoderCheckpoint model(model_path);
     measure(llama2c_case(model, 64), rows);
   } else {
     skipped = "real inputs skipped: " + (model_path.empty() ? std::string("no model given") : model_path + " not found");

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "compiler/llama2c.h"
+#include "compiler/checkpoint.h"
 #include "compiler/model_config.h"
 #include "compiler/program.h"
 #include "compiler/safetensors.h"
@@ -44,7 +44,7 @@ void read(const std::string& b) {
     for (const auto& [name, t] : m.tensors())
       if (t.dtype == "F32" || t.dtype == "F16" || t.dtype == "BF16") m.read_f32(name);
   } else if (reader == "llama2c") {
-    Llama2cModel m(as_file(b, ".bin"));
+    DecoderCheckpoint m(as_file(b, ".bin"));
   } else if (reader == "liberty") {
     read_liberty(b, "fuzz.lib");
   } else if (reader == "dataset") {

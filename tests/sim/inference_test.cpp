@@ -47,7 +47,7 @@ TEST(Quantize, RequantiserSettingsApproximateTheFactor) {
 
 TEST(Inference, RandomCheckpointMatchesItsFp32Reference) {
   const std::string dir = test::scratch_dir("infer_random");
-  const Llama2cModel m(write_random_checkpoint(dir));
+  const DecoderCheckpoint m(write_random_checkpoint(dir));
   InferenceOptions o;
   o.prompt = 10;
   o.generate = 3;
@@ -61,8 +61,8 @@ TEST(Inference, RandomCheckpointMatchesItsFp32Reference) {
 
 TEST(Inference, PruningKeepsTheLargestWeightsOfEveryGroupAlongK) {
   const std::string dir = test::scratch_dir("infer_prune");
-  Llama2cModel m(write_random_checkpoint(dir));
-  const Llama2cModel dense = m;
+  DecoderCheckpoint m(write_random_checkpoint(dir));
+  const DecoderCheckpoint dense = m;
   m.prune_linear_weights({2, 4});
   const uint32_t d = 32, h = 64;  // w1 is [h x d]: groups of 4 along each row's d inputs
   for (uint32_t r = 0; r < h; ++r)
@@ -91,7 +91,7 @@ TEST(Inference, PruningKeepsTheLargestWeightsOfEveryGroupAlongK) {
 // linear layers' streams take half their k steps; every launch still equals the reference.
 TEST(Inference, PrunedWeightsHalveTheValueNetworksStream) {
   const std::string dir = test::scratch_dir("infer_pruned");
-  const Llama2cModel m(write_random_checkpoint(dir));
+  const DecoderCheckpoint m(write_random_checkpoint(dir));
   InferenceOptions o;
   o.prompt = 8;
   o.generate = 1;
@@ -112,7 +112,7 @@ TEST(Inference, PrunedWeightsHalveTheValueNetworksStream) {
 // 26 of 40 (docs/MODELS.md).
 TEST(Inference, Stories260KOneLayerOnSystemCAndTheVerilatedRtl) {
   if (!std::filesystem::exists(kStories)) GTEST_SKIP() << kStories << " not present";
-  const Llama2cModel m(kStories);
+  const DecoderCheckpoint m(kStories);
   InferenceOptions o;
   o.prompt = 16;
   o.generate = 2;
@@ -128,7 +128,7 @@ TEST(Inference, Stories260KOneLayerOnSystemCAndTheVerilatedRtl) {
 
 TEST(Inference, Stories260KWholeModelForAFewTokens) {
   if (!std::filesystem::exists(kStories)) GTEST_SKIP() << kStories << " not present";
-  const Llama2cModel m(kStories);
+  const DecoderCheckpoint m(kStories);
   InferenceOptions o;
   o.prompt = 32;
   o.generate = 8;

@@ -1,4 +1,4 @@
-#include "compiler/llama2c.h"
+#include "compiler/checkpoint.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -10,27 +10,13 @@
 
 namespace fsgen {
 
-Llama2cModel::Llama2cModel(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) fail(path, "cannot open llama2.c checkpoint");
-  const auto bytes = static_cast<uint64_t>(in.tellg());
-  in.seekg(0);
-  int32_t h[7];
-  if (bytes < sizeof h || !in.read(reinterpret_cast<char*>(h), sizeof h))
-    fail(path, "truncated: expected a 28-byte header of 7 int32 values");
-  // Each field positive and at most its limit (vocab_size negative: a separate classifier):
-  // limits far above any llama2.c model that keep every tensor's size inside 64 bits.
-  const char* names[7] = {"dim", "hidden_dim", "n_layers", "n_heads", "n_kv_heads", "vocab_size", "seq_len"};
-  const int64_t limits[7] = {1 << 16, 1 << 18, 1 << 10, 1 << 16, 1 << 16, 1 << 24, 1 << 24};
-  for (int i = 0; i < 7; ++i) {
-    const int64_t v = i == 5 ? std::abs(int64_t{h[i]}) : int64_t{h[i]};
-    if (v < 1 || v > limits[i])
-      fail(path, std::string("header field ") + names[i] + " = " + std::to_string(h[i]) + ": expected " +
-                     (i == 5 ? "a non-zero value of magnitude" : "1") + " up to " + std::to_string(limits[i]));
-  }
-  cfg_ = {h[0], h[1], h[2], h[3], h[4], int32_t(std::abs(int64_t{h[5]})), h[6], h[5] > 0};
-  if (cfg_.dim % cfg_.n_heads || cfg_.n_heads % cfg_.n_kv_heads)
-    fail(path, "header: dim must divide into n_heads, and n_heads into n_kv_heads");
+DecoderCheckpoint::DecoderCheckpoint(const std::string& path) {
+  const bool llama2c = path.size() >= 4 && path.compare(path.size() - 4, 4, ".bin") == 0;
+  if (llama2c) read_llama2c(path);
+  else read_hugging_face(path);
+}
+
+void DecoderCheckpoint::lay_out() {
   const size_t d = cfg_.dim, hd = cfg_.hidden_dim, L = cfg_.n_layers, kv = cfg_.kv_dim();
   size_t o = 0;
   auto take = [&](size_t n) {
@@ -52,6 +38,32 @@ Llama2cModel::Llama2cModel(const std::string& path) {
   off_.freq_real = take(size_t(cfg_.seq_len) * cfg_.head_dim() / 2);
   off_.freq_imag = take(size_t(cfg_.seq_len) * cfg_.head_dim() / 2);
   off_.end = o;
+}
+
+void DecoderCheckpoint::read_llama2c(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) fail(path, "cannot open llama2.c checkpoint");
+  const auto bytes = static_cast<uint64_t>(in.tellg());
+  in.seekg(0);
+  int32_t h[7];
+  if (bytes < sizeof h || !in.read(reinterpret_cast<char*>(h), sizeof h))
+    fail(path, "truncated: expected a 28-byte header of 7 int32 values");
+  // Each field positive and at most its limit (vocab_size negative: a separate classifier):
+  // limits far above any llama2.c model that keep every tensor's size inside 64 bits.
+  const char* names[7] = {"dim", "hidden_dim", "n_layers", "n_heads", "n_kv_heads", "vocab_size", "seq_len"};
+  const int64_t limits[7] = {1 << 16, 1 << 18, 1 << 10, 1 << 16, 1 << 16, 1 << 24, 1 << 24};
+  for (int i = 0; i < 7; ++i) {
+    const int64_t v = i == 5 ? std::abs(int64_t{h[i]}) : int64_t{h[i]};
+    if (v < 1 || v > limits[i])
+      fail(path, std::string("header field ") + names[i] + " = " + std::to_string(h[i]) + ": expected " +
+                     (i == 5 ? "a non-zero value of magnitude" : "1") + " up to " + std::to_string(limits[i]));
+  }
+  cfg_.dim = h[0], cfg_.hidden_dim = h[1], cfg_.n_layers = h[2], cfg_.n_heads = h[3], cfg_.n_kv_heads = h[4];
+  cfg_.vocab_size = int32_t(std::abs(int64_t{h[5]})), cfg_.seq_len = h[6], cfg_.shared_classifier = h[5] > 0;
+  if (cfg_.dim % cfg_.n_heads || cfg_.n_heads % cfg_.n_kv_heads)
+    fail(path, "header: dim must divide into n_heads, and n_heads into n_kv_heads");
+  lay_out();
+  const size_t d = cfg_.dim, o = off_.end;
   const uint64_t need = sizeof h + uint64_t(o) * 4 + (cfg_.shared_classifier ? 0 : uint64_t(cfg_.vocab_size) * d * 4);
   if (bytes < need)
     fail(path, "truncated: the header implies " + std::to_string(need) + " bytes, the file has " + std::to_string(bytes));
@@ -62,7 +74,7 @@ Llama2cModel::Llama2cModel(const std::string& path) {
 }
 
 // Every weight a finite number (a NaN would make every comparison against the reference agree).
-void Llama2cModel::check_finite(const std::string& path) const {
+void DecoderCheckpoint::check_finite(const std::string& path) const {
   const std::pair<const char*, size_t> starts[] = {{"token_embedding", off_.tok_emb},
                                                    {"rms_att", off_.rms_att},
                                                    {"wq", off_.wq},
@@ -87,7 +99,7 @@ void Llama2cModel::check_finite(const std::string& path) const {
   }
 }
 
-void Llama2cModel::prune_linear_weights(StructuredPattern p) {
+void DecoderCheckpoint::prune_linear_weights(StructuredPattern p) {
   const uint32_t d = uint32_t(cfg_.dim), hd = uint32_t(cfg_.hidden_dim), kv = uint32_t(cfg_.kv_dim());
   struct Matrix {
     const char* name;
