@@ -59,16 +59,12 @@ class LayerLowering {
       fail(where_, "the design has no fused attention kernel: add attention to its kernels list");
     if (m_.encoder && w_.stage == Stage::kDecode) fail(where_, "an encoder has no decode stage: use --stage prefill");
     if (w_.tokens == 0) fail(where_, "expected at least one token");
-    if (m_.head_dim > g_.spec.array_a.tile_k)
-      fail(where_, "head_dim " + std::to_string(m_.head_dim) + " exceeds arrays.a.tiling.k " +
-                       std::to_string(g_.spec.array_a.tile_k) +
-                       ": the fused attention kernel reduces S = Q K^T over one k tile; use tiling.k >= head_dim");
     const uint32_t masked = g_.sliding_window();
     if (masked && masked != window_)
       fail(where_, "the design masks a sliding window of " + std::to_string(masked) + " keys, layer " +
                        std::to_string(w_.layer) + " attends " +
                        (window_ ? "a window of " + std::to_string(window_) : std::string("every key")));
-    if (window_ && !masked && w_.stage == Stage::kPrefill && w_.tokens > window_)
+    if (window_ && !masked && w_.stage == Stage::kPrefill && w_.tokens > window_ && fused_attention())
       fail(where_, "a prefill of " + std::to_string(w_.tokens) + " tokens exceeds the sliding window of " +
                        std::to_string(window_) +
                        ", which this design does not mask: add sparsity {kind: memory_group, tensor: k, condition: "
@@ -121,7 +117,14 @@ class LayerLowering {
     plan_.kernels.push_back(l);
   }
 
+  // The fused kernel reduces S = Q K^T over one k tile (tiling.k >= head_dim).
+  bool fused_attention() const { return m_.head_dim <= g_.spec.array_a.tile_k; }
+
   void attention() {
+    if (!fused_attention()) {
+      unfused_attention();
+      return;
+    }
     const ArraySpec& a = g_.spec.array_a;
     KernelLaunch l;
     l.name = "attention";
@@ -160,6 +163,30 @@ class LayerLowering {
                             " tanh(s / cap)) is not applied: the softmax unit has no tanh step, so the cycles are "
                             "the model's and the scores are not");
     plan_.kernels.push_back(l);
+  }
+
+  // head_dim beyond one reduction tile: per query head, S = Q K^T and O = P V as matmuls over
+  // every key the step sees, the mask and the softmax of S on the host (S leaves the chip).
+  void unfused_attention() {
+    const uint32_t t = w_.tokens;
+    uint32_t keys = w_.stage == Stage::kDecode ? w_.context + t : t;
+    if (window_ && w_.stage == Stage::kDecode && keys > window_) keys = window_;
+    note("attention: head_dim " + std::to_string(m_.head_dim) + " exceeds arrays.a.tiling.k " +
+         std::to_string(g_.spec.array_a.tile_k) +
+         " (the fused kernel reduces S = Q K^T over one k tile): per query head, S = Q K^T and O = P V as "
+         "matmuls over all " + std::to_string(keys) + " keys, the causal or window mask and the softmax on the host");
+    // The pairs a query sees (causal: the keys up to its own position); the rest is masked work.
+    const uint32_t q_pos0 = keys - t;
+    uint64_t pairs = 0;
+    for (uint32_t i = 0; i < t; ++i) pairs += m_.encoder ? keys : std::min(keys, q_pos0 + i + 1);
+    for (int pass = 0; pass < 2; ++pass) {
+      const bool s = pass == 0;
+      matmul(s ? "attention_scores" : "attention_values", t, s ? keys : m_.head_dim, s ? m_.head_dim : keys);
+      KernelLaunch& l = plan_.kernels.back();
+      l.count *= m_.heads;
+      l.macs = pairs * m_.head_dim * m_.heads, l.padded_macs *= m_.heads, l.least_bytes *= m_.heads;
+      if (s) host("score mask and softmax", uint64_t(t) * keys * m_.heads);
+    }
   }
 
   // A gated or plain FFN of `width` over `t` tokens; its launches are named with `prefix`
