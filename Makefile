@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= 2
 FSGEN := $(BUILD)/fsgen
 
-.PHONY: deps build demo test test-sanitize fuzz validate validate-power bench bench-power clean
+.PHONY: deps build demo test test-sanitize fuzz validate validate-power bench bench-power bench-models clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -69,6 +69,10 @@ bench: build
 # Power estimation's cost next to the SystemC run (BENCHMARKS.md).
 bench-power: build
 	./validation/power_bench.sh --fsgen $(FSGEN)
+
+# Every shipped model's prefill and decode step on llm_16x16 in the fast model (BENCHMARKS.md).
+bench-models: build
+	./validation/models_bench.sh $(FSGEN)
 
 clean:
 	rm -rf $(BUILD) rtl_out/*/
