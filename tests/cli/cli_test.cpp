@@ -75,6 +75,25 @@ TEST(Cli, ModelPrintsTheLayerStructure) {
   EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '\n'), 1) << bad.out;
 }
 
+// A Mixture-of-Experts model: its experts printed, its routing given or refused in one line.
+TEST(Cli, ExpertModelsAndTheirRouting) {
+  const CliRun m = fsgen_cli("model Qwen3-30B-A3B");
+  EXPECT_EQ(m.status, 0) << m.out;
+  EXPECT_NE(m.out.find("128 experts of FFN 768, top-8 (weights renormalised)"), std::string::npos) << m.out;
+  const CliRun run = fsgen_cli(
+      "simulate examples/llm_16x16.yaml --model Mixtral-8x7B-v0.1 --stage decode --context 64 --layers 1");
+  EXPECT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("experts: 1 tokens x top-2 of 8 experts (uniform routing): 2 experts active"),
+            std::string::npos)
+      << run.out;
+  for (const std::string& bad : {std::string("zipf:-1"), std::string("/nonexistent/counts.txt")}) {
+    const CliRun r = fsgen_cli("simulate examples/llm_16x16.yaml --model Mixtral-8x7B-v0.1 --routing " + bad);
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_NE(r.out.find("fsgen: error: --routing: expected"), std::string::npos) << r.out;
+  }
+}
+
 TEST(Cli, MissingFileAndImpossibleProblem) {
   const CliRun missing = fsgen_cli("generate /nonexistent/spec.yaml");
   EXPECT_EQ(missing.status, 1);
