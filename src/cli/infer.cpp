@@ -39,11 +39,15 @@ int run_infer(InferOptions o) {
 Command infer_command(CLI::App& app) {
   auto o = std::make_shared<InferOptions>();
   InferenceOptions& inf = o->inference;
-  auto* cmd = app.add_subcommand("infer",
-                                 "run a llama2.c or Hugging Face (safetensors) checkpoint through the design's SystemC platform (INT8) "
-                                 "against FP32");
+  auto* cmd = app.add_subcommand(
+      "infer",
+      "run a llama2.c or Hugging Face (safetensors) checkpoint through the design's SystemC platform (INT8) "
+      "against FP32");
   add_spec_argument(cmd, o->spec_path);
-  cmd->add_option("--checkpoint", o->checkpoint, "a llama2.c .bin file, or a Hugging Face checkpoint: its folder (config.json, model.safetensors) or config.json")->capture_default_str();
+  cmd->add_option("--checkpoint", o->checkpoint,
+                  "a llama2.c .bin file, or a Hugging Face checkpoint: its folder (config.json, model.safetensors) or "
+                  "config.json")
+      ->capture_default_str();
   cmd->add_option("--prompt", inf.prompt, "tokens of the prefill step")->capture_default_str();
   cmd->add_option("--generate", inf.generate, "decode steps after the prefill")->capture_default_str();
   cmd->add_option("--layers", inf.layers, "layers to run (0: all)")->capture_default_str();

@@ -1,4 +1,5 @@
 #include "cli/options.h"
+
 #include "compiler/traffic.h"
 #include "core/ffn_numerics.h"
 

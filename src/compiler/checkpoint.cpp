@@ -12,8 +12,10 @@ namespace fsgen {
 
 DecoderCheckpoint::DecoderCheckpoint(const std::string& path) {
   const bool llama2c = path.size() >= 4 && path.compare(path.size() - 4, 4, ".bin") == 0;
-  if (llama2c) read_llama2c(path);
-  else read_hugging_face(path);
+  if (llama2c)
+    read_llama2c(path);
+  else
+    read_hugging_face(path);
 }
 
 void DecoderCheckpoint::lay_out() {
@@ -66,7 +68,8 @@ void DecoderCheckpoint::read_llama2c(const std::string& path) {
   const size_t d = cfg_.dim, o = off_.end;
   const uint64_t need = sizeof h + uint64_t(o) * 4 + (cfg_.shared_classifier ? 0 : uint64_t(cfg_.vocab_size) * d * 4);
   if (bytes < need)
-    fail(path, "truncated: the header implies " + std::to_string(need) + " bytes, the file has " + std::to_string(bytes));
+    fail(path,
+         "truncated: the header implies " + std::to_string(need) + " bytes, the file has " + std::to_string(bytes));
   const size_t floats = o + (cfg_.shared_classifier ? 0 : size_t(cfg_.vocab_size) * d);
   data_.resize(floats);
   if (!in.read(reinterpret_cast<char*>(data_.data()), std::streamsize(floats * 4))) fail(path, "read error");

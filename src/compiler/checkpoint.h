@@ -19,7 +19,7 @@ namespace fsgen {
 struct CheckpointConfig {
   int32_t dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len;
   bool shared_classifier;
-  float norm_eps = 1e-5f;      // RMSNorm epsilon (llama2.c: 1e-5)
+  float norm_eps = 1e-5f;  // RMSNorm epsilon (llama2.c: 1e-5)
   float rope_theta = 10000.0f;
   int32_t head_dim() const { return dim / n_heads; }
   int32_t kv_dim() const { return head_dim() * n_kv_heads; }
@@ -56,7 +56,7 @@ class DecoderCheckpoint {
   const float* at(size_t offset) const { return data_.data() + offset; }
   void read_llama2c(const std::string& path);
   void read_hugging_face(const std::string& path);  // compiler/checkpoint_hf.cpp
-  void lay_out();  // the offsets of every tensor from cfg_
+  void lay_out();                                   // the offsets of every tensor from cfg_
   void check_finite(const std::string& path) const;
   CheckpointConfig cfg_{};
   Offsets off_{};

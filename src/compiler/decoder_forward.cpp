@@ -45,7 +45,8 @@ PackedWeight packed_weight(const DecoderCheckpoint& m, int layer, Linear which) 
 
 namespace {
 
-void rmsnorm(const std::vector<float>& x, const float* w, uint32_t t, uint32_t dim, float eps, std::vector<float>& out) {
+void rmsnorm(const std::vector<float>& x, const float* w, uint32_t t, uint32_t dim, float eps,
+             std::vector<float>& out) {
   out.resize(x.size());
   for (uint32_t r = 0; r < t; ++r) {
     const float* xr = x.data() + size_t(r) * dim;

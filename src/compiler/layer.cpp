@@ -45,8 +45,10 @@ class LayerLowering {
     if (m_.sandwich_norm) host("post-attention norm", uint64_t(t) * m_.hidden);
     host("residual add", uint64_t(t) * m_.hidden);
     host(m_.post_norm ? "post-attention norm" : "pre-FFN norm", uint64_t(t) * m_.hidden);
-    if (m_.moe_layer(w_.layer)) experts();
-    else ffn("", t, m_.ffn);
+    if (m_.moe_layer(w_.layer))
+      experts();
+    else
+      ffn("", t, m_.ffn);
     if (m_.sandwich_norm) host("post-FFN norm", uint64_t(t) * m_.hidden);
     host("residual add", uint64_t(t) * m_.hidden);
     if (m_.post_norm) host("post-FFN norm", uint64_t(t) * m_.hidden);
@@ -68,7 +70,8 @@ class LayerLowering {
       fail(where_, "a prefill of " + std::to_string(w_.tokens) + " tokens exceeds the sliding window of " +
                        std::to_string(window_) +
                        ", which this design does not mask: add sparsity {kind: memory_group, tensor: k, condition: "
-                       "sliding, window: " + std::to_string(window_) + "}");
+                       "sliding, window: " +
+                       std::to_string(window_) + "}");
     if (uint64_t(w_.context) + w_.tokens + g_.spec.array_a.tile_m + g_.spec.array_a.tile_n >= 65536)
       fail(where_, "context plus tokens must stay below 65536 (16-bit sequence registers)");
   }
@@ -108,12 +111,11 @@ class LayerLowering {
     l.least_bytes = least_traffic_bytes(unpadded);
     if (l.padded_macs != l.macs && name.rfind("expert_", 0) != 0)  // the experts' note says their shapes
       note(name + ": " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
-                            " computed on whole tiles (" + percent(l.macs, l.padded_macs) + " of the MACs useful)");
+           " computed on whole tiles (" + percent(l.macs, l.padded_macs) + " of the MACs useful)");
     if (l.count > 1)
-      note(name + ": split into " + std::to_string(l.count) + " launches of " +
-                            std::to_string(l.matmul.m) + "x" + std::to_string(l.matmul.n) + "x" +
-                            std::to_string(l.matmul.k) + " (accumulator cache of " + std::to_string(a.acc_slots) +
-                            " tiles)");
+      note(name + ": split into " + std::to_string(l.count) + " launches of " + std::to_string(l.matmul.m) + "x" +
+           std::to_string(l.matmul.n) + "x" + std::to_string(l.matmul.k) + " (accumulator cache of " +
+           std::to_string(a.acc_slots) + " tiles)");
     plan_.kernels.push_back(l);
   }
 
@@ -139,8 +141,8 @@ class LayerLowering {
     p.context = w_.stage == Stage::kDecode ? w_.context : 0;
     if (window_ && p.context + p.tokens > window_) {
       p.context = window_ - p.tokens;
-      plan_.notes.push_back("attention: sliding window " + std::to_string(window_) + ": the decode step reads the last " +
-                            std::to_string(window_) + " keys of the KV cache");
+      plan_.notes.push_back("attention: sliding window " + std::to_string(window_) +
+                            ": the decode step reads the last " + std::to_string(window_) + " keys of the KV cache");
     }
     const uint32_t lq = p.tokens, lkv = p.context + p.tokens, q_pos0 = lkv - lq;
     uint64_t useful = 0, padded = 0;
@@ -174,7 +176,8 @@ class LayerLowering {
     note("attention: head_dim " + std::to_string(m_.head_dim) + " exceeds arrays.a.tiling.k " +
          std::to_string(g_.spec.array_a.tile_k) +
          " (the fused kernel reduces S = Q K^T over one k tile): per query head, S = Q K^T and O = P V as "
-         "matmuls over all " + std::to_string(keys) + " keys, the causal or window mask and the softmax on the host");
+         "matmuls over all " +
+         std::to_string(keys) + " keys, the causal or window mask and the softmax on the host");
     // The pairs a query sees (causal: the keys up to its own position); the rest is masked work.
     const uint32_t q_pos0 = keys - t;
     uint64_t pairs = 0;
@@ -260,9 +263,9 @@ class LayerLowering {
     const double mean = double(t) * e.per_token / e.experts;
     const uint64_t weight_bytes = uint64_t(active) * (m_.gated_ffn ? 3 : 2) * m_.hidden * e.ffn;
     std::ostringstream s;
-    s << "experts: " << t << " tokens x top-" << e.per_token << " of " << e.experts << " experts ("
-      << w_.routing.name << " routing): " << active << " experts active, the busiest takes " << most << " (max / mean "
-      << std::fixed << std::setprecision(2) << most / mean << "), expert weights read " << weight_bytes / 1e6 << " MB per layer";
+    s << "experts: " << t << " tokens x top-" << e.per_token << " of " << e.experts << " experts (" << w_.routing.name
+      << " routing): " << active << " experts active, the busiest takes " << most << " (max / mean " << std::fixed
+      << std::setprecision(2) << most / mean << "), expert weights read " << weight_bytes / 1e6 << " MB per layer";
     note(s.str());
   }
 
@@ -308,8 +311,7 @@ std::vector<uint32_t> ExpertRouting::tokens_per_expert(uint32_t tokens, uint32_t
   for (uint32_t i = 0; i < experts; ++i) given += n[i] = uint32_t(std::floor(want[i] + 1e-9));
   std::vector<uint32_t> order(experts);
   for (uint32_t i = 0; i < experts; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return want[a] - n[a] > want[b] - n[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return want[a] - n[a] > want[b] - n[b]; });
   for (uint32_t i = 0; given < uint64_t(tokens) * per_token; i = (i + 1) % experts)
     if (n[order[i]] < tokens) ++n[order[i]], ++given;
   return n;

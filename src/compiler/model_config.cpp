@@ -1,11 +1,10 @@
 #include "compiler/model_config.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
@@ -94,8 +93,9 @@ void read_rope_scaling(const ConfigReader& r, ModelConfig& m) {
   if (type == "su") type = "longrope";  // its earlier name
   static const std::vector<std::string> types{"default", "linear", "dynamic", "yarn", "longrope", "llama3"};
   if (std::find(types.begin(), types.end(), type) == types.end())
-    r.error("rope_scaling", "rope_type '" + type + "' is not supported: expected default, linear, dynamic, yarn, "
-                            "longrope or llama3");
+    r.error("rope_scaling", "rope_type '" + type +
+                                "' is not supported: expected default, linear, dynamic, yarn, "
+                                "longrope or llama3");
   const bool needs_factor = type != "default" && type != "longrope";
   if (needs_factor && !(s.contains("factor") && s["factor"].is_number() && s["factor"].get<double>() > 0))
     r.error("rope_scaling", "rope_type " + type + " expects a positive factor");
@@ -168,8 +168,10 @@ void read_mixture_of_experts(const ConfigReader& r, ModelConfig& m) {
 void read_decoder(const ConfigReader& r, ModelConfig& m) {
   const bool gemma = m.model_type == "gemma" || m.model_type == "gemma2";
   // Transformers runs Gemma's GELU as the tanh approximation whatever hidden_act says.
-  if (gemma) m.activation = activation_of(r, "hidden_activation", r.text_or("hidden_activation", "gelu_pytorch_tanh"));
-  else m.activation = activation_of(r, "hidden_act", r.text("hidden_act"));
+  if (gemma)
+    m.activation = activation_of(r, "hidden_activation", r.text_or("hidden_activation", "gelu_pytorch_tanh"));
+  else
+    m.activation = activation_of(r, "hidden_act", r.text("hidden_act"));
   m.norm_eps = r.number("rms_norm_eps");
   m.rope_theta = r.number_or("rope_theta", 10000.0);
   m.rope_interleaved = r.flag_or("rope_interleaved", false);
@@ -207,7 +209,8 @@ void read_sizes(const ConfigReader& r, ModelConfig& m) {
 }
 
 const std::vector<std::string>& decoder_types() {
-  static const std::vector<std::string> t{"llama", "mistral", "qwen3", "phi3", "gemma", "gemma2", "mixtral", "qwen3_moe"};
+  static const std::vector<std::string> t{"llama", "mistral", "qwen3",   "phi3",
+                                          "gemma", "gemma2",  "mixtral", "qwen3_moe"};
   return t;
 }
 
@@ -262,7 +265,7 @@ uint64_t layer_parameters(const ModelConfig& m, bool moe, uint32_t experts) {
   const uint64_t mats = m.gated_ffn ? 3 : 2;
   uint64_t layer = h * q + 2 * h * kv + q * h;
   layer += moe ? experts * mats * h * m.moe.ffn + h * m.moe.experts : mats * h * f;  // experts and router
-  const uint64_t norms = (m.sandwich_norm ? 4 : 2) * (m.layer_norm ? 2 : 1);  // LayerNorm: weight and bias
+  const uint64_t norms = (m.sandwich_norm ? 4 : 2) * (m.layer_norm ? 2 : 1);         // LayerNorm: weight and bias
   layer += norms * h;
   if (m.qk_norm) layer += 2 * m.head_dim;
   if (m.biases) layer += q + 2 * kv + h + f + h;  // q, k, v, o, w1, w2 biases
@@ -342,22 +345,28 @@ std::string ffn_text(const ModelConfig& m) {
 }  // namespace
 
 void print_model_config(const ModelConfig& m, std::ostream& out) {
-  out << "model " << m.name << " (" << m.model_type << (m.encoder ? ", encoder" : ", decoder") << "), "
-      << std::fixed << std::setprecision(3) << m.parameters() / 1e9 << "B parameters";
+  out << "model " << m.name << " (" << m.model_type << (m.encoder ? ", encoder" : ", decoder") << "), " << std::fixed
+      << std::setprecision(3) << m.parameters() / 1e9 << "B parameters";
   if (m.moe.experts) out << ", " << m.active_parameters() / 1e9 << "B active per token";
-  out << "\n" << std::defaultfloat
-      << "  layers " << m.layers << ", hidden " << m.hidden << ", heads " << m.heads << " query / " << m.kv_heads
-      << " KV (" << (m.heads == m.kv_heads ? "MHA" : m.kv_heads == 1 ? "MQA" : "GQA") << "), head_dim " << m.head_dim
-      << ", attention width " << m.q_width() << (m.qk_norm ? ", QK-norm" : "")
+  out << "\n"
+      << std::defaultfloat << "  layers " << m.layers << ", hidden " << m.hidden << ", heads " << m.heads << " query / "
+      << m.kv_heads << " KV ("
+      << (m.heads == m.kv_heads ? "MHA"
+          : m.kv_heads == 1     ? "MQA"
+                                : "GQA")
+      << "), head_dim " << m.head_dim << ", attention width " << m.q_width() << (m.qk_norm ? ", QK-norm" : "")
       << (m.attn_softcap > 0 ? ", score soft-cap " + std::to_string(int(m.attn_softcap)) : "") << "\n"
       << "  " << ffn_text(m) << "; " << (m.layer_norm ? "LayerNorm" : "RMSNorm") << " (eps " << m.norm_eps << ", "
-      << (m.post_norm ? "post-norm" : m.sandwich_norm ? "pre- and post-norm" : "pre-norm") << ")\n"
+      << (m.post_norm       ? "post-norm"
+          : m.sandwich_norm ? "pre- and post-norm"
+                            : "pre-norm")
+      << ")\n"
       << "  positions: " << positions_text(m) << ", up to " << m.max_positions << window_text(m) << "; vocab "
       << m.vocab << (m.tied_embeddings ? " (tied)" : "")
       << (m.embedding_scale != 1 ? ", embeddings scaled by " + std::to_string(m.embedding_scale).substr(0, 6) : "")
       << (m.final_softcap > 0 ? ", logit soft-cap " + std::to_string(int(m.final_softcap)) : "") << "\n"
-      << "  KV cache per token: " << m.kv_cache_elements_per_token() << " elements (INT8: "
-      << m.kv_cache_elements_per_token() << " B)\n";
+      << "  KV cache per token: " << m.kv_cache_elements_per_token()
+      << " elements (INT8: " << m.kv_cache_elements_per_token() << " B)\n";
 }
 
 }  // namespace fsgen

@@ -20,11 +20,11 @@ namespace fsgen {
 // gated FFNs of width `ffn` for each token; the layers in `dense_layers`, and those off the
 // `every`-th step, keep the dense FFN (ModelConfig::ffn).
 struct MoeConfig {
-  uint32_t experts = 0;            // 0: no experts (a dense model)
-  uint32_t per_token = 0;          // top-k
-  uint32_t ffn = 0;                // each expert's FFN width
-  bool normalise_top_k = false;    // the k routing weights renormalised to sum to one (host)
-  uint32_t every = 1;              // decoder_sparse_step: layer l is MoE when (l + 1) % every == 0
+  uint32_t experts = 0;                // 0: no experts (a dense model)
+  uint32_t per_token = 0;              // top-k
+  uint32_t ffn = 0;                    // each expert's FFN width
+  bool normalise_top_k = false;        // the k routing weights renormalised to sum to one (host)
+  uint32_t every = 1;                  // decoder_sparse_step: layer l is MoE when (l + 1) % every == 0
   std::vector<uint32_t> dense_layers;  // mlp_only_layers
 };
 

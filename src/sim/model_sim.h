@@ -31,7 +31,7 @@ struct ModelSimOptions {
   uint64_t window = 0;  // fast mode: activity timeline window in cycles (0: none)
   uint64_t seed = 1;        // cycle mode: synthetic operands, drawn as `values` says
   SyntheticValues values;
-  ExpertRouting routing;    // Mixture-of-Experts models: how a prefill's tokens spread over the experts
+  ExpertRouting routing;  // Mixture-of-Experts models: how a prefill's tokens spread over the experts
 };
 
 struct KernelTotals {

@@ -6,8 +6,8 @@
 #include <iomanip>
 #include <random>
 
-#include "compiler/decoder_forward.h"
 #include "compiler/checkpoint.h"
+#include "compiler/decoder_forward.h"
 #include "compiler/quantize.h"
 #include "core/attention_numerics.h"
 #include "core/statistics.h"

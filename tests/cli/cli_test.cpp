@@ -80,8 +80,8 @@ TEST(Cli, ExpertModelsAndTheirRouting) {
   const CliRun m = fsgen_cli("model Qwen3-30B-A3B");
   EXPECT_EQ(m.status, 0) << m.out;
   EXPECT_NE(m.out.find("128 experts of FFN 768, top-8 (weights renormalised)"), std::string::npos) << m.out;
-  const CliRun run = fsgen_cli(
-      "simulate examples/llm_16x16.yaml --model Mixtral-8x7B-v0.1 --stage decode --context 64 --layers 1");
+  const CliRun run =
+      fsgen_cli("simulate examples/llm_16x16.yaml --model Mixtral-8x7B-v0.1 --stage decode --context 64 --layers 1");
   EXPECT_EQ(run.status, 0) << run.out;
   EXPECT_NE(run.out.find("experts: 1 tokens x top-2 of 8 experts (uniform routing): 2 experts active"),
             std::string::npos)

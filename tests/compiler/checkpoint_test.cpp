@@ -2,12 +2,11 @@
 // the same model as a Hugging Face safetensors checkpoint.
 #include "compiler/checkpoint.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "test_util.h"
@@ -36,18 +35,22 @@ TEST(Checkpoint, TruncatedAndMalformedFilesAreOneLineErrors) {
     f.write(reinterpret_cast<const char*>(z.data()), std::streamsize(floats * 4));
   };
   write({64, 172}, 0);
-  EXPECT_NE(test::error_of([&] { DecoderCheckpoint m(dir + "/m.bin"); }).find("truncated: expected a 28-byte header"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { DecoderCheckpoint m(dir + "/m.bin"); }).find("truncated: expected a 28-byte header"),
+            std::string::npos);
   write({64, 172, 5, 8, 4, 512, 512}, 1000);
-  EXPECT_NE(test::error_of([&] { DecoderCheckpoint m(dir + "/m.bin"); }).find("truncated: the header implies"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { DecoderCheckpoint m(dir + "/m.bin"); }).find("truncated: the header implies"),
+            std::string::npos);
   write({64, 172, 5, 7, 4, 512, 512}, 0);
   EXPECT_NE(test::error_of([&] { DecoderCheckpoint m(dir + "/m.bin"); }).find("dim must divide"), std::string::npos);
   // Negative sizes (offsets would wrap), INT_MIN's magnitude, sizes whose products overflow.
   write({64, 172, 5, 8, 4, 512, -512}, 0);
-  EXPECT_NE(
-      test::error_of([&] { DecoderCheckpoint m(dir + "/m.bin"); }).find("header field seq_len = -512: expected 1 up to"),
-      std::string::npos);
+  EXPECT_NE(test::error_of([&] {
+              DecoderCheckpoint m(dir + "/m.bin");
+            }).find("header field seq_len = -512: expected 1 up to"),
+            std::string::npos);
   write({-64, 172, 5, 8, 4, 512, 512}, 0);
-  EXPECT_NE(test::error_of([&] { DecoderCheckpoint m(dir + "/m.bin"); }).find("header field dim = -64"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { DecoderCheckpoint m(dir + "/m.bin"); }).find("header field dim = -64"),
+            std::string::npos);
   write({64, 172, 5, 8, 4, INT32_MIN, 512}, 0);
   EXPECT_NE(test::error_of([&] { DecoderCheckpoint m(dir + "/m.bin"); }).find("header field vocab_size = -2147483648"),
             std::string::npos);
@@ -114,19 +117,19 @@ void write_as_hugging_face(const DecoderCheckpoint& m, const std::string& dir) {
   f.write(reinterpret_cast<const char*>(&n), 8);
   f << h;
   for (const auto& [name, v] : tensors) f.write(reinterpret_cast<const char*>(v.data()), std::streamsize(4 * v.size()));
-  std::ofstream(dir + "/config.json") << nlohmann::json{{"model_type", "llama"},
-                                                         {"hidden_size", d},
-                                                         {"intermediate_size", hd},
-                                                         {"num_hidden_layers", c.n_layers},
-                                                         {"num_attention_heads", c.n_heads},
-                                                         {"num_key_value_heads", c.n_kv_heads},
-                                                         {"vocab_size", vocab},
-                                                         {"max_position_embeddings", c.seq_len},
-                                                         {"hidden_act", "silu"},
-                                                         {"rms_norm_eps", 1e-5},
-                                                         {"rope_theta", 10000.0},
-                                                         {"tie_word_embeddings", true}}
-                                                            .dump(2);
+  std::ofstream(dir + "/config.json") << nlohmann::json{
+      {"model_type", "llama"},
+      {"hidden_size", d},
+      {"intermediate_size", hd},
+      {"num_hidden_layers", c.n_layers},
+      {"num_attention_heads", c.n_heads},
+      {"num_key_value_heads", c.n_kv_heads},
+      {"vocab_size", vocab},
+      {"max_position_embeddings", c.seq_len},
+      {"hidden_act", "silu"},
+      {"rms_norm_eps", 1e-5},
+      {"rope_theta", 10000.0},
+      {"tie_word_embeddings", true}}.dump(2);
 }
 
 // stories260K converted to a Hugging Face checkpoint reads back to the same weights, in the

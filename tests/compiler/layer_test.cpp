@@ -183,14 +183,17 @@ TEST(Layer, UnsupportedLayersAreOneLineErrors) {
   const Graph g = graph_of(fused_spec(16));
   ModelConfig enc = tiny_llama();
   enc.encoder = true;
-  EXPECT_NE(test::error_of([&] { lower_layer(g, enc, work(Stage::kDecode, 1, 8)); }).find("encoder has no decode stage"),
-            std::string::npos);
+  EXPECT_NE(
+      test::error_of([&] { lower_layer(g, enc, work(Stage::kDecode, 1, 8)); }).find("encoder has no decode stage"),
+      std::string::npos);
   ModelConfig win = tiny_llama();
   win.sliding_window = 16;
   EXPECT_NE(test::error_of([&] { lower_layer(g, win, work(Stage::kPrefill, 20, 0)); }).find("sliding window of 16"),
             std::string::npos);
   const Graph mm_only = graph_of(test::base_spec() + "kernels: [matmul]\n");
-  EXPECT_NE(test::error_of([&] { lower_layer(mm_only, tiny_llama(), work(Stage::kPrefill, 8, 0)); }).find("no fused attention kernel"),
+  EXPECT_NE(test::error_of([&] {
+              lower_layer(mm_only, tiny_llama(), work(Stage::kPrefill, 8, 0));
+            }).find("no fused attention kernel"),
             std::string::npos);
 }
 

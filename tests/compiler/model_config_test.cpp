@@ -32,20 +32,17 @@ TEST(ModelConfig, ShippedWorkloadsHaveTheirPublishedStructure) {
     uint32_t hidden, heads, kv, head_dim, ffn, layers;
     uint64_t kv_per_token;
   };
-  for (const Row& r : {Row{"Llama-2-7b", 4096, 32, 32, 128, 11008, 32, 262144},
-                       Row{"TinyLlama-1.1B", 2048, 32, 4, 64, 5632, 22, 11264},
-                       Row{"Mistral-7B-v0.1", 4096, 32, 8, 128, 14336, 32, 65536},
-                       Row{"Qwen3-0.6B", 1024, 16, 8, 128, 3072, 28, 57344},
-                       Row{"Qwen3-1.7B", 2048, 16, 8, 128, 6144, 28, 57344},
-                       Row{"SmolLM2-135M", 576, 9, 3, 64, 1536, 30, 11520},
-                       Row{"bert-large-uncased", 1024, 16, 16, 64, 4096, 24, 0},
-                       Row{"Llama-3.1-8B", 4096, 32, 8, 128, 14336, 32, 65536},
-                       Row{"gemma-7b", 3072, 16, 16, 256, 24576, 28, 229376},
-                       Row{"gemma-2-9b", 3584, 16, 8, 256, 14336, 42, 172032},
-                       Row{"Phi-3-medium-4k-instruct", 5120, 40, 10, 128, 17920, 40, 102400},
-                       Row{"gpt2", 768, 12, 12, 64, 3072, 12, 18432},
-                       Row{"Mixtral-8x7B-v0.1", 4096, 32, 8, 128, 14336, 32, 65536},
-                       Row{"Qwen3-30B-A3B", 2048, 32, 4, 128, 6144, 48, 49152}}) {
+  for (const Row& r :
+       {Row{"Llama-2-7b", 4096, 32, 32, 128, 11008, 32, 262144},
+        Row{"TinyLlama-1.1B", 2048, 32, 4, 64, 5632, 22, 11264},
+        Row{"Mistral-7B-v0.1", 4096, 32, 8, 128, 14336, 32, 65536},
+        Row{"Qwen3-0.6B", 1024, 16, 8, 128, 3072, 28, 57344}, Row{"Qwen3-1.7B", 2048, 16, 8, 128, 6144, 28, 57344},
+        Row{"SmolLM2-135M", 576, 9, 3, 64, 1536, 30, 11520}, Row{"bert-large-uncased", 1024, 16, 16, 64, 4096, 24, 0},
+        Row{"Llama-3.1-8B", 4096, 32, 8, 128, 14336, 32, 65536}, Row{"gemma-7b", 3072, 16, 16, 256, 24576, 28, 229376},
+        Row{"gemma-2-9b", 3584, 16, 8, 256, 14336, 42, 172032},
+        Row{"Phi-3-medium-4k-instruct", 5120, 40, 10, 128, 17920, 40, 102400},
+        Row{"gpt2", 768, 12, 12, 64, 3072, 12, 18432}, Row{"Mixtral-8x7B-v0.1", 4096, 32, 8, 128, 14336, 32, 65536},
+        Row{"Qwen3-30B-A3B", 2048, 32, 4, 128, 6144, 48, 49152}}) {
     const ModelConfig m = model_config_by_name(r.name);
     EXPECT_EQ(m.name, r.name);
     EXPECT_EQ(m.hidden, r.hidden) << r.name;
@@ -68,12 +65,20 @@ TEST(ModelConfig, ShippedWorkloadsHaveTheirPublishedStructure) {
   EXPECT_DOUBLE_EQ(bert.rope_theta, 0.0);
   EXPECT_TRUE(model_config_by_name("SmolLM2-135M").tied_embeddings);
   // Parameter counts against the published sizes.
-  for (const auto& [name, params] : std::vector<std::pair<const char*, double>>{
-           {"Llama-2-7b", 6.74e9}, {"TinyLlama-1.1B", 1.10e9}, {"Mistral-7B-v0.1", 7.24e9}, {"Qwen3-0.6B", 0.60e9},
-           {"Qwen3-1.7B", 1.72e9}, {"SmolLM2-135M", 0.135e9}, {"bert-large-uncased", 0.335e9},
-           {"Llama-3.1-8B", 8.03e9}, {"gemma-7b", 8.54e9}, {"gemma-2-9b", 9.24e9},
-           {"Phi-3-medium-4k-instruct", 13.96e9}, {"gpt2", 124.44e6}, {"Mixtral-8x7B-v0.1", 46.70e9},
-           {"Qwen3-30B-A3B", 30.53e9}})
+  for (const auto& [name, params] : std::vector<std::pair<const char*, double>>{{"Llama-2-7b", 6.74e9},
+                                                                                {"TinyLlama-1.1B", 1.10e9},
+                                                                                {"Mistral-7B-v0.1", 7.24e9},
+                                                                                {"Qwen3-0.6B", 0.60e9},
+                                                                                {"Qwen3-1.7B", 1.72e9},
+                                                                                {"SmolLM2-135M", 0.135e9},
+                                                                                {"bert-large-uncased", 0.335e9},
+                                                                                {"Llama-3.1-8B", 8.03e9},
+                                                                                {"gemma-7b", 8.54e9},
+                                                                                {"gemma-2-9b", 9.24e9},
+                                                                                {"Phi-3-medium-4k-instruct", 13.96e9},
+                                                                                {"gpt2", 124.44e6},
+                                                                                {"Mixtral-8x7B-v0.1", 46.70e9},
+                                                                                {"Qwen3-30B-A3B", 30.53e9}})
     EXPECT_NEAR(double(model_config_by_name(name).parameters()), params, 0.01 * params) << name;
   // Active parameters of the experts' models, with the embedding row a token reads
   // (published: Mixtral 12.9B, Qwen3-30B-A3B 3.3B).
@@ -115,26 +120,26 @@ TEST(ModelConfig, FamiliesBeyondLlamaReadTheirFields) {
   EXPECT_EQ(qwen_moe.moe.ffn, 768u);
   EXPECT_TRUE(qwen_moe.moe.normalise_top_k && qwen_moe.qk_norm && qwen_moe.moe_layer(0));
   // Qwen3-MoE's layer rules: every decoder_sparse_step-th layer, those in mlp_only_layers dense.
-  const std::string path = write_config(
-      "{" + kLlamaFields + R"(, "model_type": "qwen3_moe", "num_experts": 4, "num_experts_per_tok": 2,
+  const std::string path =
+      write_config("{" + kLlamaFields + R"(, "model_type": "qwen3_moe", "num_experts": 4, "num_experts_per_tok": 2,
       "moe_intermediate_size": 32, "decoder_sparse_step": 2, "mlp_only_layers": [3]})");
   const ModelConfig stepped = read_model_config(path);
   EXPECT_FALSE(stepped.moe_layer(0));
   EXPECT_TRUE(stepped.moe_layer(1));
   EXPECT_FALSE(stepped.moe_layer(3));
   // Partial rotary embeddings and every RoPE scaling type.
-  EXPECT_DOUBLE_EQ(read_model_config(write_config(std::string(kLlama) + R"(, "partial_rotary_factor": 0.5})"))
-                       .rotary_fraction,
-                   0.5);
+  EXPECT_DOUBLE_EQ(
+      read_model_config(write_config(std::string(kLlama) + R"(, "partial_rotary_factor": 0.5})")).rotary_fraction, 0.5);
   for (const char* type : {"linear", "dynamic", "yarn", "llama3"})
     EXPECT_EQ(read_model_config(write_config(std::string(kLlama) + R"(, "rope_scaling": {"rope_type": ")" + type +
                                              R"(", "factor": 4.0}})"))
                   .rope_scaling,
               type);
-  EXPECT_EQ(read_model_config(write_config(std::string(kLlama) +
-                                           R"(, "rope_scaling": {"type": "su", "short_factor": [1], "long_factor": [2]}})"))
-                .rope_scaling,
-            "longrope");
+  EXPECT_EQ(
+      read_model_config(write_config(std::string(kLlama) +
+                                     R"(, "rope_scaling": {"type": "su", "short_factor": [1], "long_factor": [2]}})"))
+          .rope_scaling,
+      "longrope");
 }
 
 TEST(ModelConfig, UnsupportedValuesAreOneLineErrors) {
@@ -161,7 +166,8 @@ TEST(ModelConfig, UnsupportedValuesAreOneLineErrors) {
   EXPECT_NE(e.find("config.json: malformed model config JSON"), std::string::npos) << e;
   e = test::error_of([] { model_config_by_name("GPT-5"); });
   EXPECT_NE(e.find("GPT-5: no such model: expected a config.json path or one of Llama-2-7b, Llama-3.1-8B"),
-            std::string::npos) << e;
+            std::string::npos)
+      << e;
 }
 
 // Sizes that would overflow the arithmetic on them (a layer's parameters, a tensor's elements)

@@ -16,10 +16,11 @@ TEST(Program, MalformedFilesAreOneLineErrors) {
   };
   EXPECT_NE(write("{").find("malformed program JSON"), std::string::npos);
   EXPECT_NE(write("{\"format\": \"other\"}").find("expected \"format\": \"fsgen-program\""), std::string::npos);
-  EXPECT_NE(write("{\"format\": \"fsgen-program\", \"version\": 1, \"design\": \"d\", \"kernel\": \"k\", \"writes\": [], "
-                  "\"inputs\": [{\"name\": \"A\", \"addr\": 0, \"hex\": \"0g\"}]}")
-                .find("expected hex digits"),
-            std::string::npos);
+  EXPECT_NE(
+      write("{\"format\": \"fsgen-program\", \"version\": 1, \"design\": \"d\", \"kernel\": \"k\", \"writes\": [], "
+            "\"inputs\": [{\"name\": \"A\", \"addr\": 0, \"hex\": \"0g\"}]}")
+          .find("expected hex digits"),
+      std::string::npos);
   // Found by the fuzzer (make fuzz): numbers out of their field's range converted with
   // undefined behaviour (3.4e19 to int) or wrapped (a negative address).
   EXPECT_NE(

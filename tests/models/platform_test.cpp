@@ -186,7 +186,9 @@ TEST(CompilerMatmul, EpilogueNeedsTheActivationUnitAndTilePairs) {
   EXPECT_NE(test::error_of([&] { compile_matmul(kn_m, p); }).find("expected a loop order with m outside n"),
             std::string::npos);
   p.epilogue.activation = "tanh";
-  EXPECT_NE(test::error_of([&] { compile_matmul(kn_m, p); }).find("activation 'tanh': expected silu, gelu, gelu_tanh or relu"),
+  EXPECT_NE(test::error_of([&] {
+              compile_matmul(kn_m, p);
+            }).find("activation 'tanh': expected silu, gelu, gelu_tanh or relu"),
             std::string::npos);
 }
 
@@ -300,13 +302,14 @@ TEST(FfnNumerics, ActivationTables) {
   const auto gelu = num::make_activation_table("gelu", 1.0 / 32, 1.0 / 32);
   EXPECT_EQ(gelu[32], 27);                          // gelu(1) = 0.8413 = 26.92 / 32
   const auto gelu_tanh = num::make_activation_table("gelu_tanh", 1.0 / 32, 1.0 / 32);
-  EXPECT_EQ(gelu_tanh[32], 27);                     // 0.5 (1 + tanh(0.7979 x 1.0447)) = 0.8412
+  EXPECT_EQ(gelu_tanh[32], 27);                        // 0.5 (1 + tanh(0.7979 x 1.0447)) = 0.8412
   EXPECT_EQ(gelu_tanh[static_cast<uint8_t>(-96)], 0);  // gelu_tanh(-3) = -0.0036: rounds to 0
   const auto relu = num::make_activation_table("relu", 1.0 / 32, 1.0 / 32);
   EXPECT_EQ(relu[64], 64);
   EXPECT_EQ(relu[static_cast<uint8_t>(-64)], 0);
-  EXPECT_NE(test::error_of([] { num::make_activation_table("relu6", 1, 1); }).find("expected silu, gelu, gelu_tanh or relu"),
-            std::string::npos);
+  EXPECT_NE(
+      test::error_of([] { num::make_activation_table("relu6", 1, 1); }).find("expected silu, gelu, gelu_tanh or relu"),
+      std::string::npos);
 }
 
 TEST(PlatformFfn, MatchesTheReference) {
