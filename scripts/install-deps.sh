@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake pkg-config
   libsystemc-dev verilator yosys opensta zlib1g-dev
   libeigen3-dev libspdlog-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
-  libgtest-dev libxgboost-dev gnuplot-nox ccache
+  libgtest-dev libxgboost-dev libsqlite3-dev gnuplot-nox ccache
 )
 # `install-deps.sh fuzz` (make fuzz): clang and its libFuzzer runtime as well.
 if [ "${1:-}" = fuzz ]; then PACKAGES+=(clang libclang-rt-14-dev); fi

@@ -26,5 +26,6 @@ Command characterize_command(CLI::App& app);
 Command train_command(CLI::App& app);
 Command power_command(CLI::App& app);
 Command power_validate_command(CLI::App& app);
+Command explore_command(CLI::App& app);
 
 }  // namespace fsgen::cli

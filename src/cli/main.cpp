@@ -33,7 +33,8 @@ int run(int argc, char** argv) {
                                          compile_command(app),        cosim_command(app),         bench_command(app),
                                          sparsity_study_command(app), numerics_command(app),      model_command(app),
                                          infer_command(app),          characterize_command(app),  train_command(app),
-                                         power_command(app),          power_validate_command(app)};
+                                         power_command(app),          power_validate_command(app),
+                                         explore_command(app)};
   CLI11_PARSE(app, argc, argv);
   configure_logging(log.quiet ? Verbosity::kQuiet : log.verbose ? Verbosity::kVerbose : Verbosity::kNormal, log.file);
   for (const Command& c : commands)

@@ -230,8 +230,6 @@ uint64_t host_bytes(const ModelSimReport& r) {
   return b;
 }
 
-uint64_t dma_bytes(const ModelSimReport& r) { return r.activity.count("dma") ? r.activity.at("dma").operand_bytes : 0; }
-
 double ratio(uint64_t a, uint64_t b) { return b ? double(a) / double(b) : 0.0; }
 
 Roofline kernel_roofline(const ModelSimReport& r, const KernelTotals& k) {
@@ -246,6 +244,12 @@ KernelTotals run_totals(const ModelSimReport& r) {
 }
 
 }  // namespace
+
+uint64_t dma_bytes(const ModelSimReport& r) { return r.activity.count("dma") ? r.activity.at("dma").operand_bytes : 0; }
+
+uint64_t least_bytes(const ModelSimReport& r) { return run_totals(r).least_bytes; }
+
+Roofline run_roofline(const ModelSimReport& r) { return kernel_roofline(r, run_totals(r)); }
 
 ModelSimReport simulate_model(const Graph& g, const ModelConfig& m, const ModelSimOptions& o,
                               const std::function<void(double)>& progress) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "compiler/layer.h"
+#include "compiler/traffic.h"
 #include "compiler/model_config.h"
 #include "generator/graph.h"
 #include "models/fast_model.h"
@@ -64,6 +65,11 @@ struct ModelSimReport {
 // progress(fraction done) is called after every simulated launch.
 ModelSimReport simulate_model(const Graph& g, const ModelConfig& m, const ModelSimOptions& o,
                               const std::function<void(double)>& progress = {});
+
+// The DMA's bytes, the run's least off-chip traffic, and its roofline (both arrays' PEs).
+uint64_t dma_bytes(const ModelSimReport& r);
+uint64_t least_bytes(const ModelSimReport& r);
+Roofline run_roofline(const ModelSimReport& r);
 
 void print_model_sim(const ModelSimReport& r, std::ostream& out);
 void write_model_sim_json(const ModelSimReport& r, std::ostream& out);

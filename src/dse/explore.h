@@ -1,0 +1,37 @@
+// fsgen explore: every point of a design space elaborated, checked against the space's
+// constraints and run on its benchmarks in the fast model, the results in a database
+// (results_db.h) that a killed run resumes; and the report drawn from that database.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+
+#include "dse/results_db.h"
+#include "dse/space.h"
+
+namespace fsgen {
+
+struct ExploreOptions {
+  uint32_t jobs = 1;       // designs evaluated at once (threads)
+  uint64_t limit = 0;      // the first `limit` points only (0: all)
+  uint32_t rank = 0, ranks = 1;  // this process's share: points with index % ranks == rank
+};
+
+struct ExploreCounts {
+  uint64_t points = 0, already = 0, ok = 0, invalid = 0, excluded = 0, failed = 0;
+};
+
+// One point: elaborated, checked, run on every benchmark (never throws a UserError: a point
+// that cannot run is recorded with its reason).
+DesignRecord evaluate_point(const DesignSpace& s, const DesignPoint& p);
+
+// Runs the points not yet in `db`; progress(done, to do) after each.
+ExploreCounts explore(const DesignSpace& s, ResultsDb& db, const ExploreOptions& o,
+                      const std::function<void(uint64_t, uint64_t)>& progress = {});
+
+// The designs recorded, the best per benchmark, and the front of tokens/s (summed over the
+// benchmarks' geometric mean) against PEs.
+void print_explore_report(const std::vector<DesignRecord>& designs, std::ostream& out);
+
+}  // namespace fsgen

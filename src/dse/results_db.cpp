@@ -1,0 +1,152 @@
+#include "dse/results_db.h"
+
+#include <sqlite3.h>
+
+#include <map>
+
+#include "core/error.h"
+
+namespace fsgen {
+
+namespace {
+
+constexpr const char* kSchema = R"(
+CREATE TABLE IF NOT EXISTS designs (
+  hash TEXT PRIMARY KEY, name TEXT NOT NULL, spec TEXT NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL,
+  pes INTEGER NOT NULL, clock_mhz REAL NOT NULL, fsgen_version TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS results (
+  design TEXT NOT NULL REFERENCES designs(hash), benchmark TEXT NOT NULL, timing_model TEXT NOT NULL,
+  cycles INTEGER NOT NULL, tokens_per_second REAL NOT NULL, dma_bytes INTEGER NOT NULL,
+  least_bytes INTEGER NOT NULL, roofline_cycles INTEGER NOT NULL, array_a_busy REAL NOT NULL,
+  PRIMARY KEY (design, benchmark));
+)";
+
+// A prepared statement, finalised when it goes out of scope.
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& sql, const std::string& where) : db_(db), where_(where) {
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr) != SQLITE_OK) fail(where, sqlite3_errmsg(db));
+  }
+  ~Statement() { sqlite3_finalize(s_); }
+  Statement& text(int i, const std::string& v) {
+    sqlite3_bind_text(s_, i, v.c_str(), int(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& integer(int i, uint64_t v) {
+    sqlite3_bind_int64(s_, i, sqlite3_int64(v));
+    return *this;
+  }
+  Statement& real(int i, double v) {
+    sqlite3_bind_double(s_, i, v);
+    return *this;
+  }
+  bool row() {  // steps; true while a row is there
+    const int rc = sqlite3_step(s_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc != SQLITE_DONE) fail(where_, sqlite3_errmsg(db_));
+    return false;
+  }
+  std::string column_text(int i) const {
+    const auto* t = sqlite3_column_text(s_, i);
+    return t ? reinterpret_cast<const char*>(t) : "";
+  }
+  uint64_t column_integer(int i) const { return uint64_t(sqlite3_column_int64(s_, i)); }
+  double column_real(int i) const { return sqlite3_column_double(s_, i); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* s_ = nullptr;
+  std::string where_;
+};
+
+}  // namespace
+
+ResultsDb::ResultsDb(const std::string& path) : path_(path) {
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+    const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    fail(path, "cannot open the results database: " + why);
+  }
+  sqlite3_busy_timeout(db_, 60000);  // another process of the run (MPI ranks) holding the write lock
+  exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+  exec(kSchema);
+}
+
+ResultsDb::~ResultsDb() { sqlite3_close(db_); }
+
+void ResultsDb::exec(const std::string& sql) const {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    const std::string why = err ? err : "unknown error";
+    sqlite3_free(err);
+    fail(path_, "results database: " + why);
+  }
+}
+
+std::set<std::string> ResultsDb::recorded_designs() const {
+  std::set<std::string> out;
+  Statement s(db_, "SELECT hash FROM designs", path_);
+  while (s.row()) out.insert(s.column_text(0));
+  return out;
+}
+
+void ResultsDb::record(const DesignRecord& d) {
+  exec("BEGIN IMMEDIATE");
+  try {
+    Statement(db_, "INSERT OR REPLACE INTO designs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", path_)
+        .text(1, d.hash)
+        .text(2, d.name)
+        .text(3, d.spec_text)
+        .text(4, d.status)
+        .text(5, d.reason)
+        .integer(6, d.pes)
+        .real(7, d.clock_mhz)
+        .text(8, FSGEN_VERSION)
+        .row();
+    for (const BenchmarkResult& r : d.results)
+      Statement(db_, "INSERT OR REPLACE INTO results VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", path_)
+          .text(1, d.hash)
+          .text(2, r.benchmark)
+          .text(3, r.timing_model)
+          .integer(4, r.cycles)
+          .real(5, r.tokens_per_second)
+          .integer(6, r.dma_bytes)
+          .integer(7, r.least_bytes)
+          .integer(8, r.roofline_cycles)
+          .real(9, r.array_a_busy)
+          .row();
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::vector<DesignRecord> ResultsDb::designs() const {
+  std::vector<DesignRecord> out;
+  std::map<std::string, size_t> at;
+  Statement s(db_, "SELECT hash, name, spec, status, reason, pes, clock_mhz FROM designs ORDER BY name", path_);
+  while (s.row()) {
+    DesignRecord d;
+    d.hash = s.column_text(0), d.name = s.column_text(1), d.spec_text = s.column_text(2);
+    d.status = s.column_text(3), d.reason = s.column_text(4);
+    d.pes = uint32_t(s.column_integer(5)), d.clock_mhz = s.column_real(6);
+    at[d.hash] = out.size();
+    out.push_back(std::move(d));
+  }
+  Statement r(db_,
+              "SELECT design, benchmark, timing_model, cycles, tokens_per_second, dma_bytes, least_bytes, "
+              "roofline_cycles, array_a_busy FROM results ORDER BY design, benchmark",
+              path_);
+  while (r.row()) {
+    BenchmarkResult b;
+    b.benchmark = r.column_text(1), b.timing_model = r.column_text(2), b.cycles = r.column_integer(3);
+    b.tokens_per_second = r.column_real(4), b.dma_bytes = r.column_integer(5), b.least_bytes = r.column_integer(6);
+    b.roofline_cycles = r.column_integer(7), b.array_a_busy = r.column_real(8);
+    auto it = at.find(r.column_text(0));
+    if (it != at.end()) out[it->second].results.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace fsgen

@@ -1,0 +1,51 @@
+// The results of a design-space exploration in one SQLite file: a row per design (its spec,
+// hash, status and, when it could not run, why) and a row per design and benchmark (every
+// metric, and the fsgen version and timing model that made it). A design's rows are written
+// in one transaction, so a run killed at any moment leaves each design wholly recorded or
+// absent, and the next run resumes with the designs not recorded.
+#pragma once
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace fsgen {
+
+struct BenchmarkResult {
+  std::string benchmark;        // SpaceBenchmark::key()
+  std::string timing_model;     // which model made the figures
+  uint64_t cycles = 0;
+  double tokens_per_second = 0;
+  uint64_t dma_bytes = 0, least_bytes = 0, roofline_cycles = 0;
+  double array_a_busy = 0;      // fraction of cycles
+};
+
+struct DesignRecord {
+  std::string hash, name, spec_text;
+  std::string status;           // ok, invalid (does not elaborate), excluded (violates a constraint), failed
+  std::string reason;           // why not ok
+  uint32_t pes = 0;             // both arrays
+  double clock_mhz = 0;
+  std::vector<BenchmarkResult> results;
+};
+
+class ResultsDb {
+ public:
+  explicit ResultsDb(const std::string& path);  // created with its tables when new
+  ~ResultsDb();
+  ResultsDb(const ResultsDb&) = delete;
+  ResultsDb& operator=(const ResultsDb&) = delete;
+
+  std::set<std::string> recorded_designs() const;  // hashes
+  void record(const DesignRecord& d);               // one transaction
+  std::vector<DesignRecord> designs() const;        // every design with its results, by name
+
+ private:
+  void exec(const std::string& sql) const;
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace fsgen

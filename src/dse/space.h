@@ -1,0 +1,64 @@
+// A design space (fsgen explore): a base spec, the axes that vary it, the constraints a
+// point must meet and the benchmarks every point runs. The YAML mirrors it:
+//
+//   name: paper
+//   base: ../examples/dse_8gbps.yaml     # relative to the space file
+//   axes:                                # spec paths and the values each takes
+//     arrays.a.loop_order: [output_stationary, weight_stationary]
+//     arrays.a.tiling: [{m: 16, n: 16, k: 128}, {m: 8, n: 32, k: 128}]
+//   constraints: {max_pes: 4096, max_tops: 8}  # the per-tensor buffer limit: the spec's own
+//   benchmarks:
+//     - {model: Llama-2-7b, stage: decode, context: 512, layers: 1}
+//
+// The points are the axes' cartesian product, the first axis varying slowest; each is the
+// base spec with its axis values set, as YAML text (its hash names it in the database).
+#pragma once
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fsgen {
+
+struct SpaceAxis {
+  std::string path;                 // a dotted spec path, e.g. arrays.a.tiling
+  std::vector<YAML::Node> values;   // each a scalar or a map, set at the path
+};
+
+// What a point must meet to be run; a point that does not is recorded as excluded, with why.
+// The per-tensor buffer limit is the spec's memory.buffer_limit_bytes (elaboration refuses).
+struct SpaceConstraints {
+  uint32_t max_pes = 0;             // both arrays' PEs at most (0: no limit)
+  double max_tops = 0;              // peak INT8 tera-operations per second, 2 per PE per cycle (0: no limit)
+};
+
+struct SpaceBenchmark {
+  std::string model;                // a workload name or a config.json path
+  std::string stage = "prefill";    // prefill or decode
+  uint32_t context = 128;           // prefill: tokens; decode: tokens already cached
+  uint32_t layers = 1;              // layers run (0: all)
+  std::string key() const;          // model/stage/context/layers, its name in the database
+};
+
+struct DesignSpace {
+  std::string name, file;
+  std::string base_text;            // the base spec, as read
+  std::vector<SpaceAxis> axes;
+  SpaceConstraints constraints;
+  std::vector<SpaceBenchmark> benchmarks;
+  uint64_t points() const;          // the product of the axes' value counts
+};
+
+struct DesignPoint {
+  uint64_t index = 0;
+  std::string name;                 // <space>_<index>
+  std::string spec_text;            // the base with this point's values set
+  std::string hash;                 // 16 hex digits of the spec text's FNV-1a hash
+};
+
+// UserError naming the file, the place and what was expected on a malformed space.
+DesignSpace read_design_space(const std::string& path);
+DesignPoint design_point(const DesignSpace& s, uint64_t index);
+
+}  // namespace fsgen

@@ -1,0 +1,136 @@
+// Design-space exploration: the space file, its points, the results database and resuming.
+#include "dse/explore.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "test_util.h"
+
+namespace fsgen {
+namespace {
+
+// Two loop orders x four tilings of the DSE example, two benchmarks.
+std::string space_text(const std::string& benchmarks = "  - {model: Qwen3-0.6B, stage: decode, context: 64}\n") {
+  return "name: t\nbase: " + std::filesystem::absolute("examples/dse_8gbps.yaml").string() +
+         "\naxes:\n  arrays.a.loop_order: [output_stationary, weight_stationary]\n"
+         "  arrays.a.tiling: [{m: 16, n: 16, k: 128}, {m: 8, n: 16, k: 128}, {m: 32, n: 32, k: 64}, "
+         "{m: 16, n: 16, k: 64}]\nconstraints: {max_pes: 600}\nbenchmarks:\n" +
+         benchmarks;
+}
+
+std::string write_space(const std::string& dir, const std::string& text) {
+  std::ofstream(dir + "/space.yaml") << text;
+  return dir + "/space.yaml";
+}
+
+TEST(DesignSpace, PointsAreTheAxesProductWithTheirValuesSet) {
+  const std::string dir = test::scratch_dir("dse_space");
+  const DesignSpace s = read_design_space(write_space(dir, space_text()));
+  EXPECT_EQ(s.points(), 8u);
+  const DesignPoint p = design_point(s, 5);  // weight_stationary, {m: 8, n: 16, k: 128}
+  EXPECT_EQ(p.name, "t_5");
+  EXPECT_NE(p.spec_text.find("loop_order: weight_stationary"), std::string::npos) << p.spec_text;
+  EXPECT_NE(p.spec_text.find("m: 8"), std::string::npos) << p.spec_text;
+  EXPECT_EQ(p.hash.size(), 16u);
+  EXPECT_NE(design_point(s, 4).hash, p.hash);
+  // A point that does not elaborate, and one over a constraint, are recorded with why.
+  const DesignRecord invalid = evaluate_point(s, design_point(s, 4));
+  EXPECT_EQ(invalid.status, "invalid");
+  EXPECT_NE(invalid.reason.find("weight_stationary array a keeps partial sums"), std::string::npos) << invalid.reason;
+  const DesignRecord big = evaluate_point(s, design_point(s, 2));  // 32 x 32 PEs on array a alone
+  EXPECT_EQ(big.status, "excluded");
+  EXPECT_NE(big.reason.find("exceed max_pes 600"), std::string::npos) << big.reason;
+  const DesignRecord ok = evaluate_point(s, design_point(s, 1));
+  ASSERT_EQ(ok.status, "ok") << ok.reason;
+  ASSERT_EQ(ok.results.size(), 1u);
+  EXPECT_EQ(ok.results[0].benchmark, "Qwen3-0.6B/decode/64/1");
+  EXPECT_GT(ok.results[0].cycles, ok.results[0].roofline_cycles / 2);
+}
+
+TEST(DesignSpace, MalformedSpacesAreOneLineErrorsWithTheirPlace) {
+  const std::string dir = test::scratch_dir("dse_space_errors");
+  auto error = [&](const std::string& text) {
+    return test::error_of([&] { read_design_space(write_space(dir, text)); });
+  };
+  EXPECT_NE(error(space_text() + "colour: red\n").find("space.yaml:9:1: field 'colour': unknown"), std::string::npos)
+      << error(space_text() + "colour: red\n");
+  std::string e = error(test::replace(space_text(), "[output_stationary, weight_stationary]", "[]"));
+  EXPECT_NE(e.find("axis 'arrays.a.loop_order': expected a non-empty list of values"), std::string::npos) << e;
+  e = error(space_text("  - {model: Qwen3-0.6B, stage: sideways}\n"));
+  EXPECT_NE(e.find("benchmark: stage 'sideways': expected prefill or decode"), std::string::npos) << e;
+  e = error(test::replace(space_text(), "max_pes: 600", "max_pes: -1"));
+  EXPECT_NE(e.find("field 'max_pes': expected a count"), std::string::npos) << e;
+  e = error("name: t\nbase: nowhere.yaml\naxes: {}\nbenchmarks: []\n");
+  EXPECT_NE(e.find("field 'base': cannot open the base spec"), std::string::npos) << e;
+}
+
+// The rows of a database, in one comparable text.
+std::string rows_of(const std::string& db_path) {
+  const ResultsDb db(db_path);
+  std::string out;
+  for (const auto& d : db.designs()) {
+    out += d.name + " " + d.hash + " " + d.status + " " + std::to_string(d.pes) + "\n";
+    for (const auto& r : d.results)
+      out += "  " + r.benchmark + " " + std::to_string(r.cycles) + " " + std::to_string(r.dma_bytes) + "\n";
+  }
+  return out;
+}
+
+TEST(Explore, ResumesAndAgreesWithAnyNumberOfJobs) {
+  const std::string dir = test::scratch_dir("dse_explore");
+  const DesignSpace s = read_design_space(write_space(dir, space_text()));
+  {
+    ResultsDb db(dir + "/one.sqlite");
+    ExploreOptions o;
+    o.limit = 3;
+    const ExploreCounts first = explore(s, db, o);
+    EXPECT_EQ(first.points, 3u);
+    o.limit = 0;
+    const ExploreCounts rest = explore(s, db, o);
+    EXPECT_EQ(rest.already, 3u);
+    EXPECT_EQ(rest.ok + rest.invalid + rest.excluded + rest.failed, 5u);
+  }
+  ResultsDb two(dir + "/two.sqlite");
+  ExploreOptions o;
+  o.jobs = 2;
+  explore(s, two, o);
+  EXPECT_EQ(rows_of(dir + "/one.sqlite"), rows_of(dir + "/two.sqlite"));
+  std::ostringstream report;
+  print_explore_report(two.designs(), report);
+  EXPECT_NE(report.str().find("designs recorded: 8, excluded 1, invalid 4, ok 3"), std::string::npos) << report.str();
+}
+
+// `fsgen explore` killed at any moment resumes to the database an uninterrupted run makes.
+TEST(Explore, ARunKilledAtAnyMomentResumesToTheSameDatabase) {
+  const std::string dir = test::scratch_dir("dse_kill");
+  const std::string space = write_space(
+      dir, test::replace(space_text("  - {model: Llama-2-7b, stage: prefill, context: 256}\n"
+                                    "  - {model: Qwen3-0.6B, stage: decode, context: 256}\n"),
+                         "max_pes: 600", "max_pes: 4096"));
+  const test::CliRun whole = test::fsgen_cli("explore " + space + " --db " + dir + "/whole.sqlite");
+  ASSERT_EQ(whole.status, 0) << whole.out;
+  for (int delay_ms : {150, 600, 1200}) {
+    const pid_t child = fork();
+    if (child == 0) {
+      const std::string db = dir + "/killed.sqlite";
+      execl(FSGEN_BINARY, FSGEN_BINARY, "explore", space.c_str(), "--db", db.c_str(), (char*)nullptr);
+      _exit(127);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+  }
+  EXPECT_NE(rows_of(dir + "/killed.sqlite"), rows_of(dir + "/whole.sqlite"));  // the kills cut the run short
+  const test::CliRun resumed = test::fsgen_cli("explore " + space + " --db " + dir + "/killed.sqlite");
+  ASSERT_EQ(resumed.status, 0) << resumed.out;
+  EXPECT_EQ(rows_of(dir + "/killed.sqlite"), rows_of(dir + "/whole.sqlite"));
+}
+
+}  // namespace
+}  // namespace fsgen
