@@ -34,7 +34,13 @@ void read_axes(const YAML::Node& axes, DesignSpace& s) {
     a.path = kv.first.as<std::string>();
     if (!kv.second.IsSequence() || kv.second.size() == 0)
       fail(place_of(s.file, kv.second) + ": axis '" + a.path + "'", "expected a non-empty list of values");
-    for (const auto& v : kv.second) a.values.push_back(YAML::Clone(v));
+    for (const auto& v : kv.second) {
+      if (a.path[0] == '@' && !v.IsMap())
+        fail(place_of(s.file, v) + ": axis '" + a.path + "'", "expected each value a map of spec paths to values");
+      if (a.path[0] != '@' && a.path.find('+') != std::string::npos && !v.IsSequence())
+        fail(place_of(s.file, v) + ": axis '" + a.path + "'", "expected each value a list of items to append");
+      a.values.push_back(YAML::Clone(v));
+    }
     s.axes.push_back(std::move(a));
   }
 }
@@ -60,8 +66,11 @@ void read_benchmarks(const YAML::Node& list, DesignSpace& s) {
   }
 }
 
-// Sets `value` at the dotted `path` of `root`, creating maps on the way.
-void set_path(YAML::Node root, const std::string& path, const YAML::Node& value) {
+// Sets `value` at the dotted `path` of `root`, creating maps on the way; `path+label`
+// appends the value's items to the list at `path` instead (several axes adding mappings).
+void set_path(YAML::Node root, std::string path, const YAML::Node& value) {
+  const bool append = path.find('+') != std::string::npos;
+  if (append) path.erase(path.find('+'));
   std::vector<std::string> keys;
   std::stringstream in(path);
   for (std::string k; std::getline(in, k, '.');) keys.push_back(k);
@@ -70,7 +79,13 @@ void set_path(YAML::Node root, const std::string& path, const YAML::Node& value)
     if (!n[keys[i]] || !n[keys[i]].IsMap()) n[keys[i]] = YAML::Node(YAML::NodeType::Map);
     n.reset(n[keys[i]]);
   }
-  n[keys.back()] = YAML::Clone(value);
+  if (!append) {
+    n[keys.back()] = YAML::Clone(value);
+    return;
+  }
+  YAML::Node list = n[keys.back()] && n[keys.back()].IsSequence() ? n[keys.back()] : YAML::Node(YAML::NodeType::Sequence);
+  for (const auto& item : value) list.push_back(YAML::Clone(item));
+  n[keys.back()] = list;
 }
 
 std::string fnv1a_hex(const std::string& text) {
@@ -143,11 +158,20 @@ DesignPoint design_point(const DesignSpace& s, uint64_t index) {
   p.index = index;
   p.name = s.name + "_" + std::to_string(index);
   spec["name"] = p.name;
+  std::vector<size_t> choice(s.axes.size());
   uint64_t rest = index;
   for (size_t i = s.axes.size(); i-- > 0;) {  // the last axis varies fastest
+    choice[i] = rest % s.axes[i].values.size();
+    rest /= s.axes[i].values.size();
+  }
+  for (size_t i = 0; i < s.axes.size(); ++i) {  // set in the file's order: appended items keep it
     const SpaceAxis& a = s.axes[i];
-    set_path(spec, a.path, a.values[rest % a.values.size()]);
-    rest /= a.values.size();
+    const YAML::Node& v = a.values[choice[i]];
+    if (a.path[0] == '@') {  // a bundle: each value sets several paths
+      for (const auto& kv : v) set_path(spec, kv.first.as<std::string>(), kv.second);
+    } else {
+      set_path(spec, a.path, v);
+    }
   }
   YAML::Emitter out;
   out << spec;

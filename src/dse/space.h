@@ -6,6 +6,8 @@
 //   axes:                                # spec paths and the values each takes
 //     arrays.a.loop_order: [output_stationary, weight_stationary]
 //     arrays.a.tiling: [{m: 16, n: 16, k: 128}, {m: 8, n: 32, k: 128}]
+//     sparsity+memory: [[], [{kind: memory_value, tensor: w, condition: "w==0"}]]  # appends
+//     "@compressed": [{}, {memory.operand_tiles.b: 1, sparsity+: [...]}]  # '@': each value a bundle
 //   constraints: {max_pes: 4096, max_tops: 8}  # the per-tensor buffer limit: the spec's own
 //   benchmarks:
 //     - {model: Llama-2-7b, stage: decode, context: 512, layers: 1}
@@ -22,7 +24,9 @@
 namespace fsgen {
 
 struct SpaceAxis {
-  std::string path;                 // a dotted spec path, e.g. arrays.a.tiling
+  // A dotted spec path (arrays.a.tiling); path+label appends to the list there; a name
+  // starting with '@' is a bundle, each value a map of such paths to their values.
+  std::string path;
   std::vector<YAML::Node> values;   // each a scalar or a map, set at the path
 };
 

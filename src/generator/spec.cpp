@@ -147,7 +147,7 @@ std::vector<SparseMapping> parse_sparsity(YamlMap& top) {
     sm.condition = m.get_string("condition");
     if (m.has("array")) sm.array = m.get_choice("array", {"a", "b"}, "");
     if (sm.kind == "compute_group") {
-      sm.block = static_cast<uint32_t>(m.get_int("block", 1, kMaxTile));
+      sm.block = static_cast<uint32_t>(m.get_int_or("block", 0, 1, kMaxTile));  // 0: array a's n tile
       sm.topk = static_cast<uint32_t>(m.get_int("topk", 1, 1 << 16));
     }
     if (sm.kind == "memory_group" && sm.condition != "causal")
@@ -231,6 +231,8 @@ DesignSpec parse_root(const YAML::Node& root, const std::string& source) {
     caches.finish();
   }
   s.sparsity = parse_sparsity(top);
+  for (auto& sm : s.sparsity)
+    if (sm.kind == "compute_group" && sm.block == 0) sm.block = s.array_a.tile_n;  // the block built: one key tile
   parse_kernels(top, s);
   top.finish();
   return s;

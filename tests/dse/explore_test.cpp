@@ -10,6 +10,7 @@
 #include <fstream>
 #include <thread>
 
+#include "generator/spec.h"
 #include "test_util.h"
 
 namespace fsgen {
@@ -51,6 +52,28 @@ TEST(DesignSpace, PointsAreTheAxesProductWithTheirValuesSet) {
   ASSERT_EQ(ok.results.size(), 1u);
   EXPECT_EQ(ok.results[0].benchmark, "Qwen3-0.6B/decode/64/1");
   EXPECT_GT(ok.results[0].cycles, ok.results[0].roofline_cycles / 2);
+}
+
+// Appending axes (path+label) add list items; bundles ('@') set several paths at once.
+TEST(DesignSpace, AppendingAxesAndBundlesComposeASpec) {
+  const std::string dir = test::scratch_dir("dse_bundles");
+  const std::string text = test::replace(
+      space_text(), "  arrays.a.loop_order: [output_stationary, weight_stationary]\n",
+      "  sparsity+one: [[], [{kind: memory_value, tensor: x, condition: \"x==0\"}]]\n"
+      "  \"@two\": [{}, {memory.operand_tiles.b: 1, sparsity+: [{kind: memory_value, tensor: w, condition: \"w==0\"}]}]\n");
+  const DesignSpace s = read_design_space(write_space(dir, text));
+  EXPECT_EQ(s.points(), 16u);
+  const DesignPoint both = design_point(s, 12);  // x compressed, w compressed with one B tile
+  const DesignSpec spec = parse_spec_text(both.spec_text, "p.yaml");
+  ASSERT_EQ(spec.sparsity.size(), 2u) << both.spec_text;
+  EXPECT_EQ(spec.sparsity[0].tensor, "x");
+  EXPECT_EQ(spec.sparsity[1].tensor, "w");
+  EXPECT_NE(both.spec_text.find("b: 1"), std::string::npos) << both.spec_text;
+  EXPECT_EQ(parse_spec_text(design_point(s, 0).spec_text, "p.yaml").sparsity.size(), 0u);
+  const std::string e = test::error_of([&] {
+    read_design_space(write_space(dir, test::replace(text, "\"@two\": [{}", "\"@two\": [3")));
+  });
+  EXPECT_NE(e.find("axis '@two': expected each value a map of spec paths to values"), std::string::npos) << e;
 }
 
 TEST(DesignSpace, MalformedSpacesAreOneLineErrorsWithTheirPlace) {
