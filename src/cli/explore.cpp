@@ -2,10 +2,12 @@
 // (resumable), and the report drawn from a database.
 #include "dse/explore.h"
 
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
 #include "cli/command.h"
+#include "core/csv.h"
 #include "core/error.h"
 #include "core/progress.h"
 
@@ -16,24 +18,46 @@ namespace {
 struct ExploreArgs {
   std::string space, db, report;
   ExploreOptions run;
+  bool rank_given = false;
 };
 
-int run_explore(const ExploreArgs& a) {
+// The rank and rank count an MPI launcher (mpirun of OpenMPI, or a PMI one: MPICH, Slurm)
+// gives each process in its environment, unless --rank / --ranks say otherwise.
+void ranks_from_environment(ExploreOptions& o) {
+  for (const auto& [rank, size] : {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                                   std::pair{"PMI_RANK", "PMI_SIZE"}}) {
+    const char* r = std::getenv(rank);
+    const char* s = std::getenv(size);
+    if (!r || !s) continue;
+    o.rank = uint32_t(parse_count(r, rank, "the process's rank"));
+    o.ranks = uint32_t(parse_count(s, size, "the number of ranks"));
+    return;
+  }
+}
+
+int run_explore(ExploreArgs a) {
   if (!a.report.empty()) {
     const ResultsDb db(a.report);
     print_explore_report(db.designs(), std::cout);
     return 0;
   }
   if (a.space.empty()) fail("explore", "expected a design space file, or --report DB");
+  if (!a.rank_given) ranks_from_environment(a.run);
+  if (a.run.ranks == 0 || a.run.rank >= a.run.ranks)
+    fail("--rank", std::to_string(a.run.rank) + " of " + std::to_string(a.run.ranks) + ": expected a rank below --ranks");
   const DesignSpace s = read_design_space(a.space);
   ResultsDb db(a.db.empty() ? s.name + ".sqlite" : a.db);
-  ProgressBar bar;
-  const ExploreCounts n = explore(s, db, a.run, [&bar](uint64_t done, uint64_t all) { bar(double(done) / double(all)); });
+  ProgressBar bar("designs");
+  const bool draws = a.run.rank == 0;  // one bar per run, not one per rank
+  const ExploreCounts n = explore(s, db, a.run, [&](uint64_t done, uint64_t all) {
+    if (draws) bar(done, all);
+  });
+  if (a.run.ranks > 1) std::cout << "rank " << a.run.rank << " of " << a.run.ranks << ": ";
   std::cout << "space " << s.name << ": " << n.points << " points (" << s.axes.size() << " axes, "
             << s.benchmarks.size() << " benchmarks); " << n.already << " already recorded, " << n.ok << " run, "
             << n.invalid << " invalid, " << n.excluded << " excluded by a constraint, " << n.failed
             << " failed on a benchmark\n";
-  print_explore_report(db.designs(), std::cout);
+  if (a.run.ranks == 1) print_explore_report(db.designs(), std::cout);  // ranks: --report once all are done
   return 0;
 }
 
@@ -49,7 +73,13 @@ Command explore_command(CLI::App& app) {
   cmd->add_option("--jobs", a->run.jobs, "designs evaluated at once")->check(CLI::Range(1u, 256u))->capture_default_str();
   cmd->add_option("--limit", a->run.limit, "the first N points only (0: all)")->capture_default_str();
   cmd->add_option("--report", a->report, "print the report of a results database, running nothing");
-  return {cmd, [a] { return run_explore(*a); }};
+  cmd->add_option("--rank", a->run.rank, "this process's share of the points: those whose hash % ranks == rank "
+                                         "(default: the MPI launcher's rank, or 0)");
+  cmd->add_option("--ranks", a->run.ranks, "processes sharing the points (default: the MPI launcher's, or 1)");
+  return {cmd, [a, cmd] {
+            a->rank_given = cmd->count("--rank") + cmd->count("--ranks") > 0;
+            return run_explore(*a);
+          }};
 }
 
 }  // namespace fsgen::cli

@@ -89,9 +89,12 @@ ExploreCounts explore(const DesignSpace& s, ResultsDb& db, const ExploreOptions&
   const uint64_t all = o.limit ? std::min(o.limit, s.points()) : s.points();
   const std::set<std::string> done = db.recorded_designs();
   std::vector<DesignPoint> todo;
-  for (uint64_t i = o.rank; i < all; i += o.ranks) {
-    ++n.points;
+  for (uint64_t i = 0; i < all; ++i) {
     DesignPoint p = design_point(s, i);
+    // A rank's share by the design's hash: neighbours in the grid (which tend to fail or run
+    // alike) spread over the ranks.
+    if (std::stoull(p.hash, nullptr, 16) % o.ranks != o.rank) continue;
+    ++n.points;
     if (done.count(p.hash)) ++n.already;
     else todo.push_back(std::move(p));
   }

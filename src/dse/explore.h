@@ -15,7 +15,7 @@ namespace fsgen {
 struct ExploreOptions {
   uint32_t jobs = 1;       // designs evaluated at once (threads)
   uint64_t limit = 0;      // the first `limit` points only (0: all)
-  uint32_t rank = 0, ranks = 1;  // this process's share: points with index % ranks == rank
+  uint32_t rank = 0, ranks = 1;  // this process's share: the points whose hash % ranks == rank
 };
 
 struct ExploreCounts {

@@ -129,6 +129,30 @@ TEST(Explore, ResumesAndAgreesWithAnyNumberOfJobs) {
   EXPECT_NE(report.str().find("designs recorded: 8, excluded 1, invalid 4, ok 3"), std::string::npos) << report.str();
 }
 
+// Ranks (mpirun's processes, or --rank / --ranks) share one database and fill it as one
+// process does.
+TEST(Explore, RanksSharingADatabaseMakeTheOneProcessDatabase) {
+  const std::string dir = test::scratch_dir("dse_ranks");
+  const std::string space = write_space(dir, space_text());
+  ASSERT_EQ(test::fsgen_cli("explore " + space + " --db " + dir + "/one.sqlite").status, 0);
+  std::vector<std::thread> ranks;
+  std::vector<test::CliRun> runs(2);
+  for (int r = 0; r < 2; ++r)
+    ranks.emplace_back([&, r] {
+      runs[r] = test::fsgen_cli("explore " + space + " --db " + dir + "/ranks.sqlite --rank " + std::to_string(r) +
+                                " --ranks 2");
+    });
+  for (auto& t : ranks) t.join();
+  for (const auto& r : runs) {
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find(" of 2: space t:"), std::string::npos) << r.out;
+  }
+  EXPECT_EQ(rows_of(dir + "/ranks.sqlite"), rows_of(dir + "/one.sqlite"));
+  const test::CliRun bad = test::fsgen_cli("explore " + space + " --rank 2 --ranks 2");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.out.find("--rank: 2 of 2: expected a rank below --ranks"), std::string::npos) << bad.out;
+}
+
 // `fsgen explore` killed at any moment resumes to the database an uninterrupted run makes.
 TEST(Explore, ARunKilledAtAnyMomentResumesToTheSameDatabase) {
   const std::string dir = test::scratch_dir("dse_kill");
