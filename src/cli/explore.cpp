@@ -10,13 +10,14 @@
 #include "core/csv.h"
 #include "core/error.h"
 #include "core/progress.h"
+#include "power/power_model.h"
 
 namespace fsgen::cli {
 
 namespace {
 
 struct ExploreArgs {
-  std::string space, db, report;
+  std::string space, db, report, power_model, out;
   ExploreOptions run;
   bool rank_given = false;
 };
@@ -39,6 +40,7 @@ int run_explore(ExploreArgs a) {
   if (!a.report.empty()) {
     const ResultsDb db(a.report);
     print_explore_report(db.designs(), std::cout);
+    if (!a.out.empty()) write_explore_front(db.designs(), a.out);
     return 0;
   }
   if (a.space.empty()) fail("explore", "expected a design space file, or --report DB");
@@ -46,6 +48,12 @@ int run_explore(ExploreArgs a) {
   if (a.run.ranks == 0 || a.run.rank >= a.run.ranks)
     fail("--rank", std::to_string(a.run.rank) + " of " + std::to_string(a.run.ranks) + ": expected a rank below --ranks");
   const DesignSpace s = read_design_space(a.space);
+  std::unique_ptr<PowerModel> model;
+  if (!a.power_model.empty()) {
+    model = std::make_unique<PowerModel>(load_power_model(a.power_model));
+    a.run.power_model = model.get();
+    a.run.power_model_name = a.power_model;
+  }
   ResultsDb db(a.db.empty() ? s.name + ".sqlite" : a.db);
   ProgressBar bar("designs");
   const bool draws = a.run.rank == 0;  // one bar per run, not one per rank
@@ -57,7 +65,10 @@ int run_explore(ExploreArgs a) {
             << s.benchmarks.size() << " benchmarks); " << n.already << " already recorded, " << n.ok << " run, "
             << n.invalid << " invalid, " << n.excluded << " excluded by a constraint, " << n.failed
             << " failed on a benchmark\n";
-  if (a.run.ranks == 1) print_explore_report(db.designs(), std::cout);  // ranks: --report once all are done
+  if (a.run.ranks == 1) {  // ranks: --report once all are done
+    print_explore_report(db.designs(), std::cout);
+    if (!a.out.empty()) write_explore_front(db.designs(), a.out);
+  }
   return 0;
 }
 
@@ -72,6 +83,9 @@ Command explore_command(CLI::App& app) {
   cmd->add_option("--db", a->db, "results database (SQLite; default <space name>.sqlite)");
   cmd->add_option("--jobs", a->run.jobs, "designs evaluated at once")->check(CLI::Range(1u, 256u))->capture_default_str();
   cmd->add_option("--limit", a->run.limit, "the first N points only (0: all)")->capture_default_str();
+  cmd->add_option("--power-model", a->power_model,
+                  "a power model from fsgen train: each design's area by its primitive area models");
+  cmd->add_option("--out", a->out, "a folder for the front as front.csv and front.png");
   cmd->add_option("--report", a->report, "print the report of a results database, running nothing");
   cmd->add_option("--rank", a->run.rank, "this process's share of the points: those whose hash % ranks == rank "
                                          "(default: the MPI launcher's rank, or 0)");

@@ -3,16 +3,20 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <filesystem>
 #include <iomanip>
 #include <map>
 #include <mutex>
 #include <thread>
 
 #include "compiler/model_config.h"
+#include "core/write_file.h"
+#include "flow/tools.h"
 #include "core/error.h"
 #include "generator/graph.h"
 #include "generator/spec.h"
 #include "sim/model_sim.h"
+#include "sim/power_report.h"
 
 namespace fsgen {
 
@@ -51,7 +55,7 @@ BenchmarkResult run_benchmark(const Graph& g, const SpaceBenchmark& b) {
 
 }  // namespace
 
-DesignRecord evaluate_point(const DesignSpace& s, const DesignPoint& p) {
+DesignRecord evaluate_point(const DesignSpace& s, const DesignPoint& p, const ExploreOptions& o) {
   DesignRecord d;
   d.hash = p.hash, d.name = p.name, d.spec_text = p.spec_text, d.status = "ok";
   auto elaborated = [&]() -> std::unique_ptr<Graph> {
@@ -66,6 +70,15 @@ DesignRecord evaluate_point(const DesignSpace& s, const DesignPoint& p) {
   if (!g) return d;
   d.pes = g->array_a.spec.pe_count() + (g->attention ? g->array_b.spec.pe_count() : 0);
   d.clock_mhz = g->spec.clock_mhz;
+  if (o.power_model) {
+    const DesignArea a = design_area(*g, *o.power_model);
+    d.area_um2 = a.um2;
+    d.area_model = "fsgen primitive area models (" + o.power_model_name + ")";
+    if (!a.not_modelled.empty()) {
+      d.area_model += ", without";
+      for (const auto& b : a.not_modelled) d.area_model += " " + b;
+    }
+  }
   d.reason = constraint_broken(s.constraints, d.pes, d.clock_mhz);
   if (!d.reason.empty()) {
     d.status = "excluded";
@@ -104,7 +117,7 @@ ExploreCounts explore(const DesignSpace& s, ResultsDb& db, const ExploreOptions&
   auto worker = [&] {
     for (size_t i; (i = next++) < todo.size();) {
       try {
-        const DesignRecord d = evaluate_point(s, todo[i]);
+        const DesignRecord d = evaluate_point(s, todo[i], o);
         std::lock_guard<std::mutex> hold(lock);
         db.record(d);
         ++(d.status == "ok" ? n.ok : d.status == "invalid" ? n.invalid : d.status == "excluded" ? n.excluded : n.failed);
@@ -135,17 +148,47 @@ double mean_tokens_per_second(const DesignRecord& d) {
 
 }  // namespace
 
+namespace {
+
+// The size a design is weighed by: its area when every design has one, else its PEs.
+bool by_area(const std::vector<const DesignRecord*>& ok) {
+  return !ok.empty() && std::all_of(ok.begin(), ok.end(), [](const DesignRecord* d) { return d->area_um2 > 0; });
+}
+
+double size_of(const DesignRecord& d, bool area) { return area ? d.area_um2 / 1e6 : double(d.pes); }
+
+std::vector<const DesignRecord*> ok_designs(const std::vector<DesignRecord>& designs) {
+  std::vector<const DesignRecord*> ok;
+  for (const auto& d : designs)
+    if (d.status == "ok") ok.push_back(&d);
+  return ok;
+}
+
+// The designs no other design beats with at most its size and more tokens/s, smallest first.
+std::vector<const DesignRecord*> front_of(std::vector<const DesignRecord*> ok, bool area) {
+  std::sort(ok.begin(), ok.end(), [&](const DesignRecord* a, const DesignRecord* b) {
+    const double sa = size_of(*a, area), sb = size_of(*b, area);
+    return sa != sb ? sa < sb : mean_tokens_per_second(*a) > mean_tokens_per_second(*b);
+  });
+  std::vector<const DesignRecord*> front;
+  double best = 0;
+  for (const auto* d : ok)
+    if (mean_tokens_per_second(*d) > best) best = mean_tokens_per_second(*d), front.push_back(d);
+  return front;
+}
+
+}  // namespace
+
 void print_explore_report(const std::vector<DesignRecord>& designs, std::ostream& out) {
   std::map<std::string, uint64_t> by_status;
-  std::vector<const DesignRecord*> ok;
-  for (const auto& d : designs) {
-    ++by_status[d.status];
-    if (d.status == "ok") ok.push_back(&d);
-  }
+  for (const auto& d : designs) ++by_status[d.status];
+  const std::vector<const DesignRecord*> ok = ok_designs(designs);
   out << "designs recorded: " << designs.size();
   for (const auto& [status, count] : by_status) out << ", " << status << " " << count;
   out << "\ntiming model: fsgen fast model (the controller's schedule, each phase timed whole)\n";
   if (ok.empty()) return;
+  const bool area = by_area(ok);
+  if (area) out << "area model: " << ok.front()->area_model << "\n";
   // The best design per benchmark.
   std::map<std::string, std::pair<double, const DesignRecord*>> best;
   for (const auto* d : ok)
@@ -157,23 +200,47 @@ void print_explore_report(const std::vector<DesignRecord>& designs, std::ostream
   for (const auto& [bench, b] : best)
     out << "  " << std::left << std::setw(40) << bench << std::right << std::setw(12) << std::fixed
         << std::setprecision(1) << b.first << "  " << b.second->name << " (" << b.second->pes << " PEs)\n";
-  // The front: no other design has at most its PEs and more tokens/s (geometric mean).
-  std::sort(ok.begin(), ok.end(), [](const DesignRecord* a, const DesignRecord* b) {
-    return a->pes != b->pes ? a->pes < b->pes : mean_tokens_per_second(*a) > mean_tokens_per_second(*b);
-  });
-  out << "front of tokens/s (geometric mean over the benchmarks) against PEs:\n";
-  double best_so_far = 0;
-  for (const auto* d : ok) {
-    const double t = mean_tokens_per_second(*d);
-    if (t <= best_so_far) continue;
-    best_so_far = t;
+  out << "front of tokens/s (geometric mean over the benchmarks) against " << (area ? "area" : "PEs") << ":\n";
+  for (const auto* d : front_of(ok, area)) {
     double busy = 0;
     for (const auto& r : d->results) busy += r.array_a_busy / double(d->results.size());
-    out << "  " << std::left << std::setw(24) << d->name << std::right << std::setw(7) << d->pes << " PEs"
-        << std::setw(12) << std::setprecision(1) << t << " tokens/s, array a busy " << std::setprecision(1)
+    out << "  " << std::left << std::setw(24) << d->name << std::right << std::setw(7) << d->pes << " PEs";
+    if (area) out << std::setw(10) << std::setprecision(3) << d->area_um2 / 1e6 << " mm2";
+    out << std::setw(12) << std::setprecision(1) << mean_tokens_per_second(*d) << " tokens/s, array a busy "
         << 100 * busy << " %\n";
   }
   out << std::defaultfloat;
+}
+
+void write_explore_front(const std::vector<DesignRecord>& designs, const std::string& dir) {
+  const std::vector<const DesignRecord*> ok = ok_designs(designs);
+  if (ok.empty()) fail(dir, "no design ran: no front to draw");
+  const bool area = by_area(ok);
+  const std::vector<const DesignRecord*> front = front_of(ok, area);
+  const std::string csv = dir + "/front.csv", png = dir + "/front.png";
+  std::vector<const DesignRecord*> by_size = ok;
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [&](const DesignRecord* a, const DesignRecord* b) { return size_of(*a, area) < size_of(*b, area); });
+  write_file_atomically(csv, "design-space front", [&](std::ostream& o) {
+    o << "design,pes,area_mm2,tokens_per_second,front_tokens_per_second\n";
+    for (const auto* d : by_size) {
+      const bool on = std::find(front.begin(), front.end(), d) != front.end();
+      o << d->name << "," << d->pes << "," << d->area_um2 / 1e6 << "," << mean_tokens_per_second(*d) << ","
+        << (on ? std::to_string(mean_tokens_per_second(*d)) : "NaN") << "\n";
+    }
+  });
+  const std::string x = area ? "3" : "2";
+  const std::string tmp = png + ".tmp.png";
+  const std::string script =
+      "set terminal pngcairo size 900,600 noenhanced; set output '" + tmp + "'; set datafile separator ',';"
+      " set xlabel '" + std::string(area ? "area (mm2, fsgen primitive area models)" : "PEs") + "';"
+      " set ylabel 'tokens/s (geometric mean over the benchmarks, fsgen fast model)'; set logscale y;"
+      " set title 'fsgen explore: designs and their front'; set key top left; set datafile missing 'NaN';"
+      " plot '" + csv + "' every ::1 using " + x + ":4 with points pt 7 ps 0.6 title 'designs', '" + csv +
+      "' every ::1 using " + x + ":5 with linespoints pt 7 title 'front'";
+  const CommandResult r = run_command("echo " + shell_quote(script) + " | " + shell_quote(require_tool("gnuplot")));
+  if (r.status != 0 || !std::filesystem::exists(tmp)) fail("gnuplot", "could not draw " + png + ": " + r.output);
+  std::filesystem::rename(tmp, png);
 }
 
 }  // namespace fsgen

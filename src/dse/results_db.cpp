@@ -13,7 +13,8 @@ namespace {
 constexpr const char* kSchema = R"(
 CREATE TABLE IF NOT EXISTS designs (
   hash TEXT PRIMARY KEY, name TEXT NOT NULL, spec TEXT NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL,
-  pes INTEGER NOT NULL, clock_mhz REAL NOT NULL, fsgen_version TEXT NOT NULL);
+  pes INTEGER NOT NULL, clock_mhz REAL NOT NULL, area_um2 REAL NOT NULL, area_model TEXT NOT NULL,
+  fsgen_version TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS results (
   design TEXT NOT NULL REFERENCES designs(hash), benchmark TEXT NOT NULL, timing_model TEXT NOT NULL,
   cycles INTEGER NOT NULL, tokens_per_second REAL NOT NULL, dma_bytes INTEGER NOT NULL,
@@ -93,7 +94,7 @@ std::set<std::string> ResultsDb::recorded_designs() const {
 void ResultsDb::record(const DesignRecord& d) {
   exec("BEGIN IMMEDIATE");
   try {
-    Statement(db_, "INSERT OR REPLACE INTO designs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", path_)
+    Statement(db_, "INSERT OR REPLACE INTO designs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", path_)
         .text(1, d.hash)
         .text(2, d.name)
         .text(3, d.spec_text)
@@ -101,7 +102,9 @@ void ResultsDb::record(const DesignRecord& d) {
         .text(5, d.reason)
         .integer(6, d.pes)
         .real(7, d.clock_mhz)
-        .text(8, FSGEN_VERSION)
+        .real(8, d.area_um2)
+        .text(9, d.area_model)
+        .text(10, FSGEN_VERSION)
         .row();
     for (const BenchmarkResult& r : d.results)
       Statement(db_, "INSERT OR REPLACE INTO results VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", path_)
@@ -125,12 +128,14 @@ void ResultsDb::record(const DesignRecord& d) {
 std::vector<DesignRecord> ResultsDb::designs() const {
   std::vector<DesignRecord> out;
   std::map<std::string, size_t> at;
-  Statement s(db_, "SELECT hash, name, spec, status, reason, pes, clock_mhz FROM designs ORDER BY name", path_);
+  Statement s(db_, "SELECT hash, name, spec, status, reason, pes, clock_mhz, area_um2, area_model FROM designs ORDER BY name",
+              path_);
   while (s.row()) {
     DesignRecord d;
     d.hash = s.column_text(0), d.name = s.column_text(1), d.spec_text = s.column_text(2);
     d.status = s.column_text(3), d.reason = s.column_text(4);
     d.pes = uint32_t(s.column_integer(5)), d.clock_mhz = s.column_real(6);
+    d.area_um2 = s.column_real(7), d.area_model = s.column_text(8);
     at[d.hash] = out.size();
     out.push_back(std::move(d));
   }

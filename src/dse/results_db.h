@@ -28,6 +28,8 @@ struct DesignRecord {
   std::string reason;           // why not ok
   uint32_t pes = 0;             // both arrays
   double clock_mhz = 0;
+  double area_um2 = 0;          // 0: not estimated
+  std::string area_model;       // which model made area_um2 (and what it left out)
   std::vector<BenchmarkResult> results;
 };
 

@@ -376,6 +376,22 @@ double PowerTrace::total_average_mw() const {
   return s;
 }
 
+DesignArea design_area(const Graph& g, const PowerModel& model) {
+  DesignArea a;
+  KernelRegs regs{};
+  regs.kernel = g.attention ? 1 : 0;  // held hyperparameters (the softmax unit's MODE) as attention sets them
+  for (const auto& b : g.blocks) {
+    const std::optional<ArrayInstance> inst = block_instance(g, b.name);
+    if (!inst || !model.primitives.count(b.kind)) {
+      if (!priced_with_controller(g, b.name)) a.not_modelled.push_back(b.name);
+      continue;
+    }
+    const PrimitiveDef& def = primitive_def(b.kind);
+    a.um2 += model.area_um2(b.kind, hyperparameters_of(def, instance_parameters(def, *inst, regs)));
+  }
+  return a;
+}
+
 PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& model, uint64_t window,
                           const DesignMacros& macros) {
   if (window == 0) fail("--window", "expected at least one cycle");

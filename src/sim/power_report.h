@@ -87,6 +87,14 @@ std::vector<ValidationRecord> validation_records(const std::string& design, cons
 PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& model, uint64_t window,
                           const DesignMacros& macros = {});
 
+// The design's area by the primitive area models (PowerModel::area_um2) of its blocks that
+// have one; the others are named in `not_modelled`.
+struct DesignArea {
+  double um2 = 0;
+  std::vector<std::string> not_modelled;
+};
+DesignArea design_area(const Graph& g, const PowerModel& model);
+
 void print_power(const PowerTrace& t, std::ostream& out);
 void write_power_csv(const PowerTrace& t, std::ostream& out);
 // The predicted and golden traces of every compared block and of their sum, window by window.

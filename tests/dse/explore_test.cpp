@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "generator/spec.h"
+#include "power/characterize.h"
+#include "power/power_model.h"
 #include "test_util.h"
 
 namespace fsgen {
@@ -127,6 +129,35 @@ TEST(Explore, ResumesAndAgreesWithAnyNumberOfJobs) {
   std::ostringstream report;
   print_explore_report(two.designs(), report);
   EXPECT_NE(report.str().find("designs recorded: 8, excluded 1, invalid 4, ok 3"), std::string::npos) << report.str();
+}
+
+// With a power model, each design's area by its primitive area models; the front against
+// area as CSV and PNG.
+TEST(Explore, AreaFromThePrimitiveModelsAndTheFrontDrawn) {
+  const std::string dir = test::scratch_dir("dse_area");
+  const DesignSpace s = read_design_space(write_space(dir, space_text()));
+  const PowerModel model = train_power_model(read_dataset("data/power/fsgen45.csv"), 50);
+  ExploreOptions o;
+  o.power_model = &model;
+  o.power_model_name = "fsgen45";
+  const DesignRecord small = evaluate_point(s, design_point(s, 1), o);  // 8 x 16 PEs
+  const DesignRecord big = evaluate_point(s, design_point(s, 0), o);    // 16 x 16 PEs
+  ASSERT_EQ(small.status, "ok") << small.reason;
+  EXPECT_GT(small.area_um2, 0);
+  EXPECT_GT(big.area_um2, small.area_um2);
+  EXPECT_NE(small.area_model.find("fsgen primitive area models (fsgen45)"), std::string::npos) << small.area_model;
+  ResultsDb db(dir + "/a.sqlite");
+  explore(s, db, o);
+  std::ostringstream report;
+  print_explore_report(db.designs(), report);
+  EXPECT_NE(report.str().find("front of tokens/s (geometric mean over the benchmarks) against area"),
+            std::string::npos)
+      << report.str();
+  if (!test::have_tool("gnuplot")) GTEST_SKIP() << "gnuplot not installed";
+  write_explore_front(db.designs(), dir);
+  const std::string csv = test::read_file(dir + "/front.csv");
+  EXPECT_EQ(csv.rfind("design,pes,area_mm2,tokens_per_second,front_tokens_per_second\n", 0), 0u) << csv;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/front.png"));
 }
 
 // Ranks (mpirun's processes, or --rank / --ranks) share one database and fill it as one
