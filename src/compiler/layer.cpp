@@ -57,8 +57,6 @@ class LayerLowering {
 
  private:
   void check() const {
-    if (!g_.attention)
-      fail(where_, "the design has no fused attention kernel: add attention to its kernels list");
     if (m_.encoder && w_.stage == Stage::kDecode) fail(where_, "an encoder has no decode stage: use --stage prefill");
     if (w_.tokens == 0) fail(where_, "expected at least one token");
     const uint32_t masked = g_.sliding_window();
@@ -119,8 +117,8 @@ class LayerLowering {
     plan_.kernels.push_back(l);
   }
 
-  // The fused kernel reduces S = Q K^T over one k tile (tiling.k >= head_dim).
-  bool fused_attention() const { return m_.head_dim <= g_.spec.array_a.tile_k; }
+  // The fused kernel is built and reduces S = Q K^T over one k tile (tiling.k >= head_dim).
+  bool fused_attention() const { return g_.attention && m_.head_dim <= g_.spec.array_a.tile_k; }
 
   void attention() {
     if (!fused_attention()) {
@@ -173,11 +171,12 @@ class LayerLowering {
     const uint32_t t = w_.tokens;
     uint32_t keys = w_.stage == Stage::kDecode ? w_.context + t : t;
     if (window_ && w_.stage == Stage::kDecode && keys > window_) keys = window_;
-    note("attention: head_dim " + std::to_string(m_.head_dim) + " exceeds arrays.a.tiling.k " +
-         std::to_string(g_.spec.array_a.tile_k) +
-         " (the fused kernel reduces S = Q K^T over one k tile): per query head, S = Q K^T and O = P V as "
-         "matmuls over all " +
-         std::to_string(keys) + " keys, the causal or window mask and the softmax on the host");
+    const std::string why = !g_.attention ? "the design has no fused attention kernel"
+                                          : "head_dim " + std::to_string(m_.head_dim) + " exceeds arrays.a.tiling.k " +
+                                                std::to_string(g_.spec.array_a.tile_k) +
+                                                " (the fused kernel reduces S = Q K^T over one k tile)";
+    note("attention: " + why + ": per query head, S = Q K^T and O = P V as matmuls over all " + std::to_string(keys) +
+         " keys, the causal or window mask and the softmax on the host");
     // The pairs a query sees (causal: the keys up to its own position); the rest is masked work.
     const uint32_t q_pos0 = keys - t;
     uint64_t pairs = 0;
@@ -192,10 +191,11 @@ class LayerLowering {
     }
   }
 
-  // A gated or plain FFN of `width` over `t` tokens; its launches are named with `prefix`
+  // A gated or plain FFN of `width` over `t` tokens (the fused FFN kernel on a fused core whose
+  // reduction tile holds hidden); its launches are named with `prefix`
   // (the experts' "expert_").
   void ffn(const std::string& prefix, uint32_t t, uint32_t width) {
-    if (m_.hidden <= g_.spec.array_a.tile_k && 256 % g_.spec.array_a.tile_k == 0) {
+    if (g_.attention && m_.hidden <= g_.spec.array_a.tile_k && 256 % g_.spec.array_a.tile_k == 0) {
       fused_ffn(prefix, t, width);
       return;
     }

@@ -8,8 +8,9 @@
 //  - Attention: the fused kernel, head_dim zero-padded to arrays.a.tiling.k (the dot
 //    products are unchanged); prefill causal (bidirectional for an encoder), decode one
 //    new token against the KV cache in off-chip memory. A sliding window limits the keys
-//    a decode step reads. A head_dim above tiling.k runs unfused: per query head, S = Q K^T
-//    and O = P V as matmuls, the mask and the softmax on the host.
+//    a decode step reads. A head_dim above tiling.k, or a design without the fused kernel
+//    (a matmul-only core), runs attention unfused: per query head, S = Q K^T and O = P V as
+//    matmuls, the mask and the softmax on the host.
 //  - FFN: the fused FFN kernel when hidden fits one reduction tile (hidden <= tiling.k);
 //    otherwise W1 and W3 as one matmul launch whose epilogue applies the activation and the
 //    gate product (B's W1 and W3 tiles in pairs; a W1 bias folded into the reduction as
@@ -85,7 +86,7 @@ struct LayerWorkload {
 };
 
 // UserError (naming the model, the design and the rule) when a layer cannot run on the
-// design: no fused kernel built, an encoder asked to decode,
+// design: an encoder asked to decode,
 // a prefill longer than the sliding window, 16-bit register limits.
 LayerPlan lower_layer(const Graph& g, const ModelConfig& m, const LayerWorkload& w);
 

@@ -190,11 +190,21 @@ TEST(Layer, UnsupportedLayersAreOneLineErrors) {
   win.sliding_window = 16;
   EXPECT_NE(test::error_of([&] { lower_layer(g, win, work(Stage::kPrefill, 20, 0)); }).find("sliding window of 16"),
             std::string::npos);
+}
+
+// A matmul-only core runs attention as matmuls and the FFN's activation on the host.
+TEST(Layer, AMatmulOnlyCoreRunsTheLayerAsMatmuls) {
   const Graph mm_only = graph_of(test::base_spec() + "kernels: [matmul]\n");
-  EXPECT_NE(test::error_of([&] {
-              lower_layer(mm_only, tiny_llama(), work(Stage::kPrefill, 8, 0));
-            }).find("no fused attention kernel"),
-            std::string::npos);
+  const LayerPlan p = lower_layer(mm_only, tiny_llama(), work(Stage::kPrefill, 8, 0));
+  std::vector<std::string> names;
+  for (const auto& k : p.kernels) names.push_back(k.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"q_k_v_proj", "attention_scores", "attention_values", "o_proj", "w1_w3",
+                                             "w2"}));
+  EXPECT_TRUE(has_host_op(p, "score mask and softmax"));
+  EXPECT_TRUE(has_host_op(p, "silu and gate product"));
+  bool said = false;
+  for (const auto& n : p.notes) said |= n.find("the design has no fused attention kernel") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 TEST(Layer, SlidingWindowLimitsTheKeysOfADecodeStep) {

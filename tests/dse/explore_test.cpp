@@ -78,6 +78,18 @@ TEST(DesignSpace, AppendingAxesAndBundlesComposeASpec) {
   EXPECT_NE(e.find("axis '@two': expected each value a map of spec paths to values"), std::string::npos) << e;
 }
 
+// The shipped spaces read, with the paper's 768 points and BinaryLLM's 12 dataflows, each of
+// which runs.
+TEST(DesignSpace, ShippedSpaces) {
+  EXPECT_EQ(read_design_space("spaces/paper.yaml").points(), 768u);
+  const DesignSpace b = read_design_space("spaces/binaryllm.yaml");
+  EXPECT_EQ(b.points(), 12u);
+  for (uint64_t i = 0; i < b.points(); i += 4) {
+    const DesignRecord d = evaluate_point(b, design_point(b, i));
+    EXPECT_EQ(d.status, "ok") << d.name << ": " << d.reason;
+  }
+}
+
 TEST(DesignSpace, MalformedSpacesAreOneLineErrorsWithTheirPlace) {
   const std::string dir = test::scratch_dir("dse_space_errors");
   auto error = [&](const std::string& text) {
