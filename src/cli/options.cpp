@@ -45,6 +45,10 @@ void add_attention_options(CLI::App* cmd, AttentionOptions& o) {
       ->capture_default_str();
   cmd->add_option("--context", o.context, "attention decode: tokens already in the KV cache")->capture_default_str();
   cmd->add_flag("--no-residual", o.no_residual, "attention: no residual add");
+  cmd->add_option("--head-dim", o.head_dim,
+                  "attention: head dim, zero-padded to whole tiles of tiling.k (0: one tile); above one tile the "
+                  "kernel reduces S over the head dim's tiles and stores O one column block at a time")
+      ->capture_default_str();
 }
 
 void add_ffn_options(CLI::App* cmd, FfnOptions& o) {
@@ -115,6 +119,7 @@ AttentionProblem attention_problem(const KernelOptions& o) {
   p.q_heads = a.heads;
   p.kv_heads = a.kv_heads;
   p.tokens = a.tokens;
+  p.head_dim = a.head_dim;
   p.context = p.stage == Stage::kDecode ? a.context : 0;
   p.residual = !a.no_residual;
   p.seed = o.seed;

@@ -32,6 +32,7 @@ void add_value_options(CLI::App* cmd, ValueOptions& o);
 struct AttentionOptions {
   std::string stage = "prefill";
   unsigned heads = 2, kv_heads = 1, tokens = 16, context = 16;
+  unsigned head_dim = 0;  // 0: one tile of tiling.k
   bool no_residual = false;
 };
 void add_attention_options(CLI::App* cmd, AttentionOptions& o);

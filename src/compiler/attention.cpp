@@ -33,12 +33,17 @@ namespace {
 
 struct Shape {
   uint32_t d, lq, lkv, cap;
+  uint32_t head_tiles;  // d / tiling.k
   size_t q_bytes() const { return size_t(lq) * d; }
 };
 
 Shape shape_of(const Graph& g, const AttentionProblem& p) {
   Shape s;
-  s.d = g.spec.array_a.tile_k;
+  const uint32_t tk = g.spec.array_a.tile_k;
+  s.head_tiles = p.head_dim ? (p.head_dim + tk - 1) / tk : 1;
+  s.d = s.head_tiles * tk;
+  const std::string why = head_tiles_unsupported_why(g, s.head_tiles, p.residual);
+  if (!why.empty()) fail("attention head_dim " + std::to_string(p.head_dim) + " on design '" + g.spec.name + "'", why);
   s.lq = p.tokens;
   s.lkv = p.stage == Stage::kDecode ? p.context + p.tokens : p.tokens;
   s.cap = p.kv_capacity ? p.kv_capacity : s.lkv;
@@ -123,6 +128,7 @@ CompiledAttention build(const Graph& g, const AttentionProblem& p, const Attenti
                  {reg::kAttnFlags, (p.causal ? 1u : 0u) | (p.residual ? 2u : 0u)},
                  {reg::kScoreMult, ap.score_mult},
                  {reg::kScoreShift, ap.score_shift},
+                 {reg::kTilesK, s.head_tiles},
                  {reg::kHeadStrideQ, lq * d},
                  {reg::kHeadStrideKv, cap * d},
                  {reg::kAddrPool, addr_pool},
@@ -152,6 +158,18 @@ CompiledAttention build(const Graph& g, const AttentionProblem& p, const Attenti
 }
 
 }  // namespace
+
+std::string head_tiles_unsupported_why(const Graph& g, uint32_t head_tiles, bool residual) {
+  if (head_tiles <= 1) return "";
+  if (head_tiles > 255) return "at most 255 tiles of the head dim";
+  const uint32_t slots = head_tiles + (residual ? 1 : 0);  // Q's tiles, then the residual's
+  if (slots > g.a_slots)
+    return std::to_string(head_tiles) + " tiles of the head dim" + (residual ? " and the residual's" : "") +
+           " need " + std::to_string(slots) + " tile slots of buffer a, the design has " + std::to_string(g.a_slots) +
+           " (memory.operand_tiles.a)";
+  if (g.sparse.group.present) return "block TopK ranks key tiles over one tile of the head dim";
+  return "";
+}
 
 CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p, Materialise what) {
   if (what == Materialise::kLayoutOnly) return build(g, p, nullptr);

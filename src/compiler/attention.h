@@ -26,6 +26,10 @@ struct AttentionProblem {
   uint32_t kv_capacity = 0;  // rows per head reserved in the KV cache (0: exactly the keys used)
   bool residual = true;
   bool causal = true;        // false: every query sees every key (encoders)
+  // The head dim, zero-padded to whole tiles of tiling.k (0: one tile). Above one tile the
+  // kernel reduces S = Q K^T over the head dim's tiles and produces O one column block of
+  // tiling.k at a time, re-running the key loop for each (tiles_k = the tiles).
+  uint32_t head_dim = 0;
   double score_scale = 0;    // real factor from S = Q K^T to the logits; 0: synthetic codes of x / 64
   uint64_t seed = 1;
   SyntheticValues values;  // how the synthetic operands are drawn
@@ -42,11 +46,16 @@ struct CompiledAttention {
 CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p,
                                      Materialise what = Materialise::kOperands);
 
-// Given operands, INT8 codes with head_dim zero-padded to tiling.k (d): Q and the
-// residual X [q_head][row][d], K and V [kv_head][kv_capacity][d].
+// Given operands, INT8 codes with head_dim zero-padded to whole tiles of tiling.k (d): Q and
+// the residual X [q_head][row][d], K and V [kv_head][kv_capacity][d].
 struct AttentionOperands {
   std::vector<int8_t> q, k, v, x;
 };
 CompiledAttention compile_attention(const Graph& g, const AttentionProblem& p, const AttentionOperands& ops);
+
+// Why the design cannot run attention over `head_tiles` tiles of the head dim, or "": the query
+// tile's head tiles (and a residual's) must fit buffer a's tile slots, and block TopK ranks
+// key tiles by one tile of the head dim.
+std::string head_tiles_unsupported_why(const Graph& g, uint32_t head_tiles, bool residual);
 
 }  // namespace fsgen

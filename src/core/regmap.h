@@ -12,7 +12,7 @@ enum Offset : uint32_t {
   kKernel = 0x08,    // kernel id, see Kernel
   kTilesM = 0x0C,    // output tiles along m (M / tile_m)
   kTilesN = 0x10,    // output tiles along n (N / tile_n)
-  kTilesK = 0x14,    // reduction tiles along k (K / tile_k)
+  kTilesK = 0x14,    // reduction tiles along k (K / tile_k); attention: tiles of the head dim (0 or 1: one)
   kAddrA = 0x18,     // byte address of A (int8, row-major M x K)
   kAddrB = 0x1C,     // byte address of B (int8, row-major K x N; N x K with mm_flags bit0)
   kAddrC = 0x20,     // byte address of C (int8, row-major M x N)

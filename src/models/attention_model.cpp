@@ -14,11 +14,14 @@
 namespace fsgen {
 
 // A_S (a pass of array a: a dot array's stationary operand, stream, tail): S = Q K^T in array a,
-// with Q the rows in buf_a and K^T a transposed view of the key rows in buf_b.
-void FusedCore::scores(bool reload, uint32_t b_slot) {
+// with Q the rows of head tile `head_tile` in buf_a's slot of that number and K^T a transposed
+// view of the key rows in buf_b; the first head tile clears S, the others add to it.
+void FusedCore::scores(bool reload, uint32_t b_slot, uint32_t head_tile) {
   const uint32_t d = plan_.spec.tile_k;
-  advance(array_a_->run_tile(now(), TileView::row_major(buf_a_.data(), d), TileView::transposed(b_slot_data(b_slot), d),
-                             reload, Accumulate::kClear, nullptr, {s_acc_.data(), plan_.spec.tile_n}));
+  advance(array_a_->run_tile(now(), TileView::row_major(buffer({BufferSlot::kA, head_tile}), d),
+                             TileView::transposed(b_slot_data(b_slot), d), reload,
+                             head_tile == 0 ? Accumulate::kClear : Accumulate::kAdd, nullptr,
+                             {s_acc_.data(), plan_.spec.tile_n}));
 }
 
 // Row i of array a's accumulator tile `acc` (the score tile, or a matmul's output tile),
@@ -146,9 +149,11 @@ void FusedCore::update_o(bool first_kv, uint32_t b_slot) {
                                    alpha_.data() + m0, {o_acc_.data() + size_t(m0) * d + n0, d}));
 }
 
-// A_FIN: per valid query row READ, CONV (normalise), ISSUE and its write burst.
-void FusedCore::store_o_rows(uint32_t h, uint32_t q0, uint32_t rows) {
-  const uint32_t d = plan_.spec.tile_k;
+// A_FIN: per valid query row READ, CONV (normalise), ISSUE and its write burst, into O's
+// column block `block`; the residual's block in buf_a's slot x_slot.
+void FusedCore::store_o_rows(uint32_t h, uint32_t q0, uint32_t rows, uint32_t block, uint32_t x_slot) {
+  const uint32_t d = plan_.spec.tile_k, row = ffn() ? d : regs_.head_tiles() * d;
+  const uint8_t* x = buffer({BufferSlot::kA, x_slot});
   auto prepare = [&](uint32_t r, uint64_t read_cycle) {
     array_b_->read_row(r, {o_acc_.data(), d}, d, fin_in_.data());
     fin_in_probe_->update(read_cycle + 1, fin_in_.data());
@@ -156,12 +161,12 @@ void FusedCore::store_o_rows(uint32_t h, uint32_t q0, uint32_t rows) {
     for (uint32_t c = 0; c < d; ++c) {
       int32_t y = ffn() ? num::requantize(fin_in_[c], regs_.req_mult, regs_.req_shift)
                         : num::normalise_quotient(fin_in_[c], l_run_[r]);
-      if (regs_.residual) y += static_cast<int8_t>(buf_a_[size_t(r) * d + c]);
+      if (regs_.residual) y += static_cast<int8_t>(x[size_t(r) * d + c]);
       fin_out_[c] = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(y, -128, 127)));
     }
     fin_out_probe_->update(read_cycle + 2, fin_out_.data());
   };
-  auto row_addr = [&](uint32_t r) { return regs_.addr_c + h * regs_.head_stride_q + (q0 + r) * d; };
+  auto row_addr = [&](uint32_t r) { return regs_.addr_c + h * regs_.head_stride_q + (q0 + r) * row + block * d; };
   const uint32_t beats = d / graph_.memory.beat_bytes;
   end_transfer(store_transfer_end(now(), rows, beats, prepare, dma_writes(row_addr, beats, fin_out_.data())));
 }

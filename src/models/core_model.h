@@ -127,7 +127,7 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   void matmul_tile(bool reload_stationary, uint32_t kt, uint32_t acc_slot, uint32_t a_slot, uint32_t b_slot) override;
   void store_tile(uint32_t mt, uint32_t nt) override;
   void activate_row_on_store(uint32_t r, uint64_t read_cycle);
-  void scores(bool reload_stationary, uint32_t b_slot) override;
+  void scores(bool reload_stationary, uint32_t b_slot, uint32_t head_tile) override;
   void softmax(uint32_t q0, uint32_t j0, bool first_kv) override;
   int32_t key_tile_score(uint32_t rows) override;
   void activation(uint32_t j0, bool gate_pass) override;
@@ -138,7 +138,7 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   void load_softmax_row(uint64_t cycle, uint32_t i, AccTile acc);
   void end_softmax_pass(uint64_t c0, bool gate_pass);
   void write_factor(uint64_t cycle, uint32_t row, uint32_t alpha);
-  void store_o_rows(uint32_t h, uint32_t q0, uint32_t rows) override;
+  void store_o_rows(uint32_t h, uint32_t q0, uint32_t rows, uint32_t block, uint32_t x_slot) override;
   // The DMA as a row transfer sees it (blocks/ctrl/row_transfers.h): row r of a load from
   // addr + r * stride into dst + r * row_bytes; of a store from src to row_addr(r).
   RowDma dma_reads(uint32_t addr, uint32_t stride, uint32_t beats, uint8_t* dst, uint32_t row_bytes);

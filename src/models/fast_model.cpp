@@ -162,7 +162,7 @@ class FastCore : private TileSequencer {
   }
   void hold_activations() override { softmax_unit_pass(); }
 
-  void scores(bool reload, uint32_t) override {
+  void scores(bool reload, uint32_t, uint32_t) override {
     const uint64_t span = tile_cycles(plan_, reload);
     array_phase("array_a", plan_, span, 1, reload);
     now_ += span;
@@ -186,7 +186,9 @@ class FastCore : private TileSequencer {
     now_ += c.o_update;
   }
 
-  void store_o_rows(uint32_t, uint32_t, uint32_t rows) override { store_rows(rows, plan_.spec.tile_k); }
+  void store_o_rows(uint32_t, uint32_t, uint32_t rows, uint32_t, uint32_t) override {
+    store_rows(rows, plan_.spec.tile_k);
+  }
 
   RunResult& result_;
   ActivityTimeline& timeline_;

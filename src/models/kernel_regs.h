@@ -25,6 +25,8 @@ struct KernelRegs {
   uint16_t score_mult = 0;
   uint8_t score_shift = 0;
   uint32_t head_stride_q = 0, head_stride_kv = 0;
+  // attention: the head dim's tiles of tiling.k (tiles_k; 0 reads as 1)
+  uint32_t head_tiles() const { return tiles_k > 1 ? tiles_k : 1; }
   // FFN (kernel 2)
   bool gated = false;
   uint32_t addr_lut = 0, addr_w3 = 0;

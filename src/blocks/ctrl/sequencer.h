@@ -107,14 +107,16 @@ class TileSequencer {
   // S_ACT (gated epilogue): the output tile's rows through the activation unit into its
   // held activations (p_buf), one row per cycle, then a pipeline cycle; nothing stored.
   virtual void hold_activations() = 0;
-  // Fused kernels: S = Q K^T on array a with K in buf_b slot b_slot; the softmax (or
-  // activation) unit's pass over S; O update on array b with V in slot b_slot; the
-  // normalised (or requantised) O rows of query tile q0 of head h written back.
-  virtual void scores(bool reload_stationary, uint32_t b_slot) = 0;
+  // Fused kernels: S = Q K^T on array a with K in buf_b slot b_slot and Q's head tile
+  // `head_tile` in buffer a's slot of that number (S cleared by tile 0, accumulated by the
+  // others); the softmax (or activation) unit's pass over S; O update on array b with V in
+  // slot b_slot; the normalised (or requantised) O rows of query tile q0 of head h written
+  // back, as O's column block `block` (the residual's block in buffer a's slot x_slot).
+  virtual void scores(bool reload_stationary, uint32_t b_slot, uint32_t head_tile) = 0;
   virtual void softmax(uint32_t q0, uint32_t j0, bool first_kv) = 0;
   virtual void activation(uint32_t j0, bool gate_pass) = 0;
   virtual void update_o(bool first_kv, uint32_t b_slot) = 0;
-  virtual void store_o_rows(uint32_t h, uint32_t q0, uint32_t rows) = 0;
+  virtual void store_o_rows(uint32_t h, uint32_t q0, uint32_t rows, uint32_t block, uint32_t x_slot) = 0;
   // Block TopK: the score of the pooled key just loaded against the `rows` query rows in
   // buffer a (num::key_tile_score).
   virtual int32_t key_tile_score(uint32_t rows) = 0;
@@ -145,13 +147,19 @@ class TileSequencer {
   // The fused kernels' loop (src/blocks/fused_ctrl/sequencer_fused.cpp).
   void fused_schedule();
   void query_tile(uint32_t h, uint32_t hk, uint32_t q0);
+  // The key loop of a query tile for O's column block `block` (A_KT .. A_KNEXT), from key row
+  // `start`; with block TopK, over the kept tiles of `choice`.
+  void key_loop(uint32_t hk, uint32_t q0, uint32_t rows, uint32_t start, uint32_t block,
+                const std::vector<bool>& kept, const num::KeyTileChoice& choice);
+  uint32_t next_key_tile(const std::vector<bool>& kept, const num::KeyTileChoice& choice, uint32_t jt) const;
   // Block TopK before a query tile's key loop (A_TKI, A_TKC, A_TKS; fused_ctrl/sequencer_topk.cpp):
   // per key tile, kept or not.
   std::vector<bool> rank_key_tiles(uint32_t hk, uint32_t rows, const num::KeyTileChoice& c);
   // A_KT / A_S (attention's V) / A_VLD (the FFN's): the buf_b slot that holds key tile jt of
-  // KV head hk, loading its rows (into uncached_slot beyond the cache's tiles; the transfer
-  // ending as `end` says) unless the cache holds the tile.
-  uint32_t fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t hk, uint32_t jt, uint32_t rows,
+  // KV head hk, loading its rows (`stride` bytes apart; into uncached_slot beyond the cache's
+  // tiles or with a head dim of several tiles; the transfer ending as `end` says) unless the
+  // cache holds the tile.
+  uint32_t fetch_kv_tile(TileCache& cache, uint32_t addr, uint32_t stride, uint32_t hk, uint32_t jt, uint32_t rows,
                          uint32_t uncached_slot, LoadEnd end);
 
   std::map<std::string, BlockActivity>& activity_;
