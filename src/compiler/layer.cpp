@@ -117,8 +117,10 @@ class LayerLowering {
     plan_.kernels.push_back(l);
   }
 
-  // The fused kernel is built and reduces S = Q K^T over one k tile (tiling.k >= head_dim).
-  bool fused_attention() const { return g_.attention && m_.head_dim <= g_.spec.array_a.tile_k; }
+  // Tiles of tiling.k the head dim takes.
+  uint32_t head_tiles() const { return (m_.head_dim + g_.spec.array_a.tile_k - 1) / g_.spec.array_a.tile_k; }
+  // The fused kernel is built and runs this head dim (its tiles fit buffer a's slots).
+  bool fused_attention() const { return g_.attention && head_tiles_unsupported_why(g_, head_tiles(), false).empty(); }
 
   void attention() {
     if (!fused_attention()) {
@@ -136,6 +138,7 @@ class LayerLowering {
     p.tokens = w_.tokens;
     p.residual = false;  // the model's residual follows the output projection
     p.causal = !m_.encoder;
+    p.head_dim = m_.head_dim;
     p.context = w_.stage == Stage::kDecode ? w_.context : 0;
     if (window_ && p.context + p.tokens > window_) {
       p.context = window_ - p.tokens;
@@ -151,13 +154,19 @@ class LayerLowering {
       const uint32_t keys = p.causal ? std::min(lkv, last + 1) : lkv;
       padded += round_up(keys, a.tile_n) * a.tile_m;
     }
-    // S = Q K^T and O = P V: head_dim (padded: tiling.k) MACs per query-key pair, each.
+    // S = Q K^T and O = P V: head_dim (padded: d, whole tiles of tiling.k) MACs per query-key
+    // pair, each; with several head tiles S is computed again for each of O's column blocks.
+    const uint64_t tiles = head_tiles(), d = tiles * a.tile_k;
     l.macs = 2 * useful * m_.head_dim * m_.heads;
-    l.padded_macs = 2 * padded * a.tile_k * m_.heads;
+    l.padded_macs = (tiles + 1) * padded * d * m_.heads;
     l.least_bytes = least_traffic_bytes(p, m_.head_dim);
-    if (m_.head_dim < a.tile_k)
-      plan_.notes.push_back("attention: head_dim " + std::to_string(m_.head_dim) + " zero-padded to tiling.k " +
-                            std::to_string(a.tile_k));
+    if (m_.head_dim < d)
+      plan_.notes.push_back("attention: head_dim " + std::to_string(m_.head_dim) + " zero-padded to " +
+                            std::to_string(d) + " (whole tiles of tiling.k " + std::to_string(a.tile_k) + ")");
+    if (tiles > 1)
+      note("attention: head_dim " + std::to_string(m_.head_dim) + " over " + std::to_string(tiles) +
+           " tiles of tiling.k: S summed over them, O stored one column block of " + std::to_string(a.tile_k) +
+           " at a time, the key loop (S and the softmax) run again for each");
     if (m_.attn_softcap > 0)
       plan_.notes.push_back("attention: the model's score soft-cap (" + std::to_string(int(m_.attn_softcap)) +
                             " tanh(s / cap)) is not applied: the softmax unit has no tanh step, so the cycles are "
@@ -172,9 +181,8 @@ class LayerLowering {
     uint32_t keys = w_.stage == Stage::kDecode ? w_.context + t : t;
     if (window_ && w_.stage == Stage::kDecode && keys > window_) keys = window_;
     const std::string why = !g_.attention ? "the design has no fused attention kernel"
-                                          : "head_dim " + std::to_string(m_.head_dim) + " exceeds arrays.a.tiling.k " +
-                                                std::to_string(g_.spec.array_a.tile_k) +
-                                                " (the fused kernel reduces S = Q K^T over one k tile)";
+                                          : "head_dim " + std::to_string(m_.head_dim) + " on the fused kernel: " +
+                                                head_tiles_unsupported_why(g_, head_tiles(), false);
     note("attention: " + why + ": per query head, S = Q K^T and O = P V as matmuls over all " + std::to_string(keys) +
          " keys, the causal or window mask and the softmax on the host");
     // The pairs a query sees (causal: the keys up to its own position); the rest is masked work.

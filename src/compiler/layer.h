@@ -5,12 +5,13 @@
 //  - Q, K and V projections: one matmul launch with the three weight matrices packed
 //    side by side (n = q_width + 2 kv_width), the output projection another; weights are
 //    [in][out], activations [token][feature], INT8.
-//  - Attention: the fused kernel, head_dim zero-padded to arrays.a.tiling.k (the dot
+//  - Attention: the fused kernel, head_dim zero-padded to whole tiles of tiling.k (the dot
 //    products are unchanged); prefill causal (bidirectional for an encoder), decode one
 //    new token against the KV cache in off-chip memory. A sliding window limits the keys
-//    a decode step reads. A head_dim above tiling.k, or a design without the fused kernel
-//    (a matmul-only core), runs attention unfused: per query head, S = Q K^T and O = P V as
-//    matmuls, the mask and the softmax on the host.
+//    a decode step reads. A head_dim above tiling.k runs over its tiles (S summed over them,
+//    O one column block at a time) where buffer a has a slot per tile; otherwise, and on a
+//    design without the fused kernel (a matmul-only core), attention runs unfused: per query
+//    head, S = Q K^T and O = P V as matmuls, the mask and the softmax on the host.
 //  - FFN: the fused FFN kernel when hidden fits one reduction tile (hidden <= tiling.k);
 //    otherwise W1 and W3 as one matmul launch whose epilogue applies the activation and the
 //    gate product (B's W1 and W3 tiles in pairs; a W1 bias folded into the reduction as

@@ -216,27 +216,34 @@ TEST(Layer, SlidingWindowLimitsTheKeysOfADecodeStep) {
   EXPECT_EQ(launch(p, "attention").macs, 2u * 16 * 8 * 8);
 }
 
-// head_dim beyond tiling.k: attention as two matmuls per query head, the softmax on the host.
-TEST(Layer, WideHeadsRunAttentionAsMatmulsWithTheSoftmaxOnTheHost) {
-  const Graph g = graph_of(fused_spec(16));
+// head_dim beyond tiling.k: the fused kernel over the head dim's tiles when buffer a holds
+// them; otherwise attention as two matmuls per query head, the softmax on the host.
+TEST(Layer, WideHeadsRunFusedOverTheirTilesOrAsMatmuls) {
+  const Graph g = graph_of(fused_spec(16));  // buffer a: two tile slots
   ModelConfig wide = tiny_llama();
-  wide.head_dim = 32;  // two k tiles
+  wide.head_dim = 32;  // two tiles of 16
+  const LayerPlan fused = lower_layer(g, wide, work(Stage::kDecode, 1, 20));
+  const KernelLaunch& at = launch(fused, "attention");
+  EXPECT_EQ(at.attention.head_dim, 32u);
+  EXPECT_EQ(at.macs, 2u * 21 * 32 * 8);
+  EXPECT_EQ(at.padded_macs, 3u * 8 * 24 * 32 * 8);  // S twice (once per O block), O once; 8 query rows, 24 keys
+  wide.head_dim = 48;  // three tiles: more than buffer a's slots
   const LayerPlan p = lower_layer(g, wide, work(Stage::kDecode, 1, 20));
   const KernelLaunch& s = launch(p, "attention_scores");
   EXPECT_EQ(s.count, 8u);  // one per query head
   EXPECT_EQ(s.matmul.m, 1u);
-  EXPECT_EQ(s.matmul.k, 32u);
-  EXPECT_EQ(s.macs, 8u * 21 * 32);
+  EXPECT_EQ(s.matmul.k, 48u);
+  EXPECT_EQ(s.macs, 8u * 21 * 48);
   const KernelLaunch& o = launch(p, "attention_values");
   EXPECT_EQ(o.matmul.n % g.matmul_tile_n(), 0u);  // head_dim's columns, whole tiles
-  EXPECT_EQ(o.macs, 8u * 21 * 32);
-  // A causal prefill computes every query-key pair, the masked ones not counted as useful.
-  const LayerPlan pre = lower_layer(g, wide, work(Stage::kPrefill, 10, 0));
-  EXPECT_EQ(launch(pre, "attention_scores").macs, 8u * (10 * 11 / 2) * 32);
+  EXPECT_EQ(o.macs, 8u * 21 * 48);
   EXPECT_TRUE(has_host_op(p, "score mask and softmax"));
   bool said = false;
-  for (const auto& n : p.notes) said |= n.find("head_dim 32 exceeds arrays.a.tiling.k 16") != std::string::npos;
+  for (const auto& n : p.notes) said |= n.find("3 tiles of the head dim need 3 tile slots of buffer a") != std::string::npos;
   EXPECT_TRUE(said);
+  // A causal prefill computes every query-key pair, the masked ones not counted as useful.
+  const LayerPlan pre = lower_layer(g, wide, work(Stage::kPrefill, 10, 0));
+  EXPECT_EQ(launch(pre, "attention_scores").macs, 8u * (10 * 11 / 2) * 48);
 }
 
 // Gemma 2 attends a window on even layers and every key on odd ones.

@@ -16,14 +16,18 @@ std::string rtl_root() { return (std::filesystem::temp_directory_path() / "fsgen
 // Cross-checks one kernel on an example design; min_checks: output, cycles and the
 // design's probed ports.
 template <typename Problem, typename Cosim>
-void expect_pass(const std::string& example, const Problem& p, Cosim cosim, size_t min_checks) {
+void expect_pass_on(const Graph& g, const Problem& p, Cosim cosim, size_t min_checks) {
   if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
-  const Graph g = elaborate(parse_spec_file("examples/" + example + ".yaml"));
   const CosimReport rep = cosim(g, p, rtl_root(), "");
   std::ostringstream table;
   print_cosim(rep, table);
   EXPECT_TRUE(rep.pass()) << table.str();
   EXPECT_GE(rep.checks.size(), min_checks) << table.str();
+}
+
+template <typename Problem, typename Cosim>
+void expect_pass(const std::string& example, const Problem& p, Cosim cosim, size_t min_checks) {
+  expect_pass_on(elaborate(parse_spec_file("examples/" + example + ".yaml")), p, cosim, min_checks);
 }
 
 void expect_cosim_pass(const std::string& example, const MatmulProblem& p) { expect_pass(example, p, cosim_matmul, 7); }
@@ -135,6 +139,20 @@ TEST(CosimAttention, SystolicArraysWithKvCaches) {
   p.tokens = 37;
   p.values.zero_fraction = 0.5;
   expect_attention_pass("systolic_16x8", p);
+}
+
+// A head dim of three tiles of tiling.k: S summed over them, O stored one column block at a
+// time (buffer a holding Q's three tiles and the residual's).
+TEST(CosimAttention, HeadDimOfSeveralTiles) {
+  std::string spec = test::read_file("examples/os_8x8.yaml");
+  spec = test::replace(test::replace(spec, "name: os_8x8", "name: os_8x8_wide_heads"), "memory:\n",
+                       "memory:\n  operand_tiles: {a: 4}\n");
+  AttentionProblem p;
+  p.q_heads = 2;
+  p.kv_heads = 1;
+  p.tokens = 13;
+  p.head_dim = 20;  // three tiles of 8, zero-padded to 24
+  expect_pass_on(elaborate(parse_spec_text(spec, "os_8x8_wide_heads.yaml")), p, cosim_attention, 12);
 }
 
 TEST(CosimAttention, InputStationaryArraysDecode) {

@@ -390,7 +390,7 @@ module fsgen_ctrl #(
       .w_free(1'b0), .idle(rd_idle), .read(r_read_unused), .conv(r_conv_unused), .issue(r_issue), .last(r_last),
       .row(r_row));
   // A tile or a query tile starts storing at row 0 (a store leaves the counter at its last row).
-  wire       rows_clear = state == S_TILE || state == A_QT || state == A_LUT;
+  wire       rows_clear = state == S_TILE || state == A_QT || state == A_LUT || state == A_QNEXT;
   fsgen_ctrl_rows u_rows_wr (
       .clk(clk), .rst_n(rst_n), .active(state == S_ST || state == A_FIN), .store(1'b1), .drain(1'b1),
       .clear(rows_clear), .rows((state == S_ST) ? m_rows : at_rows), .skip(1'b0), .cmd_ready(wcmd_ready),
@@ -504,20 +504,20 @@ module fsgen_ctrl #(
   // guarded by its parameter as well, so that synthesis drops the logic they read (the
   // metadata and attention address arithmetic) from cores without the feature.
   assign rcmd_addr = (CMP_A != 0 && ls == L_MA) ? meta_a_addr : (CMP_B != 0 && ls == L_MB) ? meta_b_addr :
-                     (ATTN != 0 && state == A_LD) ? at_ld_addr + {24'd0, r_row} * TK :
-                     (ATTN != 0 && v_pre) ? addr_v + at_k_head + {24'd0, r_row} * TK : ld_addr;
+                     (ATTN != 0 && state == A_LD) ? at_ld_addr + {24'd0, r_row} * at_row :
+                     (ATTN != 0 && v_pre) ? addr_v + at_k_head + {24'd0, at_blk} * TK + {24'd0, r_row} * at_row : ld_addr;
   // Stores: a matmul output tile's rows (S_ST), the fused kernels' O rows (A_FIN).
   assign wcmd_valid = w_issue;
   assign wcmd_beats = (state == A_FIN) ? BEATS_A[7:0] : BEATS_B[7:0];
   wire [31:0] st_addr = addr_c + ({16'd0, mt} * TM + {24'd0, w_row}) * stride_c + {16'd0, c_nt} * NB;
-  assign wcmd_addr = (ATTN != 0 && state == A_FIN) ? at_o_addr + {24'd0, w_row} * TK : st_addr;
+  assign wcmd_addr = (ATTN != 0 && state == A_FIN) ? at_o_addr + {24'd0, w_row} * at_row : st_addr;
   wire a_new = first || (mt != pm) || (kt != pk);  // the tile's A differs from the previous pass's
   wire b_new = first || (kt != pk) || (nt != pn);
   wire [7:0] wr_beat_c = ({24'd0, wr_beat} < BEATS_B) ? wr_beat : 8'd0;
   wire [7:0] wr_beat_o = ({24'd0, wr_beat} < BEATS_A) ? wr_beat : 8'd0;
   assign wr_data = at_mode ? fin_out_q[wr_beat_o*W*8 +: W*8] : out_row_q[wr_beat_c*W*8 +: W*8];
   assign acw = yv_q;
-  assign acw_first = at_mode || (kt == 16'd0);  // score tiles are never accumulated
+  assign acw_first = at_mode ? at_c == 8'd0 : kt == 16'd0;  // a score tile sums its head tiles
   assign ac_slot = slot_full[15:0];
   assign acw_data = y;
   assign rd_row = (state == A_SM || state == S_ACT) ? sm_rd : w_row;
@@ -623,6 +623,11 @@ module fsgen_ctrl #(
   reg  [7:0]  at_ld_rows;
   reg  [1:0]  at_ld_dst;                 // load target: 0 buf_a (Q, X), 1 buf_b (K, V, W), 2 the LUT, 3 a pooled key
   reg  [15:0] at_jt;                     // index of the current key tile (at_j0 / TN)
+  // A head dim of several tiles of TK (tiles_k, attention only): Q's tiles in buf_a's slots,
+  // S summed over them (one pass per tile, at_c), O stored one column block at a time (at_blk),
+  // the key loop re-run for each; rows in memory are at_row bytes apart.
+  reg  [7:0]  at_c, at_blk;
+  reg  [7:0]  at_ld_aslot;               // buf_a slot of a load to buf_a (Q's head tile, the residual)
   reg  [7:0]  b_mo, b_no, b_ko;          // dot array b: the current sub-tile's first query, dim, key
   reg  [15:0] b_slot;                    // buf_b slot the fused kernels read and load
   reg  [15:0] k_tag, v_tag;              // KV head whose tiles the caches hold
@@ -630,8 +635,8 @@ module fsgen_ctrl #(
   reg  [VC:0] v_valid;
   wire [31:0] bb = {16'd0, b_slot} * (TK*TN);
   /* verilator lint_off UNSIGNED */  // constant false without a cache (KC or VC = 0)
-  wire        k_cacheable = ({16'd0, at_jt} < KC);
-  wire        v_cacheable = ({16'd0, at_jt} < VC);
+  wire        k_cacheable = ({16'd0, at_jt} < KC) && at_tiles == 8'd1;  // whole key tiles of one head tile
+  wire        v_cacheable = ({16'd0, at_jt} < VC) && at_tiles == 8'd1;
   /* verilator lint_on UNSIGNED */
   /* verilator lint_off WIDTH */
   wire [15:0] jk = k_cacheable ? at_jt : 16'd0;
@@ -664,9 +669,12 @@ module fsgen_ctrl #(
   wire [7:0]  sm_rd = ({24'd0, kk} < TM) ? kk : 8'd0;
   wire [7:0]  rr_fin = ({24'd0, w_row} < TM) ? w_row : 8'd0;
   /* verilator lint_on UNUSEDSIGNAL */
+  wire [7:0]  at_tiles = (at_mode && !at_ffn && tiles_k > 16'd1) ? tiles_k[7:0] : 8'd1;
+  wire [31:0] at_row = {24'd0, at_tiles} * TK;                    // bytes between rows of Q, K, V, X, O
+  wire [7:0]  at_xslot = (at_tiles > 8'd1) ? at_tiles : 8'd0;    // the residual's slot: beside Q's tiles
   wire [31:0] at_q_head = addr_a + {16'd0, at_h} * head_stride_q;
-  wire [31:0] at_o_addr = addr_c + {16'd0, at_h} * head_stride_q + {16'd0, at_q0} * TK;
-  wire [31:0] at_k_head = {16'd0, at_hk} * head_stride_kv + {16'd0, at_j0} * TK;
+  wire [31:0] at_o_addr = addr_c + {16'd0, at_h} * head_stride_q + {16'd0, at_q0} * at_row + {24'd0, at_blk} * TK;
+  wire [31:0] at_k_head = {16'd0, at_hk} * head_stride_kv + {16'd0, at_j0} * at_row;
   wire [15:0] at_rows_left = len_q - at_q0;
   wire [15:0] at_kv_left = len_kv - at_j0;
   wire [15:0] at_last_q = q_pos0 + at_q0 + {8'd0, at_rows} - 16'd1;  // position of the last valid query
@@ -858,7 +866,7 @@ module fsgen_ctrl #(
       wire        fin_go = state == A_FIN && rows_conv;
       wire [31:0] fin_l = (fin_go && !at_ffn) ? l_run[rr_fin] : 32'd0;
       for (g = 0; g < TK; g = g + 1) begin : fin
-        wire [7:0] fin_x = (fin_go && attn_flags[1]) ? buf_a[rr_fin*TK + g] : 8'd0;
+        wire [7:0] fin_x = (fin_go && attn_flags[1]) ? buf_a[{24'd0, at_xslot} * A_SLOT + rr_fin*TK + g] : 8'd0;
         assign fin_next[g*8 +: 8] = at_ffn ? ffn_out(fin_in_q[g*32 +: 32], fin_x) : normalise(fin_in_q[g*32 +: 32], fin_l, fin_x);
       end
       /* verilator lint_on WIDTH */
@@ -883,7 +891,8 @@ module fsgen_ctrl #(
     // buf_a rows are TK bytes for every kernel (A, Q, X); buf_b rows are TN bytes of B
     // in matmul and TK bytes of K, V, W in the fused kernels.
     if (beat_a || (rd_valid && state == A_LD && at_ld_dst == 2'd0))
-      for (b = 0; b < W; b = b + 1) buf_a[(beat_a ? a_wr : 32'd0) + {24'd0, rt_row}*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
+      for (b = 0; b < W; b = b + 1)
+        buf_a[(beat_a ? a_wr : {24'd0, at_ld_aslot} * A_SLOT) + {24'd0, rt_row}*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (beat_b && !bt)
       for (b = 0; b < W; b = b + 1) buf_b[b_wr + rt_row*NB + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if (beat_b && bt)
@@ -923,6 +932,7 @@ module fsgen_ctrl #(
       at_mode <= 1'b0; at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0; at_j0 <= 16'd0;
       at_rows <= 8'd0; at_kv_rows <= 8'd0; at_first_kv <= 1'b0; at_ld_addr <= 32'd0; at_ld_rows <= 8'd0;
       at_ld_dst <= 2'd0; at_ld_ret <= 5'd0; at_jt <= 16'd0; b_slot <= 16'd0;
+      at_c <= 8'd0; at_blk <= 8'd0; at_ld_aslot <= 8'd0;
       v_pre <= 1'b0; s_seen <= 1'b0; v_slot <= 16'd0;
       k_tag <= 16'd0; v_tag <= 16'd0; k_valid <= {(KC+1){1'b0}}; v_valid <= {(VC+1){1'b0}}; at_ffn <= 1'b0; at_gate <= 1'b0; sm_idx_q <= 8'd0;
       p_row_q <= {TN*8{1'b0}}; fin_in_q <= {TK*32{1'b0}}; fin_out_q <= {TK*8{1'b0}};
@@ -936,7 +946,7 @@ module fsgen_ctrl #(
       if (v_pre && r_last) v_pre <= 1'b0;
       // Attention: the key tile's V rows issue from the score pass's second cycle, unless the
       // V cache holds them.
-      if ((ATTN != 0) && state == A_S && !s_seen && !at_ffn) begin
+      if ((ATTN != 0) && state == A_S && !s_seen && !at_ffn && at_c + 8'd1 == at_tiles) begin
         v_slot <= v_cacheable ? 16'd1 + KC16 + at_jt : VW16;
         if (!v_hit) begin
           v_pre <= 1'b1;
@@ -957,6 +967,7 @@ module fsgen_ctrl #(
           at_mode <= fused_kernel;
           at_ffn <= (ATTN != 0) && (kernel == 32'd2);
           at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0; at_j0 <= 16'd0;
+          at_c <= 8'd0; at_blk <= 8'd0; at_ld_aslot <= 8'd0;
           k_valid <= {(KC+1){1'b0}}; v_valid <= {(VC+1){1'b0}}; b_slot <= 16'd0;
           state <= ((ATTN != 0) && kernel == 32'd1) ? A_QT : (((ATTN != 0) && kernel == 32'd2) || mm_act) ? A_LUT : S_TILE;
         end
@@ -973,10 +984,13 @@ module fsgen_ctrl #(
           at_j0 <= at_jt0 * TN16;
           at_jt <= at_jt0;
           at_first_kv <= 1'b1;
-          at_ld_addr <= at_q_head + {16'd0, at_q0} * TK;
+          // Q's head tile at_c into buf_a's slot at_c, then the next tile's (A_QT again).
+          at_ld_addr <= at_q_head + {16'd0, at_q0} * at_row + {24'd0, at_c} * TK;
           at_ld_rows <= (at_rows_left < TM) ? at_rows_left[7:0] : TM[7:0];
           at_ld_dst <= 2'd0;
-          at_ld_ret <= at_ranked ? A_TKI : A_KT;
+          at_ld_aslot <= at_c;
+          at_c <= (at_c + 8'd1 < at_tiles) ? at_c + 8'd1 : 8'd0;
+          at_ld_ret <= (at_c + 8'd1 < at_tiles) ? A_QT : at_ranked ? A_TKI : A_KT;
           state <= A_LD;
         end
         // Block TopK (fsgen_ctrl_topk.v): fetch each candidate's pooled key, score it; then
@@ -997,13 +1011,15 @@ module fsgen_ctrl #(
         A_LD: if (r_last) state <= at_ld_ret;
         A_KT: begin
           at_kv_rows <= (at_kv_left < TN) ? at_kv_left[7:0] : TN[7:0];
-          at_ld_addr <= addr_b + at_k_head;
+          at_ld_addr <= addr_b + at_k_head + {24'd0, at_c} * TK;  // the key rows' head tile at_c
           at_ld_rows <= (at_kv_left < TN) ? at_kv_left[7:0] : TN[7:0];
           at_ld_dst <= 2'd1;
           // A weight-stationary array a holds the key tile, new every time; an
-          // input-stationary one the query tile, loaded once per query tile.
+          // input-stationary one the query tile, loaded once per query tile (each pass
+          // with several head tiles).
           at_ld_ret <= A_S;
-          load_a <= ST == 1 || (ST == 2 && at_first_kv);
+          load_a <= ST == 1 || (ST == 2 && (at_first_kv || at_tiles > 8'd1));
+          sa <= at_c[SAW-1:0];  // the pass reads Q's head tile at_c
           b_slot <= k_cacheable ? 16'd1 + at_jt : 16'd0;
           if (k_hit) state <= A_S;
           else begin
@@ -1094,9 +1110,10 @@ module fsgen_ctrl #(
             at_jt <= at_next_jt;
             state <= A_KT;
           end else if (attn_flags[1]) begin
-            at_ld_addr <= addr_x + {16'd0, at_h} * head_stride_q + {16'd0, at_q0} * TK;
+            at_ld_addr <= addr_x + {16'd0, at_h} * head_stride_q + {16'd0, at_q0} * at_row + {24'd0, at_blk} * TK;
             at_ld_rows <= at_rows;
             at_ld_dst <= 2'd0;
+            at_ld_aslot <= at_xslot;
             at_ld_ret <= A_FIN;
             state <= A_LD;
           end else state <= A_FIN;
@@ -1108,11 +1125,19 @@ module fsgen_ctrl #(
           if (w_last) state <= A_QNEXT;
         end
         A_QNEXT: begin
-          if (at_q0 + TM < len_q) begin
+          if (at_blk + 8'd1 < at_tiles) begin  // O's next column block: the key loop again
+            at_blk <= at_blk + 8'd1;
+            at_j0 <= at_jt0 * TN16;
+            at_jt <= at_jt0;
+            at_first_kv <= 1'b1;
+            state <= A_KT;
+          end else if (at_q0 + TM < len_q) begin
+            at_blk <= 8'd0;
             at_q0 <= at_q0 + TM;
             state <= A_QT;
           end else if (at_h + 16'd1 < heads) begin
             at_h <= at_h + 16'd1;
+            at_blk <= 8'd0;
             at_q0 <= 16'd0;
             if (at_g + 16'd1 == group) begin at_g <= 16'd0; at_hk <= at_hk + 16'd1; end
             else at_g <= at_g + 16'd1;
@@ -1144,7 +1169,7 @@ module fsgen_ctrl #(
             end
             v_q <= 1'b1;
             ld_q <= 1'b0;
-            clr_q <= (at_mode || kt == 16'd0) && (ka == 8'd0);
+            clr_q <= (at_mode ? at_c == 8'd0 : kt == 16'd0) && (ka == 8'd0);
             idx_q <= ka;
             if (DUAL != 0 && !at_mode) begin  // widths agree when DUAL = 1 (both arrays output-stationary)
               /* verilator lint_off WIDTH */
@@ -1161,7 +1186,10 @@ module fsgen_ctrl #(
             vb_q <= 1'b0;
             clrb_q <= 1'b0;
           end
-          if (at_mode && pa_last) state <= A_SM;
+          if (at_mode && pa_last) begin  // the next head tile's pass, or the softmax
+            at_c <= (at_c + 8'd1 < at_tiles) ? at_c + 8'd1 : 8'd0;
+            state <= (at_c + 8'd1 < at_tiles) ? A_KT : A_SM;
+          end
           if (!at_mode && pa_last) state <= !k_last ? S_NEXT : mm_hold ? S_ACT : S_ST;
         end
         // Each output row: read from the accumulators, requantised (or, with the epilogue,
