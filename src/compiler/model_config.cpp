@@ -139,6 +139,28 @@ void read_gpt2(const ConfigReader& r, ModelConfig& m) {
   m.head_dim = m.hidden / m.heads;
 }
 
+// OPT: GPT-2's structure under the Transformers names, ReLU, pre-norm (post-norm with
+// do_layer_norm_before false), learned positions.
+void read_opt(const ConfigReader& r, ModelConfig& m) {
+  m.hidden = r.count("hidden_size", kMaxWidth);
+  m.heads = r.count("num_attention_heads", kMaxHeads);
+  m.kv_heads = m.heads;
+  m.ffn = r.count("ffn_dim", kMaxWidth);
+  m.layers = r.count("num_hidden_layers", kMaxLayers);
+  m.vocab = r.count("vocab_size", kMaxRows);
+  m.max_positions = r.count("max_position_embeddings", kMaxRows);
+  m.layer_norm = m.tied_embeddings = true;
+  m.biases = r.flag_or("enable_bias", true);
+  m.post_norm = !r.flag_or("do_layer_norm_before", true);
+  m.gated_ffn = false;
+  m.activation = activation_of(r, "activation_function", r.text("activation_function"));
+  m.norm_eps = 1e-5;  // Transformers' OPT LayerNorm
+  if (r.count_or("word_embed_proj_dim", kMaxWidth, m.hidden) != m.hidden)
+    r.error("word_embed_proj_dim", "an embedding width other than hidden_size (its project_in / project_out) is not lowered");
+  r.require("layer_norm_elementwise_affine", true, "LayerNorm with its weight and bias only");
+  m.head_dim = m.hidden / m.heads;
+}
+
 void read_mixture_of_experts(const ConfigReader& r, ModelConfig& m) {
   MoeConfig& e = m.moe;
   if (m.model_type == "mixtral") {
@@ -227,6 +249,8 @@ ModelConfig read_model_config(const std::string& path) {
   const auto& decoders = decoder_types();
   if (m.model_type == "gpt2") {
     read_gpt2(r, m);
+  } else if (m.model_type == "opt") {
+    read_opt(r, m);
   } else if (m.model_type == "bert") {
     read_sizes(r, m);
     read_bert(r, m);
@@ -235,8 +259,8 @@ ModelConfig read_model_config(const std::string& path) {
     read_decoder(r, m);
   } else {
     r.error("model_type", "'" + m.model_type +
-                              "' is not supported: expected bert, gpt2, llama, mistral, qwen3, phi3, gemma, gemma2, "
-                              "mixtral or qwen3_moe");
+                              "' is not supported: expected bert, gpt2, opt, llama, mistral, qwen3, phi3, gemma, "
+                              "gemma2, mixtral or qwen3_moe");
   }
   if (m.heads % m.kv_heads != 0)
     r.error("num_key_value_heads", std::to_string(m.kv_heads) + " does not divide num_attention_heads " + std::to_string(m.heads));

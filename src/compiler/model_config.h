@@ -2,7 +2,7 @@
 // configs of the models fsgen ships with; a user's own config.json works the same way).
 //
 // Families (docs/MODELS.md has the table of model types and fields): bert; the Llama-style
-// decoders llama, mistral, qwen3, phi3, gemma, gemma2; gpt2; and the Mixture-of-Experts
+// decoders llama, mistral, qwen3, phi3, gemma, gemma2; gpt2 and opt; and the Mixture-of-Experts
 // decoders mixtral and qwen3_moe. The fields that change what a layer computes are checked:
 // a value fsgen does not lower is a UserError naming the file, the field and what is
 // supported. Fields that change only host numerics (RoPE scaling, embedding scaling) are
@@ -30,7 +30,7 @@ struct MoeConfig {
 
 struct ModelConfig {
   std::string name;        // the config's folder name (or file stem)
-  std::string model_type;  // bert, llama, mistral, qwen3, phi3, gemma, gemma2, gpt2, mixtral, qwen3_moe
+  std::string model_type;  // bert, llama, mistral, qwen3, phi3, gemma, gemma2, gpt2, opt, mixtral, qwen3_moe
   uint32_t hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, ffn = 0, layers = 0;
   uint32_t vocab = 0, max_positions = 0;
   bool encoder = false;          // BERT: bidirectional attention, no KV cache

@@ -109,6 +109,9 @@ TEST(ModelConfig, FamiliesBeyondLlamaReadTheirFields) {
   EXPECT_TRUE(gpt2.layer_norm && gpt2.biases && !gpt2.gated_ffn && !gpt2.post_norm && !gpt2.encoder);
   EXPECT_DOUBLE_EQ(gpt2.rope_theta, 0.0);  // learned positions
   EXPECT_EQ(gpt2.activation, "gelu_tanh");
+  const ModelConfig opt = model_config_by_name("opt-125m");
+  EXPECT_TRUE(opt.layer_norm && opt.biases && !opt.gated_ffn && !opt.post_norm && opt.tied_embeddings);
+  EXPECT_EQ(opt.activation, "relu");
   const ModelConfig mixtral = model_config_by_name("Mixtral-8x7B-v0.1");
   EXPECT_EQ(mixtral.moe.experts, 8u);
   EXPECT_EQ(mixtral.moe.per_token, 2u);

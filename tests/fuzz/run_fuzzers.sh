@@ -59,7 +59,7 @@ for r in $READERS; do
       rm -f "$slow"
     fi
   done
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
+  runs=$(grep -a -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
   if [ $status -ne 0 ] || [ -n "$(ls -A "$findings")" ]; then
     found=1
     echo "$r: FINDING after ${runs:-?} runs: $(ls "$findings" | head -3 | tr '\n' ' ')(log: $log)"
