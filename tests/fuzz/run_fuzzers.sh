@@ -2,7 +2,8 @@
 # Runs each reader's fuzzer (tests/fuzz/fuzz_reader.cpp) for a while on a corpus seeded from
 # the repository's own files (make fuzz). Inputs that crash, leak, hang or trip a sanitizer
 # are kept in <build>/findings/<reader>/; the corpus grows in <build>/corpus/<reader>/ and is
-# reused by the next run. Prints a line per reader and exits non-zero on any finding.
+# reused by the next run; a finding that no longer fails moves to findings/<reader>/fixed/.
+# Prints a line per reader and exits non-zero on any finding.
 #   run_fuzzers.sh <build folder> <seconds per reader> [reader ...]
 set -uo pipefail
 BUILD=${1:?usage: run_fuzzers.sh <build folder> <seconds per reader> [reader ...]}
@@ -44,6 +45,12 @@ for r in $READERS; do
   corpus="$BUILD/corpus/$r" findings="$BUILD/findings/$r"
   mkdir -p "$corpus" "$findings"
   [ -n "$(ls -A "$corpus")" ] || seed "$r" "$corpus"
+  # Findings of earlier runs that no longer fail (fixed since, each a regression test) move
+  # to fixed/; one that still fails stays a finding.
+  for old in "$findings"/*; do
+    [ -f "$old" ] || continue
+    if "$bin" "$old" > /dev/null 2>&1; then mkdir -p "$findings/fixed" && mv "$old" "$findings/fixed/"; fi
+  done
   log="$BUILD/findings/$r.log"
   "$bin" "$corpus" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
     -artifact_prefix="$findings/" -print_final_stats=1 > "$log" 2>&1
@@ -60,9 +67,9 @@ for r in $READERS; do
     fi
   done
   runs=$(grep -a -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
-  if [ $status -ne 0 ] || [ -n "$(ls -A "$findings")" ]; then
+  if [ $status -ne 0 ] || [ -n "$(find "$findings" -maxdepth 1 -type f)" ]; then
     found=1
-    echo "$r: FINDING after ${runs:-?} runs: $(ls "$findings" | head -3 | tr '\n' ' ')(log: $log)"
+    echo "$r: FINDING after ${runs:-?} runs: $(find "$findings" -maxdepth 1 -type f -printf '%f ' | head -c 300)(log: $log)"
     grep -m1 -E "ERROR|runtime error|terminate|deadly signal" "$log"
   else
     echo "$r: ${runs:-?} runs in ${SECONDS_EACH} s, corpus $(ls "$corpus" | wc -l) inputs, no finding"
