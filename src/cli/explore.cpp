@@ -25,8 +25,8 @@ struct ExploreArgs {
 // The rank and rank count an MPI launcher (mpirun of OpenMPI, or a PMI one: MPICH, Slurm)
 // gives each process in its environment, unless --rank / --ranks say otherwise.
 void ranks_from_environment(ExploreOptions& o) {
-  for (const auto& [rank, size] : {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
-                                   std::pair{"PMI_RANK", "PMI_SIZE"}}) {
+  for (const auto& [rank, size] :
+       {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, std::pair{"PMI_RANK", "PMI_SIZE"}}) {
     const char* r = std::getenv(rank);
     const char* s = std::getenv(size);
     if (!r || !s) continue;
@@ -46,7 +46,8 @@ int run_explore(ExploreArgs a) {
   if (a.space.empty()) fail("explore", "expected a design space file, or --report DB");
   if (!a.rank_given) ranks_from_environment(a.run);
   if (a.run.ranks == 0 || a.run.rank >= a.run.ranks)
-    fail("--rank", std::to_string(a.run.rank) + " of " + std::to_string(a.run.ranks) + ": expected a rank below --ranks");
+    fail("--rank",
+         std::to_string(a.run.rank) + " of " + std::to_string(a.run.ranks) + ": expected a rank below --ranks");
   const DesignSpace s = read_design_space(a.space);
   std::unique_ptr<PowerModel> model;
   if (!a.power_model.empty()) {
@@ -81,14 +82,17 @@ Command explore_command(CLI::App& app) {
                                  "database; a killed run resumes");
   cmd->add_option("space", a->space, "design space (YAML: base, axes, constraints, benchmarks)");
   cmd->add_option("--db", a->db, "results database (SQLite; default <space name>.sqlite)");
-  cmd->add_option("--jobs", a->run.jobs, "designs evaluated at once")->check(CLI::Range(1u, 256u))->capture_default_str();
+  cmd->add_option("--jobs", a->run.jobs, "designs evaluated at once")
+      ->check(CLI::Range(1u, 256u))
+      ->capture_default_str();
   cmd->add_option("--limit", a->run.limit, "the first N points only (0: all)")->capture_default_str();
   cmd->add_option("--power-model", a->power_model,
                   "a power model from fsgen train: each design's area by its primitive area models");
   cmd->add_option("--out", a->out, "a folder for the front as front.csv and front.png");
   cmd->add_option("--report", a->report, "print the report of a results database, running nothing");
-  cmd->add_option("--rank", a->run.rank, "this process's share of the points: those whose hash % ranks == rank "
-                                         "(default: the MPI launcher's rank, or 0)");
+  cmd->add_option("--rank", a->run.rank,
+                  "this process's share of the points: those whose hash % ranks == rank "
+                  "(default: the MPI launcher's rank, or 0)");
   cmd->add_option("--ranks", a->run.ranks, "processes sharing the points (default: the MPI launcher's, or 1)");
   return {cmd, [a, cmd] {
             a->rank_given = cmd->count("--rank") + cmd->count("--ranks") > 0;

@@ -29,12 +29,11 @@ int run(int argc, char** argv) {
   auto* verbose = app.add_flag("-v,--verbose", log.verbose, "also print debug messages");
   app.add_flag("-q,--quiet", log.quiet, "only warnings and errors on stderr, no progress bars")->excludes(verbose);
   app.add_option("--log-file", log.file, "also write every message, with its time and level, to this file");
-  const std::vector<Command> commands = {check_command(app),          generate_command(app),      simulate_command(app),
-                                         compile_command(app),        cosim_command(app),         bench_command(app),
-                                         sparsity_study_command(app), numerics_command(app),      model_command(app),
-                                         infer_command(app),          characterize_command(app),  train_command(app),
-                                         power_command(app),          power_validate_command(app),
-                                         explore_command(app)};
+  const std::vector<Command> commands = {
+      check_command(app), generate_command(app),       simulate_command(app),       compile_command(app),
+      cosim_command(app), bench_command(app),          sparsity_study_command(app), numerics_command(app),
+      model_command(app), infer_command(app),          characterize_command(app),   train_command(app),
+      power_command(app), power_validate_command(app), explore_command(app)};
   CLI11_PARSE(app, argc, argv);
   configure_logging(log.quiet ? Verbosity::kQuiet : log.verbose ? Verbosity::kVerbose : Verbosity::kNormal, log.file);
   for (const Command& c : commands)

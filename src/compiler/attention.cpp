@@ -164,8 +164,8 @@ std::string head_tiles_unsupported_why(const Graph& g, uint32_t head_tiles, bool
   if (head_tiles > 255) return "at most 255 tiles of the head dim";
   const uint32_t slots = head_tiles + (residual ? 1 : 0);  // Q's tiles, then the residual's
   if (slots > g.a_slots)
-    return std::to_string(head_tiles) + " tiles of the head dim" + (residual ? " and the residual's" : "") +
-           " need " + std::to_string(slots) + " tile slots of buffer a, the design has " + std::to_string(g.a_slots) +
+    return std::to_string(head_tiles) + " tiles of the head dim" + (residual ? " and the residual's" : "") + " need " +
+           std::to_string(slots) + " tile slots of buffer a, the design has " + std::to_string(g.a_slots) +
            " (memory.operand_tiles.a)";
   if (g.sparse.group.present) return "block TopK ranks key tiles over one tile of the head dim";
   return "";

@@ -180,9 +180,10 @@ class LayerLowering {
     const uint32_t t = w_.tokens;
     uint32_t keys = w_.stage == Stage::kDecode ? w_.context + t : t;
     if (window_ && w_.stage == Stage::kDecode && keys > window_) keys = window_;
-    const std::string why = !g_.attention ? "the design has no fused attention kernel"
-                                          : "head_dim " + std::to_string(m_.head_dim) + " on the fused kernel: " +
-                                                head_tiles_unsupported_why(g_, head_tiles(), false);
+    const std::string why = !g_.attention
+                                ? "the design has no fused attention kernel"
+                                : "head_dim " + std::to_string(m_.head_dim) +
+                                      " on the fused kernel: " + head_tiles_unsupported_why(g_, head_tiles(), false);
     note("attention: " + why + ": per query head, S = Q K^T and O = P V as matmuls over all " + std::to_string(keys) +
          " keys, the causal or window mask and the softmax on the host");
     // The pairs a query sees (causal: the keys up to its own position); the rest is masked work.

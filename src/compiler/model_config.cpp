@@ -156,7 +156,8 @@ void read_opt(const ConfigReader& r, ModelConfig& m) {
   m.activation = activation_of(r, "activation_function", r.text("activation_function"));
   m.norm_eps = 1e-5;  // Transformers' OPT LayerNorm
   if (r.count_or("word_embed_proj_dim", kMaxWidth, m.hidden) != m.hidden)
-    r.error("word_embed_proj_dim", "an embedding width other than hidden_size (its project_in / project_out) is not lowered");
+    r.error("word_embed_proj_dim",
+            "an embedding width other than hidden_size (its project_in / project_out) is not lowered");
   r.require("layer_norm_elementwise_affine", true, "LayerNorm with its weight and bias only");
   m.head_dim = m.hidden / m.heads;
 }

@@ -10,9 +10,9 @@
 #include <thread>
 
 #include "compiler/model_config.h"
+#include "core/error.h"
 #include "core/write_file.h"
 #include "flow/tools.h"
-#include "core/error.h"
 #include "generator/graph.h"
 #include "generator/spec.h"
 #include "sim/model_sim.h"
@@ -24,8 +24,7 @@ namespace {
 
 // Why the design breaks a constraint, or "".
 std::string constraint_broken(const SpaceConstraints& c, uint32_t pes, double clock_mhz) {
-  if (c.max_pes && pes > c.max_pes)
-    return std::to_string(pes) + " PEs exceed max_pes " + std::to_string(c.max_pes);
+  if (c.max_pes && pes > c.max_pes) return std::to_string(pes) + " PEs exceed max_pes " + std::to_string(c.max_pes);
   const double tops = 2.0 * pes * clock_mhz * 1e6 / 1e12;
   if (c.max_tops > 0 && tops > c.max_tops)
     return std::to_string(tops).substr(0, 6) + " TOPS exceed max_tops " + std::to_string(c.max_tops).substr(0, 6);
@@ -108,8 +107,10 @@ ExploreCounts explore(const DesignSpace& s, ResultsDb& db, const ExploreOptions&
     // alike) spread over the ranks.
     if (std::stoull(p.hash, nullptr, 16) % o.ranks != o.rank) continue;
     ++n.points;
-    if (done.count(p.hash)) ++n.already;
-    else todo.push_back(std::move(p));
+    if (done.count(p.hash))
+      ++n.already;
+    else
+      todo.push_back(std::move(p));
   }
   std::atomic<size_t> next{0};
   std::mutex lock;  // the database and the counts
@@ -120,7 +121,10 @@ ExploreCounts explore(const DesignSpace& s, ResultsDb& db, const ExploreOptions&
         const DesignRecord d = evaluate_point(s, todo[i], o);
         std::lock_guard<std::mutex> hold(lock);
         db.record(d);
-        ++(d.status == "ok" ? n.ok : d.status == "invalid" ? n.invalid : d.status == "excluded" ? n.excluded : n.failed);
+        ++(d.status == "ok"         ? n.ok
+           : d.status == "invalid"  ? n.invalid
+           : d.status == "excluded" ? n.excluded
+                                    : n.failed);
         if (progress) progress(n.ok + n.invalid + n.excluded + n.failed, todo.size());
       } catch (...) {
         std::lock_guard<std::mutex> hold(lock);
@@ -232,12 +236,16 @@ void write_explore_front(const std::vector<DesignRecord>& designs, const std::st
   const std::string x = area ? "3" : "2";
   const std::string tmp = png + ".tmp.png";
   const std::string script =
-      "set terminal pngcairo size 900,600 noenhanced; set output '" + tmp + "'; set datafile separator ',';"
-      " set xlabel '" + std::string(area ? "area (mm2, fsgen primitive area models)" : "PEs") + "';"
+      "set terminal pngcairo size 900,600 noenhanced; set output '" + tmp +
+      "'; set datafile separator ',';"
+      " set xlabel '" +
+      std::string(area ? "area (mm2, fsgen primitive area models)" : "PEs") +
+      "';"
       " set ylabel 'tokens/s (geometric mean over the benchmarks, fsgen fast model)'; set logscale y;"
       " set title 'fsgen explore: designs and their front'; set key top left; set datafile missing 'NaN';"
-      " plot '" + csv + "' every ::1 using " + x + ":4 with points pt 7 ps 0.6 title 'designs', '" + csv +
-      "' every ::1 using " + x + ":5 with linespoints pt 7 title 'front'";
+      " plot '" +
+      csv + "' every ::1 using " + x + ":4 with points pt 7 ps 0.6 title 'designs', '" + csv + "' every ::1 using " +
+      x + ":5 with linespoints pt 7 title 'front'";
   const CommandResult r = run_command("echo " + shell_quote(script) + " | " + shell_quote(require_tool("gnuplot")));
   if (r.status != 0 || !std::filesystem::exists(tmp)) fail("gnuplot", "could not draw " + png + ": " + r.output);
   std::filesystem::rename(tmp, png);

@@ -17,9 +17,9 @@ class PowerModel;
 struct ExploreOptions {
   const PowerModel* power_model = nullptr;  // the primitive area models (nullptr: no area)
   std::string power_model_name;             // its file, named in the records
-  uint32_t jobs = 1;       // designs evaluated at once (threads)
-  uint64_t limit = 0;      // the first `limit` points only (0: all)
-  uint32_t rank = 0, ranks = 1;  // this process's share: the points whose hash % ranks == rank
+  uint32_t jobs = 1;                        // designs evaluated at once (threads)
+  uint64_t limit = 0;                       // the first `limit` points only (0: all)
+  uint32_t rank = 0, ranks = 1;             // this process's share: the points whose hash % ranks == rank
 };
 
 struct ExploreCounts {

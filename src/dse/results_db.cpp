@@ -128,8 +128,9 @@ void ResultsDb::record(const DesignRecord& d) {
 std::vector<DesignRecord> ResultsDb::designs() const {
   std::vector<DesignRecord> out;
   std::map<std::string, size_t> at;
-  Statement s(db_, "SELECT hash, name, spec, status, reason, pes, clock_mhz, area_um2, area_model FROM designs ORDER BY name",
-              path_);
+  Statement s(
+      db_, "SELECT hash, name, spec, status, reason, pes, clock_mhz, area_um2, area_model FROM designs ORDER BY name",
+      path_);
   while (s.row()) {
     DesignRecord d;
     d.hash = s.column_text(0), d.name = s.column_text(1), d.spec_text = s.column_text(2);

@@ -14,22 +14,22 @@ struct sqlite3;
 namespace fsgen {
 
 struct BenchmarkResult {
-  std::string benchmark;        // SpaceBenchmark::key()
-  std::string timing_model;     // which model made the figures
+  std::string benchmark;     // SpaceBenchmark::key()
+  std::string timing_model;  // which model made the figures
   uint64_t cycles = 0;
   double tokens_per_second = 0;
   uint64_t dma_bytes = 0, least_bytes = 0, roofline_cycles = 0;
-  double array_a_busy = 0;      // fraction of cycles
+  double array_a_busy = 0;  // fraction of cycles
 };
 
 struct DesignRecord {
   std::string hash, name, spec_text;
-  std::string status;           // ok, invalid (does not elaborate), excluded (violates a constraint), failed
-  std::string reason;           // why not ok
-  uint32_t pes = 0;             // both arrays
+  std::string status;  // ok, invalid (does not elaborate), excluded (violates a constraint), failed
+  std::string reason;  // why not ok
+  uint32_t pes = 0;    // both arrays
   double clock_mhz = 0;
-  double area_um2 = 0;          // 0: not estimated
-  std::string area_model;       // which model made area_um2 (and what it left out)
+  double area_um2 = 0;     // 0: not estimated
+  std::string area_model;  // which model made area_um2 (and what it left out)
   std::vector<BenchmarkResult> results;
 };
 
@@ -41,8 +41,8 @@ class ResultsDb {
   ResultsDb& operator=(const ResultsDb&) = delete;
 
   std::set<std::string> recorded_designs() const;  // hashes
-  void record(const DesignRecord& d);               // one transaction
-  std::vector<DesignRecord> designs() const;        // every design with its results, by name
+  void record(const DesignRecord& d);              // one transaction
+  std::vector<DesignRecord> designs() const;       // every design with its results, by name
 
  private:
   void exec(const std::string& sql) const;

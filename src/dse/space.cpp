@@ -83,7 +83,8 @@ void set_path(YAML::Node root, std::string path, const YAML::Node& value) {
     n[keys.back()] = YAML::Clone(value);
     return;
   }
-  YAML::Node list = n[keys.back()] && n[keys.back()].IsSequence() ? n[keys.back()] : YAML::Node(YAML::NodeType::Sequence);
+  YAML::Node list =
+      n[keys.back()] && n[keys.back()].IsSequence() ? n[keys.back()] : YAML::Node(YAML::NodeType::Sequence);
   for (const auto& item : value) list.push_back(YAML::Clone(item));
   n[keys.back()] = list;
 }
@@ -121,7 +122,8 @@ DesignSpace read_design_space(const std::string& path) {
   for (const auto& kv : root) {
     const std::string k = kv.first.as<std::string>();
     if (k != "name" && k != "base" && k != "axes" && k != "constraints" && k != "benchmarks")
-      fail(place_of(path, kv.first) + ": field '" + k + "'", "unknown: expected name, base, axes, constraints or benchmarks");
+      fail(place_of(path, kv.first) + ": field '" + k + "'",
+           "unknown: expected name, base, axes, constraints or benchmarks");
   }
   DesignSpace s;
   s.file = path;

@@ -27,38 +27,38 @@ struct SpaceAxis {
   // A dotted spec path (arrays.a.tiling); path+label appends to the list there; a name
   // starting with '@' is a bundle, each value a map of such paths to their values.
   std::string path;
-  std::vector<YAML::Node> values;   // each a scalar or a map, set at the path
+  std::vector<YAML::Node> values;  // each a scalar or a map, set at the path
 };
 
 // What a point must meet to be run; a point that does not is recorded as excluded, with why.
 // The per-tensor buffer limit is the spec's memory.buffer_limit_bytes (elaboration refuses).
 struct SpaceConstraints {
-  uint32_t max_pes = 0;             // both arrays' PEs at most (0: no limit)
-  double max_tops = 0;              // peak INT8 tera-operations per second, 2 per PE per cycle (0: no limit)
+  uint32_t max_pes = 0;  // both arrays' PEs at most (0: no limit)
+  double max_tops = 0;   // peak INT8 tera-operations per second, 2 per PE per cycle (0: no limit)
 };
 
 struct SpaceBenchmark {
-  std::string model;                // a workload name or a config.json path
-  std::string stage = "prefill";    // prefill or decode
-  uint32_t context = 128;           // prefill: tokens; decode: tokens already cached
-  uint32_t layers = 1;              // layers run (0: all)
-  std::string key() const;          // model/stage/context/layers, its name in the database
+  std::string model;              // a workload name or a config.json path
+  std::string stage = "prefill";  // prefill or decode
+  uint32_t context = 128;         // prefill: tokens; decode: tokens already cached
+  uint32_t layers = 1;            // layers run (0: all)
+  std::string key() const;        // model/stage/context/layers, its name in the database
 };
 
 struct DesignSpace {
   std::string name, file;
-  std::string base_text;            // the base spec, as read
+  std::string base_text;  // the base spec, as read
   std::vector<SpaceAxis> axes;
   SpaceConstraints constraints;
   std::vector<SpaceBenchmark> benchmarks;
-  uint64_t points() const;          // the product of the axes' value counts
+  uint64_t points() const;  // the product of the axes' value counts
 };
 
 struct DesignPoint {
   uint64_t index = 0;
-  std::string name;                 // <space>_<index>
-  std::string spec_text;            // the base with this point's values set
-  std::string hash;                 // 16 hex digits of the spec text's FNV-1a hash
+  std::string name;       // <space>_<index>
+  std::string spec_text;  // the base with this point's values set
+  std::string hash;       // 16 hex digits of the spec text's FNV-1a hash
 };
 
 // UserError naming the file, the place and what was expected on a malformed space.

@@ -18,10 +18,9 @@ namespace fsgen {
 // view of the key rows in buf_b; the first head tile clears S, the others add to it.
 void FusedCore::scores(bool reload, uint32_t b_slot, uint32_t head_tile) {
   const uint32_t d = plan_.spec.tile_k;
-  advance(array_a_->run_tile(now(), TileView::row_major(buffer({BufferSlot::kA, head_tile}), d),
-                             TileView::transposed(b_slot_data(b_slot), d), reload,
-                             head_tile == 0 ? Accumulate::kClear : Accumulate::kAdd, nullptr,
-                             {s_acc_.data(), plan_.spec.tile_n}));
+  advance(array_a_->run_tile(
+      now(), TileView::row_major(buffer({BufferSlot::kA, head_tile}), d), TileView::transposed(b_slot_data(b_slot), d),
+      reload, head_tile == 0 ? Accumulate::kClear : Accumulate::kAdd, nullptr, {s_acc_.data(), plan_.spec.tile_n}));
 }
 
 // Row i of array a's accumulator tile `acc` (the score tile, or a matmul's output tile),

@@ -26,9 +26,9 @@ std::string launch_key(const KernelLaunch& l) {
     }
     case KernelKind::kAttention: {
       const AttentionProblem& p = l.attention;
-      return "attn " + std::to_string(int(p.stage)) + " " + std::to_string(p.q_heads) + " " + std::to_string(p.kv_heads) +
-             " " + std::to_string(p.tokens) + " " + std::to_string(p.context) + " " + std::to_string(p.causal) + " " +
-             std::to_string(p.residual) + " " + std::to_string(p.head_dim);
+      return "attn " + std::to_string(int(p.stage)) + " " + std::to_string(p.q_heads) + " " +
+             std::to_string(p.kv_heads) + " " + std::to_string(p.tokens) + " " + std::to_string(p.context) + " " +
+             std::to_string(p.causal) + " " + std::to_string(p.residual) + " " + std::to_string(p.head_dim);
     }
     case KernelKind::kFfn: {
       const FfnProblem& p = l.ffn;

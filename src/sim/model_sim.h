@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "compiler/layer.h"
-#include "compiler/traffic.h"
 #include "compiler/model_config.h"
+#include "compiler/traffic.h"
 #include "generator/graph.h"
 #include "models/fast_model.h"
 

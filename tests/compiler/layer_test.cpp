@@ -198,8 +198,8 @@ TEST(Layer, AMatmulOnlyCoreRunsTheLayerAsMatmuls) {
   const LayerPlan p = lower_layer(mm_only, tiny_llama(), work(Stage::kPrefill, 8, 0));
   std::vector<std::string> names;
   for (const auto& k : p.kernels) names.push_back(k.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"q_k_v_proj", "attention_scores", "attention_values", "o_proj", "w1_w3",
-                                             "w2"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"q_k_v_proj", "attention_scores", "attention_values", "o_proj", "w1_w3", "w2"}));
   EXPECT_TRUE(has_host_op(p, "score mask and softmax"));
   EXPECT_TRUE(has_host_op(p, "silu and gate product"));
   bool said = false;
@@ -227,7 +227,7 @@ TEST(Layer, WideHeadsRunFusedOverTheirTilesOrAsMatmuls) {
   EXPECT_EQ(at.attention.head_dim, 32u);
   EXPECT_EQ(at.macs, 2u * 21 * 32 * 8);
   EXPECT_EQ(at.padded_macs, 3u * 8 * 24 * 32 * 8);  // S twice (once per O block), O once; 8 query rows, 24 keys
-  wide.head_dim = 48;  // three tiles: more than buffer a's slots
+  wide.head_dim = 48;                               // three tiles: more than buffer a's slots
   const LayerPlan p = lower_layer(g, wide, work(Stage::kDecode, 1, 20));
   const KernelLaunch& s = launch(p, "attention_scores");
   EXPECT_EQ(s.count, 8u);  // one per query head
@@ -239,7 +239,8 @@ TEST(Layer, WideHeadsRunFusedOverTheirTilesOrAsMatmuls) {
   EXPECT_EQ(o.macs, 8u * 21 * 48);
   EXPECT_TRUE(has_host_op(p, "score mask and softmax"));
   bool said = false;
-  for (const auto& n : p.notes) said |= n.find("3 tiles of the head dim need 3 tile slots of buffer a") != std::string::npos;
+  for (const auto& n : p.notes)
+    said |= n.find("3 tiles of the head dim need 3 tile slots of buffer a") != std::string::npos;
   EXPECT_TRUE(said);
   // A causal prefill computes every query-key pair, the masked ones not counted as useful.
   const LayerPlan pre = lower_layer(g, wide, work(Stage::kPrefill, 10, 0));

@@ -59,10 +59,11 @@ TEST(DesignSpace, PointsAreTheAxesProductWithTheirValuesSet) {
 // Appending axes (path+label) add list items; bundles ('@') set several paths at once.
 TEST(DesignSpace, AppendingAxesAndBundlesComposeASpec) {
   const std::string dir = test::scratch_dir("dse_bundles");
-  const std::string text = test::replace(
-      space_text(), "  arrays.a.loop_order: [output_stationary, weight_stationary]\n",
-      "  sparsity+one: [[], [{kind: memory_value, tensor: x, condition: \"x==0\"}]]\n"
-      "  \"@two\": [{}, {memory.operand_tiles.b: 1, sparsity+: [{kind: memory_value, tensor: w, condition: \"w==0\"}]}]\n");
+  const std::string text =
+      test::replace(space_text(), "  arrays.a.loop_order: [output_stationary, weight_stationary]\n",
+                    "  sparsity+one: [[], [{kind: memory_value, tensor: x, condition: \"x==0\"}]]\n"
+                    "  \"@two\": [{}, {memory.operand_tiles.b: 1, sparsity+: [{kind: memory_value, tensor: w, "
+                    "condition: \"w==0\"}]}]\n");
   const DesignSpace s = read_design_space(write_space(dir, text));
   EXPECT_EQ(s.points(), 16u);
   const DesignPoint both = design_point(s, 12);  // x compressed, w compressed with one B tile
@@ -72,9 +73,8 @@ TEST(DesignSpace, AppendingAxesAndBundlesComposeASpec) {
   EXPECT_EQ(spec.sparsity[1].tensor, "w");
   EXPECT_NE(both.spec_text.find("b: 1"), std::string::npos) << both.spec_text;
   EXPECT_EQ(parse_spec_text(design_point(s, 0).spec_text, "p.yaml").sparsity.size(), 0u);
-  const std::string e = test::error_of([&] {
-    read_design_space(write_space(dir, test::replace(text, "\"@two\": [{}", "\"@two\": [3")));
-  });
+  const std::string e = test::error_of(
+      [&] { read_design_space(write_space(dir, test::replace(text, "\"@two\": [{}", "\"@two\": [3"))); });
   EXPECT_NE(e.find("axis '@two': expected each value a map of spec paths to values"), std::string::npos) << e;
 }
 
@@ -162,8 +162,7 @@ TEST(Explore, AreaFromThePrimitiveModelsAndTheFrontDrawn) {
   explore(s, db, o);
   std::ostringstream report;
   print_explore_report(db.designs(), report);
-  EXPECT_NE(report.str().find("front of tokens/s (geometric mean over the benchmarks) against area"),
-            std::string::npos)
+  EXPECT_NE(report.str().find("front of tokens/s (geometric mean over the benchmarks) against area"), std::string::npos)
       << report.str();
   if (!test::have_tool("gnuplot")) GTEST_SKIP() << "gnuplot not installed";
   write_explore_front(db.designs(), dir);
@@ -199,10 +198,10 @@ TEST(Explore, RanksSharingADatabaseMakeTheOneProcessDatabase) {
 // `fsgen explore` killed at any moment resumes to the database an uninterrupted run makes.
 TEST(Explore, ARunKilledAtAnyMomentResumesToTheSameDatabase) {
   const std::string dir = test::scratch_dir("dse_kill");
-  const std::string space = write_space(
-      dir, test::replace(space_text("  - {model: Llama-2-7b, stage: prefill, context: 256}\n"
-                                    "  - {model: Qwen3-0.6B, stage: decode, context: 256}\n"),
-                         "max_pes: 600", "max_pes: 4096"));
+  const std::string space =
+      write_space(dir, test::replace(space_text("  - {model: Llama-2-7b, stage: prefill, context: 256}\n"
+                                                "  - {model: Qwen3-0.6B, stage: decode, context: 256}\n"),
+                                     "max_pes: 600", "max_pes: 4096"));
   const test::CliRun whole = test::fsgen_cli("explore " + space + " --db " + dir + "/whole.sqlite");
   ASSERT_EQ(whole.status, 0) << whole.out;
   for (int delay_ms : {150, 600, 1200}) {

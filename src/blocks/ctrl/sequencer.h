@@ -149,8 +149,8 @@ class TileSequencer {
   void query_tile(uint32_t h, uint32_t hk, uint32_t q0);
   // The key loop of a query tile for O's column block `block` (A_KT .. A_KNEXT), from key row
   // `start`; with block TopK, over the kept tiles of `choice`.
-  void key_loop(uint32_t hk, uint32_t q0, uint32_t rows, uint32_t start, uint32_t block,
-                const std::vector<bool>& kept, const num::KeyTileChoice& choice);
+  void key_loop(uint32_t hk, uint32_t q0, uint32_t rows, uint32_t start, uint32_t block, const std::vector<bool>& kept,
+                const num::KeyTileChoice& choice);
   uint32_t next_key_tile(const std::vector<bool>& kept, const num::KeyTileChoice& choice, uint32_t jt) const;
   // Block TopK before a query tile's key loop (A_TKI, A_TKC, A_TKS; fused_ctrl/sequencer_topk.cpp):
   // per key tile, kept or not.
