@@ -215,7 +215,9 @@ TEST(Explore, ARunKilledAtAnyMomentResumesToTheSameDatabase) {
     kill(child, SIGKILL);
     waitpid(child, nullptr, 0);
     // The first kill cuts the run short (the whole run takes seconds); later ones may find it done.
-    if (delay_ms == 150) EXPECT_NE(rows_of(dir + "/killed.sqlite"), rows_of(dir + "/whole.sqlite"));
+    if (delay_ms == 150) {
+      EXPECT_NE(rows_of(dir + "/killed.sqlite"), rows_of(dir + "/whole.sqlite"));
+    }
   }
   const test::CliRun resumed = test::fsgen_cli("explore " + space + " --db " + dir + "/killed.sqlite");
   ASSERT_EQ(resumed.status, 0) << resumed.out;
