@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "generator/yaml_reader.h"
 
 namespace fsgen {
 
@@ -17,19 +18,10 @@ std::string place_of(const std::string& file, const YAML::Node& n) {
   return file + ":" + std::to_string(n.Mark().line + 1) + ":" + std::to_string(n.Mark().column + 1);
 }
 
-uint32_t count_at(const YAML::Node& map, const std::string& key, uint32_t fallback, const std::string& file) {
-  if (!map[key]) return fallback;
-  try {
-    const int64_t v = map[key].as<int64_t>();
-    if (v >= 0 && v <= int64_t(UINT32_MAX)) return uint32_t(v);
-  } catch (const YAML::Exception&) {
-  }
-  fail(place_of(file, map[key]) + ": field '" + key + "'", "expected a count from 0 up to 4294967295");
-}
-
-void read_axes(const YAML::Node& axes, DesignSpace& s) {
-  if (!axes || !axes.IsMap()) fail(s.file, "field 'axes': expected a map of spec paths to lists of values");
-  for (const auto& kv : axes) {
+// The axes map: spec paths to non-empty lists of values.
+void read_axes(YamlMap& top, DesignSpace& s) {
+  top.get_map("axes");  // a map, no path given twice
+  for (const auto& kv : top.get_node("axes")) {
     SpaceAxis a;
     a.path = kv.first.as<std::string>();
     if (!kv.second.IsSequence() || kv.second.size() == 0)
@@ -45,23 +37,18 @@ void read_axes(const YAML::Node& axes, DesignSpace& s) {
   }
 }
 
-void read_benchmarks(const YAML::Node& list, DesignSpace& s) {
-  if (!list || !list.IsSequence() || list.size() == 0)
-    fail(s.file, "field 'benchmarks': expected a non-empty list of {model, stage, context, layers}");
-  for (const auto& b : list) {
-    const std::string where = place_of(s.file, b) + ": benchmark";
-    if (!b.IsMap() || !b["model"]) fail(where, "expected a map with at least a model");
-    for (const auto& kv : b) {
-      const std::string k = kv.first.as<std::string>();
-      if (k != "model" && k != "stage" && k != "context" && k != "layers")
-        fail(where, "unknown field '" + k + "': expected model, stage, context or layers");
-    }
+void read_benchmarks(YamlMap& top, DesignSpace& s) {
+  const YAML::Node list = top.get_node("benchmarks");
+  if (!list.IsSequence() || list.size() == 0)
+    fail(top.place("benchmarks"), "expected a non-empty list of {model, stage, context, layers}");
+  for (size_t i = 0; i < list.size(); ++i) {
+    YamlMap b(list[i], "benchmarks[" + std::to_string(i) + "]", s.file);
     SpaceBenchmark r;
-    r.model = b["model"].as<std::string>();
-    r.stage = b["stage"] ? b["stage"].as<std::string>() : r.stage;
-    if (r.stage != "prefill" && r.stage != "decode") fail(where, "stage '" + r.stage + "': expected prefill or decode");
-    r.context = count_at(b, "context", r.context, s.file);
-    r.layers = count_at(b, "layers", r.layers, s.file);
+    r.model = b.get_string("model");
+    r.stage = b.get_choice("stage", {"prefill", "decode"}, r.stage);
+    r.context = uint32_t(b.get_int_or("context", r.context, 0, UINT32_MAX));
+    r.layers = uint32_t(b.get_int_or("layers", r.layers, 0, UINT32_MAX));
+    b.finish();
     s.benchmarks.push_back(r);
   }
 }
@@ -118,39 +105,23 @@ DesignSpace read_design_space(const std::string& path) {
   } catch (const YAML::Exception& e) {
     fail(path + ":" + std::to_string(e.mark.line + 1), "malformed YAML: " + e.msg);
   }
-  if (!root.IsMap()) fail(path, "expected a design space: a map with name, base, axes and benchmarks");
-  for (const auto& kv : root) {
-    const std::string k = kv.first.as<std::string>();
-    if (k != "name" && k != "base" && k != "axes" && k != "constraints" && k != "benchmarks")
-      fail(place_of(path, kv.first) + ": field '" + k + "'",
-           "unknown: expected name, base, axes, constraints or benchmarks");
-  }
+  YamlMap top(root, "", path);
   DesignSpace s;
   s.file = path;
-  if (!root["name"] || !root["base"]) fail(path, "expected the fields name and base");
-  s.name = root["name"].as<std::string>();
-  const fs::path base = fs::path(path).parent_path() / root["base"].as<std::string>();
+  s.name = top.get_string("name");
+  const fs::path base = fs::path(path).parent_path() / top.get_string("base");
   std::ifstream b(base);
-  if (!b) fail(place_of(path, root["base"]) + ": field 'base'", "cannot open the base spec " + base.string());
+  if (!b) fail(top.place("base"), "cannot open the base spec " + base.string());
   s.base_text.assign(std::istreambuf_iterator<char>(b), std::istreambuf_iterator<char>());
-  read_axes(root["axes"], s);
-  if (const YAML::Node c = root["constraints"]) {
-    for (const auto& kv : c) {
-      const std::string k = kv.first.as<std::string>();
-      if (k != "max_pes" && k != "max_tops")
-        fail(place_of(path, kv.first) + ": constraint '" + k + "'", "unknown: expected max_pes or max_tops");
-    }
-    s.constraints.max_pes = count_at(c, "max_pes", 0, path);
-    if (c["max_tops"]) {
-      try {
-        s.constraints.max_tops = c["max_tops"].as<double>();
-      } catch (const YAML::Exception&) {
-      }
-      if (!(s.constraints.max_tops > 0))
-        fail(place_of(path, c["max_tops"]) + ": constraint 'max_tops'", "expected a positive number");
-    }
+  read_axes(top, s);
+  if (top.has("constraints")) {
+    YamlMap c = top.get_map("constraints");
+    s.constraints.max_pes = uint32_t(c.get_int_or("max_pes", 0, 0, UINT32_MAX));
+    if (c.has("max_tops")) s.constraints.max_tops = c.get_double("max_tops", 0);
+    c.finish();
   }
-  read_benchmarks(root["benchmarks"], s);
+  read_benchmarks(top, s);
+  top.finish();
   return s;
 }
 

@@ -100,9 +100,18 @@ TEST(DesignSpace, MalformedSpacesAreOneLineErrorsWithTheirPlace) {
   std::string e = error(test::replace(space_text(), "[output_stationary, weight_stationary]", "[]"));
   EXPECT_NE(e.find("axis 'arrays.a.loop_order': expected a non-empty list of values"), std::string::npos) << e;
   e = error(space_text("  - {model: Qwen3-0.6B, stage: sideways}\n"));
-  EXPECT_NE(e.find("benchmark: stage 'sideways': expected prefill or decode"), std::string::npos) << e;
+  EXPECT_NE(e.find("space.yaml:8:25: field 'benchmarks[0].stage': expected one of {prefill, decode}, got 'sideways'"),
+            std::string::npos)
+      << e;
   e = error(test::replace(space_text(), "max_pes: 600", "max_pes: -1"));
-  EXPECT_NE(e.find("field 'max_pes': expected a count"), std::string::npos) << e;
+  EXPECT_NE(e.find("space.yaml:6:15: field 'constraints.max_pes': expected an integer in [0, 4294967295], got -1"),
+            std::string::npos)
+      << e;
+  // A path given twice would leave which value counts to the YAML library.
+  e = error(test::replace(space_text(), "  arrays.a.tiling:", "  arrays.a.loop_order: [output_stationary]\n  arrays.a.tiling:"));
+  EXPECT_NE(e.find("field 'axes.arrays.a.loop_order': field 'arrays.a.loop_order' given twice (first at line 4)"),
+            std::string::npos)
+      << e;
   e = error("name: t\nbase: nowhere.yaml\naxes: {}\nbenchmarks: []\n");
   EXPECT_NE(e.find("field 'base': cannot open the base spec"), std::string::npos) << e;
 }
