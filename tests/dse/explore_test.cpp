@@ -108,7 +108,8 @@ TEST(DesignSpace, MalformedSpacesAreOneLineErrorsWithTheirPlace) {
             std::string::npos)
       << e;
   // A path given twice would leave which value counts to the YAML library.
-  e = error(test::replace(space_text(), "  arrays.a.tiling:", "  arrays.a.loop_order: [output_stationary]\n  arrays.a.tiling:"));
+  e = error(test::replace(space_text(),
+                          "  arrays.a.tiling:", "  arrays.a.loop_order: [output_stationary]\n  arrays.a.tiling:"));
   EXPECT_NE(e.find("field 'axes.arrays.a.loop_order': field 'arrays.a.loop_order' given twice (first at line 4)"),
             std::string::npos)
       << e;
