@@ -10,6 +10,7 @@
 #include "core/csv.h"
 #include "core/error.h"
 #include "core/progress.h"
+#include "dse/report.h"
 #include "power/power_model.h"
 
 namespace fsgen::cli {
@@ -17,10 +18,21 @@ namespace fsgen::cli {
 namespace {
 
 struct ExploreArgs {
-  std::string space, db, report, power_model, out;
+  std::vector<std::string> spaces;
+  std::string db, report, power_model, out;
   ExploreOptions run;
-  bool rank_given = false;
+  SpaceComparisons comparisons;
+  bool power_cap_given = false, cycle_cap_given = false, json = false, rank_given = false;
 };
+
+void print_report(const ExploreArgs& a, const ResultsDb& db) {
+  const std::vector<DesignRecord> designs = db.designs();
+  if (a.json)
+    std::cout << explore_report_json(designs, a.comparisons).dump(2) << "\n";
+  else
+    print_explore_report(designs, a.comparisons, std::cout);
+  if (!a.out.empty()) write_explore_plots(designs, a.out);
+}
 
 // The rank and rank count an MPI launcher (mpirun of OpenMPI, or a PMI one: MPICH, Slurm)
 // gives each process in its environment, unless --rank / --ranks say otherwise.
@@ -36,40 +48,44 @@ void ranks_from_environment(ExploreOptions& o) {
   }
 }
 
+// One space's points, with a progress bar, and what became of them.
+void run_space(const DesignSpace& s, ResultsDb& db, const ExploreOptions& o, bool quiet) {
+  ProgressBar bar("designs of " + s.name);
+  const bool draws = o.rank == 0;  // one bar per run, not one per rank
+  const ExploreCounts n = explore(s, db, o, [&](uint64_t done, uint64_t all) {
+    if (draws) bar(done, all);
+  });
+  if (quiet) return;
+  if (o.ranks > 1) std::cout << "rank " << o.rank << " of " << o.ranks << ": ";
+  std::cout << "space " << s.name << ": " << n.points << " points (" << s.axes.size() << " axes, "
+            << s.benchmarks.size() << " benchmarks); " << n.already << " already recorded, " << n.ok << " run, "
+            << n.invalid << " invalid, " << n.excluded << " excluded by a constraint, " << n.failed
+            << " failed on a benchmark\n";
+}
+
 int run_explore(ExploreArgs a) {
   if (!a.report.empty()) {
-    const ResultsDb db(a.report);
-    print_explore_report(db.designs(), std::cout);
-    if (!a.out.empty()) write_explore_front(db.designs(), a.out);
+    print_report(a, ResultsDb(a.report));
     return 0;
   }
-  if (a.space.empty()) fail("explore", "expected a design space file, or --report DB");
+  if (a.spaces.empty()) fail("explore", "expected a design space file, or --report DB");
   if (!a.rank_given) ranks_from_environment(a.run);
   if (a.run.ranks == 0 || a.run.rank >= a.run.ranks)
     fail("--rank",
          std::to_string(a.run.rank) + " of " + std::to_string(a.run.ranks) + ": expected a rank below --ranks");
-  const DesignSpace s = read_design_space(a.space);
+  std::vector<DesignSpace> spaces;
+  for (const auto& path : a.spaces) spaces.push_back(read_design_space(path));
+  if (!a.power_cap_given) a.comparisons.power_cap_mw = spaces.front().comparisons.power_cap_mw;
+  if (!a.cycle_cap_given) a.comparisons.cycle_cap = spaces.front().comparisons.cycle_cap;
   std::unique_ptr<PowerModel> model;
   if (!a.power_model.empty()) {
     model = std::make_unique<PowerModel>(load_power_model(a.power_model));
     a.run.power_model = model.get();
     a.run.power_model_name = a.power_model;
   }
-  ResultsDb db(a.db.empty() ? s.name + ".sqlite" : a.db);
-  ProgressBar bar("designs");
-  const bool draws = a.run.rank == 0;  // one bar per run, not one per rank
-  const ExploreCounts n = explore(s, db, a.run, [&](uint64_t done, uint64_t all) {
-    if (draws) bar(done, all);
-  });
-  if (a.run.ranks > 1) std::cout << "rank " << a.run.rank << " of " << a.run.ranks << ": ";
-  std::cout << "space " << s.name << ": " << n.points << " points (" << s.axes.size() << " axes, "
-            << s.benchmarks.size() << " benchmarks); " << n.already << " already recorded, " << n.ok << " run, "
-            << n.invalid << " invalid, " << n.excluded << " excluded by a constraint, " << n.failed
-            << " failed on a benchmark\n";
-  if (a.run.ranks == 1) {  // ranks: --report once all are done
-    print_explore_report(db.designs(), std::cout);
-    if (!a.out.empty()) write_explore_front(db.designs(), a.out);
-  }
+  ResultsDb db(a.db.empty() ? spaces.front().name + ".sqlite" : a.db);
+  for (const auto& s : spaces) run_space(s, db, a.run, a.json);
+  if (a.run.ranks == 1) print_report(a, db);  // ranks: --report once all are done
   return 0;
 }
 
@@ -80,22 +96,37 @@ Command explore_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("explore",
                                  "run every design of a design space on its benchmarks (fast model) into a results "
                                  "database; a killed run resumes");
-  cmd->add_option("space", a->space, "design space (YAML: base, axes, constraints, benchmarks)");
-  cmd->add_option("--db", a->db, "results database (SQLite; default <space name>.sqlite)");
+  cmd->add_option("spaces", a->spaces,
+                  "design spaces (YAML: base, axes, constraints, benchmarks); the first is compared with the "
+                  "others (its baselines)");
+  cmd->add_option("--db", a->db, "results database (SQLite; default <first space's name>.sqlite)");
   cmd->add_option("--jobs", a->run.jobs, "designs evaluated at once")
       ->check(CLI::Range(1u, 256u))
       ->capture_default_str();
   cmd->add_option("--limit", a->run.limit, "the first N points only (0: all)")->capture_default_str();
   cmd->add_option("--power-model", a->power_model,
-                  "a power model from fsgen train: each design's area by its primitive area models");
-  cmd->add_option("--out", a->out, "a folder for the front as front.csv and front.png");
+                  "a power model from fsgen train: each design's area and power by its primitive models");
+  cmd->add_option("--out", a->out,
+                  "a folder for the figures: designs.csv, the fronts (front_*.png and .dat), tokens/s per benchmark "
+                  "(benchmarks.csv and .png)");
   cmd->add_option("--report", a->report, "print the report of a results database, running nothing");
+  cmd->add_flag("--json", a->json, "the report as JSON");
+  cmd->add_option("--power-cap", a->comparisons.power_cap_mw,
+                  "comparison: the fewest cycles among designs of at most this power, mW (default: the first "
+                  "space's comparisons, else 700)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--cycle-cap", a->comparisons.cycle_cap,
+                  "comparison: the least power among designs of at most this many cycles over the benchmarks "
+                  "(default: the first space's, else 8e7)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--rank", a->run.rank,
                   "this process's share of the points: those whose hash % ranks == rank "
                   "(default: the MPI launcher's rank, or 0)");
   cmd->add_option("--ranks", a->run.ranks, "processes sharing the points (default: the MPI launcher's, or 1)");
   return {cmd, [a, cmd] {
             a->rank_given = cmd->count("--rank") + cmd->count("--ranks") > 0;
+            a->power_cap_given = cmd->count("--power-cap") > 0;
+            a->cycle_cap_given = cmd->count("--cycle-cap") > 0;
             return run_explore(*a);
           }};
 }

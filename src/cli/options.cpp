@@ -141,8 +141,27 @@ FfnProblem ffn_problem(const KernelOptions& o) {
   return p;
 }
 
+namespace {
+
+// The share of an operand's values that are zero: drawn zero, or, when `pruned`, among those
+// drawn non-zero, pruned by the N:M pattern (M - N of every M values).
+double zero_share(const ValueOptions& v, bool gets_zeros, bool pruned) {
+  if (!gets_zeros) return 0;
+  const double drawn = v.values.zero_fraction;
+  const StructuredPattern p = pattern_of(v);
+  return p.active() && pruned ? drawn + (1 - drawn) * double(p.m - p.n) / double(p.m) : drawn;
+}
+
+}  // namespace
+
 ChosenKernel compile_kernel(const Graph& g, const KernelOptions& o) {
   ChosenKernel c;
+  // A matmul's --zeros-in operands get the zeros and the pattern; attention's keys and the
+  // FFN's weights (operand B) the pattern, every operand the zeros.
+  const bool mm = o.kernel == "matmul";
+  const bool a_zeros = !mm || o.values.zeros_in.find('a') != std::string::npos;
+  const bool b_zeros = !mm || o.values.zeros_in.find('b') != std::string::npos;
+  c.zeros = {zero_share(o.values, a_zeros, mm), zero_share(o.values, b_zeros, true)};
   if (o.kernel == "attention") {
     const AttentionProblem p = attention_problem(o);
     CompiledAttention a = compile_attention(g, p);

@@ -12,6 +12,7 @@
 #include "compiler/program.h"
 #include "compiler/synthetic.h"
 #include "generator/graph.h"
+#include "models/fast_model.h"
 #include "power/memory_macro.h"
 
 namespace fsgen::cli {
@@ -70,6 +71,7 @@ struct ChosenKernel {
   std::vector<uint8_t> expected;
   double macs = 0;          // matmul only
   uint64_t least_bytes = 0;  // least off-chip traffic (compiler/traffic.h)
+  OperandZeros zeros;        // the operands' zero shares as drawn (the fast model's statistics)
 };
 ChosenKernel compile_kernel(const Graph& g, const KernelOptions& o);
 

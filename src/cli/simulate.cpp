@@ -106,7 +106,10 @@ int run_simulate(const SimulateOptions& o) {
   if (!o.model.model.empty()) return run_model(g, o);
   const ChosenKernel chosen = compile_kernel(g, o.kernel);
   const RunResult r = run_on_systemc(g, chosen.program);
-  return print_kernel_run(g, chosen.program, r, chosen.expected, chosen.macs, chosen.least_bytes, std::cout) ? 0 : 1;
+  return print_kernel_run(g, chosen.program, r, chosen.expected, chosen.macs, chosen.least_bytes, chosen.zeros,
+                          std::cout)
+             ? 0
+             : 1;
 }
 }  // namespace
 

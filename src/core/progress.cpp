@@ -25,7 +25,10 @@ void ProgressBar::draw(double fraction, const std::string& count) {
   const int width = 40, filled = int(fraction * width);
   std::cerr << "\r" << (label_.empty() ? "" : label_ + " ") << "[" << std::string(size_t(filled), '#')
             << std::string(size_t(width - filled), ' ') << "] " << int(fraction * 100) << " %" << count << "  "
-            << int(elapsed) << " s" << (finished ? "\n" : "") << std::flush;
+            << int(elapsed) << " s";
+  // The time left at the rate so far (once a share is done that makes the rate mean something).
+  if (!finished && fraction >= 0.01) std::cerr << ", about " << int(elapsed * (1 - fraction) / fraction) << " s left";
+  std::cerr << (finished ? "\n" : "    ") << std::flush;
 }
 
 }  // namespace fsgen

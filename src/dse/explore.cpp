@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include "compiler/model_config.h"
@@ -15,6 +16,7 @@
 #include "flow/tools.h"
 #include "generator/graph.h"
 #include "generator/spec.h"
+#include "sim/activity_power.h"
 #include "sim/model_sim.h"
 #include "sim/power_report.h"
 
@@ -31,17 +33,26 @@ std::string constraint_broken(const SpaceConstraints& c, uint32_t pes, double cl
   return "";
 }
 
-BenchmarkResult run_benchmark(const Graph& g, const SpaceBenchmark& b) {
+ModelSimReport simulate_benchmark(const Graph& g, const SpaceBenchmark& b) {
   const ModelConfig m = model_config_by_name(b.model);
   ModelSimOptions o;
   o.stage = b.stage == "decode" ? Stage::kDecode : Stage::kPrefill;
   o.context = b.context;
   o.layers = b.layers == 0 ? 0 : std::min(b.layers, m.layers);
   o.mode = SimMode::kFast;
-  const ModelSimReport r = simulate_model(g, m, o);
+  o.values.zero_fraction = b.zeros;
+  return simulate_model(g, m, o);
+}
+
+BenchmarkResult result_of(const Graph& g, const SpaceBenchmark& b, const ModelSimReport& r) {
   BenchmarkResult out;
   out.benchmark = b.key();
   out.timing_model = "fsgen fast model";
+  if (g.sparse.timing_depends_on_data()) {
+    std::ostringstream z;
+    z << 100 * b.zeros;
+    out.timing_model += " (sparse timing from zero statistics: " + z.str() + " % of values zero)";
+  }
   out.cycles = r.cycles;
   out.tokens_per_second = r.tokens_processed() / r.seconds_at_clock();
   out.dma_bytes = dma_bytes(r);
@@ -52,11 +63,42 @@ BenchmarkResult run_benchmark(const Graph& g, const SpaceBenchmark& b) {
   return out;
 }
 
+// The design's power models, one per zero share of the benchmarks (each calibrated once).
+class DesignPower {
+ public:
+  DesignPower(const Graph& g, const ExploreOptions& o) : g_(g), o_(o) {}
+  const ActivityPowerModel& at(double zeros) {
+    auto it = by_zeros_.find(zeros);
+    if (it == by_zeros_.end())
+      it = by_zeros_.emplace(zeros, calibrate_activity_power(g_, *o_.power_model, zeros)).first;
+    return it->second;
+  }
+  std::string model_name(const ActivityPowerModel& m) const {
+    return "fsgen activity-scaled primitive models (" + o_.power_model_name +
+           "): idle and per-busy-cycle energy of each block from a cycle-model sample (" + m.sample + ")";
+  }
+  // The sample on which the fast model was furthest from the cycle model.
+  void record(DesignRecord& d) const {
+    for (const auto& [zeros, m] : by_zeros_)
+      if (d.power_sample.empty() || std::abs(m.sample_cycle_error_percent()) > std::abs(d.sample_cycle_error)) {
+        std::ostringstream z;
+        z << 100 * zeros;
+        d.power_sample = m.sample + " at " + z.str() + " % zeros";
+        d.sample_cycle_error = m.sample_cycle_error_percent();
+      }
+  }
+
+ private:
+  const Graph& g_;
+  const ExploreOptions& o_;
+  std::map<double, ActivityPowerModel> by_zeros_;
+};
+
 }  // namespace
 
 DesignRecord evaluate_point(const DesignSpace& s, const DesignPoint& p, const ExploreOptions& o) {
   DesignRecord d;
-  d.hash = p.hash, d.name = p.name, d.spec_text = p.spec_text, d.status = "ok";
+  d.hash = p.hash, d.space = s.name, d.name = p.name, d.spec_text = p.spec_text, d.status = "ok";
   auto elaborated = [&]() -> std::unique_ptr<Graph> {
     try {
       return std::make_unique<Graph>(elaborate(parse_spec_text(p.spec_text, p.name + ".yaml")));
@@ -83,15 +125,24 @@ DesignRecord evaluate_point(const DesignSpace& s, const DesignPoint& p, const Ex
     d.status = "excluded";
     return d;
   }
+  DesignPower power(*g, o);
   for (const SpaceBenchmark& b : s.benchmarks) {
     try {
-      d.results.push_back(run_benchmark(*g, b));
+      const ModelSimReport r = simulate_benchmark(*g, b);
+      BenchmarkResult res = result_of(*g, b, r);
+      if (o.power_model) {
+        const ActivityPowerModel& m = power.at(b.zeros);
+        res.power_mw = m.power_mw(r.activity, r.cycles, r.clock_mhz);
+        res.power_model = power.model_name(m);
+      }
+      d.results.push_back(res);
     } catch (const UserError& e) {
       d.status = "failed", d.reason = b.key() + ": " + e.what();
       d.results.clear();
       return d;
     }
   }
+  power.record(d);
   return d;
 }
 
@@ -99,7 +150,7 @@ ExploreCounts explore(const DesignSpace& s, ResultsDb& db, const ExploreOptions&
                       const std::function<void(uint64_t, uint64_t)>& progress) {
   ExploreCounts n;
   const uint64_t all = o.limit ? std::min(o.limit, s.points()) : s.points();
-  const std::set<std::string> done = db.recorded_designs();
+  const std::set<std::string> done = db.recorded_designs(s.name);
   std::vector<DesignPoint> todo;
   for (uint64_t i = 0; i < all; ++i) {
     DesignPoint p = design_point(s, i);
@@ -139,116 +190,6 @@ ExploreCounts explore(const DesignSpace& s, ResultsDb& db, const ExploreOptions&
   for (auto& t : threads) t.join();
   if (error) std::rethrow_exception(error);
   return n;
-}
-
-namespace {
-
-// A design's score over the benchmarks: the geometric mean of its tokens/s.
-double mean_tokens_per_second(const DesignRecord& d) {
-  double log_sum = 0;
-  for (const auto& r : d.results) log_sum += std::log(std::max(r.tokens_per_second, 1e-30));
-  return d.results.empty() ? 0 : std::exp(log_sum / double(d.results.size()));
-}
-
-}  // namespace
-
-namespace {
-
-// The size a design is weighed by: its area when every design has one, else its PEs.
-bool by_area(const std::vector<const DesignRecord*>& ok) {
-  return !ok.empty() && std::all_of(ok.begin(), ok.end(), [](const DesignRecord* d) { return d->area_um2 > 0; });
-}
-
-double size_of(const DesignRecord& d, bool area) { return area ? d.area_um2 / 1e6 : double(d.pes); }
-
-std::vector<const DesignRecord*> ok_designs(const std::vector<DesignRecord>& designs) {
-  std::vector<const DesignRecord*> ok;
-  for (const auto& d : designs)
-    if (d.status == "ok") ok.push_back(&d);
-  return ok;
-}
-
-// The designs no other design beats with at most its size and more tokens/s, smallest first.
-std::vector<const DesignRecord*> front_of(std::vector<const DesignRecord*> ok, bool area) {
-  std::sort(ok.begin(), ok.end(), [&](const DesignRecord* a, const DesignRecord* b) {
-    const double sa = size_of(*a, area), sb = size_of(*b, area);
-    return sa != sb ? sa < sb : mean_tokens_per_second(*a) > mean_tokens_per_second(*b);
-  });
-  std::vector<const DesignRecord*> front;
-  double best = 0;
-  for (const auto* d : ok)
-    if (mean_tokens_per_second(*d) > best) best = mean_tokens_per_second(*d), front.push_back(d);
-  return front;
-}
-
-}  // namespace
-
-void print_explore_report(const std::vector<DesignRecord>& designs, std::ostream& out) {
-  std::map<std::string, uint64_t> by_status;
-  for (const auto& d : designs) ++by_status[d.status];
-  const std::vector<const DesignRecord*> ok = ok_designs(designs);
-  out << "designs recorded: " << designs.size();
-  for (const auto& [status, count] : by_status) out << ", " << status << " " << count;
-  out << "\ntiming model: fsgen fast model (the controller's schedule, each phase timed whole)\n";
-  if (ok.empty()) return;
-  const bool area = by_area(ok);
-  if (area) out << "area model: " << ok.front()->area_model << "\n";
-  // The best design per benchmark.
-  std::map<std::string, std::pair<double, const DesignRecord*>> best;
-  for (const auto* d : ok)
-    for (const auto& r : d->results) {
-      auto& b = best[r.benchmark];
-      if (r.tokens_per_second > b.first) b = {r.tokens_per_second, d};
-    }
-  out << "best per benchmark (tokens/s at the design's clock):\n";
-  for (const auto& [bench, b] : best)
-    out << "  " << std::left << std::setw(40) << bench << std::right << std::setw(12) << std::fixed
-        << std::setprecision(1) << b.first << "  " << b.second->name << " (" << b.second->pes << " PEs)\n";
-  out << "front of tokens/s (geometric mean over the benchmarks) against " << (area ? "area" : "PEs") << ":\n";
-  for (const auto* d : front_of(ok, area)) {
-    double busy = 0;
-    for (const auto& r : d->results) busy += r.array_a_busy / double(d->results.size());
-    out << "  " << std::left << std::setw(24) << d->name << std::right << std::setw(7) << d->pes << " PEs";
-    if (area) out << std::setw(10) << std::setprecision(3) << d->area_um2 / 1e6 << " mm2";
-    out << std::setw(12) << std::setprecision(1) << mean_tokens_per_second(*d) << " tokens/s, array a busy "
-        << 100 * busy << " %\n";
-  }
-  out << std::defaultfloat;
-}
-
-void write_explore_front(const std::vector<DesignRecord>& designs, const std::string& dir) {
-  const std::vector<const DesignRecord*> ok = ok_designs(designs);
-  if (ok.empty()) fail(dir, "no design ran: no front to draw");
-  const bool area = by_area(ok);
-  const std::vector<const DesignRecord*> front = front_of(ok, area);
-  const std::string csv = dir + "/front.csv", png = dir + "/front.png";
-  std::vector<const DesignRecord*> by_size = ok;
-  std::stable_sort(by_size.begin(), by_size.end(),
-                   [&](const DesignRecord* a, const DesignRecord* b) { return size_of(*a, area) < size_of(*b, area); });
-  write_file_atomically(csv, "design-space front", [&](std::ostream& o) {
-    o << "design,pes,area_mm2,tokens_per_second,front_tokens_per_second\n";
-    for (const auto* d : by_size) {
-      const bool on = std::find(front.begin(), front.end(), d) != front.end();
-      o << d->name << "," << d->pes << "," << d->area_um2 / 1e6 << "," << mean_tokens_per_second(*d) << ","
-        << (on ? std::to_string(mean_tokens_per_second(*d)) : "NaN") << "\n";
-    }
-  });
-  const std::string x = area ? "3" : "2";
-  const std::string tmp = png + ".tmp.png";
-  const std::string script =
-      "set terminal pngcairo size 900,600 noenhanced; set output '" + tmp +
-      "'; set datafile separator ',';"
-      " set xlabel '" +
-      std::string(area ? "area (mm2, fsgen primitive area models)" : "PEs") +
-      "';"
-      " set ylabel 'tokens/s (geometric mean over the benchmarks, fsgen fast model)'; set logscale y;"
-      " set title 'fsgen explore: designs and their front'; set key top left; set datafile missing 'NaN';"
-      " plot '" +
-      csv + "' every ::1 using " + x + ":4 with points pt 7 ps 0.6 title 'designs', '" + csv + "' every ::1 using " +
-      x + ":5 with linespoints pt 7 title 'front'";
-  const CommandResult r = run_command("echo " + shell_quote(script) + " | " + shell_quote(require_tool("gnuplot")));
-  if (r.status != 0 || !std::filesystem::exists(tmp)) fail("gnuplot", "could not draw " + png + ": " + r.output);
-  std::filesystem::rename(tmp, png);
 }
 
 }  // namespace fsgen

@@ -10,16 +10,20 @@ namespace fsgen {
 
 namespace {
 
+// user_version 2: a database of an earlier layout is refused rather than mixed with this one.
+constexpr int kSchemaVersion = 2;
 constexpr const char* kSchema = R"(
 CREATE TABLE IF NOT EXISTS designs (
-  hash TEXT PRIMARY KEY, name TEXT NOT NULL, spec TEXT NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL,
-  pes INTEGER NOT NULL, clock_mhz REAL NOT NULL, area_um2 REAL NOT NULL, area_model TEXT NOT NULL,
-  fsgen_version TEXT NOT NULL);
+  space TEXT NOT NULL, hash TEXT NOT NULL, name TEXT NOT NULL, spec TEXT NOT NULL, status TEXT NOT NULL,
+  reason TEXT NOT NULL, pes INTEGER NOT NULL, clock_mhz REAL NOT NULL, area_um2 REAL NOT NULL,
+  area_model TEXT NOT NULL, power_sample TEXT NOT NULL, sample_cycle_error REAL NOT NULL,
+  fsgen_version TEXT NOT NULL, PRIMARY KEY (space, hash));
 CREATE TABLE IF NOT EXISTS results (
-  design TEXT NOT NULL REFERENCES designs(hash), benchmark TEXT NOT NULL, timing_model TEXT NOT NULL,
+  space TEXT NOT NULL, design TEXT NOT NULL, benchmark TEXT NOT NULL, timing_model TEXT NOT NULL,
   cycles INTEGER NOT NULL, tokens_per_second REAL NOT NULL, dma_bytes INTEGER NOT NULL,
   least_bytes INTEGER NOT NULL, roofline_cycles INTEGER NOT NULL, array_a_busy REAL NOT NULL,
-  PRIMARY KEY (design, benchmark));
+  power_mw REAL NOT NULL, power_model TEXT NOT NULL,
+  PRIMARY KEY (space, design, benchmark), FOREIGN KEY (space, design) REFERENCES designs(space, hash));
 )";
 
 // A prepared statement, finalised when it goes out of scope.
@@ -53,6 +57,7 @@ class Statement {
   }
   uint64_t column_integer(int i) const { return uint64_t(sqlite3_column_int64(s_, i)); }
   double column_real(int i) const { return sqlite3_column_double(s_, i); }
+  uint64_t first_integer() { return row() ? column_integer(0) : 0; }
 
  private:
   sqlite3* db_;
@@ -70,7 +75,17 @@ ResultsDb::ResultsDb(const std::string& path) : path_(path) {
   }
   sqlite3_busy_timeout(db_, 60000);  // another process of the run (MPI ranks) holding the write lock
   exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+  exec("BEGIN IMMEDIATE");
+  const int version = int(Statement(db_, "PRAGMA user_version", path_).first_integer());
+  const bool empty = Statement(db_, "SELECT count(*) FROM sqlite_master", path_).first_integer() == 0;
+  if (!empty && version != kSchemaVersion) {
+    exec("ROLLBACK");
+    fail(path_, "a results database of layout " + std::to_string(version) + " (an earlier fsgen): expected layout " +
+                    std::to_string(kSchemaVersion) + "; give a new --db");
+  }
   exec(kSchema);
+  exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+  exec("COMMIT");
 }
 
 ResultsDb::~ResultsDb() { sqlite3_close(db_); }
@@ -84,9 +99,10 @@ void ResultsDb::exec(const std::string& sql) const {
   }
 }
 
-std::set<std::string> ResultsDb::recorded_designs() const {
+std::set<std::string> ResultsDb::recorded_designs(const std::string& space) const {
   std::set<std::string> out;
-  Statement s(db_, "SELECT hash FROM designs", path_);
+  Statement s(db_, "SELECT hash FROM designs WHERE space = ?1", path_);
+  s.text(1, space);
   while (s.row()) out.insert(s.column_text(0));
   return out;
 }
@@ -94,29 +110,36 @@ std::set<std::string> ResultsDb::recorded_designs() const {
 void ResultsDb::record(const DesignRecord& d) {
   exec("BEGIN IMMEDIATE");
   try {
-    Statement(db_, "INSERT OR REPLACE INTO designs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", path_)
-        .text(1, d.hash)
-        .text(2, d.name)
-        .text(3, d.spec_text)
-        .text(4, d.status)
-        .text(5, d.reason)
-        .integer(6, d.pes)
-        .real(7, d.clock_mhz)
-        .real(8, d.area_um2)
-        .text(9, d.area_model)
-        .text(10, FSGEN_VERSION)
+    Statement(db_, "INSERT OR REPLACE INTO designs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+              path_)
+        .text(1, d.space)
+        .text(2, d.hash)
+        .text(3, d.name)
+        .text(4, d.spec_text)
+        .text(5, d.status)
+        .text(6, d.reason)
+        .integer(7, d.pes)
+        .real(8, d.clock_mhz)
+        .real(9, d.area_um2)
+        .text(10, d.area_model)
+        .text(11, d.power_sample)
+        .real(12, d.sample_cycle_error)
+        .text(13, FSGEN_VERSION)
         .row();
     for (const BenchmarkResult& r : d.results)
-      Statement(db_, "INSERT OR REPLACE INTO results VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", path_)
-          .text(1, d.hash)
-          .text(2, r.benchmark)
-          .text(3, r.timing_model)
-          .integer(4, r.cycles)
-          .real(5, r.tokens_per_second)
-          .integer(6, r.dma_bytes)
-          .integer(7, r.least_bytes)
-          .integer(8, r.roofline_cycles)
-          .real(9, r.array_a_busy)
+      Statement(db_, "INSERT OR REPLACE INTO results VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", path_)
+          .text(1, d.space)
+          .text(2, d.hash)
+          .text(3, r.benchmark)
+          .text(4, r.timing_model)
+          .integer(5, r.cycles)
+          .real(6, r.tokens_per_second)
+          .integer(7, r.dma_bytes)
+          .integer(8, r.least_bytes)
+          .integer(9, r.roofline_cycles)
+          .real(10, r.array_a_busy)
+          .real(11, r.power_mw)
+          .text(12, r.power_model)
           .row();
     exec("COMMIT");
   } catch (...) {
@@ -127,29 +150,35 @@ void ResultsDb::record(const DesignRecord& d) {
 
 std::vector<DesignRecord> ResultsDb::designs() const {
   std::vector<DesignRecord> out;
-  std::map<std::string, size_t> at;
-  Statement s(
-      db_, "SELECT hash, name, spec, status, reason, pes, clock_mhz, area_um2, area_model FROM designs ORDER BY name",
-      path_);
+  std::map<std::pair<std::string, std::string>, size_t> at;  // (space, hash)
+  // Spaces in the order their first design was recorded (the space explored first leads the
+  // report), each space's designs by name.
+  Statement s(db_,
+              "SELECT hash, space, name, spec, status, reason, pes, clock_mhz, area_um2, area_model, power_sample, "
+              "sample_cycle_error FROM designs JOIN (SELECT space AS sp, MIN(rowid) AS first FROM designs GROUP BY "
+              "space) ON space = sp ORDER BY first, name",
+              path_);
   while (s.row()) {
     DesignRecord d;
-    d.hash = s.column_text(0), d.name = s.column_text(1), d.spec_text = s.column_text(2);
-    d.status = s.column_text(3), d.reason = s.column_text(4);
-    d.pes = uint32_t(s.column_integer(5)), d.clock_mhz = s.column_real(6);
-    d.area_um2 = s.column_real(7), d.area_model = s.column_text(8);
-    at[d.hash] = out.size();
+    d.hash = s.column_text(0), d.space = s.column_text(1), d.name = s.column_text(2), d.spec_text = s.column_text(3);
+    d.status = s.column_text(4), d.reason = s.column_text(5);
+    d.pes = uint32_t(s.column_integer(6)), d.clock_mhz = s.column_real(7);
+    d.area_um2 = s.column_real(8), d.area_model = s.column_text(9);
+    d.power_sample = s.column_text(10), d.sample_cycle_error = s.column_real(11);
+    at[{d.space, d.hash}] = out.size();
     out.push_back(std::move(d));
   }
   Statement r(db_,
-              "SELECT design, benchmark, timing_model, cycles, tokens_per_second, dma_bytes, least_bytes, "
-              "roofline_cycles, array_a_busy FROM results ORDER BY design, benchmark",
+              "SELECT space, design, benchmark, timing_model, cycles, tokens_per_second, dma_bytes, least_bytes, "
+              "roofline_cycles, array_a_busy, power_mw, power_model FROM results ORDER BY space, design, benchmark",
               path_);
   while (r.row()) {
     BenchmarkResult b;
-    b.benchmark = r.column_text(1), b.timing_model = r.column_text(2), b.cycles = r.column_integer(3);
-    b.tokens_per_second = r.column_real(4), b.dma_bytes = r.column_integer(5), b.least_bytes = r.column_integer(6);
-    b.roofline_cycles = r.column_integer(7), b.array_a_busy = r.column_real(8);
-    auto it = at.find(r.column_text(0));
+    b.benchmark = r.column_text(2), b.timing_model = r.column_text(3), b.cycles = r.column_integer(4);
+    b.tokens_per_second = r.column_real(5), b.dma_bytes = r.column_integer(6), b.least_bytes = r.column_integer(7);
+    b.roofline_cycles = r.column_integer(8), b.array_a_busy = r.column_real(9);
+    b.power_mw = r.column_real(10), b.power_model = r.column_text(11);
+    auto it = at.find({r.column_text(0), r.column_text(1)});
     if (it != at.end()) out[it->second].results.push_back(std::move(b));
   }
   return out;

@@ -48,6 +48,7 @@ void read_benchmarks(YamlMap& top, DesignSpace& s) {
     r.stage = b.get_choice("stage", {"prefill", "decode"}, r.stage);
     r.context = uint32_t(b.get_int_or("context", r.context, 0, UINT32_MAX));
     r.layers = uint32_t(b.get_int_or("layers", r.layers, 0, UINT32_MAX));
+    if (b.has("zeros")) r.zeros = b.get_fraction("zeros");
     b.finish();
     s.benchmarks.push_back(r);
   }
@@ -87,7 +88,13 @@ std::string fnv1a_hex(const std::string& text) {
 }  // namespace
 
 std::string SpaceBenchmark::key() const {
-  return model + "/" + stage + "/" + std::to_string(context) + "/" + (layers ? std::to_string(layers) : "all");
+  std::string k = model + "/" + stage + "/" + std::to_string(context) + "/" + (layers ? std::to_string(layers) : "all");
+  if (zeros > 0) {
+    std::ostringstream z;
+    z << zeros;
+    k += "/zeros=" + z.str();
+  }
+  return k;
 }
 
 uint64_t DesignSpace::points() const {
@@ -121,6 +128,12 @@ DesignSpace read_design_space(const std::string& path) {
     c.finish();
   }
   read_benchmarks(top, s);
+  if (top.has("comparisons")) {
+    YamlMap c = top.get_map("comparisons");
+    if (c.has("power_cap_mw")) s.comparisons.power_cap_mw = c.get_double("power_cap_mw", 0);
+    if (c.has("cycle_cap")) s.comparisons.cycle_cap = c.get_double("cycle_cap", 0);
+    c.finish();
+  }
   top.finish();
   return s;
 }

@@ -10,7 +10,8 @@
 //     "@compressed": [{}, {memory.operand_tiles.b: 1, sparsity+: [...]}]  # '@': each value a bundle
 //   constraints: {max_pes: 4096, max_tops: 8}  # the per-tensor buffer limit: the spec's own
 //   benchmarks:
-//     - {model: Llama-2-7b, stage: decode, context: 512, layers: 1}
+//     - {model: Llama-2-7b, stage: decode, context: 512, layers: 1, zeros: 0.5}
+//   comparisons: {power_cap_mw: 700, cycle_cap: 8.0e7}
 //
 // The points are the axes' cartesian product, the first axis varying slowest; each is the
 // base spec with its axis values set, as YAML text (its hash names it in the database).
@@ -42,7 +43,18 @@ struct SpaceBenchmark {
   std::string stage = "prefill";  // prefill or decode
   uint32_t context = 128;         // prefill: tokens; decode: tokens already cached
   uint32_t layers = 1;            // layers run (0: all)
-  std::string key() const;        // model/stage/context/layers, its name in the database
+  // Share of every operand's values that are zero (pruned weights, sparse activations): the
+  // zero statistics sparse designs are timed by, and the power sample's operands.
+  double zeros = 0;
+  std::string key() const;  // model/stage/context/layers[/zeros=Z], its name in the database
+};
+
+// The paper's two comparisons of a space against each baseline space (fsgen explore's report):
+// the fewest cycles at a power cap, and the least power at a cycle cap (cycles summed over the
+// benchmarks).
+struct SpaceComparisons {
+  double power_cap_mw = 700;
+  double cycle_cap = 8e7;
 };
 
 struct DesignSpace {
@@ -51,6 +63,7 @@ struct DesignSpace {
   std::vector<SpaceAxis> axes;
   SpaceConstraints constraints;
   std::vector<SpaceBenchmark> benchmarks;
+  SpaceComparisons comparisons;
   uint64_t points() const;  // the product of the axes' value counts
 };
 

@@ -109,6 +109,14 @@ double YamlMap::get_double(const std::string& key, double min_exclusive) {
   return v;
 }
 
+double YamlMap::get_fraction(const std::string& key) {
+  YAML::Node n = required(key);
+  double v = 0;
+  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !(v >= 0 && v <= 1))
+    fail(place(key), "expected a fraction from 0 to 1, got " + scalar_text(n));
+  return v;
+}
+
 bool YamlMap::get_bool_or(const std::string& key, bool fallback) {
   if (!has(key)) {
     read_.insert(key);

@@ -26,6 +26,7 @@ class YamlMap {
   int64_t get_int(const std::string& key, int64_t min, int64_t max);
   int64_t get_int_or(const std::string& key, int64_t fallback, int64_t min, int64_t max);
   double get_double(const std::string& key, double min_exclusive);
+  double get_fraction(const std::string& key);  // a number in [0, 1]
   bool get_bool_or(const std::string& key, bool fallback);
   YamlMap get_map(const std::string& key);
   YAML::Node get_node(const std::string& key);  // raw access for lists; marks the key read

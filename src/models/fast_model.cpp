@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
-
-#include "core/error.h"
-#include "core/window_series.h"
+#include <cmath>
+#include <random>
 
 #include "blocks/ctrl/row_transfers.h"
 #include "blocks/ctrl/sequencer.h"
+#include "blocks/sparse_net/model_stream_statistics.h"
+#include "core/error.h"
+#include "core/window_series.h"
 
 namespace fsgen {
 
@@ -68,11 +70,24 @@ namespace {
 
 class FastCore : private TileSequencer {
  public:
-  FastCore(const Graph& g, RunResult& r, ActivityTimeline& timeline)
-      : TileSequencer(g, r.activity, r.sparse), result_(r), timeline_(timeline), mem_(g.memory) {
-    if (g.sparse.timing_depends_on_data())
-      fail("design " + g.spec.name, "the fast model times tiles without their data, and a sparse design's tile "
-                                    "times depend on it: expected the cycle model (--mode cycle)");
+  FastCore(const Graph& g, RunResult& r, ActivityTimeline& timeline, const std::optional<OperandZeros>& zeros)
+      : TileSequencer(g, r.activity, r.sparse),
+        result_(r),
+        timeline_(timeline),
+        mem_(g.memory),
+        zeros_(zeros.value_or(OperandZeros{})) {
+    if (g.sparse.timing_depends_on_data() && !zeros)
+      fail("design " + g.spec.name,
+           "the fast model times tiles without their data, and this sparse design's tile "
+           "times depend on it: expected its operands' zero statistics, or the cycle model");
+    if (g.attention && g.array_b.sparse.skips_steps())
+      fail("design " + g.spec.name,
+           "array b skips zero steps of P, which the core makes on chip: the fast model has "
+           "no statistic of its zeros; expected the cycle model");
+    for (double z : {zeros_.a, zeros_.b})
+      if (!(z >= 0 && z <= 1))
+        fail("zero statistics", "expected a fraction of values in [0, 1], got " + std::to_string(z));
+    if (plan_.sparse.skips_steps()) sparse_stream_ = estimate_sparse_stream(plan_, zeros_.a, zeros_.b);
   }
 
   uint64_t run(const KernelRegs& regs) {
@@ -124,8 +139,25 @@ class FastCore : private TileSequencer {
   uint64_t reads_done_from() const override { return reads_.idle_from(0); }
   void zero_rows(BufferSlot, uint32_t, uint32_t, uint32_t) override {}
 
-  void load_compressed_rows(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, BufferSlot) override {
-    FSGEN_ASSERT(false, "the fast model refuses compressed designs (its constructor)");
+  // A compressed tile (memory-value sparsity): its metadata record, then its rows, each all
+  // zeros (cleared in its ISSUE cycle, not fetched) with the probability that all its bytes
+  // are zero, drawn from a fixed seed.
+  void load_compressed_rows(uint32_t, uint32_t meta_bytes, uint32_t, uint32_t, uint32_t rows, uint32_t row_bytes,
+                            BufferSlot dst) override {
+    const uint32_t beat = mem_.beat_bytes;
+    dma_phase(load_transfer_end(now_, 1, nullptr, dma_reads(meta_bytes / beat)), 1, meta_bytes);
+    const double zero_row = std::pow(dst.kind == BufferSlot::kA ? zeros_.a : zeros_.b, row_bytes);
+    std::bernoulli_distribution draw(zero_row);
+    uint32_t moved = 0;
+    auto skipped = [&](uint32_t) {
+      const bool zero = draw(rng_);
+      if (zero) result_.sparse["dma"].zero_row_bytes += row_bytes;
+      moved += !zero;
+      return zero;
+    };
+    const uint64_t last = load_transfer_end(now_, rows, skipped, dma_reads(row_bytes / beat), LoadEnd::kIssued);
+    dma_phase(last, moved, uint64_t(moved) * row_bytes);
+    result_.sparse["dma"].metadata_bytes += meta_bytes;
   }
 
   void store_rows(
@@ -136,8 +168,22 @@ class FastCore : private TileSequencer {
     dma_phase(last, rows, uint64_t(rows) * row_bytes);
   }
 
+  // Array a's tile: the timing rule, or, on a sparse array, the expected stream of the zero
+  // statistics (the fractions carried from tile to tile, so a run's sum rounds once).
+  uint64_t array_a_tile_cycles(bool reload) {
+    if (!sparse_stream_) return tile_cycles(plan_, reload);
+    const SparseStreamEstimate& e = *sparse_stream_;
+    expected_stream_ += e.stream_cycles();
+    const uint64_t stream = uint64_t(std::llround(expected_stream_)) - streamed_;
+    streamed_ += stream;
+    SparseActivity& s = result_.sparse["array_a"];
+    s.windows += e.windows, s.stream_cycles += stream, s.dense_cycles += plan_.spec.tile_k + e.drain;
+    s.skipped_steps += uint64_t(std::llround(e.skipped_steps * e.windows));
+    return stream + plan_.tail_cycles;
+  }
+
   void matmul_tile(bool reload, uint32_t, uint32_t, uint32_t, uint32_t) override {
-    const uint64_t span = tile_cycles(plan_, reload);
+    const uint64_t span = array_a_tile_cycles(reload);
     array_phase("array_a", plan_, span, 1, reload);
     if (graph_.matmul_on_both) array_phase("array_b", graph_.array_b_matmul, span, 1, false);
     now_ += span;
@@ -163,16 +209,15 @@ class FastCore : private TileSequencer {
   void hold_activations() override { softmax_unit_pass(); }
 
   void scores(bool reload, uint32_t, uint32_t) override {
-    const uint64_t span = tile_cycles(plan_, reload);
+    const uint64_t span = array_a_tile_cycles(reload);
     array_phase("array_a", plan_, span, 1, reload);
     now_ += span;
   }
 
   void softmax(uint32_t, uint32_t, bool) override { softmax_unit_pass(); }
-  int32_t key_tile_score(uint32_t) override {
-    FSGEN_ASSERT(false, "the fast model refuses block TopK designs (their key loops depend on the data)");
-    return 0;
-  }
+  // Block TopK without the data: a pseudo-random score per pooled key, so the ranking keeps
+  // as many tiles as it would (its key loop's length), not the same ones.
+  int32_t key_tile_score(uint32_t) override { return int32_t(rng_() >> 33); }
   void activation(uint32_t, bool) override { softmax_unit_pass(); }
   void softmax_unit_pass() {  // one score row per cycle, then one pipeline cycle; rows of INT32 scores
     const uint32_t tq = plan_.spec.tile_m;
@@ -198,20 +243,25 @@ class FastCore : private TileSequencer {
   DmaWrites writes_{mem_};
   InFlightSpans in_flight_;
   uint64_t now_ = 0;
+  OperandZeros zeros_;
+  std::optional<SparseStreamEstimate> sparse_stream_;  // array a skips zero steps
+  double expected_stream_ = 0;                         // array a's expected stream cycles so far
+  uint64_t streamed_ = 0;                              // and those timed
+  std::mt19937_64 rng_{0x5eed};                        // zero rows, TopK scores
 };
 
 }  // namespace
 
-FastRun run_fast(const Graph& g, const KernelRegs& regs, uint64_t window) {
+FastRun run_fast(const Graph& g, const KernelRegs& regs, uint64_t window, const std::optional<OperandZeros>& zeros) {
   FastRun run;
   run.result.model = "fast";
   run.timeline.window = window;
   if (window) {  // short windows: size the timeline from a run without one (cheap next to filling it)
-    FastRun plain = run_fast(g, regs, 0);
+    FastRun plain = run_fast(g, regs, 0, zeros);
     run.timeline.expected_windows = (plain.result.cycles + window - 1) / window;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  FastCore core(g, run.result, run.timeline);
+  FastCore core(g, run.result, run.timeline, zeros);
   run.result.cycles = core.run(regs);
   run.result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return run;

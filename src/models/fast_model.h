@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,12 +45,25 @@ struct ActivityTimeline {
   static ActivityTimeline from_spans(const RunResult& r, uint64_t window, uint64_t windows);
 };
 
+// The zero statistics a design whose tile times depend on its operands is timed by: each
+// value of operand A (x: activations, queries) and of operand B (w: weights, keys) zero
+// independently with these probabilities. A sparse array's stream then takes its expected
+// cycles (blocks/sparse_net/model_stream_statistics.h), a compressed tile row is all zeros with
+// the probability that all its bytes are, and block TopK keeps the top of pseudo-random key
+// scores (as many tiles as the data would; which ones, and so the K/V cache's hits, differ).
+struct OperandZeros {
+  double a = 0, b = 0;
+};
+
 struct FastRun {
   RunResult result;  // model "fast": cycles and activity; no outputs, no probes
   ActivityTimeline timeline;
 };
 
-// Times one kernel launch on the design. window = 0 keeps no timeline.
-FastRun run_fast(const Graph& g, const KernelRegs& regs, uint64_t window = 0);
+// Times one kernel launch on the design. window = 0 keeps no timeline. A design whose tile
+// times depend on the data (SparsePlan::timing_depends_on_data) needs `zeros`; a UserError
+// without them, or when array b skips steps (its operand P is made on chip: no statistic).
+FastRun run_fast(const Graph& g, const KernelRegs& regs, uint64_t window = 0,
+                 const std::optional<OperandZeros>& zeros = std::nullopt);
 
 }  // namespace fsgen

@@ -60,7 +60,9 @@ Program compile_launch(const Graph& g, KernelLaunch l, const ModelSimOptions& o)
 TimedLaunch time_launch(const Graph& g, const KernelLaunch& l, const ModelSimOptions& o) {
   const Program prog = compile_launch(g, l, o);
   if (o.mode == SimMode::kFast) {
-    FastRun r = run_fast(g, registers_at_start(prog), o.window);
+    // The synthetic operands' statistics: every operand's values zero at the same share.
+    const OperandZeros zeros{o.values.zero_fraction, o.values.zero_fraction};
+    FastRun r = run_fast(g, registers_at_start(prog), o.window, zeros);
     return {r.result.cycles, std::move(r.result.activity), std::move(r.timeline)};
   }
   SimOptions so;

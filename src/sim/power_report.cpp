@@ -395,13 +395,17 @@ DesignArea design_area(const Graph& g, const PowerModel& model) {
 PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& model, uint64_t window,
                           const DesignMacros& macros) {
   if (window == 0) fail("--window", "expected at least one cycle");
+  return estimate_run_power(g, p.kernel, registers_at_start(p), run_on_systemc(g, p), model, window, macros);
+}
+
+PowerTrace estimate_run_power(const Graph& g, const std::string& kernel, const KernelRegs& regs, const RunResult& r,
+                              const PowerModel& model, uint64_t window, const DesignMacros& macros) {
+  FSGEN_ASSERT(window > 0, "windows of at least one cycle");
   PowerTrace t;
   t.design = g.spec.name;
-  t.kernel = p.kernel;
+  t.kernel = kernel;
   t.clock_mhz = g.spec.clock_mhz;
   t.window = window;
-  const RunResult r = run_on_systemc(g, p);
-  const KernelRegs regs = registers_at_start(p);
   t.simulate_seconds = r.wall_seconds;
   const auto t0 = std::chrono::steady_clock::now();
   t.cycles = r.cycles;

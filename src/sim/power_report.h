@@ -13,6 +13,8 @@
 
 #include "compiler/program.h"
 #include "generator/graph.h"
+#include "models/kernel_regs.h"
+#include "models/run_result.h"
 #include "power/golden.h"
 #include "power/memory_macro.h"
 #include "power/power_model.h"
@@ -86,6 +88,10 @@ std::vector<ValidationRecord> validation_records(const std::string& design, cons
 // model's accesses (each placed in the windows where its array computes) and leakage.
 PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& model, uint64_t window,
                           const DesignMacros& macros = {});
+// The same for a run already made on the SystemC platform (kept with its probes' events), of
+// a kernel programmed with `regs`.
+PowerTrace estimate_run_power(const Graph& g, const std::string& kernel, const KernelRegs& regs, const RunResult& r,
+                              const PowerModel& model, uint64_t window, const DesignMacros& macros = {});
 
 // The design's area by the primitive area models (PowerModel::area_um2) of its blocks that
 // have one; the others are named in `not_modelled`.

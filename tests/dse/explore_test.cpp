@@ -2,6 +2,7 @@
 #include "dse/explore.h"
 
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "dse/report.h"
 #include "generator/spec.h"
 #include "power/characterize.h"
 #include "power/power_model.h"
@@ -149,13 +151,28 @@ TEST(Explore, ResumesAndAgreesWithAnyNumberOfJobs) {
   explore(s, two, o);
   EXPECT_EQ(rows_of(dir + "/one.sqlite"), rows_of(dir + "/two.sqlite"));
   std::ostringstream report;
-  print_explore_report(two.designs(), report);
-  EXPECT_NE(report.str().find("designs recorded: 8, excluded 1, invalid 4, ok 3"), std::string::npos) << report.str();
+  print_explore_report(two.designs(), SpaceComparisons{}, report);
+  EXPECT_NE(report.str().find("space t: 8, excluded 1, invalid 4, ok 3"), std::string::npos) << report.str();
 }
 
-// With a power model, each design's area by its primitive area models; the front against
-// area as CSV and PNG.
-TEST(Explore, AreaFromThePrimitiveModelsAndTheFrontDrawn) {
+// A database of another layout is refused, not mixed with this one.
+TEST(Explore, ADatabaseOfAnotherLayoutIsRefused) {
+  const std::string dir = test::scratch_dir("dse_layout");
+  const std::string path = dir + "/old.sqlite";
+  sqlite3* old = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &old), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(old, "CREATE TABLE designs (hash TEXT); PRAGMA user_version = 1;", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(old);
+  const std::string e = test::error_of([&] { ResultsDb db(path); });
+  EXPECT_NE(e.find("a results database of layout 1 (an earlier fsgen): expected layout 2; give a new --db"),
+            std::string::npos)
+      << e;
+}
+
+// With a power model, each design's area by its primitive area models and its power by the
+// activity-scaled primitive models; the report's table and fronts, and the figures drawn.
+TEST(Explore, AreaAndPowerFromThePrimitiveModelsAndTheFiguresDrawn) {
   const std::string dir = test::scratch_dir("dse_area");
   const DesignSpace s = read_design_space(write_space(dir, space_text()));
   const PowerModel model = train_power_model(read_dataset("data/power/fsgen45.csv"), 50);
@@ -168,17 +185,57 @@ TEST(Explore, AreaFromThePrimitiveModelsAndTheFrontDrawn) {
   EXPECT_GT(small.area_um2, 0);
   EXPECT_GT(big.area_um2, small.area_um2);
   EXPECT_NE(small.area_model.find("fsgen primitive area models (fsgen45)"), std::string::npos) << small.area_model;
+  // Power: above a milliwatt, below 10 W for 384 PEs (the controller's flip-flop operand
+  // buffers draw most of it); the sample's
+  // cycles in the fast model equal the cycle model's on a dense design.
+  ASSERT_EQ(small.results.size(), 1u);
+  EXPECT_GT(small.results[0].power_mw, 1);
+  EXPECT_LT(small.results[0].power_mw, 10000);
+  EXPECT_NE(small.results[0].power_model.find("activity-scaled primitive models (fsgen45)"), std::string::npos);
+  EXPECT_NE(small.power_sample.find("matmul"), std::string::npos) << small.power_sample;
+  EXPECT_EQ(small.sample_cycle_error, 0);
   ResultsDb db(dir + "/a.sqlite");
   explore(s, db, o);
   std::ostringstream report;
-  print_explore_report(db.designs(), report);
-  EXPECT_NE(report.str().find("front of tokens/s (geometric mean over the benchmarks) against area"), std::string::npos)
-      << report.str();
+  print_explore_report(db.designs(), SpaceComparisons{}, report);
+  EXPECT_NE(report.str().find("best designs (by FoM = tokens/s / W / mm2"), std::string::npos) << report.str();
+  EXPECT_NE(report.str().find("front cycles_power"), std::string::npos) << report.str();
+  const nlohmann::json j = explore_report_json(db.designs(), SpaceComparisons{});
+  EXPECT_EQ(j["designs"].size(), 8u);
+  EXPECT_GT(j["table"][0]["fom"].get<double>(), 0);
   if (!test::have_tool("gnuplot")) GTEST_SKIP() << "gnuplot not installed";
-  write_explore_front(db.designs(), dir);
-  const std::string csv = test::read_file(dir + "/front.csv");
-  EXPECT_EQ(csv.rfind("design,pes,area_mm2,tokens_per_second,front_tokens_per_second\n", 0), 0u) << csv;
-  EXPECT_TRUE(std::filesystem::exists(dir + "/front.png"));
+  write_explore_plots(db.designs(), dir + "/fig");
+  const std::string csv = test::read_file(dir + "/fig/designs.csv");
+  EXPECT_EQ(csv.rfind("space,design,pes,clock_mhz,area_mm2,power_mw,cycles,tokens_per_second", 0), 0u) << csv;
+  for (const char* f : {"front_cycles_power.png", "front_tokens_area.png", "front_efficiency_area.png",
+                        "benchmarks.png", "benchmarks.csv"})
+    EXPECT_TRUE(std::filesystem::exists(dir + "/fig/" + f)) << f;
+}
+
+// Two spaces in one database: the first compared with the second at the caps.
+TEST(Explore, TheFirstSpaceIsComparedWithTheOthers) {
+  const std::string dir = test::scratch_dir("dse_compare");
+  const DesignSpace ours = read_design_space(write_space(dir, space_text()));
+  std::ofstream(dir + "/theirs.yaml") << test::replace(space_text(), "name: t\n", "name: u\n");
+  const DesignSpace theirs = read_design_space(dir + "/theirs.yaml");
+  const PowerModel model = train_power_model(read_dataset("data/power/fsgen45.csv"), 50);
+  ExploreOptions o;
+  o.power_model = &model;
+  o.power_model_name = "fsgen45";
+  o.limit = 2;
+  ResultsDb db(dir + "/c.sqlite");
+  explore(ours, db, o);
+  explore(theirs, db, o);
+  std::ostringstream report;
+  print_explore_report(db.designs(), SpaceComparisons{1e6, 1e12}, report);
+  // The same designs on both sides: the same best, a ratio of one.
+  EXPECT_NE(report.str().find("t against u:\n  least cycles at a power cap of 1e+06 mW: "), std::string::npos)
+      << report.str();
+  EXPECT_NE(report.str().find("(t_1) against "), std::string::npos) << report.str();
+  EXPECT_NE(report.str().find("(u_1): 1x faster"), std::string::npos) << report.str();
+  std::ostringstream none;
+  print_explore_report(db.designs(), SpaceComparisons{0.001, 1}, none);
+  EXPECT_NE(none.str().find("t has no design within the cap"), std::string::npos) << none.str();
 }
 
 // Ranks (mpirun's processes, or --rank / --ranks) share one database and fill it as one

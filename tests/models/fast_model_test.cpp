@@ -2,6 +2,7 @@
 // cross-check matrix, the same activity totals, and a timeline that adds up.
 #include "models/fast_model.h"
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -9,6 +10,7 @@
 #include "compiler/attention.h"
 #include "compiler/ffn.h"
 #include "compiler/matmul.h"
+#include "core/error.h"
 #include "models/kernel_regs.h"
 #include "models/platform.h"
 #include "test_util.h"
@@ -26,10 +28,11 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
-// Every case of a cases file on every design its specs script writes, through `fsgen
-// simulate`, which runs both models on the same program: the fast model within 1 % of the
-// cycle model on each. Returns the runs.
-int expect_fast_within_one_percent(const std::string& specs_script, const std::string& cases_path) {
+// Every case of a cases file (those without any of the `skip` words) on every design its
+// specs script writes, through `fsgen simulate`, which runs both models on the same program:
+// the fast model within `tolerance` % of the cycle model on each. Returns the runs.
+int expect_fast_within(const std::string& specs_script, const std::string& cases_path, double tolerance = 1.0,
+                       const std::vector<std::string>& skip = {}) {
   const std::string dir = test::scratch_dir("fast_matrix");
   FILE* p = popen((specs_script + " " + dir).c_str(), "r");
   std::string designs;
@@ -44,6 +47,9 @@ int expect_fast_within_one_percent(const std::string& specs_script, const std::s
   int runs = 0;
   for (const auto& d : lines_of(designs))
     for (const auto& args : lines_of(cases.str())) {
+      if (std::any_of(skip.begin(), skip.end(),
+                      [&](const std::string& w) { return args.find(w) != std::string::npos; }))
+        continue;
       const test::CliRun r = test::fsgen_cli("simulate " + dir + "/" + d + ".yaml " + args);
       EXPECT_EQ(r.status, 0) << d << " " << args << "\n" << r.out;
       std::smatch c, f;
@@ -52,7 +58,7 @@ int expect_fast_within_one_percent(const std::string& specs_script, const std::s
         continue;
       }
       const double gap = std::abs(std::stod(f[2].str()));
-      EXPECT_LE(gap, 1.0) << d << " " << args << ": cycle model " << c[1] << ", fast " << f[1];
+      EXPECT_LE(gap, tolerance) << d << " " << args << ": cycle model " << c[1] << ", fast " << f[1];
       worst = std::max(worst, gap);
       ++runs;
     }
@@ -62,11 +68,30 @@ int expect_fast_within_one_percent(const std::string& specs_script, const std::s
 }
 
 TEST(FastModel, WithinOnePercentOfTheCycleModelOnTheCrossCheckMatrix) {
-  EXPECT_EQ(expect_fast_within_one_percent("validation/matrix_specs.sh", "validation/matrix_cases.txt"), 14 * 20);
+  EXPECT_EQ(expect_fast_within("validation/matrix_specs.sh", "validation/matrix_cases.txt"), 14 * 20);
 }
 
 TEST(FastModel, WithinOnePercentOfTheCycleModelOnTheEpilogueMatrix) {
-  EXPECT_EQ(expect_fast_within_one_percent("validation/epilogue_specs.sh", "validation/epilogue_cases.txt"), 4 * 4);
+  EXPECT_EQ(expect_fast_within("validation/epilogue_specs.sh", "validation/epilogue_cases.txt"), 4 * 4);
+}
+
+// Sparse designs timed from their operands' zero shares (values zero independently) against
+// the cycle model on the drawn values: within 3 % on the sparse matrix's kernels whose zeros
+// are drawn independently. Left out: N:M patterns (balanced by construction: the model
+// overestimates their windows by up to 12 %) and decode, whose padded query rows are zero
+// (up to 11 % on arrays testing x).
+TEST(FastModel, SparseDesignsFromZeroStatisticsWithinThreePercentOfTheCycleModel) {
+  EXPECT_EQ(expect_fast_within("validation/sparse_specs.sh", "validation/sparse_cases.txt", 3.0, {"pattern", "decode"}),
+            17 * 10);
+}
+
+TEST(FastModel, SparseDesignWithoutZeroStatisticsIsAUserError) {
+  const Graph g = graph_of(test::read_file("examples/sparse_os_8x8.yaml"));
+  MatmulProblem mp;
+  const Program mm = compile_matmul(g, mp);
+  EXPECT_THROW(run_fast(g, registers_at_start(mm)), UserError);
+  EXPECT_THROW(run_fast(g, registers_at_start(mm), 0, OperandZeros{1.5, 0}), UserError);
+  EXPECT_NO_THROW(run_fast(g, registers_at_start(mm), 0, OperandZeros{0.5, 0.5}));
 }
 
 void expect_same_activity(const RunResult& cyc, const RunResult& fast) {
