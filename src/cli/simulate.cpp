@@ -22,7 +22,7 @@ namespace fsgen::cli {
 namespace {
 struct ModelSimArgs {
   std::string model, layers = "all", mode = "fast", activity_csv, routing = "uniform";
-  bool every_launch = false, json = false;
+  bool every_launch = false, json = false, attention_only = false;
   uint64_t window = 0;
 };
 
@@ -87,6 +87,7 @@ int run_model(const Graph& g, const SimulateOptions& so) {
   o.values = so.kernel.values.resolved();
   o.seed = so.kernel.seed;
   o.every_launch = a.every_launch;
+  o.attention_only = a.attention_only;
   o.window = a.window ? a.window : (a.activity_csv.empty() ? 0 : 4096);
   if (a.routing != "uniform" && !m.moe.experts) fail("--routing", m.name + " has no experts to route to");
   o.routing = routing_of(a.routing, m);
@@ -127,6 +128,8 @@ Command simulate_command(CLI::App& app) {
   cmd->add_option("--mode", m.mode, "--model: fast (phases timed whole) or cycle (SystemC platform)")
       ->check(CLI::IsMember({"fast", "cycle"}))
       ->capture_default_str();
+  cmd->add_flag("--attention-only", m.attention_only,
+                "--model: each layer's attention block alone (norm, Q/K/V, attention, O, residual), without its FFN");
   cmd->add_flag("--every-launch", m.every_launch,
                 "--model: simulate every launch, also those identical to earlier ones");
   cmd->add_option("--window", m.window, "--model --mode fast: activity window in cycles for --activity-out");

@@ -44,6 +44,7 @@ class LayerLowering {
     if (m_.biases) host("o bias", uint64_t(t) * m_.hidden);
     if (m_.sandwich_norm) host("post-attention norm", uint64_t(t) * m_.hidden);
     host("residual add", uint64_t(t) * m_.hidden);
+    if (w_.attention_only) return std::move(plan_);
     host(m_.post_norm ? "post-attention norm" : "pre-FFN norm", uint64_t(t) * m_.hidden);
     if (m_.moe_layer(w_.layer))
       experts();

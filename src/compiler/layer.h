@@ -84,6 +84,9 @@ struct LayerWorkload {
   uint32_t context = 0;  // decode: tokens already in the KV cache
   uint32_t layer = 0;    // which layer (windows and experts may differ by layer)
   ExpertRouting routing;
+  // The attention block alone (input norm, Q/K/V, attention, O, residual), without the FFN:
+  // a multi-head attention layer, the paper's DSE benchmarks.
+  bool attention_only = false;
 };
 
 // UserError (naming the model, the design and the rule) when a layer cannot run on the

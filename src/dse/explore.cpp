@@ -41,6 +41,7 @@ ModelSimReport simulate_benchmark(const Graph& g, const SpaceBenchmark& b) {
   o.layers = b.layers == 0 ? 0 : std::min(b.layers, m.layers);
   o.mode = SimMode::kFast;
   o.values.zero_fraction = b.zeros;
+  o.attention_only = b.attention_only;
   return simulate_model(g, m, o);
 }
 

@@ -2,7 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include "core/error.h"
 
@@ -74,7 +76,15 @@ ResultsDb::ResultsDb(const std::string& path) : path_(path) {
     fail(path, "cannot open the results database: " + why);
   }
   sqlite3_busy_timeout(db_, 60000);  // another process of the run (MPI ranks) holding the write lock
-  exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+  // Switching to WAL takes an exclusive lock without the busy handler's wait: ranks opening a
+  // new database at once retry.
+  for (int tries = 0;; ++tries) {
+    const int rc = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) break;
+    if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || tries == 6000) exec("PRAGMA journal_mode=WAL");  // its error
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  exec("PRAGMA synchronous=NORMAL;");
   exec("BEGIN IMMEDIATE");
   const int version = int(Statement(db_, "PRAGMA user_version", path_).first_integer());
   const bool empty = Statement(db_, "SELECT count(*) FROM sqlite_master", path_).first_integer() == 0;

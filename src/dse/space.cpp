@@ -40,7 +40,7 @@ void read_axes(YamlMap& top, DesignSpace& s) {
 void read_benchmarks(YamlMap& top, DesignSpace& s) {
   const YAML::Node list = top.get_node("benchmarks");
   if (!list.IsSequence() || list.size() == 0)
-    fail(top.place("benchmarks"), "expected a non-empty list of {model, stage, context, layers}");
+    fail(top.place("benchmarks"), "expected a non-empty list of {model, stage, context, layers, part, zeros}");
   for (size_t i = 0; i < list.size(); ++i) {
     YamlMap b(list[i], "benchmarks[" + std::to_string(i) + "]", s.file);
     SpaceBenchmark r;
@@ -49,6 +49,7 @@ void read_benchmarks(YamlMap& top, DesignSpace& s) {
     r.context = uint32_t(b.get_int_or("context", r.context, 0, UINT32_MAX));
     r.layers = uint32_t(b.get_int_or("layers", r.layers, 0, UINT32_MAX));
     if (b.has("zeros")) r.zeros = b.get_fraction("zeros");
+    r.attention_only = b.get_choice("part", {"layer", "attention"}, "layer") == "attention";
     b.finish();
     s.benchmarks.push_back(r);
   }
@@ -89,6 +90,7 @@ std::string fnv1a_hex(const std::string& text) {
 
 std::string SpaceBenchmark::key() const {
   std::string k = model + "/" + stage + "/" + std::to_string(context) + "/" + (layers ? std::to_string(layers) : "all");
+  if (attention_only) k += "/attention";
   if (zeros > 0) {
     std::ostringstream z;
     z << zeros;

@@ -46,7 +46,8 @@ struct SpaceBenchmark {
   // Share of every operand's values that are zero (pruned weights, sparse activations): the
   // zero statistics sparse designs are timed by, and the power sample's operands.
   double zeros = 0;
-  std::string key() const;  // model/stage/context/layers[/zeros=Z], its name in the database
+  bool attention_only = false;  // part: attention (the layers' attention blocks alone) or layer
+  std::string key() const;      // model/stage/context/layers[/attention][/zeros=Z], its name in the database
 };
 
 // The paper's two comparisons of a space against each baseline space (fsgen explore's report):

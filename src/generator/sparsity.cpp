@@ -58,6 +58,8 @@ SparseTiling complete_tiling(const ArraySpec& a, Iter it, const std::string& arr
     st = {tt, tt, tt, tt, false, "arrays." + array_key + ".sparse_tiling." + iter_name(it)};
     return st;
   }
+  for (uint32_t* level : {&st.t, &st.tt, &st.s})  // `_`: the physical extent
+    if (*level == 0) *level = tt;
   const std::string what = "sparse tiling " + st.text();
   // A dot array's lanes hold the k tile (S_k = the tile) in TT_k MACs each: compressed.
   const bool dot_k = it == Iter::kK && a.stationarity() != Stationarity::kOutput;

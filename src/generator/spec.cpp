@@ -27,16 +27,16 @@ std::string SparseTiling::text() const {
 }
 
 SparseTiling parse_sparse_tiling(const std::string& text, const std::string& place) {
-  static const std::regex form("([0-9]{1,4}):([0-9]{1,4}):([0-9]{1,4}):([0-9]{1,4})");
+  static const std::regex form("([0-9]{1,4}|_):([0-9]{1,4}|_):([0-9]{1,4}|_):([0-9]{1,4})");
   std::smatch mt;
   if (!std::regex_match(text, mt, form))
-    fail(place, "expected a sparse tiling T:TT:S:SS of four positive integers, got '" + text + "'");
+    fail(place,
+         "expected a sparse tiling T:TT:S:SS of four positive integers (T, TT or S may be _), got '" + text + "'");
+  auto level = [&](int i) { return mt[i] == "_" ? 0u : static_cast<uint32_t>(std::stoul(mt[i])); };
   SparseTiling st;
-  st.t = static_cast<uint32_t>(std::stoul(mt[1]));
-  st.tt = static_cast<uint32_t>(std::stoul(mt[2]));
-  st.s = static_cast<uint32_t>(std::stoul(mt[3]));
-  st.ss = static_cast<uint32_t>(std::stoul(mt[4]));
-  if (!st.t || !st.tt || !st.s || !st.ss) fail(place, "sparse tiling '" + text + "': every level must be positive");
+  st.t = level(1), st.tt = level(2), st.s = level(3), st.ss = level(4);
+  for (int i = 1; i <= 4; ++i)
+    if (mt[i] != "_" && level(i) == 0) fail(place, "sparse tiling '" + text + "': every level must be positive");
   st.given = true;
   st.place = place;
   return st;

@@ -37,7 +37,9 @@ struct SparseTiling {
   std::string text() const;
 };
 
-// "T:TT:S:SS" of four positive integers, or a UserError at `place`.
+// "T:TT:S:SS" of four positive integers, or a UserError at `place`. T, TT or S may be `_`
+// (kept 0 here): the array's extent along the iterator, filled in by plan_sparsity, so that a
+// design space can set a group tile SS whatever tiling its other axes choose.
 SparseTiling parse_sparse_tiling(const std::string& text, const std::string& place);
 
 struct ArraySpec {

@@ -37,7 +37,7 @@ uint32_t ArraySpec::pe_cols() const {
 uint32_t ArraySpec::macs_per_lane() const {
   // A dot array whose sparse tiling gives TT_k below the k tile holds the tile compressed.
   const SparseTiling& k = sparse_tiling[static_cast<int>(Iter::kK)];
-  return k.given ? k.tt : tile_k;
+  return k.given && k.tt ? k.tt : tile_k;  // TT_k `_`: the k tile
 }
 
 namespace {

@@ -131,6 +131,7 @@ class ModelRun {
     for (LayerWorkload w : steps)
       for (w.layer = 0; w.layer < r_.layers; ++w.layer) {
         w.routing = o_.routing;
+        w.attention_only = o_.attention_only;
         plans.push_back(lower_layer(g_, m_, w));
         for (const auto& l : plans.back().kernels) total += l.count;
         for (const auto& n : plans.back().notes)
@@ -156,6 +157,7 @@ class ModelRun {
     r_.design = g_.spec.name;
     r_.mode = o_.mode == SimMode::kFast ? "fast" : "cycle";
     r_.stage = o_.stage == Stage::kPrefill ? "prefill" : "decode";
+    r_.attention_only = o_.attention_only;
     r_.context = o_.context;
     r_.tokens = o_.stage == Stage::kPrefill ? o_.context : o_.tokens;
     r_.model_layers = m_.layers;
@@ -267,13 +269,15 @@ void print_model_sim(const ModelSimReport& r, std::ostream& out) {
   out << "model " << r.model << " on design " << r.design << ": " << r.stage << ", "
       << (r.stage == "prefill" ? std::to_string(r.context) + " prompt tokens"
                                : std::to_string(r.tokens) + " token(s) after a context of " + std::to_string(r.context))
-      << ", " << r.layers << " of " << r.model_layers << " layers\n"
+      << ", " << r.layers << " of " << r.model_layers << " layers"
+      << (r.attention_only ? " (attention blocks alone)" : "") << "\n"
       << "timing model: "
-      << (r.mode == "fast" ? "fsgen fast model (the controller's schedule, each phase timed whole; the SystemC model's cycles)"
-                           : "fsgen SystemC/TLM-2.0 cycle model (synthetic INT8 operands)")
-      << "\n" << std::fixed << std::setprecision(1)
-      << "  accelerator cycles  " << grouped(r.cycles) << "  (" << std::setprecision(6) << r.seconds_at_clock()
-      << " s at " << std::setprecision(0) << r.clock_mhz << " MHz)\n"
+      << (r.mode == "fast"
+              ? "fsgen fast model (the controller's schedule, each phase timed whole; the SystemC model's cycles)"
+              : "fsgen SystemC/TLM-2.0 cycle model (synthetic INT8 operands)")
+      << "\n"
+      << std::fixed << std::setprecision(1) << "  accelerator cycles  " << grouped(r.cycles) << "  ("
+      << std::setprecision(6) << r.seconds_at_clock() << " s at " << std::setprecision(0) << r.clock_mhz << " MHz)\n"
       << "  tokens per second   " << std::setprecision(1) << r.tokens_processed() / r.seconds_at_clock()
       << " at the design clock (accelerator work only; host work below)\n"
       << "  array a busy        " << share(busy_a, r.cycles) << " % of cycles (" << r.pes_a << " PEs)";
@@ -323,6 +327,7 @@ void write_model_sim_json(const ModelSimReport& r, std::ostream& out) {
   j["design"] = r.design;
   j["timing_model"] = r.mode == "fast" ? "fsgen fast model" : "fsgen SystemC cycle model";
   j["stage"] = r.stage;
+  j["attention_only"] = r.attention_only;
   j["context"] = r.context;
   j["tokens"] = r.tokens_processed();
   j["layers"] = r.layers;

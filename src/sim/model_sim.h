@@ -27,6 +27,7 @@ struct ModelSimOptions {
   uint32_t context = 128;  // prefill: prompt tokens; decode: tokens already in the KV cache
   uint32_t tokens = 1;     // decode: tokens generated, one step each (prefill: unused)
   uint32_t layers = 0;     // layers to run; 0: all of the model's
+  bool attention_only = false;  // each layer's attention block alone (LayerWorkload::attention_only)
   SimMode mode = SimMode::kFast;
   bool every_launch = false;
   uint64_t window = 0;  // fast mode: activity timeline window in cycles (0: none)
@@ -44,6 +45,7 @@ struct KernelTotals {
 
 struct ModelSimReport {
   std::string model, design, mode, stage;
+  bool attention_only = false;  // the layers' attention blocks alone
   uint32_t context = 0, tokens = 0, layers = 0, model_layers = 0;
   double clock_mhz = 0;
   uint32_t pes_a = 0, pes_b = 0;

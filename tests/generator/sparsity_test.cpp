@@ -141,6 +141,14 @@ TEST(Sparsity, TilingStringsAreChecked) {
   EXPECT_EQ(parse_sparse_tiling("2:8:16:32", "here").text(), "2:8:16:32");
   EXPECT_NE(test::error_of([] { parse_sparse_tiling("2:8:16", "here"); }).find("T:TT:S:SS"), std::string::npos);
   EXPECT_NE(test::error_of([] { parse_sparse_tiling("0:8:8:8", "here"); }).find("positive"), std::string::npos);
+  // `_` levels take the array's extent, whatever its tiling: the same string on two arrays.
+  EXPECT_NE(test::error_of([] { parse_sparse_tiling("2:8:8:_", "here"); }).find("T:TT:S:SS"), std::string::npos);
+  for (uint32_t n : {8u, 16u}) {
+    SparseDesign d = os_w("{n: \"_:_:_:64\", k: \"1:1:4:4\"}");
+    d.n = n;
+    EXPECT_EQ(plan_of(d).a.tiling[1].text(),
+              std::to_string(n) + ":" + std::to_string(n) + ":" + std::to_string(n) + ":64");
+  }
 }
 
 TEST(Sparsity, InvalidCombinationsSayWhy) {
