@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "dse/report.h"
+#include "dse/verify.h"
 #include "power/power_model.h"
 
 namespace fsgen::cli {
@@ -22,15 +23,25 @@ struct ExploreArgs {
   std::string db, report, power_model, out;
   ExploreOptions run;
   SpaceComparisons comparisons;
+  uint32_t verify = 0;  // best designs of the first space run again in the cycle model
   bool power_cap_given = false, cycle_cap_given = false, json = false, rank_given = false;
 };
 
 void print_report(const ExploreArgs& a, const ResultsDb& db) {
   const std::vector<DesignRecord> designs = db.designs();
-  if (a.json)
-    std::cout << explore_report_json(designs, a.comparisons).dump(2) << "\n";
-  else
+  std::vector<CycleCheck> checks;
+  if (a.verify) {
+    ProgressBar bar("cycle-model checks");
+    checks = check_best_designs(designs, a.verify, [&](uint64_t done, uint64_t all) { bar(done, all); });
+  }
+  if (a.json) {
+    nlohmann::json j = explore_report_json(designs, a.comparisons);
+    if (a.verify) j["cycle_checks"] = cycle_checks_json(checks);
+    std::cout << j.dump(2) << "\n";
+  } else {
     print_explore_report(designs, a.comparisons, std::cout);
+    if (a.verify) print_cycle_checks(checks, std::cout);
+  }
   if (!a.out.empty()) write_explore_plots(designs, a.out);
 }
 
@@ -111,6 +122,9 @@ Command explore_command(CLI::App& app) {
                   "(benchmarks.csv and .png)");
   cmd->add_option("--report", a->report, "print the report of a results database, running nothing");
   cmd->add_flag("--json", a->json, "the report as JSON");
+  cmd->add_option("--verify", a->verify,
+                  "run the first space's N best designs and each baseline's best again in the cycle model (SystemC) "
+                  "on their shortest benchmark, against the fast model");
   cmd->add_option("--power-cap", a->comparisons.power_cap_mw,
                   "comparison: the fewest cycles among designs of at most this power, mW (default: the first "
                   "space's comparisons, else 700)")

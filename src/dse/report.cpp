@@ -45,6 +45,7 @@ DesignFigures figures(const DesignRecord& d) {
 // The three fronts: x is minimised, y minimised (cycles) or maximised.
 struct FrontAxes {
   const char* name;
+  const char* title;
   const char* x_label;
   const char* y_label;
   double (*x)(const DesignFigures&);
@@ -54,13 +55,13 @@ struct FrontAxes {
 
 const std::vector<FrontAxes>& front_axes() {
   static const std::vector<FrontAxes> axes = {
-      {"cycles_power", "power (mW, fsgen activity-scaled primitive models)",
+      {"cycles_power", "cycles against power", "power (mW, fsgen activity-scaled primitive models)",
        "cycles over the benchmarks (fsgen fast model)", [](const DesignFigures& f) { return f.power_mw; },
        [](const DesignFigures& f) { return f.cycles; }, false},
-      {"tokens_area", "area (mm2, fsgen primitive area models)", "tokens/s (geometric mean over the benchmarks)",
-       [](const DesignFigures& f) { return f.area_mm2; }, [](const DesignFigures& f) { return f.tokens_per_second; },
-       true},
-      {"efficiency_area", "area (mm2, fsgen primitive area models)", "tokens/s/W",
+      {"tokens_area", "tokens/s against area", "area (mm2, fsgen primitive area models)",
+       "tokens/s (geometric mean over the benchmarks)", [](const DesignFigures& f) { return f.area_mm2; },
+       [](const DesignFigures& f) { return f.tokens_per_second; }, true},
+      {"efficiency_area", "tokens/s/W against area", "area (mm2, fsgen primitive area models)", "tokens/s/W",
        [](const DesignFigures& f) { return f.area_mm2; }, [](const DesignFigures& f) { return f.tokens_per_joule(); },
        true},
   };
@@ -101,13 +102,7 @@ std::vector<const DesignFigures*> best_of(std::vector<const DesignFigures*> pts,
 }
 
 // The table's rows: the first space's four best, each other space's best.
-std::vector<const DesignFigures*> table_rows(const std::vector<DesignFigures>& figs,
-                                             const std::vector<std::string>& spaces) {
-  std::vector<const DesignFigures*> rows;
-  for (size_t i = 0; i < spaces.size(); ++i)
-    for (const auto* f : best_of(of_space(figs, spaces[i]), i == 0 ? 4 : 1)) rows.push_back(f);
-  return rows;
-}
+std::vector<const DesignFigures*> table_rows(const std::vector<DesignFigures>& figs) { return best_designs(figs, 4); }
 
 // The best value of `metric` (least) among a space's designs that meet `cap` on `capped`.
 const DesignFigures* least_under_cap(const std::vector<const DesignFigures*>& pts,
@@ -224,6 +219,16 @@ void print_best_per_benchmark(const std::vector<DesignFigures>& figs, std::ostre
 
 }  // namespace
 
+std::vector<const DesignFigures*> best_designs(const std::vector<DesignFigures>& figs, size_t first_count) {
+  std::vector<std::string> spaces;
+  for (const auto& f : figs)
+    if (std::find(spaces.begin(), spaces.end(), f.design->space) == spaces.end()) spaces.push_back(f.design->space);
+  std::vector<const DesignFigures*> rows;
+  for (size_t i = 0; i < spaces.size(); ++i)
+    for (const auto* f : best_of(of_space(figs, spaces[i]), i == 0 ? first_count : 1)) rows.push_back(f);
+  return rows;
+}
+
 std::vector<DesignFigures> figures_of(const std::vector<DesignRecord>& designs) {
   std::vector<DesignFigures> out;
   for (const auto& d : designs)
@@ -238,7 +243,7 @@ void print_explore_report(const std::vector<DesignRecord>& designs, const SpaceC
   if (figs.empty()) return;
   print_models(figs, out);
   print_best_per_benchmark(figs, out);
-  print_table(table_rows(figs, spaces), out);
+  print_table(table_rows(figs), out);
   const auto firsts = best_of(of_space(figs, spaces.front()), 1);
   for (size_t i = 1; i < spaces.size(); ++i) {
     const auto theirs = best_of(of_space(figs, spaces[i]), 1);
@@ -286,7 +291,7 @@ nlohmann::json explore_report_json(const std::vector<DesignRecord>& designs, con
                               {"power_model", r.power_model}});
     j["designs"].push_back(e);
   }
-  for (const auto* f : table_rows(figs, spaces))
+  for (const auto* f : table_rows(figs))
     j["table"].push_back({{"design", f->design->name},
                           {"space", f->design->space},
                           {"tokens_per_second", f->tokens_per_second},
@@ -348,8 +353,7 @@ void write_front(const std::vector<DesignFigures>& figs, const std::vector<std::
   const std::string tmp = png + ".tmp.png";
   draw_png("set terminal pngcairo size 900,600 noenhanced; set output " + quoted(tmp) + "; set xlabel " +
                quoted(a.x_label) + "; set ylabel " + quoted(a.y_label) + "; set logscale xy; set key outside; " +
-               "set title " + quoted(std::string("fsgen explore: ") + a.y_label + " against " + a.x_label) + "; plot " +
-               plot,
+               "set title " + quoted(std::string("fsgen explore: ") + a.title) + "; plot " + plot,
            tmp, png);
 }
 
@@ -424,7 +428,7 @@ void write_explore_plots(const std::vector<DesignRecord>& designs, const std::st
   for (const FrontAxes& a : front_axes())
     if (std::any_of(figs.begin(), figs.end(), [&](const DesignFigures& f) { return has_axes(f, a); }))
       write_front(figs, spaces, a, dir);
-  write_benchmarks(table_rows(figs, spaces), dir);
+  write_benchmarks(table_rows(figs), dir);
 }
 
 }  // namespace fsgen

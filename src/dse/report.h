@@ -31,6 +31,9 @@ struct DesignFigures {
 
 // The figures of every design that ran, in the database's order.
 std::vector<DesignFigures> figures_of(const std::vector<DesignRecord>& designs);
+// The first space's `first_count` best designs and each other space's best: by FoM when every
+// design of the space has one, else by tokens/s.
+std::vector<const DesignFigures*> best_designs(const std::vector<DesignFigures>& figs, size_t first_count);
 
 void print_explore_report(const std::vector<DesignRecord>& designs, const SpaceComparisons& c, std::ostream& out);
 nlohmann::json explore_report_json(const std::vector<DesignRecord>& designs, const SpaceComparisons& c);

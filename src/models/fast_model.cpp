@@ -146,11 +146,11 @@ class FastCore : private TileSequencer {
                             BufferSlot dst) override {
     const uint32_t beat = mem_.beat_bytes;
     dma_phase(load_transfer_end(now_, 1, nullptr, dma_reads(meta_bytes / beat)), 1, meta_bytes);
-    const double zero_row = std::pow(dst.kind == BufferSlot::kA ? zeros_.a : zeros_.b, row_bytes);
-    std::bernoulli_distribution draw(zero_row);
+    ZeroRows& zero_rows = dst.kind == BufferSlot::kA ? zero_rows_a_ : zero_rows_b_;
+    zero_rows.set(std::pow(dst.kind == BufferSlot::kA ? zeros_.a : zeros_.b, row_bytes), rng_);
     uint32_t moved = 0;
     auto skipped = [&](uint32_t) {
-      const bool zero = draw(rng_);
+      const bool zero = zero_rows.next(rng_);
       if (zero) result_.sparse["dma"].zero_row_bytes += row_bytes;
       moved += !zero;
       return zero;
@@ -248,6 +248,27 @@ class FastCore : private TileSequencer {
   double expected_stream_ = 0;                         // array a's expected stream cycles so far
   uint64_t streamed_ = 0;                              // and those timed
   std::mt19937_64 rng_{0x5eed};                        // zero rows, TopK scores
+  // Rows of a compressed operand, each all zeros with probability p: the rows up to the next
+  // zero one drawn at once (geometric), not a draw per row.
+  struct ZeroRows {
+    double p = -1;
+    uint64_t until_zero = 0;  // rows before the next zero row
+    void set(double row_p, std::mt19937_64& rng) {
+      if (row_p == p) return;
+      p = row_p;
+      draw(rng);
+    }
+    void draw(std::mt19937_64& rng) {
+      // Below this a zero row is not expected in any run: never.
+      until_zero = p < 1e-12 ? UINT64_MAX : std::geometric_distribution<uint64_t>(p)(rng);
+    }
+    bool next(std::mt19937_64& rng) {
+      if (until_zero == UINT64_MAX) return false;
+      if (until_zero-- > 0) return false;
+      draw(rng);
+      return true;
+    }
+  } zero_rows_a_, zero_rows_b_;
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "dse/report.h"
+#include "dse/verify.h"
 #include "generator/spec.h"
 #include "power/characterize.h"
 #include "power/power_model.h"
@@ -236,6 +237,31 @@ TEST(Explore, TheFirstSpaceIsComparedWithTheOthers) {
   std::ostringstream none;
   print_explore_report(db.designs(), SpaceComparisons{0.001, 1}, none);
   EXPECT_NE(none.str().find("t has no design within the cap"), std::string::npos) << none.str();
+}
+
+// A benchmark's key names it whole; the best designs run again in the cycle model agree with
+// the fast model (a dense design: cycle for cycle).
+TEST(Explore, TheBestDesignsRunAgainInTheCycleModel) {
+  for (const std::string key : {"Llama-2-7b/decode/512/1/attention/zeros=0.5", "Qwen3-0.6B/prefill/128/all",
+                                "models/x/config.json/prefill/64/2/zeros=0.25"})
+    EXPECT_EQ(benchmark_of_key(key).key(), key);
+  EXPECT_TRUE(benchmark_of_key("Llama-2-7b/decode/512/1/attention").attention_only);
+  EXPECT_NE(test::error_of([] { benchmark_of_key("Llama-2-7b/decode"); }).find("expected model/stage/context/layers"),
+            std::string::npos);
+  const std::string dir = test::scratch_dir("dse_verify");
+  const DesignSpace s = read_design_space(write_space(dir, space_text()));
+  ResultsDb db(dir + "/v.sqlite");
+  ExploreOptions o;
+  o.limit = 2;
+  explore(s, db, o);
+  const std::vector<CycleCheck> checks = check_best_designs(db.designs(), 1);
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].benchmark, "Qwen3-0.6B/decode/64/1");
+  EXPECT_GT(checks[0].cycle_model_cycles, 0u);
+  EXPECT_EQ(checks[0].fast_cycles, checks[0].cycle_model_cycles);
+  std::ostringstream out;
+  print_cycle_checks(checks, out);
+  EXPECT_NE(out.str().find("largest error 0.00 % over 1 designs"), std::string::npos) << out.str();
 }
 
 // Ranks (mpirun's processes, or --rank / --ranks) share one database and fill it as one
