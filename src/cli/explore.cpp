@@ -124,7 +124,7 @@ Command explore_command(CLI::App& app) {
   cmd->add_flag("--json", a->json, "the report as JSON");
   cmd->add_option("--verify", a->verify,
                   "run the first space's N best designs and each baseline's best again in the cycle model (SystemC) "
-                  "on their shortest benchmark, against the fast model");
+                  "on their shortest benchmark of each stage, against the fast model");
   cmd->add_option("--power-cap", a->comparisons.power_cap_mw,
                   "comparison: the fewest cycles among designs of at most this power, mW (default: the first "
                   "space's comparisons, else 700)")

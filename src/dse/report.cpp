@@ -380,6 +380,14 @@ void write_designs_csv(const std::vector<DesignFigures>& figs, const std::vector
   });
 }
 
+// A benchmark key's model, stage and context ("Llama-2-7b decode 512"), for a plot's axis.
+std::string short_label(const std::string& key) {
+  std::vector<std::string> parts;
+  std::stringstream in(key);
+  for (std::string p; std::getline(in, p, '/');) parts.push_back(p);
+  return parts.size() >= 3 ? parts[0] + " " + parts[1] + " " + parts[2] : key;
+}
+
 // Tokens/s per benchmark of the table's designs (the paper's Fig. 7): a CSV with a column per
 // design and a bar chart.
 void write_benchmarks(const std::vector<const DesignFigures*>& rows, const std::string& dir) {
@@ -389,11 +397,11 @@ void write_benchmarks(const std::vector<const DesignFigures*>& rows, const std::
     for (const auto& r : f->design->results)
       if (std::find(benches.begin(), benches.end(), r.benchmark) == benches.end()) benches.push_back(r.benchmark);
   write_file_atomically(csv, "tokens/s per benchmark", [&](std::ostream& o) {
-    o << "benchmark";
+    o << "benchmark,label";
     for (const auto* f : rows) o << "," << f->design->name;
     o << "\n" << std::setprecision(10);
     for (const auto& b : benches) {
-      o << b;
+      o << b << "," << short_label(b);
       for (const auto* f : rows) {
         double t = 0;
         for (const auto& r : f->design->results)
@@ -405,7 +413,7 @@ void write_benchmarks(const std::vector<const DesignFigures*>& rows, const std::
   });
   std::string plot;
   for (size_t i = 0; i < rows.size(); ++i)
-    plot += std::string(i ? ", " : "") + quoted(csv) + " using " + std::to_string(i + 2) + (i ? "" : ":xtic(1)") +
+    plot += std::string(i ? ", " : "") + quoted(csv) + " using " + std::to_string(i + 3) + (i ? "" : ":xtic(2)") +
             " title " + quoted(rows[i]->design->name);
   const std::string tmp = png + ".tmp.png";
   draw_png("set terminal pngcairo size 1100,600 noenhanced; set output " + quoted(tmp) +

@@ -1,7 +1,7 @@
 // Trust in the estimators on the front (fsgen explore --verify N): the best designs of a
 // results database run again in the cycle model (the SystemC platform, synthetic operands
-// drawn at the benchmark's zero share) on the benchmark the fast model timed shortest, and
-// the two models' cycles compared.
+// drawn at the benchmark's zero share) on the benchmarks the fast model timed shortest (one
+// per stage), and the two models' cycles compared.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -29,7 +29,7 @@ struct CycleCheck {
 SpaceBenchmark benchmark_of_key(const std::string& key);
 
 // The first space's `count` best designs and each other space's best (report.h's order),
-// each on its shortest benchmark; progress(done, all) after each.
+// each on its shortest benchmark of each stage; progress(done designs, all) after each design.
 std::vector<CycleCheck> check_best_designs(const std::vector<DesignRecord>& designs, uint32_t count,
                                            const std::function<void(uint64_t, uint64_t)>& progress = {});
 void print_cycle_checks(const std::vector<CycleCheck>& checks, std::ostream& out);

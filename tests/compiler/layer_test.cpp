@@ -92,6 +92,20 @@ TEST(Layer, DecoderLayerBecomesProjectionsFusedAttentionAndMatmulFfn) {
     EXPECT_TRUE(has_host_op(p, op)) << op;
 }
 
+// The attention block alone (the paper's single MHA layers): no FFN kernel, no FFN norm.
+TEST(Layer, AttentionBlockAloneStopsAtItsResidual) {
+  const Graph g = graph_of(fused_spec(16));
+  LayerWorkload w = work(Stage::kPrefill, 20, 0);
+  w.attention_only = true;
+  const LayerPlan p = lower_layer(g, tiny_llama(), w);
+  std::vector<std::string> names;
+  for (const auto& k : p.kernels) names.push_back(k.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"q_k_v_proj", "attention", "o_proj"}));
+  EXPECT_TRUE(has_host_op(p, "residual add"));
+  EXPECT_FALSE(has_host_op(p, "pre-FFN norm"));
+  EXPECT_FALSE(has_host_op(p, "silu and gate product"));
+}
+
 // Array b weight-stationary: a matmul tile is array a's, so W1's matmul applies the
 // activation and the gate product in its epilogue (the W1 / W3 tiles in pairs); the host
 // keeps none of the FFN. On the output-stationary pair above it stays with the host, saying why.

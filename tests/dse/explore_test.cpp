@@ -106,6 +106,13 @@ TEST(DesignSpace, MalformedSpacesAreOneLineErrorsWithTheirPlace) {
   EXPECT_NE(e.find("space.yaml:8:25: field 'benchmarks[0].stage': expected one of {prefill, decode}, got 'sideways'"),
             std::string::npos)
       << e;
+  e = error(space_text("  - {model: Qwen3-0.6B, zeros: 1.5}\n"));
+  EXPECT_NE(e.find("field 'benchmarks[0].zeros': expected a fraction from 0 to 1, got '1.5'"), std::string::npos) << e;
+  e = error(space_text("  - {model: Qwen3-0.6B, part: ffn}\n"));
+  EXPECT_NE(e.find("field 'benchmarks[0].part': expected one of {layer, attention}, got 'ffn'"), std::string::npos)
+      << e;
+  e = error(space_text() + "comparisons: {power_cap_mw: 0}\n");
+  EXPECT_NE(e.find("field 'comparisons.power_cap_mw': expected a number above 0"), std::string::npos) << e;
   e = error(test::replace(space_text(), "max_pes: 600", "max_pes: -1"));
   EXPECT_NE(e.find("space.yaml:6:15: field 'constraints.max_pes': expected an integer in [0, 4294967295], got -1"),
             std::string::npos)
@@ -261,7 +268,7 @@ TEST(Explore, TheBestDesignsRunAgainInTheCycleModel) {
   EXPECT_EQ(checks[0].fast_cycles, checks[0].cycle_model_cycles);
   std::ostringstream out;
   print_cycle_checks(checks, out);
-  EXPECT_NE(out.str().find("largest error 0.00 % over 1 designs"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("largest error 0.00 % over 1 runs"), std::string::npos) << out.str();
 }
 
 // Ranks (mpirun's processes, or --rank / --ranks) share one database and fill it as one
