@@ -25,11 +25,21 @@ namespace fsgen {
 namespace {
 
 // Why the design breaks a constraint, or "".
-std::string constraint_broken(const SpaceConstraints& c, uint32_t pes, double clock_mhz) {
-  if (c.max_pes && pes > c.max_pes) return std::to_string(pes) + " PEs exceed max_pes " + std::to_string(c.max_pes);
-  const double tops = 2.0 * pes * clock_mhz * 1e6 / 1e12;
-  if (c.max_tops > 0 && tops > c.max_tops)
-    return std::to_string(tops).substr(0, 6) + " TOPS exceed max_tops " + std::to_string(c.max_tops).substr(0, 6);
+std::string over(double value, double cap, const std::string& unit, const std::string& field) {
+  if (cap <= 0 || value <= cap) return "";
+  std::ostringstream o;
+  o << value << " " << unit << " exceed" << (unit == "PEs" ? "" : "s") << " " << field << " " << cap;
+  return o.str();
+}
+
+// Why the design breaks a constraint known before it runs, or "".
+std::string constraint_broken(const SpaceConstraints& c, const Graph& g, uint32_t pes, double area_um2) {
+  const double clock = g.spec.clock_mhz, tops = 2.0 * pes * clock * 1e6 / 1e12;
+  for (const std::string& why : {over(pes, c.max_pes, "PEs", "max_pes"), over(tops, c.max_tops, "TOPS", "max_tops"),
+                                 over(g.spec.memory.bandwidth_gbps, c.max_bandwidth_gbps, "GB/s", "max_bandwidth_gbps"),
+                                 over(clock, c.max_clock_mhz, "MHz", "max_clock_mhz"),
+                                 over(area_um2 / 1e6, c.max_area_mm2, "mm2", "max_area_mm2")})
+    if (!why.empty()) return why;
   return "";
 }
 
@@ -62,6 +72,15 @@ BenchmarkResult result_of(const Graph& g, const SpaceBenchmark& b, const ModelSi
   const uint64_t busy = r.activity.count("array_a") ? r.activity.at("array_a").busy_cycles : 0;
   out.array_a_busy = r.cycles ? double(busy) / double(r.cycles) : 0;
   return out;
+}
+
+// "ctrl 252.6; array_a 129.1; ...", largest first.
+std::string power_by_block_text(std::vector<std::pair<std::string, double>> blocks) {
+  std::stable_sort(blocks.begin(), blocks.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1);
+  for (size_t i = 0; i < blocks.size(); ++i) out << (i ? "; " : "") << blocks[i].first << " " << blocks[i].second;
+  return out.str();
 }
 
 // The design's power models, one per zero share of the benchmarks (each calibrated once).
@@ -121,7 +140,7 @@ DesignRecord evaluate_point(const DesignSpace& s, const DesignPoint& p, const Ex
       for (const auto& b : a.not_modelled) d.area_model += " " + b;
     }
   }
-  d.reason = constraint_broken(s.constraints, d.pes, d.clock_mhz);
+  d.reason = constraint_broken(s.constraints, *g, d.pes, d.area_um2);
   if (!d.reason.empty()) {
     d.status = "excluded";
     return d;
@@ -134,6 +153,7 @@ DesignRecord evaluate_point(const DesignSpace& s, const DesignPoint& p, const Ex
       if (o.power_model) {
         const ActivityPowerModel& m = power.at(b.zeros);
         res.power_mw = m.power_mw(r.activity, r.cycles, r.clock_mhz);
+        res.power_by_block = power_by_block_text(m.block_power_mw(r.activity, r.cycles, r.clock_mhz));
         res.power_model = power.model_name(m);
       }
       d.results.push_back(res);
@@ -144,11 +164,19 @@ DesignRecord evaluate_point(const DesignSpace& s, const DesignPoint& p, const Ex
     }
   }
   power.record(d);
+  for (const BenchmarkResult& r : d.results)
+    if (const std::string why = over(r.power_mw, s.constraints.max_power_mw, "mW", "max_power_mw"); !why.empty()) {
+      d.status = "excluded", d.reason = r.benchmark + ": " + why;
+      d.results.clear();
+      break;
+    }
   return d;
 }
 
 ExploreCounts explore(const DesignSpace& s, ResultsDb& db, const ExploreOptions& o,
                       const std::function<void(uint64_t, uint64_t)>& progress) {
+  if ((s.constraints.max_area_mm2 > 0 || s.constraints.max_power_mw > 0) && !o.power_model)
+    fail(s.file, "constraints max_area_mm2 and max_power_mw need the area and power models: expected --power-model");
   ExploreCounts n;
   const uint64_t all = o.limit ? std::min(o.limit, s.points()) : s.points();
   const std::set<std::string> done = db.recorded_designs(s.name);

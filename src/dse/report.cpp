@@ -201,6 +201,12 @@ void print_table(const std::vector<const DesignFigures*>& rows, std::ostream& ou
         << f->design->clock_mhz << std::setprecision(1) << std::setw(8) << 100 * f->utilisation << std::setprecision(1)
         << std::setw(12) << f->fom() << "  " << f->design->pes << "\n"
         << std::defaultfloat;
+  // Where each design's power goes, on its first benchmark.
+  for (const auto* f : rows) {
+    const BenchmarkResult& r = f->design->results.front();
+    if (!r.power_by_block.empty())
+      out << "  " << f->design->name << " mW by block (" << r.benchmark << "): " << r.power_by_block << "\n";
+  }
 }
 
 void print_best_per_benchmark(const std::vector<DesignFigures>& figs, std::ostream& out) {
@@ -288,7 +294,8 @@ nlohmann::json explore_report_json(const std::vector<DesignRecord>& designs, con
                               {"roofline_cycles", r.roofline_cycles},
                               {"array_a_busy", r.array_a_busy},
                               {"power_mw", r.power_mw},
-                              {"power_model", r.power_model}});
+                              {"power_model", r.power_model},
+                              {"power_by_block_mw", r.power_by_block}});
     j["designs"].push_back(e);
   }
   for (const auto* f : table_rows(figs))

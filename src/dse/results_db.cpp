@@ -24,7 +24,7 @@ CREATE TABLE IF NOT EXISTS results (
   space TEXT NOT NULL, design TEXT NOT NULL, benchmark TEXT NOT NULL, timing_model TEXT NOT NULL,
   cycles INTEGER NOT NULL, tokens_per_second REAL NOT NULL, dma_bytes INTEGER NOT NULL,
   least_bytes INTEGER NOT NULL, roofline_cycles INTEGER NOT NULL, array_a_busy REAL NOT NULL,
-  power_mw REAL NOT NULL, power_model TEXT NOT NULL,
+  power_mw REAL NOT NULL, power_model TEXT NOT NULL, power_by_block TEXT NOT NULL,
   PRIMARY KEY (space, design, benchmark), FOREIGN KEY (space, design) REFERENCES designs(space, hash));
 )";
 
@@ -137,7 +137,8 @@ void ResultsDb::record(const DesignRecord& d) {
         .text(13, FSGEN_VERSION)
         .row();
     for (const BenchmarkResult& r : d.results)
-      Statement(db_, "INSERT OR REPLACE INTO results VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", path_)
+      Statement(db_, "INSERT OR REPLACE INTO results VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                path_)
           .text(1, d.space)
           .text(2, d.hash)
           .text(3, r.benchmark)
@@ -150,6 +151,7 @@ void ResultsDb::record(const DesignRecord& d) {
           .real(10, r.array_a_busy)
           .real(11, r.power_mw)
           .text(12, r.power_model)
+          .text(13, r.power_by_block)
           .row();
     exec("COMMIT");
   } catch (...) {
@@ -180,14 +182,15 @@ std::vector<DesignRecord> ResultsDb::designs() const {
   }
   Statement r(db_,
               "SELECT space, design, benchmark, timing_model, cycles, tokens_per_second, dma_bytes, least_bytes, "
-              "roofline_cycles, array_a_busy, power_mw, power_model FROM results ORDER BY space, design, benchmark",
+              "roofline_cycles, array_a_busy, power_mw, power_model, power_by_block FROM results ORDER BY space, "
+              "design, benchmark",
               path_);
   while (r.row()) {
     BenchmarkResult b;
     b.benchmark = r.column_text(2), b.timing_model = r.column_text(3), b.cycles = r.column_integer(4);
     b.tokens_per_second = r.column_real(5), b.dma_bytes = r.column_integer(6), b.least_bytes = r.column_integer(7);
     b.roofline_cycles = r.column_integer(8), b.array_a_busy = r.column_real(9);
-    b.power_mw = r.column_real(10), b.power_model = r.column_text(11);
+    b.power_mw = r.column_real(10), b.power_model = r.column_text(11), b.power_by_block = r.column_text(12);
     auto it = at.find({r.column_text(0), r.column_text(1)});
     if (it != at.end()) out[it->second].results.push_back(std::move(b));
   }

@@ -24,6 +24,7 @@ struct BenchmarkResult {
   double array_a_busy = 0;  // fraction of cycles
   double power_mw = 0;      // average power over the run (0: not estimated)
   std::string power_model;  // which model made power_mw
+  std::string power_by_block;  // "ctrl 252.6; array_a 129.1; ...": each block's mW, largest first
   double seconds() const { return tokens_per_second > 0 ? 1.0 / tokens_per_second : 0; }  // per token
 };
 

@@ -127,6 +127,10 @@ DesignSpace read_design_space(const std::string& path) {
     YamlMap c = top.get_map("constraints");
     s.constraints.max_pes = uint32_t(c.get_int_or("max_pes", 0, 0, UINT32_MAX));
     if (c.has("max_tops")) s.constraints.max_tops = c.get_double("max_tops", 0);
+    if (c.has("max_bandwidth_gbps")) s.constraints.max_bandwidth_gbps = c.get_double("max_bandwidth_gbps", 0);
+    if (c.has("max_clock_mhz")) s.constraints.max_clock_mhz = c.get_double("max_clock_mhz", 0);
+    if (c.has("max_area_mm2")) s.constraints.max_area_mm2 = c.get_double("max_area_mm2", 0);
+    if (c.has("max_power_mw")) s.constraints.max_power_mw = c.get_double("max_power_mw", 0);
     c.finish();
   }
   read_benchmarks(top, s);

@@ -34,8 +34,12 @@ struct SpaceAxis {
 // What a point must meet to be run; a point that does not is recorded as excluded, with why.
 // The per-tensor buffer limit is the spec's memory.buffer_limit_bytes (elaboration refuses).
 struct SpaceConstraints {
-  uint32_t max_pes = 0;  // both arrays' PEs at most (0: no limit)
-  double max_tops = 0;   // peak INT8 tera-operations per second, 2 per PE per cycle (0: no limit)
+  uint32_t max_pes = 0;           // both arrays' PEs at most (0: no limit)
+  double max_tops = 0;            // peak INT8 tera-operations per second, 2 per PE per cycle (0: no limit)
+  double max_bandwidth_gbps = 0;  // the spec's memory bandwidth at most, GB/s (0: no limit)
+  double max_clock_mhz = 0;       // the spec's clock at most, MHz (0: no limit)
+  double max_area_mm2 = 0;        // the primitive area models' area at most, mm2 (0: no limit; needs a power model)
+  double max_power_mw = 0;        // the power on every benchmark at most, mW (0: no limit; needs a power model)
 };
 
 struct SpaceBenchmark {

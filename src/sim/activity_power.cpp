@@ -71,14 +71,21 @@ struct SampleEnergy {
 
 }  // namespace
 
-double ActivityPowerModel::power_mw(const std::map<std::string, BlockActivity>& activity, uint64_t cycles,
-                                    double clock_mhz) const {
+std::vector<std::pair<std::string, double>> ActivityPowerModel::block_power_mw(
+    const std::map<std::string, BlockActivity>& activity, uint64_t cycles, double clock_mhz) const {
   FSGEN_ASSERT(cycles > 0, "a run of at least one cycle");
-  double mw = 0;
+  std::vector<std::pair<std::string, double>> out;
   for (const BlockEnergy& b : blocks) {
     const double fj_per_cycle = b.idle_fj + b.busy_fj * double(busy_cycles(activity, b.busy_blocks)) / double(cycles);
-    mw += b.leakage_mw + fj_per_cycle * clock_mhz * 1e-6;  // fJ per cycle x cycles per us -> mW
+    out.push_back({b.block, b.leakage_mw + fj_per_cycle * clock_mhz * 1e-6});  // fJ per cycle x cycles per us -> mW
   }
+  return out;
+}
+
+double ActivityPowerModel::power_mw(const std::map<std::string, BlockActivity>& activity, uint64_t cycles,
+                                    double clock_mhz) const {
+  double mw = 0;
+  for (const auto& [block, p] : block_power_mw(activity, cycles, clock_mhz)) mw += p;
   return mw;
 }
 

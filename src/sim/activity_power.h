@@ -37,7 +37,10 @@ struct ActivityPowerModel {
   uint64_t sample_fast_cycles = 0;        // and in the fast model (from the zero statistics when sparse)
   double sample_mw = 0;                   // the sample's average power, as estimate_power priced it
 
-  // Average power over a run of `cycles` with the blocks' busy cycles in `activity`.
+  // Each block's average power over a run of `cycles` with the blocks' busy cycles in
+  // `activity`, in the model's block order, and their sum.
+  std::vector<std::pair<std::string, double>> block_power_mw(const std::map<std::string, BlockActivity>& activity,
+                                                             uint64_t cycles, double clock_mhz) const;
   double power_mw(const std::map<std::string, BlockActivity>& activity, uint64_t cycles, double clock_mhz) const;
   // The fast model's error on the sample against the cycle model: (fast - cycle) / cycle, %.
   double sample_cycle_error_percent() const {

@@ -163,6 +163,31 @@ TEST(Explore, ResumesAndAgreesWithAnyNumberOfJobs) {
   EXPECT_NE(report.str().find("space t: 8, excluded 1, invalid 4, ok 3"), std::string::npos) << report.str();
 }
 
+// Every constraint excludes a design with the figure and the cap; area and power caps need
+// the models.
+TEST(Explore, ConstraintsExcludeWithTheirFigure) {
+  const std::string dir = test::scratch_dir("dse_constraints");
+  auto reason = [&](const std::string& constraint, const ExploreOptions& o = {}) {
+    const DesignSpace s = read_design_space(write_space(dir, test::replace(space_text(), "max_pes: 600", constraint)));
+    const DesignRecord d = evaluate_point(s, design_point(s, 1), o);  // 8 x 16 PEs, 8 GB/s, 1000 MHz
+    EXPECT_EQ(d.status, "excluded") << constraint;
+    return d.reason;
+  };
+  EXPECT_EQ(reason("max_bandwidth_gbps: 4"), "8 GB/s exceeds max_bandwidth_gbps 4");
+  EXPECT_EQ(reason("max_clock_mhz: 500"), "1000 MHz exceeds max_clock_mhz 500");
+  const PowerModel model = train_power_model(read_dataset("data/power/fsgen45.csv"), 50);
+  ExploreOptions o;
+  o.power_model = &model;
+  o.power_model_name = "fsgen45";
+  EXPECT_NE(reason("max_area_mm2: 0.5", o).find("mm2 exceeds max_area_mm2 0.5"), std::string::npos);
+  EXPECT_NE(reason("max_power_mw: 1", o).find("Qwen3-0.6B/decode/64/1: "), std::string::npos);
+  const DesignSpace s =
+      read_design_space(write_space(dir, test::replace(space_text(), "max_pes: 600", "max_power_mw: 1")));
+  ResultsDb db(dir + "/c.sqlite");
+  const std::string e = test::error_of([&] { explore(s, db, ExploreOptions{}); });
+  EXPECT_NE(e.find("constraints max_area_mm2 and max_power_mw need the area and power models"), std::string::npos) << e;
+}
+
 // A database of another layout is refused, not mixed with this one.
 TEST(Explore, ADatabaseOfAnotherLayoutIsRefused) {
   const std::string dir = test::scratch_dir("dse_layout");
@@ -201,6 +226,7 @@ TEST(Explore, AreaAndPowerFromThePrimitiveModelsAndTheFiguresDrawn) {
   EXPECT_LT(small.results[0].power_mw, 10000);
   EXPECT_NE(small.results[0].power_model.find("activity-scaled primitive models (fsgen45)"), std::string::npos);
   EXPECT_NE(small.power_sample.find("matmul"), std::string::npos) << small.power_sample;
+  EXPECT_NE(small.results[0].power_by_block.find("ctrl "), std::string::npos) << small.results[0].power_by_block;
   EXPECT_EQ(small.sample_cycle_error, 0);
   ResultsDb db(dir + "/a.sqlite");
   explore(s, db, o);
@@ -208,6 +234,7 @@ TEST(Explore, AreaAndPowerFromThePrimitiveModelsAndTheFiguresDrawn) {
   print_explore_report(db.designs(), SpaceComparisons{}, report);
   EXPECT_NE(report.str().find("best designs (by FoM = tokens/s / W / mm2"), std::string::npos) << report.str();
   EXPECT_NE(report.str().find("front cycles_power"), std::string::npos) << report.str();
+  EXPECT_NE(report.str().find(" mW by block (Qwen3-0.6B/decode/64/1): "), std::string::npos) << report.str();
   const nlohmann::json j = explore_report_json(db.designs(), SpaceComparisons{});
   EXPECT_EQ(j["designs"].size(), 8u);
   EXPECT_GT(j["table"][0]["fom"].get<double>(), 0);
