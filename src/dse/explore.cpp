@@ -89,9 +89,12 @@ class DesignPower {
   DesignPower(const Graph& g, const ExploreOptions& o) : g_(g), o_(o) {}
   const ActivityPowerModel& at(double zeros) {
     auto it = by_zeros_.find(zeros);
-    if (it == by_zeros_.end())
-      it = by_zeros_.emplace(zeros, calibrate_activity_power(g_, *o_.power_model, zeros)).first;
-    return it->second;
+    if (it != by_zeros_.end()) return it->second;
+    try {
+      return by_zeros_.emplace(zeros, calibrate_activity_power(g_, *o_.power_model, zeros)).first->second;
+    } catch (const UserError& e) {
+      fail("power sample", e.what());
+    }
   }
   std::string model_name(const ActivityPowerModel& m) const {
     return "fsgen activity-scaled primitive models (" + o_.power_model_name +

@@ -48,7 +48,8 @@ struct ActivityPowerModel {
   }
 };
 
-// The sample: a matmul of two output tiles over four k tiles and, on a fused core, a prefill
+// The sample: a matmul of two output tiles (one, when the accumulator cache holds one) over
+// four k tiles and, on a fused core, a prefill
 // attention head over two key tiles, every operand's values zero at the share `zeros`.
 ActivityPowerModel calibrate_activity_power(const Graph& g, const PowerModel& model, double zeros);
 
