@@ -194,9 +194,11 @@ class FastCore : private TileSequencer {
   // passes start with sc (the rescaling array's side enable).
   void array_phase(const std::string& block, const ArrayPlan& p, uint64_t span, uint32_t passes, bool reload,
                    uint32_t rescales = 0) {
-    phase(block, span, uint64_t(passes) * p.stream_cycles);
+    // A sparse array streams the span less its tail (the cycle model's busy cycles), a dense one its rule.
+    const uint64_t stream = &p == &plan_ && sparse_stream_ ? span - p.tail_cycles : uint64_t(p.stream_cycles);
+    phase(block, span, uint64_t(passes) * stream);
     const uint32_t loads = reload ? p.stationary_rows : 0;
-    timeline_.add_enabled(block, now_, span, double(passes) * (p.stream_cycles + loads));
+    timeline_.add_enabled(block, now_, span, double(passes) * double(stream + loads));
     timeline_.add_side(block, now_, span, p.stationarity == Stationarity::kOutput ? rescales : double(passes) * loads);
   }
 

@@ -94,6 +94,23 @@ TEST(FastModel, SparseDesignWithoutZeroStatisticsIsAUserError) {
   EXPECT_NO_THROW(run_fast(g, registers_at_start(mm), 0, OperandZeros{0.5, 0.5}));
 }
 
+// A sparse array's busy cycles in the fast model are its expected streams, as the cycle
+// model counts its streams on the drawn values.
+TEST(FastModel, SparseArrayBusyCyclesAreItsStreams) {
+  const Graph g = graph_of(test::read_file("examples/sparse_systolic_8x8.yaml"));
+  MatmulProblem mp;
+  mp.m = 64, mp.n = 64, mp.k = 256;
+  mp.values.zero_fraction = 0.7;
+  const Program mm = compile_matmul(g, mp);
+  const RunResult cyc = run_on_systemc(g, mm);
+  const RunResult fast = run_fast(g, registers_at_start(mm), 0, OperandZeros{0.7, 0.7}).result;
+  const double busy_cyc = double(cyc.activity.at("array_a").busy_cycles);
+  const double busy_fast = double(fast.activity.at("array_a").busy_cycles);
+  EXPECT_NEAR(busy_fast / busy_cyc, 1.0, 0.03) << busy_fast << " against " << busy_cyc;
+  EXPECT_EQ(fast.sparse.at("array_a").stream_cycles, fast.activity.at("array_a").busy_cycles);
+  EXPECT_LT(fast.sparse.at("array_a").stream_cycles, fast.sparse.at("array_a").dense_cycles);
+}
+
 void expect_same_activity(const RunResult& cyc, const RunResult& fast) {
   EXPECT_EQ(fast.cycles, cyc.cycles);
   for (const char* block : {"array_a", "array_b", "softmax", "dma", "k_cache", "v_cache"}) {
