@@ -76,7 +76,7 @@ void run_space(const DesignSpace& s, ResultsDb& db, const ExploreOptions& o, boo
 
 int run_explore(ExploreArgs a) {
   if (!a.report.empty()) {
-    print_report(a, ResultsDb(a.report));
+    print_report(a, ResultsDb(a.report, true));
     return 0;
   }
   if (a.spaces.empty()) fail("explore", "expected a design space file, or --report DB");

@@ -69,8 +69,9 @@ class Statement {
 
 }  // namespace
 
-ResultsDb::ResultsDb(const std::string& path) : path_(path) {
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+ResultsDb::ResultsDb(const std::string& path, bool must_exist) : path_(path) {
+  const int flags = SQLITE_OPEN_READWRITE | (must_exist ? 0 : SQLITE_OPEN_CREATE);
+  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     fail(path, "cannot open the results database: " + why);

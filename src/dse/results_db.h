@@ -45,7 +45,9 @@ struct DesignRecord {
 
 class ResultsDb {
  public:
-  explicit ResultsDb(const std::string& path);  // created with its tables when new
+  // Created with its tables when new, unless `must_exist` (a report of a database: a
+  // UserError when there is none).
+  explicit ResultsDb(const std::string& path, bool must_exist = false);
   ~ResultsDb();
   ResultsDb(const ResultsDb&) = delete;
   ResultsDb& operator=(const ResultsDb&) = delete;

@@ -201,6 +201,11 @@ TEST(Explore, ADatabaseOfAnotherLayoutIsRefused) {
   EXPECT_NE(e.find("a results database of layout 1 (an earlier fsgen): expected layout 2; give a new --db"),
             std::string::npos)
       << e;
+  // A report of a database that is not there is an error, not an empty report.
+  const test::CliRun none = test::fsgen_cli("explore --report " + dir + "/none.sqlite");
+  EXPECT_EQ(none.status, 1);
+  EXPECT_NE(none.out.find("none.sqlite: cannot open the results database"), std::string::npos) << none.out;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/none.sqlite"));
 }
 
 // With a power model, each design's area by its primitive area models and its power by the
