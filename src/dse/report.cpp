@@ -256,7 +256,10 @@ void print_explore_report(const std::vector<DesignRecord>& designs, const SpaceC
     if (!firsts.empty() && !theirs.empty() && theirs.front()->fom() > 0)
       out << "best FoM of " << spaces.front() << " over " << spaces[i] << ": " << std::setprecision(3)
           << firsts.front()->fom() / theirs.front()->fom() << "x\n";
-    print_comparisons(compare_spaces(figs, spaces.front(), spaces[i], c), spaces.front(), spaces[i], out);
+    if (std::any_of(figs.begin(), figs.end(), [](const DesignFigures& f) { return f.power_mw > 0; }))
+      print_comparisons(compare_spaces(figs, spaces.front(), spaces[i], c), spaces.front(), spaces[i], out);
+    else
+      out << spaces.front() << " against " << spaces[i] << ": the comparisons need power (give --power-model)\n";
   }
   for (const FrontAxes& a : front_axes()) {
     out << "front " << a.name << " (" << a.y_label << " against " << a.x_label << "):";
