@@ -378,9 +378,10 @@ void plot_validation_png(const ValidationSummary& s, const std::string& png_path
       o << "\n\n";
     }
   }
-  std::string script = "set terminal pngcairo size 800,800; set output '" + tmp +
+  std::string script = "set terminal pngcairo size 800,800 noenhanced; set output '" + tmp +
                        "'; set xlabel 'golden (gate level) mW'; set ylabel 'predicted mW'; set key top left;"
-                       " set title 'fsgen power validation: modelled blocks per design'; set logscale xy; plot x title 'ideal' with lines lc 'gray'";
+                       " set title 'fsgen power validation: modelled blocks per design'; set logscale xy; plot x title "
+                       "'ideal' with lines lc 'gray'";
   for (size_t m = 0; m < s.methods.size(); ++m)
     script += ", '" + data + "' index " + std::to_string(m) + " using 1:2 title '" + s.methods[m].method +
               "' with points pt " + std::to_string(m + 5);

@@ -716,11 +716,15 @@ void write_power_vcd(const PowerTrace& t, std::ostream& stream) {
 
 void plot_power_png(const PowerTrace& t, const std::string& csv_path, const std::string& png_path) {
   const std::string tmp = png_path + ".tmp.png";
-  std::string script = "set terminal pngcairo size 1000,500; set output '" + tmp + "'; set datafile separator ',';"
-                       " set key autotitle columnhead; set xlabel 'cycle'; set ylabel 'power (mW)';"
-                       " set title 'fsgen power trace: " + t.kernel + " on " + t.design + "'; plot ";
+  // noenhanced: block and design names (csr_mW, ws_8x16) are text, not subscripts.
+  std::string script = "set terminal pngcairo size 1000,500 noenhanced; set output '" + tmp +
+                       "'; set datafile separator ',';"
+                       " set key autotitle columnhead outside; set xlabel 'cycle'; set ylabel 'power (mW)';"
+                       " set title 'fsgen power trace: " +
+                       t.kernel + " on " + t.design + "'; plot ";
   for (size_t i = 0; i <= t.blocks.size(); ++i)
-    script += (i ? ", " : "") + std::string("'") + csv_path + "' using 1:" + std::to_string(i + 2) + " with steps";
+    script += (i ? ", " : "") + std::string("'") + csv_path + "' using 1:" + std::to_string(i + 2) + " with steps" +
+              (i == t.blocks.size() ? " lw 2 lc 'black'" : "");  // the total
   const CommandResult r = run_command("echo " + shell_quote(script) + " | " + shell_quote(require_tool("gnuplot")));
   if (r.status != 0 || !std::filesystem::exists(tmp)) fail("gnuplot", "could not draw " + png_path + ": " + r.output);
   std::filesystem::rename(tmp, png_path);
