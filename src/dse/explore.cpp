@@ -43,18 +43,6 @@ std::string constraint_broken(const SpaceConstraints& c, const Graph& g, uint32_
   return "";
 }
 
-ModelSimReport simulate_benchmark(const Graph& g, const SpaceBenchmark& b) {
-  const ModelConfig m = model_config_by_name(b.model);
-  ModelSimOptions o;
-  o.stage = b.stage == "decode" ? Stage::kDecode : Stage::kPrefill;
-  o.context = b.context;
-  o.layers = b.layers == 0 ? 0 : std::min(b.layers, m.layers);
-  o.mode = SimMode::kFast;
-  o.values.zero_fraction = b.zeros;
-  o.attention_only = b.attention_only;
-  return simulate_model(g, m, o);
-}
-
 BenchmarkResult result_of(const Graph& g, const SpaceBenchmark& b, const ModelSimReport& r) {
   BenchmarkResult out;
   out.benchmark = b.key();
@@ -118,6 +106,18 @@ class DesignPower {
 };
 
 }  // namespace
+
+ModelSimReport simulate_benchmark(const Graph& g, const SpaceBenchmark& b, SimMode mode) {
+  const ModelConfig m = model_config_by_name(b.model);
+  ModelSimOptions o;
+  o.stage = b.stage == "decode" ? Stage::kDecode : Stage::kPrefill;
+  o.context = b.context;
+  o.layers = b.layers == 0 ? 0 : std::min(b.layers, m.layers);
+  o.mode = mode;
+  o.values.zero_fraction = b.zeros;
+  o.attention_only = b.attention_only;
+  return simulate_model(g, m, o);
+}
 
 DesignRecord evaluate_point(const DesignSpace& s, const DesignPoint& p, const ExploreOptions& o) {
   DesignRecord d;

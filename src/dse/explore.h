@@ -9,6 +9,8 @@
 
 #include "dse/results_db.h"
 #include "dse/space.h"
+#include "generator/graph.h"
+#include "sim/model_sim.h"
 
 namespace fsgen {
 
@@ -25,6 +27,10 @@ struct ExploreOptions {
 struct ExploreCounts {
   uint64_t points = 0, already = 0, ok = 0, invalid = 0, excluded = 0, failed = 0;
 };
+
+// A benchmark run on a design: its model's layers in the fast model (the point's figures) or
+// the cycle model (their check, verify.h), operands drawn at the benchmark's zero share.
+ModelSimReport simulate_benchmark(const Graph& g, const SpaceBenchmark& b, SimMode mode = SimMode::kFast);
 
 // One point: elaborated, checked, run on every benchmark (never throws a UserError: a point
 // that cannot run is recorded with its reason).

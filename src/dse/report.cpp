@@ -392,10 +392,8 @@ void write_designs_csv(const std::vector<DesignFigures>& figs, const std::vector
 
 // A benchmark key's model, stage and context ("Llama-2-7b decode 512"), for a plot's axis.
 std::string short_label(const std::string& key) {
-  std::vector<std::string> parts;
-  std::stringstream in(key);
-  for (std::string p; std::getline(in, p, '/');) parts.push_back(p);
-  return parts.size() >= 3 ? parts[0] + " " + parts[1] + " " + parts[2] : key;
+  const SpaceBenchmark b = benchmark_of_key(key);
+  return b.model + " " + b.stage + " " + std::to_string(b.context);
 }
 
 // Tokens/s per benchmark of the table's designs (the paper's Fig. 7): a CSV with a column per

@@ -99,6 +99,35 @@ std::string SpaceBenchmark::key() const {
   return k;
 }
 
+SpaceBenchmark benchmark_of_key(const std::string& key) {
+  // model/stage/context/layers[/attention][/zeros=Z]; the model (a path, maybe) may hold '/'.
+  std::vector<std::string> parts;
+  std::stringstream in(key);
+  for (std::string p; std::getline(in, p, '/');) parts.push_back(p);
+  SpaceBenchmark b;
+  auto bad = [&] { fail("benchmark '" + key + "'", "expected model/stage/context/layers[/attention][/zeros=Z]"); };
+  if (parts.size() < 4) bad();
+  if (parts.back().rfind("zeros=", 0) == 0) {
+    b.zeros = std::stod(parts.back().substr(6));
+    parts.pop_back();
+  }
+  if (parts.back() == "attention") {
+    b.attention_only = true;
+    parts.pop_back();
+  }
+  if (parts.size() < 4) bad();
+  b.layers = parts.back() == "all" ? 0 : uint32_t(std::stoul(parts.back()));
+  parts.pop_back();
+  b.context = uint32_t(std::stoul(parts.back()));
+  parts.pop_back();
+  b.stage = parts.back();
+  parts.pop_back();
+  b.model = parts.front();
+  for (size_t i = 1; i < parts.size(); ++i) b.model += "/" + parts[i];
+  if (b.key() != key) bad();
+  return b;
+}
+
 uint64_t DesignSpace::points() const {
   uint64_t n = 1;
   for (const auto& a : axes) n *= a.values.size();

@@ -53,6 +53,8 @@ struct SpaceBenchmark {
   bool attention_only = false;  // part: attention (the layers' attention blocks alone) or layer
   std::string key() const;      // model/stage/context/layers[/attention][/zeros=Z], its name in the database
 };
+// The benchmark a key names (SpaceBenchmark::key's inverse); UserError on another form.
+SpaceBenchmark benchmark_of_key(const std::string& key);
 
 // The paper's two comparisons of a space against each baseline space (fsgen explore's report):
 // the fewest cycles at a power cap, and the least power at a cycle cap (cycles summed over the

@@ -3,14 +3,10 @@
 #include <algorithm>
 #include <iomanip>
 #include <map>
-#include <sstream>
 
-#include "compiler/model_config.h"
-#include "core/error.h"
+#include "dse/explore.h"
 #include "dse/report.h"
-#include "generator/graph.h"
 #include "generator/spec.h"
-#include "sim/model_sim.h"
 
 namespace fsgen {
 
@@ -31,15 +27,7 @@ std::vector<const BenchmarkResult*> shortest_per_stage(const DesignRecord& d) {
 CycleCheck check_design(const DesignRecord& d, const BenchmarkResult& r) {
   const SpaceBenchmark b = benchmark_of_key(r.benchmark);
   const Graph g = elaborate(parse_spec_text(d.spec_text, d.name + ".yaml"));
-  const ModelConfig m = model_config_by_name(b.model);
-  ModelSimOptions o;
-  o.stage = b.stage == "decode" ? Stage::kDecode : Stage::kPrefill;
-  o.context = b.context;
-  o.layers = b.layers == 0 ? 0 : std::min(b.layers, m.layers);
-  o.attention_only = b.attention_only;
-  o.values.zero_fraction = b.zeros;
-  o.mode = SimMode::kCycle;
-  const ModelSimReport cyc = simulate_model(g, m, o);
+  const ModelSimReport cyc = simulate_benchmark(g, b, SimMode::kCycle);
   CycleCheck c;
   c.design = d.name, c.space = d.space, c.benchmark = r.benchmark;
   c.fast_cycles = r.cycles, c.cycle_model_cycles = cyc.cycles, c.wall_seconds = cyc.wall_seconds;
@@ -47,35 +35,6 @@ CycleCheck check_design(const DesignRecord& d, const BenchmarkResult& r) {
 }
 
 }  // namespace
-
-SpaceBenchmark benchmark_of_key(const std::string& key) {
-  // model/stage/context/layers[/attention][/zeros=Z]; the model (a path, maybe) may hold '/'.
-  std::vector<std::string> parts;
-  std::stringstream in(key);
-  for (std::string p; std::getline(in, p, '/');) parts.push_back(p);
-  SpaceBenchmark b;
-  auto bad = [&] { fail("benchmark '" + key + "'", "expected model/stage/context/layers[/attention][/zeros=Z]"); };
-  if (parts.size() < 4) bad();
-  if (parts.back().rfind("zeros=", 0) == 0) {
-    b.zeros = std::stod(parts.back().substr(6));
-    parts.pop_back();
-  }
-  if (parts.back() == "attention") {
-    b.attention_only = true;
-    parts.pop_back();
-  }
-  if (parts.size() < 4) bad();
-  b.layers = parts.back() == "all" ? 0 : uint32_t(std::stoul(parts.back()));
-  parts.pop_back();
-  b.context = uint32_t(std::stoul(parts.back()));
-  parts.pop_back();
-  b.stage = parts.back();
-  parts.pop_back();
-  b.model = parts.front();
-  for (size_t i = 1; i < parts.size(); ++i) b.model += "/" + parts[i];
-  if (b.key() != key) bad();
-  return b;
-}
 
 std::vector<CycleCheck> check_best_designs(const std::vector<DesignRecord>& designs, uint32_t count,
                                            const std::function<void(uint64_t, uint64_t)>& progress) {

@@ -25,9 +25,6 @@ struct CycleCheck {
   }
 };
 
-// The benchmark a key names (SpaceBenchmark::key's inverse); UserError on another form.
-SpaceBenchmark benchmark_of_key(const std::string& key);
-
 // The first space's `count` best designs and each other space's best (report.h's order),
 // each on its shortest benchmark of each stage; progress(done designs, all) after each design.
 std::vector<CycleCheck> check_best_designs(const std::vector<DesignRecord>& designs, uint32_t count,

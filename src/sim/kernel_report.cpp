@@ -4,6 +4,7 @@
 #include <iomanip>
 
 #include "compiler/traffic.h"
+#include "core/error.h"
 #include "models/fast_model.h"
 #include "models/kernel_regs.h"
 
@@ -67,11 +68,13 @@ namespace {
 void print_fast_model_line(const Graph& g, const Program& prog, uint64_t cycles, const OperandZeros& zeros,
                            std::ostream& out) {
   const bool statistical = g.sparse.timing_depends_on_data();
-  if (statistical && g.attention && g.array_b.sparse.skips_steps()) {
-    out << "  fast model        not for this design (array b skips zeros of P, which has no statistic)\n";
+  FastRun fast;
+  try {
+    fast = run_fast(g, registers_at_start(prog), 0, zeros);
+  } catch (const UserError& e) {  // a design the fast model cannot time says why
+    out << "  fast model        not for this design (" << e.what() << ")\n";
     return;
   }
-  const FastRun fast = run_fast(g, registers_at_start(prog), 0, zeros);
   out << "  fast model        " << fast.result.cycles << " cycles, " << std::showpos << std::setprecision(3)
       << 100.0 * (double(fast.result.cycles) - double(cycles)) / double(cycles) << std::noshowpos
       << " % from the cycle model" << std::setprecision(1);
