@@ -1,6 +1,7 @@
 #include "dse/space.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -106,9 +107,16 @@ SpaceBenchmark benchmark_of_key(const std::string& key) {
   for (std::string p; std::getline(in, p, '/');) parts.push_back(p);
   SpaceBenchmark b;
   auto bad = [&] { fail("benchmark '" + key + "'", "expected model/stage/context/layers[/attention][/zeros=Z]"); };
+  // A number of the key, or the one-line error (std::sto* would throw their own).
+  auto number = [&](const std::string& text) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0') bad();
+    return v;
+  };
   if (parts.size() < 4) bad();
   if (parts.back().rfind("zeros=", 0) == 0) {
-    b.zeros = std::stod(parts.back().substr(6));
+    b.zeros = number(parts.back().substr(6));
     parts.pop_back();
   }
   if (parts.back() == "attention") {
@@ -116,9 +124,9 @@ SpaceBenchmark benchmark_of_key(const std::string& key) {
     parts.pop_back();
   }
   if (parts.size() < 4) bad();
-  b.layers = parts.back() == "all" ? 0 : uint32_t(std::stoul(parts.back()));
+  b.layers = parts.back() == "all" ? 0 : uint32_t(number(parts.back()));
   parts.pop_back();
-  b.context = uint32_t(std::stoul(parts.back()));
+  b.context = uint32_t(number(parts.back()));
   parts.pop_back();
   b.stage = parts.back();
   parts.pop_back();

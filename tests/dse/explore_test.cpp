@@ -287,6 +287,8 @@ TEST(Explore, TheBestDesignsRunAgainInTheCycleModel) {
   EXPECT_TRUE(benchmark_of_key("Llama-2-7b/decode/512/1/attention").attention_only);
   EXPECT_NE(test::error_of([] { benchmark_of_key("Llama-2-7b/decode"); }).find("expected model/stage/context/layers"),
             std::string::npos);
+  EXPECT_NE(test::error_of([] { benchmark_of_key("Llama-2-7b/decode/many/1"); }).find("expected model/stage"),
+            std::string::npos);
   const std::string dir = test::scratch_dir("dse_verify");
   const DesignSpace s = read_design_space(write_space(dir, space_text()));
   ResultsDb db(dir + "/v.sqlite");
