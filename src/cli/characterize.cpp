@@ -6,6 +6,7 @@
 
 #include "cli/command.h"
 #include "core/progress.h"
+#include "power/timing_model.h"
 
 namespace fsgen::cli {
 
@@ -13,7 +14,8 @@ namespace {
 struct CharacterizeArgs {
   CharacterizeOptions options;
   std::string dataset = "power_dataset.csv";
-  bool no_kernel_runs = false, recount_events = false;
+  bool no_kernel_runs = false, recount_events = false, timing = false;
+  double period_ns = 1.0;
 };
 
 int run_characterize(CharacterizeArgs a) {
@@ -25,6 +27,14 @@ int run_characterize(CharacterizeArgs a) {
   }
   CharacterizeOptions& o = a.options;
   if (o.work_dir.empty()) o.work_dir = a.dataset + ".work";
+  if (a.timing) {
+    ProgressBar bar("characterise (timing)");
+    const uint64_t added =
+        characterize_timing(o, a.period_ns, a.dataset, [&bar](uint64_t done, uint64_t total) { bar(done, total); });
+    std::cout << "wrote " << a.dataset << ": " << added << " sizes mapped for delay at " << a.period_ns
+              << " ns and timed\n";
+    return 0;
+  }
   o.kernel_runs = !a.no_kernel_runs;
   ProgressBar bar("characterise (stimuli)");
   const CharacterizeSummary sum =
@@ -53,6 +63,11 @@ Command characterize_command(CLI::App& app) {
   cmd->add_flag("--small", o.small_grid, "the two smallest sizes and 8 stimuli per primitive");
   cmd->add_flag("--no-kernel-runs", a->no_kernel_runs,
                 "the controllers' sizes alone (their clock, leakage and area), not their training cores' kernel runs");
+  cmd->add_flag("--timing", a->timing,
+                "instead of power: map each size for delay and time it with OpenSTA, one row per primitive and size "
+                "(the max-clock model's dataset; --kinds, --sizes, --max-elements, --small, --jobs apply)");
+  cmd->add_option("--period-ns", a->period_ns, "--timing: the clock period each size is mapped for and timed at")
+      ->capture_default_str();
   cmd->add_flag("--recount-events", a->recount_events,
                 "instead of characterising: count the events of the dataset's controller kernel points again from "
                 "their training kernels' SystemC runs (labels kept), after a change of the events' definitions");

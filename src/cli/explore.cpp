@@ -13,6 +13,7 @@
 #include "dse/report.h"
 #include "dse/verify.h"
 #include "power/power_model.h"
+#include "sim/design_report.h"
 
 namespace fsgen::cli {
 
@@ -24,23 +25,34 @@ struct ExploreArgs {
   ExploreOptions run;
   SpaceComparisons comparisons;
   uint32_t verify = 0;  // best designs of the first space run again in the cycle model
+  bool synth = false;   // and synthesised against the area and timing models
+  SynthesisRequest synthesis;
+  std::string synth_dir;
   bool power_cap_given = false, cycle_cap_given = false, json = false, rank_given = false;
 };
 
-void print_report(const ExploreArgs& a, const ResultsDb& db) {
+void print_report(const ExploreArgs& a, const ResultsDb& db, const PowerModel* model) {
   const std::vector<DesignRecord> designs = db.designs();
   std::vector<CycleCheck> checks;
+  std::vector<SynthesisCheck> synthesised;
   if (a.verify) {
     ProgressBar bar("cycle-model checks");
     checks = check_best_designs(designs, a.verify, [&](uint64_t done, uint64_t all) { bar(done, all); });
   }
+  if (a.synth) {
+    ProgressBar bar("synthesis checks");
+    synthesised = synthesise_best_designs(designs, a.verify, *model, a.synthesis, a.synth_dir,
+                                          [&](uint64_t done, uint64_t all) { bar(done, all); });
+  }
   if (a.json) {
     nlohmann::json j = explore_report_json(designs, a.comparisons);
     if (a.verify) j["cycle_checks"] = cycle_checks_json(checks);
+    if (a.synth) j["synthesis_checks"] = synthesis_checks_json(synthesised);
     std::cout << j.dump(2) << "\n";
   } else {
     print_explore_report(designs, a.comparisons, std::cout);
     if (a.verify) print_cycle_checks(checks, std::cout);
+    if (a.synth) print_synthesis_checks(synthesised, std::cout);
   }
   if (!a.out.empty()) write_explore_plots(designs, a.out);
 }
@@ -75,8 +87,19 @@ void run_space(const DesignSpace& s, ResultsDb& db, const ExploreOptions& o, boo
 }
 
 int run_explore(ExploreArgs a) {
+  std::unique_ptr<PowerModel> model;
+  if (!a.power_model.empty()) {
+    model = std::make_unique<PowerModel>(load_power_model(a.power_model));
+    a.run.power_model = model.get();
+    a.run.power_model_name = a.power_model;
+  }
+  a.synthesis.jobs = a.run.jobs;
+  if (a.synth && (!a.verify || !model))
+    fail("--synth",
+         "expected --verify N and --power-model (the area and timing models the netlists are checked against)");
   if (!a.report.empty()) {
-    print_report(a, ResultsDb(a.report, true));
+    if (a.synth_dir.empty()) a.synth_dir = a.report + ".synth";
+    print_report(a, ResultsDb(a.report, true), model.get());
     return 0;
   }
   if (a.spaces.empty()) fail("explore", "expected a design space file, or --report DB");
@@ -88,15 +111,11 @@ int run_explore(ExploreArgs a) {
   for (const auto& path : a.spaces) spaces.push_back(read_design_space(path));
   if (!a.power_cap_given) a.comparisons.power_cap_mw = spaces.front().comparisons.power_cap_mw;
   if (!a.cycle_cap_given) a.comparisons.cycle_cap = spaces.front().comparisons.cycle_cap;
-  std::unique_ptr<PowerModel> model;
-  if (!a.power_model.empty()) {
-    model = std::make_unique<PowerModel>(load_power_model(a.power_model));
-    a.run.power_model = model.get();
-    a.run.power_model_name = a.power_model;
-  }
-  ResultsDb db(a.db.empty() ? spaces.front().name + ".sqlite" : a.db);
+  const std::string db_path = a.db.empty() ? spaces.front().name + ".sqlite" : a.db;
+  if (a.synth_dir.empty()) a.synth_dir = db_path + ".synth";
+  ResultsDb db(db_path);
   for (const auto& s : spaces) run_space(s, db, a.run, a.json);
-  if (a.run.ranks == 1) print_report(a, db);  // ranks: --report once all are done
+  if (a.run.ranks == 1) print_report(a, db, model.get());  // ranks: --report once all are done
   return 0;
 }
 
@@ -125,6 +144,14 @@ Command explore_command(CLI::App& app) {
   cmd->add_option("--verify", a->verify,
                   "run the first space's N best designs and each baseline's best again in the cycle model (SystemC) "
                   "on their shortest benchmark of each stage, against the fast model");
+  cmd->add_flag("--synth", a->synth,
+                "with --verify: also write each verified design out and synthesise every block (Yosys, mapped for "
+                "area and for delay; OpenSTA), against --power-model's area and timing models");
+  cmd->add_option("--liberty", a->synthesis.liberty,
+                  "--synth: liberty file (.lib or .lib.gz) of --power-model; default: the built-in fsgen45");
+  cmd->add_option("--synth-dir", a->synth_dir,
+                  "--synth: folder for the designs' Verilog and netlists (default "
+                  "<db>.synth)");
   cmd->add_option("--power-cap", a->comparisons.power_cap_mw,
                   "comparison: the fewest cycles among designs of at most this power, mW (default: the first "
                   "space's comparisons, else 700)")

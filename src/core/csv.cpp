@@ -3,9 +3,11 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 
 #include "core/error.h"
+#include "core/write_file.h"
 
 namespace fsgen {
 
@@ -86,6 +88,41 @@ uint64_t CsvRow::count(size_t column, const std::string& name) const { return pa
 void CsvRow::insert(size_t column, const std::string& value) {
   FSGEN_ASSERT(column <= fields_.size(), "an insertion within the row");
   fields_.insert(fields_.begin() + long(column), value);
+}
+
+CsvDataset read_csv_dataset(const std::string& path, const std::string& what) {
+  std::ifstream in(path);
+  if (!in) fail(path, "cannot open the " + what);
+  CsvDataset d;
+  int n = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++n;
+    if (line.empty()) continue;
+    if (line.rfind("# ", 0) == 0) {
+      const size_t colon = line.find(": ");
+      if (colon != std::string::npos) d.provenance[line.substr(2, colon - 2)] = line.substr(colon + 2);
+    } else if (d.header.empty()) {
+      d.header = line;
+      d.header_where = path + ":" + std::to_string(n);
+    } else {
+      d.rows.push_back({line, path + ":" + std::to_string(n)});
+    }
+  }
+  if (d.header.empty()) fail(path, "no column header: not a " + what);
+  return d;
+}
+
+std::ofstream append_to_csv_dataset(const std::string& path, const std::map<std::string, std::string>& provenance,
+                                    const std::string& header, const std::string& what) {
+  if (std::filesystem::exists(path)) drop_torn_last_line(path);
+  if (!std::filesystem::exists(path) || std::filesystem::file_size(path) == 0)
+    write_file_atomically(path, what + " header", [&](std::ostream& out) {
+      for (const auto& [k, v] : provenance) out << "# " << k << ": " << v << "\n";
+      out << header << "\n";
+    });
+  std::ofstream out(path, std::ios::app);
+  if (!out) fail(path, "cannot append to the " + what);
+  return out;
 }
 
 }  // namespace fsgen

@@ -4,6 +4,8 @@
 // out-of-range value is a UserError naming the file, line and column.
 #pragma once
 #include <cstdint>
+#include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -61,5 +63,23 @@ class CsvLine {
   std::ostringstream out_;
   size_t fields_ = 0;
 };
+
+// A dataset file: "# key: value" provenance lines, a column header line, then rows.
+struct CsvDataset {
+  std::map<std::string, std::string> provenance;
+  std::string header;        // "" when the file has none
+  std::string header_where;  // its "file:line"
+  struct Row {
+    std::string text, where;  // where: "file:line"
+  };
+  std::vector<Row> rows;
+};
+// UserError "cannot open the <what>" when the file cannot be read, "no column header: not a
+// <what>" when it has none.
+CsvDataset read_csv_dataset(const std::string& path, const std::string& what);
+// Opens a dataset for appending after dropping a torn last line (a killed writer's); a
+// missing or empty file first gets its provenance and header, whole or not at all.
+std::ofstream append_to_csv_dataset(const std::string& path, const std::map<std::string, std::string>& provenance,
+                                    const std::string& header, const std::string& what);
 
 }  // namespace fsgen

@@ -119,6 +119,25 @@ ModelSimReport simulate_benchmark(const Graph& g, const SpaceBenchmark& b, SimMo
   return simulate_model(g, m, o);
 }
 
+// The timing model's max clock (when the primitive models have one), and what it rests on.
+void record_max_clock(const Graph& g, const ExploreOptions& o, DesignRecord& d) {
+  if (o.power_model->timing.empty()) return;
+  const DesignClock c = design_clock(g, *o.power_model);
+  d.max_clock_mhz = c.mhz;
+  std::ostringstream m;
+  m << "fsgen timing model (" << o.power_model_name << "): set by " << c.limiting_block << " (" << std::setprecision(3)
+    << c.limiting_delay_ns << " ns)";
+  if (!c.extrapolated.empty()) {
+    m << "; beyond the characterised sizes:";
+    for (const auto& b : c.extrapolated) m << " " << b;
+  }
+  if (!c.not_modelled.empty()) {
+    m << "; without";
+    for (const auto& b : c.not_modelled) m << " " << b;
+  }
+  d.clock_model = m.str();
+}
+
 DesignRecord evaluate_point(const DesignSpace& s, const DesignPoint& p, const ExploreOptions& o) {
   DesignRecord d;
   d.hash = p.hash, d.space = s.name, d.name = p.name, d.spec_text = p.spec_text, d.status = "ok";
@@ -142,6 +161,7 @@ DesignRecord evaluate_point(const DesignSpace& s, const DesignPoint& p, const Ex
       d.area_model += ", without";
       for (const auto& b : a.not_modelled) d.area_model += " " + b;
     }
+    record_max_clock(*g, o, d);
   }
   d.reason = constraint_broken(s.constraints, *g, d.pes, d.area_um2);
   if (!d.reason.empty()) {

@@ -178,7 +178,11 @@ void print_models(const std::vector<DesignFigures>& figs, std::ostream& out) {
   out << "area: " << (d.area_um2 > 0 ? d.area_model : "not estimated (give --power-model)") << "\n";
   out << "power: "
       << (d.results.front().power_mw > 0 ? d.results.front().power_model : "not estimated (give --power-model)")
-      << "\nclock: each design's spec clock (max clock not estimated)\n";
+      << "\nclock: tokens/s at each design's spec clock; MHz in the table: "
+      << (d.max_clock_mhz > 0 ? d.clock_model.substr(0, d.clock_model.find(':')) + " (its slowest block's worst path)"
+                              : std::string("the spec clock (max clock not estimated: train the primitive models with "
+                                            "fsgen train --timing)"))
+      << "\n";
   double worst = 0;
   const DesignRecord* at = nullptr;
   for (const auto& f : figs)
@@ -189,6 +193,9 @@ void print_models(const std::vector<DesignFigures>& figs, std::ostream& out) {
         << worst << std::noshowpos << " % (" << at->name << ", " << at->power_sample << ")\n";
 }
 
+// Table 1's MHz: the timing model's max clock where it was estimated, else the spec's clock.
+double table_mhz(const DesignRecord& d) { return d.max_clock_mhz > 0 ? d.max_clock_mhz : d.clock_mhz; }
+
 void print_table(const std::vector<const DesignFigures*>& rows, std::ostream& out) {
   out << "best designs (by FoM = tokens/s / W / mm2 where power and area are estimated, else by tokens/s):\n"
       << "  " << std::left << std::setw(18) << "design" << std::right << std::setw(12) << "tokens/s" << std::setw(9)
@@ -198,9 +205,12 @@ void print_table(const std::vector<const DesignFigures*>& rows, std::ostream& ou
     out << "  " << std::left << std::setw(18) << f->design->name << std::right << std::fixed << std::setprecision(1)
         << std::setw(12) << f->tokens_per_second << std::setprecision(3) << std::setw(9) << f->area_mm2
         << std::setprecision(1) << std::setw(10) << f->power_mw << std::setprecision(0) << std::setw(7)
-        << f->design->clock_mhz << std::setprecision(1) << std::setw(8) << 100 * f->utilisation << std::setprecision(1)
+        << table_mhz(*f->design) << std::setprecision(1) << std::setw(8) << 100 * f->utilisation << std::setprecision(1)
         << std::setw(12) << f->fom() << "  " << f->design->pes << "\n"
         << std::defaultfloat;
+  for (const auto* f : rows)
+    if (f->design->max_clock_mhz > 0)
+      out << "  " << f->design->name << " max clock: " << f->design->clock_model << "\n";
   // Where each design's power goes, on its first benchmark.
   for (const auto* f : rows) {
     const BenchmarkResult& r = f->design->results.front();
@@ -283,6 +293,8 @@ nlohmann::json explore_report_json(const std::vector<DesignRecord>& designs, con
                         {"reason", d.reason},
                         {"pes", d.pes},
                         {"clock_mhz", d.clock_mhz},
+                        {"max_clock_mhz", d.max_clock_mhz},
+                        {"clock_model", d.clock_model},
                         {"area_um2", d.area_um2},
                         {"area_model", d.area_model},
                         {"power_sample", d.power_sample},
@@ -308,6 +320,7 @@ nlohmann::json explore_report_json(const std::vector<DesignRecord>& designs, con
                           {"area_mm2", f->area_mm2},
                           {"power_mw", f->power_mw},
                           {"clock_mhz", f->design->clock_mhz},
+                          {"max_clock_mhz", f->design->max_clock_mhz},
                           {"utilisation", f->utilisation},
                           {"fom", f->fom()}});
   for (const FrontAxes& a : front_axes())
@@ -374,13 +387,14 @@ void write_designs_csv(const std::vector<DesignFigures>& figs, const std::vector
     for (const auto& space : spaces)
       for (const auto* f : pareto(of_space(figs, space), a)) fronts[a.name].push_back(f);
   write_file_atomically(path, "design figures", [&](std::ostream& o) {
-    o << "space,design,pes,clock_mhz,area_mm2,power_mw,cycles,tokens_per_second,tokens_per_joule,fom,utilisation";
+    o << "space,design,pes,clock_mhz,max_clock_mhz,area_mm2,power_mw,cycles,tokens_per_second,tokens_per_joule,fom,"
+         "utilisation";
     for (const FrontAxes& a : front_axes()) o << ",front_" << a.name;
     o << "\n" << std::setprecision(10);
     for (const auto& f : figs) {
       o << f.design->space << "," << f.design->name << "," << f.design->pes << "," << f.design->clock_mhz << ","
-        << f.area_mm2 << "," << f.power_mw << "," << f.cycles << "," << f.tokens_per_second << ","
-        << f.tokens_per_joule() << "," << f.fom() << "," << f.utilisation;
+        << f.design->max_clock_mhz << "," << f.area_mm2 << "," << f.power_mw << "," << f.cycles << ","
+        << f.tokens_per_second << "," << f.tokens_per_joule() << "," << f.fom() << "," << f.utilisation;
       for (const FrontAxes& a : front_axes()) {
         const auto& fr = fronts[a.name];
         o << "," << (std::find(fr.begin(), fr.end(), &f) != fr.end() ? 1 : 0);

@@ -12,12 +12,14 @@ namespace fsgen {
 
 namespace {
 
-// user_version 2: a database of an earlier layout is refused rather than mixed with this one.
-constexpr int kSchemaVersion = 2;
+// user_version 3 (2 had no max clock): a database of an earlier layout is refused rather
+// than mixed with this one.
+constexpr int kSchemaVersion = 3;
 constexpr const char* kSchema = R"(
 CREATE TABLE IF NOT EXISTS designs (
   space TEXT NOT NULL, hash TEXT NOT NULL, name TEXT NOT NULL, spec TEXT NOT NULL, status TEXT NOT NULL,
-  reason TEXT NOT NULL, pes INTEGER NOT NULL, clock_mhz REAL NOT NULL, area_um2 REAL NOT NULL,
+  reason TEXT NOT NULL, pes INTEGER NOT NULL, clock_mhz REAL NOT NULL, max_clock_mhz REAL NOT NULL,
+  clock_model TEXT NOT NULL, area_um2 REAL NOT NULL,
   area_model TEXT NOT NULL, power_sample TEXT NOT NULL, sample_cycle_error REAL NOT NULL,
   fsgen_version TEXT NOT NULL, PRIMARY KEY (space, hash));
 CREATE TABLE IF NOT EXISTS results (
@@ -121,8 +123,9 @@ std::set<std::string> ResultsDb::recorded_designs(const std::string& space) cons
 void ResultsDb::record(const DesignRecord& d) {
   exec("BEGIN IMMEDIATE");
   try {
-    Statement(db_, "INSERT OR REPLACE INTO designs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-              path_)
+    Statement(
+        db_, "INSERT OR REPLACE INTO designs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+        path_)
         .text(1, d.space)
         .text(2, d.hash)
         .text(3, d.name)
@@ -131,11 +134,13 @@ void ResultsDb::record(const DesignRecord& d) {
         .text(6, d.reason)
         .integer(7, d.pes)
         .real(8, d.clock_mhz)
-        .real(9, d.area_um2)
-        .text(10, d.area_model)
-        .text(11, d.power_sample)
-        .real(12, d.sample_cycle_error)
-        .text(13, FSGEN_VERSION)
+        .real(9, d.max_clock_mhz)
+        .text(10, d.clock_model)
+        .real(11, d.area_um2)
+        .text(12, d.area_model)
+        .text(13, d.power_sample)
+        .real(14, d.sample_cycle_error)
+        .text(15, FSGEN_VERSION)
         .row();
     for (const BenchmarkResult& r : d.results)
       Statement(db_, "INSERT OR REPLACE INTO results VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
@@ -167,8 +172,9 @@ std::vector<DesignRecord> ResultsDb::designs() const {
   // Spaces in the order their first design was recorded (the space explored first leads the
   // report), each space's designs by name.
   Statement s(db_,
-              "SELECT hash, space, name, spec, status, reason, pes, clock_mhz, area_um2, area_model, power_sample, "
-              "sample_cycle_error FROM designs JOIN (SELECT space AS sp, MIN(rowid) AS first FROM designs GROUP BY "
+              "SELECT hash, space, name, spec, status, reason, pes, clock_mhz, max_clock_mhz, clock_model, area_um2, "
+              "area_model, power_sample, sample_cycle_error FROM designs JOIN (SELECT space AS sp, MIN(rowid) AS first "
+              "FROM designs GROUP BY "
               "space) ON space = sp ORDER BY first, name",
               path_);
   while (s.row()) {
@@ -176,8 +182,9 @@ std::vector<DesignRecord> ResultsDb::designs() const {
     d.hash = s.column_text(0), d.space = s.column_text(1), d.name = s.column_text(2), d.spec_text = s.column_text(3);
     d.status = s.column_text(4), d.reason = s.column_text(5);
     d.pes = uint32_t(s.column_integer(6)), d.clock_mhz = s.column_real(7);
-    d.area_um2 = s.column_real(8), d.area_model = s.column_text(9);
-    d.power_sample = s.column_text(10), d.sample_cycle_error = s.column_real(11);
+    d.max_clock_mhz = s.column_real(8), d.clock_model = s.column_text(9);
+    d.area_um2 = s.column_real(10), d.area_model = s.column_text(11);
+    d.power_sample = s.column_text(12), d.sample_cycle_error = s.column_real(13);
     at[{d.space, d.hash}] = out.size();
     out.push_back(std::move(d));
   }

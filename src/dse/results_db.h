@@ -33,7 +33,9 @@ struct DesignRecord {
   std::string status;  // ok, invalid (does not elaborate), excluded (violates a constraint), failed
   std::string reason;  // why not ok
   uint32_t pes = 0;    // both arrays
-  double clock_mhz = 0;
+  double clock_mhz = 0;      // the spec's clock, at which the benchmarks' tokens/s are taken
+  double max_clock_mhz = 0;  // the timing model's max clock (0: not estimated)
+  std::string clock_model;   // which model made max_clock_mhz, its slowest block and what it left out
   double area_um2 = 0;     // 0: not estimated
   std::string area_model;  // which model made area_um2 (and what it left out)
   // The power sample (sim/activity_power.h): its kernels and the fast model's error on it

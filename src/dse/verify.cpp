@@ -1,12 +1,22 @@
 #include "dse/verify.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
 #include <iomanip>
 #include <map>
+#include <mutex>
+#include <thread>
 
+#include "core/error.h"
 #include "dse/explore.h"
 #include "dse/report.h"
+#include "flow/verilator.h"
 #include "generator/spec.h"
+#include "generator/verilog_emitter.h"
+#include "sim/power_report.h"
 
 namespace fsgen {
 
@@ -75,6 +85,173 @@ nlohmann::json cycle_checks_json(const std::vector<CycleCheck>& checks) {
                  {"fast_cycles", c.fast_cycles},
                  {"error_percent", c.error_percent()},
                  {"wall_seconds", c.wall_seconds}});
+  return j;
+}
+
+namespace {
+
+double sum_of(const std::vector<BlockCheck>& blocks, double BlockCheck::*figure) {
+  double sum = 0;
+  for (const BlockCheck& b : blocks) sum += b.*figure;
+  return sum;
+}
+
+// The clock of the slowest of the blocks the timing model times, by `delay`.
+double slowest_mhz(const std::vector<BlockCheck>& blocks, double BlockCheck::*delay) {
+  double worst = 0;
+  for (const BlockCheck& b : blocks)
+    if (b.model_ns > 0) worst = std::max(worst, b.*delay);
+  return worst > 0 ? 1000.0 / worst : 0;
+}
+
+}  // namespace
+
+double SynthesisCheck::model_um2() const { return sum_of(blocks, &BlockCheck::model_um2); }
+double SynthesisCheck::synth_um2() const { return sum_of(blocks, &BlockCheck::synth_um2); }
+double SynthesisCheck::delay_mapped_um2() const { return sum_of(blocks, &BlockCheck::delay_mapped_um2); }
+double SynthesisCheck::model_mhz() const { return slowest_mhz(blocks, &BlockCheck::model_ns); }
+double SynthesisCheck::synth_mhz() const { return slowest_mhz(blocks, &BlockCheck::synth_ns); }
+
+namespace {
+
+// Each checked block mapped again for area (`jobs` at a time), as the primitive area models'
+// characterisation maps: a netlist mapped for delay carries buffer trees and upsized gates
+// on top. Sets their synth_um2.
+void map_for_area(const Graph& g, const std::string& dir, const DesignSynthesis& synthesis, unsigned jobs,
+                  std::vector<BlockCheck>& blocks) {
+  std::vector<std::string> files;
+  for (const auto& f : verilog_files(g)) files.push_back((std::filesystem::path(dir) / f).string());
+  std::atomic<size_t> next{0};
+  std::mutex lock;
+  std::string error;
+  auto worker = [&] {
+    for (size_t i; (i = next++) < blocks.size();) {
+      const auto b = std::find_if(synthesis.blocks.begin(), synthesis.blocks.end(),
+                                  [&](const BlockSynthesis& s) { return s.block == blocks[i].block; });
+      const std::string area_dir = (std::filesystem::path(dir) / "synth" / b->block / "area").string();
+      try {
+        std::filesystem::create_directories(area_dir);
+        blocks[i].synth_um2 =
+            synth_to_liberty(files, b->instance.module, b->instance.params, synthesis.lib, area_dir).area_um2;
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> hold(lock);
+        error = e.what();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned j = 0; j < std::max(1u, jobs); ++j) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  if (!error.empty()) throw UserError(error);
+}
+
+SynthesisCheck synthesise_design_check(const DesignRecord& d, const PowerModel& model, const SynthesisRequest& request,
+                                       const std::string& work_dir) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Graph g = elaborate(parse_spec_text(d.spec_text, d.name + ".yaml"));
+  const std::string dir = update_design_folder(g, (std::filesystem::path(work_dir) / d.space).string());
+  const DesignSynthesis synthesis = synthesise_design(g, dir, request);
+  model.require_liberty(synthesis.lib.name);
+  SynthesisCheck c;
+  c.design = d.name, c.space = d.space, c.liberty = synthesis.lib.name;
+  std::vector<std::string> not_modelled;
+  const std::vector<BlockEstimate> estimates = block_estimates(g, model, &not_modelled);
+  for (const BlockSynthesis& b : synthesis.blocks) {
+    const auto e =
+        std::find_if(estimates.begin(), estimates.end(), [&](const BlockEstimate& x) { return x.block == b.block; });
+    if (!b.error.empty())
+      c.unchecked.push_back(b.block + " (synthesis failed)");
+    else if (e == estimates.end())
+      c.unchecked.push_back(b.block + " (no primitive model)");
+    else
+      c.blocks.push_back({b.block, e->kind, e->area_um2, 0, b.netlist.synth.area_um2, e->delay_ns,
+                          b.netlist.timing.arrival_ns + b.netlist.timing.setup_ns, e->beyond,
+                          b.netlist.timing.startpoint + " -> " + b.netlist.timing.endpoint});
+  }
+  map_for_area(g, dir, synthesis, request.jobs, c.blocks);
+  for (const MemoryMacro& m : synthesis.macros) c.unchecked.push_back(m.block + " (memory macro)");
+  c.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return c;
+}
+
+double error_percent(double model, double truth) { return truth > 0 ? 100.0 * (model - truth) / truth : 0; }
+
+}  // namespace
+
+std::vector<SynthesisCheck> synthesise_best_designs(const std::vector<DesignRecord>& designs, uint32_t count,
+                                                    const PowerModel& model, const SynthesisRequest& request,
+                                                    const std::string& work_dir,
+                                                    const std::function<void(uint64_t, uint64_t)>& progress) {
+  const std::vector<DesignFigures> figs = figures_of(designs);
+  const std::vector<const DesignFigures*> best = best_designs(figs, count);
+  std::vector<SynthesisCheck> out;
+  for (const auto* f : best) {
+    out.push_back(synthesise_design_check(*f->design, model, request, work_dir));
+    if (progress) progress(out.size(), best.size());
+  }
+  return out;
+}
+
+void print_synthesis_checks(const std::vector<SynthesisCheck>& checks, std::ostream& out) {
+  if (checks.empty()) return;
+  out << "the best designs synthesised (Yosys onto " << checks.front().liberty
+      << ", each block mapped for delay at the spec's clock; OpenSTA from each block's ports) against the primitive "
+         "area and timing models:\n";
+  double worst_area = 0, worst_clock = 0;
+  for (const SynthesisCheck& c : checks) {
+    const double area_error = error_percent(c.model_um2(), c.synth_um2());
+    const double clock_error = error_percent(c.model_mhz(), c.synth_mhz());
+    out << "  " << std::left << std::setw(16) << c.design << std::right << std::fixed << std::setprecision(3)
+        << " area " << c.model_um2() / 1e6 << " mm2 (mapped for area " << c.synth_um2() / 1e6 << ", " << std::showpos
+        << std::setprecision(1) << area_error << std::noshowpos << " %; for delay " << std::setprecision(3)
+        << c.delay_mapped_um2() / 1e6 << "), max clock " << std::setprecision(0) << c.model_mhz()
+        << " MHz (synthesised " << c.synth_mhz() << ", " << std::showpos << std::setprecision(1) << clock_error
+        << std::noshowpos << " %), " << std::setprecision(0) << c.wall_seconds << " s\n";
+    for (const BlockCheck& b : c.blocks)
+      out << "    " << std::left << std::setw(10) << b.block << std::setw(18) << b.kind << std::right
+          << std::setprecision(0) << std::setw(10) << b.model_um2 << " um2 vs " << std::setw(10) << b.synth_um2
+          << std::setprecision(3) << "   " << (b.model_ns > 0 ? b.model_ns : 0.0) << " ns vs " << b.synth_ns << " ns"
+          << (b.beyond > 1 ? " (extrapolated)" : "") << "  " << b.path << "\n";
+    if (!c.unchecked.empty()) {
+      out << "    not compared:";
+      for (const auto& u : c.unchecked) out << " " << u;
+      out << "\n";
+    }
+    worst_area = std::max(worst_area, std::abs(area_error));
+    worst_clock = std::max(worst_clock, std::abs(clock_error));
+  }
+  out << "  largest error: area " << std::setprecision(1) << worst_area << " %, max clock " << worst_clock << " % over "
+      << checks.size() << " designs\n"
+      << std::defaultfloat;
+}
+
+nlohmann::json synthesis_checks_json(const std::vector<SynthesisCheck>& checks) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const SynthesisCheck& c : checks) {
+    nlohmann::json e = {{"design", c.design},
+                        {"space", c.space},
+                        {"liberty", c.liberty},
+                        {"model_area_um2", c.model_um2()},
+                        {"synth_area_um2", c.synth_um2()},
+                        {"delay_mapped_area_um2", c.delay_mapped_um2()},
+                        {"area_error_percent", error_percent(c.model_um2(), c.synth_um2())},
+                        {"model_max_clock_mhz", c.model_mhz()},
+                        {"synth_max_clock_mhz", c.synth_mhz()},
+                        {"clock_error_percent", error_percent(c.model_mhz(), c.synth_mhz())},
+                        {"unchecked", c.unchecked},
+                        {"wall_seconds", c.wall_seconds}};
+    for (const BlockCheck& b : c.blocks)
+      e["blocks"].push_back({{"block", b.block},
+                             {"kind", b.kind},
+                             {"model_um2", b.model_um2},
+                             {"synth_um2", b.synth_um2},
+                             {"delay_mapped_um2", b.delay_mapped_um2},
+                             {"model_ns", b.model_ns},
+                             {"synth_ns", b.synth_ns},
+                             {"beyond", b.beyond},
+                             {"path", b.path}});
+    j.push_back(e);
+  }
   return j;
 }
 

@@ -1,7 +1,8 @@
 // Trust in the estimators on the front (fsgen explore --verify N): the best designs of a
 // results database run again in the cycle model (the SystemC platform, synthetic operands
 // drawn at the benchmark's zero share) on the benchmarks the fast model timed shortest (one
-// per stage), and the two models' cycles compared.
+// per stage), and the two models' cycles compared; and with synthesis, each block of theirs
+// mapped by Yosys and timed by OpenSTA against the primitive area and timing models.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -12,6 +13,8 @@
 
 #include "dse/results_db.h"
 #include "dse/space.h"
+#include "power/power_model.h"
+#include "sim/design_report.h"
 
 namespace fsgen {
 
@@ -31,5 +34,39 @@ std::vector<CycleCheck> check_best_designs(const std::vector<DesignRecord>& desi
                                            const std::function<void(uint64_t, uint64_t)>& progress = {});
 void print_cycle_checks(const std::vector<CycleCheck>& checks, std::ostream& out);
 nlohmann::json cycle_checks_json(const std::vector<CycleCheck>& checks);
+
+// One block of a design: the primitive models' area and worst path against its netlist's.
+struct BlockCheck {
+  std::string block, kind;
+  double model_um2 = 0;
+  double synth_um2 = 0;               // mapped for area (as the area models' characterisation maps)
+  double delay_mapped_um2 = 0;        // mapped for delay at the spec's clock (the netlist timed)
+  double model_ns = 0, synth_ns = 0;  // model_ns 0: no timing model for its kind
+  double beyond = 0;                  // KindTiming::beyond: > 1 extrapolated
+  std::string path;                   // the netlist's worst path
+};
+
+struct SynthesisCheck {
+  std::string design, space, liberty;
+  std::vector<BlockCheck> blocks;      // the blocks with a primitive model and a netlist
+  std::vector<std::string> unchecked;  // the others: memory macros, no model, or failed (with why)
+  double wall_seconds = 0;
+  double model_um2() const;
+  double synth_um2() const;
+  double delay_mapped_um2() const;
+  // The design's max clock over the blocks both models time: the slowest block's.
+  double model_mhz() const;
+  double synth_mhz() const;
+};
+
+// The same designs as check_best_designs, each written out and every block synthesised
+// (`request`: liberty, macros, jobs) under work_dir/<design>; `model` must be the primitive
+// models of that liberty (UserError otherwise).
+std::vector<SynthesisCheck> synthesise_best_designs(const std::vector<DesignRecord>& designs, uint32_t count,
+                                                    const PowerModel& model, const SynthesisRequest& request,
+                                                    const std::string& work_dir,
+                                                    const std::function<void(uint64_t, uint64_t)>& progress = {});
+void print_synthesis_checks(const std::vector<SynthesisCheck>& checks, std::ostream& out);
+nlohmann::json synthesis_checks_json(const std::vector<SynthesisCheck>& checks);
 
 }  // namespace fsgen

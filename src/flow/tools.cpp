@@ -129,4 +129,10 @@ void write_stamp(const std::string& stamp_file, const std::string& fingerprint) 
   write_text_file(stamp_file, stamp_of(fingerprint), "build stamp");
 }
 
+std::string tool_version(const std::string& tool, const std::string& flag) {
+  const CommandResult r = run_command(shell_quote(require_tool(tool)) + " " + flag);
+  std::string v = r.output.substr(0, r.output.find('\n'));
+  return v.empty() ? "unknown" : v;
+}
+
 }  // namespace fsgen

@@ -18,6 +18,8 @@ struct CommandResult {
   std::string output;  // stdout and stderr, interleaved
 };
 CommandResult run_command(const std::string& command);
+// The first line a tool prints for `flag` ("yosys -V"): a dataset's provenance.
+std::string tool_version(const std::string& tool, const std::string& flag);
 
 std::string read_text_file(const std::string& path);
 

@@ -87,6 +87,15 @@ std::string variant_difference(const PrimitiveDef& def, const std::map<std::stri
   return note;
 }
 
+std::map<std::string, int64_t> module_parameters(const PrimitiveDef& def, const std::vector<int>& h) {
+  std::map<std::string, int64_t> params = def.fixed;
+  for (size_t i = 0; i < h.size(); ++i)
+    if (!listed(def.held_params, def.params[i])) params[def.params[i]] = h[i];
+  if (def.derived)
+    for (const auto& [name, value] : def.derived(h)) params[name] = value;
+  return params;
+}
+
 std::string CharPoint::key() const {
   std::ostringstream o;
   o << kind;
@@ -160,12 +169,6 @@ CharPoint point_of(const std::string& text, const std::string& where, int format
   p.leakage_mw = row.number(14, "leakage_mw");
   p.area_um2 = row.number(15, "area_um2");
   return p;
-}
-
-std::string tool_version(const std::string& tool, const std::string& flag) {
-  const CommandResult r = run_command(shell_quote(require_tool(tool)) + " " + flag);
-  std::string v = r.output.substr(0, r.output.find('\n'));
-  return v.empty() ? "unknown" : v;
 }
 
 // The drivers' version: a dataset of another is refused (resume it with its own fsgen).
@@ -279,13 +282,9 @@ class SizeRun {
       : def_(def), h_(h), o_(o), dir_((fs::path(o.work_dir) / (def.kind + "_" + module_size_text(def, h))).string()),
         runs_(held_text(def, h)) {
     const std::vector<std::string> files = write_module_sources(dir_, def.module);
-    std::map<std::string, int64_t> params = def.fixed;
     for (size_t i = 0; i < h.size(); ++i)
       if (listed(def.held_params, def.params[i])) stim_.settings.push_back(h[i]);
-      else params[def.params[i]] = h[i];
-    if (def.derived)
-      for (const auto& [name, value] : def.derived(h)) params[name] = value;
-    synth_ = synth_to_liberty(files, def.module, params, lib, dir_);
+    synth_ = synth_to_liberty(files, def.module, module_parameters(def, h), lib, dir_);
     netlist_ = read_netlist_json(synth_.netlist_json, def.module);
     engine_ = std::make_unique<GatePowerModel>(netlist_, read_liberty_file(lib.path), GatePowerOptions{kClockMhz, 0.05, 0});
     if (def.structural()) return;  // no testbench: the engine alone labels its idle point
@@ -386,8 +385,8 @@ class SizeRun {
   std::vector<int> alpha_bits_, factor_bits_;
 };
 
-// Opens the dataset for appending: writes the header of a new file, or checks an existing
-// one's provenance and collects its keys.
+// Opens the dataset for appending: an existing one's provenance is checked and its keys
+// collected; a new one gets its header.
 std::ofstream open_dataset(const std::string& path, const std::map<std::string, std::string>& prov,
                            std::set<std::string>& done) {
   if (fs::exists(path)) drop_torn_last_line(path);
@@ -398,61 +397,24 @@ std::ofstream open_dataset(const std::string& path, const std::map<std::string, 
         fail(path, "provenance '" + k + "' is '" + d.provenance.at(k) + "', this run's is '" + v +
                        "': resume with the same settings or write a new dataset");
     for (const auto& p : d.points) done.insert(p.key());
-    return std::ofstream(path, std::ios::app);
   }
-  // The header lands whole or not at all: a run killed while writing it leaves no file.
-  write_file_atomically(path, "dataset header", [&](std::ostream& out) {
-    for (const auto& [k, v] : prov) out << "# " << k << ": " << v << "\n";
-    out << kColumns << "\n";
-  });
-  std::ofstream out(path, std::ios::app);
-  if (!out) fail(path, "cannot append to the dataset file");
-  return out;
+  return append_to_csv_dataset(path, prov, kColumns, "characterisation dataset");
 }
 
 }  // namespace
 
 Dataset read_dataset(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail(path, "cannot open the characterisation dataset");
+  const CsvDataset csv = read_csv_dataset(path, "characterisation dataset");
   Dataset d;
-  std::string line;
-  int n = 0;
-  bool header_seen = false;
-  while (std::getline(in, line)) {
-    ++n;
-    if (line.empty()) continue;
-    if (line.rfind("# ", 0) == 0) {
-      const size_t colon = line.find(": ");
-      if (colon != std::string::npos) d.provenance[line.substr(2, colon - 2)] = line.substr(colon + 2);
-      continue;
-    }
-    if (!header_seen) {
-      d.format = line == kColumnsFormat2 ? 2 : line == kColumnsFormat3 ? 3 : kDatasetFormat;
-      if (line != columns_of_format(d.format))
-        fail(path + ":" + std::to_string(n), "expected the column header " + std::string(kColumns));
-      header_seen = true;
-      continue;
-    }
-    d.points.push_back(point_of(line, path + ":" + std::to_string(n), d.format));
-  }
-  if (!header_seen) fail(path, "no column header: not a characterisation dataset");
+  d.provenance = csv.provenance;
+  d.format = csv.header == kColumnsFormat2 ? 2 : csv.header == kColumnsFormat3 ? 3 : kDatasetFormat;
+  if (csv.header != columns_of_format(d.format))
+    fail(csv.header_where, "expected the column header " + std::string(kColumns));
+  for (const CsvDataset::Row& row : csv.rows) d.points.push_back(point_of(row.text, row.where, d.format));
   return d;
 }
 
 namespace {
-
-// The catalog sizes of a primitive this run covers: within --max-elements and among
-// --sizes, and of those --small's two smallest.
-std::vector<std::vector<int>> sizes_to_run(const PrimitiveDef& d, const CharacterizeOptions& o) {
-  std::vector<std::vector<int>> out;
-  for (const auto& h : d.sizes)
-    if ((o.max_elements == 0 || d.elements(h) <= double(o.max_elements)) &&
-        (o.sizes.empty() || listed(o.sizes, hyperparameter_text(h, 'x'))))
-      out.push_back(h);
-  if (o.small_grid && out.size() > 2) out.resize(2);
-  return out;
-}
 
 // A training kernel on the training core of a size (PrimitiveDef::kernel_sizes): its points
 // are appended together, and a run whose first point is in the dataset is done.
@@ -480,6 +442,22 @@ std::vector<KernelRun> kernel_runs(const PrimitiveDef& d, const CharacterizeOpti
   return out;
 }
 
+}  // namespace
+
+// The catalog sizes of a primitive this run covers: within --max-elements and among
+// --sizes, and of those --small's two smallest.
+std::vector<std::vector<int>> sizes_to_run(const PrimitiveDef& d, const CharacterizeOptions& o) {
+  std::vector<std::vector<int>> out;
+  for (const auto& h : d.sizes)
+    if ((o.max_elements == 0 || d.elements(h) <= double(o.max_elements)) &&
+        (o.sizes.empty() || listed(o.sizes, hyperparameter_text(h, 'x'))))
+      out.push_back(h);
+  if (o.small_grid && out.size() > 2) out.resize(2);
+  return out;
+}
+
+namespace {
+
 // Every size named by --sizes is one of a selected primitive's catalog sizes.
 void check_sizes(const std::vector<const PrimitiveDef*>& defs, const std::vector<std::string>& sizes) {
   std::vector<std::string> known;
@@ -496,15 +474,20 @@ void check_sizes(const std::vector<const PrimitiveDef*>& defs, const std::vector
 
 }  // namespace
 
-CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string& path,
-                                 const std::function<void(uint64_t, uint64_t)>& progress) {
-  if (o.jobs == 0) fail("--jobs", "expected at least 1");
+std::vector<const PrimitiveDef*> selected_primitives(const CharacterizeOptions& o) {
   std::vector<const PrimitiveDef*> defs;
   if (o.kinds.empty())
     for (const auto& d : primitive_catalog()) defs.push_back(&d);
   else
     for (const auto& k : o.kinds) defs.push_back(&primitive_def(k));
   check_sizes(defs, o.sizes);
+  return defs;
+}
+
+CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string& path,
+                                 const std::function<void(uint64_t, uint64_t)>& progress) {
+  if (o.jobs == 0) fail("--jobs", "expected at least 1");
+  const std::vector<const PrimitiveDef*> defs = selected_primitives(o);
   fs::create_directories(o.work_dir);
   const FolderLock building(o.work_dir, "fsgen characterize run");  // its sizes' builds and runs are this run's
   const Liberty lib = prepare_liberty(o.liberty, o.work_dir);

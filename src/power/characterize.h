@@ -39,6 +39,9 @@ const PrimitiveDef& primitive_def(const std::string& kind);  // UserError for an
 // An RTL instance's hyperparameters in the primitive's feature order (its module parameters
 // named by def.params).
 std::vector<int> hyperparameters_of(const PrimitiveDef& def, const std::map<std::string, int64_t>& params);
+// The module parameters of the primitive's RTL at hyperparameters h: its fixed ones, h's
+// (held hyperparameters are settings, not parameters) and those derived from h.
+std::map<std::string, int64_t> module_parameters(const PrimitiveDef& def, const std::vector<int>& h);
 // How an instance differs from the variant the primitive was characterised as (e.g.
 // "RESCALE=1, characterised 0"; parameters never varied, "LN=2, not characterised");
 // wiring parameters are not differences. Empty: a characterised variant.
@@ -82,6 +85,13 @@ struct CharacterizeOptions {
   bool kernel_runs = true;          // the controllers' training-core kernel runs (false: their idle sizes alone)
   std::string work_dir;
 };
+
+// The primitives a run covers (o.kinds, or the whole catalog); UserError for an unknown kind
+// or a --sizes entry that is none of their catalog sizes.
+std::vector<const PrimitiveDef*> selected_primitives(const CharacterizeOptions& o);
+// The catalog sizes of a primitive a run covers: within o.max_elements and among o.sizes,
+// and of those o.small_grid's two smallest.
+std::vector<std::vector<int>> sizes_to_run(const PrimitiveDef& d, const CharacterizeOptions& o);
 
 struct CharacterizeSummary {
   uint64_t added = 0;    // points written (a kernel run writes one per window)

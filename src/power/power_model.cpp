@@ -623,6 +623,7 @@ void save_power_model(const PowerModel& m, const std::string& path) {
     }
     j["primitives"][kind] = e;
   }
+  if (!m.timing.empty()) j["timing"] = timing_model_json(m.timing);
   write_file_atomically(path, "power model", [&](std::ostream& out) { out << j.dump() << "\n"; });
 }
 
@@ -682,6 +683,7 @@ PowerModel load_power_model(const std::string& path) {
                        std::to_string(p.features.size()));
       m.primitives[kind] = std::move(p);
     }
+    if (j.contains("timing")) m.timing = timing_model_from_json(j.at("timing"), path);
   } catch (const nlohmann::json::exception& e) {
     fail(path, std::string("power model field missing or of the wrong type: ") + e.what());
   }

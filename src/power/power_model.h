@@ -11,12 +11,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "power/characterize.h"
+#include "power/timing_model.h"
 
 namespace fsgen {
 
@@ -150,6 +150,9 @@ class PowerModel {
  public:
   std::map<std::string, std::string> provenance;  // the dataset's, plus the training settings
   std::map<std::string, PrimitivePowerModel> primitives;
+  // Each primitive's worst path delay over its sizes (timing_model.h): trained beside the
+  // power models when `fsgen train --timing` is given a timing dataset; empty otherwise.
+  TimingModel timing;
 
   const PrimitivePowerModel& primitive(const std::string& kind) const;  // UserError when not trained
   // UserError unless the model was characterised on the liberty named `liberty_name`.

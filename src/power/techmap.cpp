@@ -175,10 +175,12 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   ys << "synth -flatten -top " << top << "\ndfflibmap -liberty " << l << "\n"
      << abc_command(l, options.delay_target_ns)
      << "\nopt_clean\n"
-     // Timing netlists: one net per bit (OpenSTA's reader refuses an assign to a
-     // concatenation), each flip-flop named after its register for the reports.
+     // Timing netlists: one net per bit and one bit per assign (OpenSTA's reader refuses an
+     // assign to a concatenation, which output bits that copy others, as a dot array's
+     // sign-extended lanes, would get), each flip-flop named after its register for the reports.
      << (options.delay_target_ns > 0 ? "splitnets\nopt_clean -purge\nrename -wire\n" : "")
      << "tee -o /dev/stdout stat -liberty " << l << "\nwrite_verilog -noattr "
+     << (options.delay_target_ns > 0 ? "-simple-lhs " : "")
      << r.netlist
      // The JSON is read back from the Verilog so that net names match it (and a simulation's).
      << "\ndesign -reset\nread_liberty -lib " << l << "\nread_verilog " << r.netlist << "\nwrite_json "

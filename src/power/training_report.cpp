@@ -20,6 +20,21 @@ void print_event_fit(const PrimitivePowerModel& p, std::ostream& out) {
   out << "\n";
 }
 
+void print_timing_fit(const TimingModel& t, std::ostream& out) {
+  out << "timing model (worst path delay = a + b . terms, least squares over the sizes; OpenSTA at "
+      << t.provenance.at("period_ns") << " ns on " << t.provenance.at("liberty") << "):\n";
+  for (const auto& [kind, k] : t.kinds) {
+    out << "  " << std::left << std::setw(18) << kind << std::right << k.sizes.size()
+        << (k.sizes.size() == 1 ? " size: " : " sizes: ") << std::fixed << std::setprecision(3) << k.a_ns << " ns";
+    for (size_t i = 0; i < k.terms.size(); ++i)
+      out << std::showpos << " " << k.b_ns[i] << std::noshowpos << " x " << k.terms[i];
+    if (k.leave_one_out_max_error_percent > 0)
+      out << "; each size left out in turn: largest error " << std::setprecision(1) << k.leave_one_out_max_error_percent
+          << " %";
+    out << std::defaultfloat << "\n";
+  }
+}
+
 }  // namespace
 
 void print_training_summary(const PowerModel& pm, const std::string& dataset, double seconds, std::ostream& out) {
@@ -40,6 +55,7 @@ void print_training_summary(const PowerModel& pm, const std::string& dataset, do
     out << "\n";
     if (!p.event_fj.b.empty()) print_event_fit(p, out);
   }
+  if (!pm.timing.empty()) print_timing_fit(pm.timing, out);
   out.flags(flags);
 }
 

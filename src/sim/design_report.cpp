@@ -111,15 +111,6 @@ void print_graph(const Graph& g, std::ostream& out) {
 
 namespace {
 
-// A block mapped on its own onto the liberty, for delay at the spec's clock, and timed from
-// its ports.
-struct BlockSynthesis {
-  std::string block;
-  ArrayInstance instance;
-  TimedNetlist netlist;
-  std::string error;  // why its synthesis or timing failed ("" when it did not)
-};
-
 // The RTL instance of a block that has logic of its own; nullopt for the blocks inside the
 // controller's module (the requantiser, the normaliser, the K/V tile caches).
 std::optional<ArrayInstance> synthesis_instance(const Graph& g, const std::string& block) {
@@ -185,24 +176,33 @@ std::vector<std::string> requested_blocks(const Graph& g, const std::vector<std:
 
 void check_synthesis_request(const Graph& g, const SynthesisRequest& request) { requested_blocks(g, request.blocks); }
 
-bool print_synthesis(const Graph& g, const std::string& dir, const SynthesisRequest& request, std::ostream& out) {
+DesignSynthesis synthesise_design(const Graph& g, const std::string& dir, const SynthesisRequest& request) {
   const MacroOptions& mo = request.macros;
-  const std::vector<std::string> names = requested_blocks(g, request.blocks);
-  const Liberty lib = prepare_liberty(request.liberty, dir);
-  const DesignMacros macros = design_macros(g, macro_technology(read_liberty_file(lib.path), mo.node_nm), mo);
-  std::map<std::string, const MemoryMacro*> macro_of;
-  for (const auto& m : macros.macros) macro_of[m.block] = &m;
+  DesignSynthesis d;
+  d.requested = requested_blocks(g, request.blocks);
+  d.lib = prepare_liberty(request.liberty, dir);
+  const DesignMacros macros = design_macros(g, macro_technology(read_liberty_file(d.lib.path), mo.node_nm), mo);
   std::vector<BlockSynthesis> todo;
-  std::vector<std::string> inside;
-  for (const auto& name : names) {
-    if (macro_of.count(name)) continue;
-    if (auto inst = synthesis_instance(g, name))
+  for (const auto& name : d.requested) {
+    const auto macro =
+        std::find_if(macros.macros.begin(), macros.macros.end(), [&](const MemoryMacro& m) { return m.block == name; });
+    if (macro != macros.macros.end())
+      d.macros.push_back(*macro);
+    else if (auto inst = synthesis_instance(g, name))
       todo.push_back({name, *inst, {}, ""});
     else
-      inside.push_back(name);
+      d.inside.push_back(name);
   }
-  const std::vector<BlockSynthesis> done =
-      synthesise_blocks(std::move(todo), g, dir, lib, 1000.0 / g.spec.clock_mhz, request.jobs);
+  d.blocks = synthesise_blocks(std::move(todo), g, dir, d.lib, 1000.0 / g.spec.clock_mhz, request.jobs);
+  return d;
+}
+
+bool print_synthesis(const Graph& g, const std::string& dir, const SynthesisRequest& request, std::ostream& out) {
+  const MacroOptions& mo = request.macros;
+  const DesignSynthesis synthesis = synthesise_design(g, dir, request);
+  const Liberty& lib = synthesis.lib;
+  const std::vector<BlockSynthesis>& done = synthesis.blocks;
+  const std::vector<std::string>& inside = synthesis.inside;
   out << "synthesis (yosys onto liberty " << lib.name << ", each block on its own, mapped for delay at "
       << g.spec.clock_mhz << " MHz: buffered fan-out, sized gates; timing by OpenSTA from each block's ports)\n"
       << std::fixed;
@@ -232,8 +232,7 @@ bool print_synthesis(const Graph& g, const std::string& dir, const SynthesisRequ
   }
   double macro_area = 0;
   bool any_macro = false;
-  for (const auto& m : macros.macros) {
-    if (std::find(names.begin(), names.end(), m.block) == names.end()) continue;
+  for (const auto& m : synthesis.macros) {
     macro_area += m.area_um2;
     any_macro = true;
     out << "  memory macro " << m.block << " (" << m.bytes << " B, " << m.word_bits << "-bit rows; SRAM macro model, "

@@ -7,6 +7,7 @@
 
 #include "generator/graph.h"
 #include "power/memory_macro.h"
+#include "power/techmap.h"
 
 namespace fsgen {
 
@@ -21,6 +22,28 @@ struct SynthesisRequest {
   unsigned jobs = 2;                // blocks synthesised at a time
   std::vector<std::string> blocks;  // the blocks to map; empty: every block
 };
+
+// A block mapped on its own onto the liberty, for delay at the spec's clock, and timed from
+// its ports.
+struct BlockSynthesis {
+  std::string block;
+  ArrayInstance instance;
+  TimedNetlist netlist;
+  std::string error;  // why its synthesis or timing failed ("" when it did not)
+};
+
+struct DesignSynthesis {
+  Liberty lib;
+  std::vector<std::string> requested;  // the blocks asked for (every block when none was named)
+  std::vector<BlockSynthesis> blocks;  // those with logic of their own, mapped and timed
+  std::vector<MemoryMacro> macros;     // those that are memory macros (not mapped)
+  std::vector<std::string> inside;     // those whose logic is inside the controller's module
+};
+
+// Maps each requested block of the generated design in dir (its Verilog written there) onto
+// the liberty library, for delay at the spec's clock, `request.jobs` at a time; a block that
+// fails keeps its error. UserError for a requested block the design has not.
+DesignSynthesis synthesise_design(const Graph& g, const std::string& dir, const SynthesisRequest& request);
 
 // Maps each requested block of the generated design in dir onto the liberty library, for
 // delay at the spec's clock, and reports each block's area, cells, critical path and max

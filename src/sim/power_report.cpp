@@ -376,20 +376,53 @@ double PowerTrace::total_average_mw() const {
   return s;
 }
 
-DesignArea design_area(const Graph& g, const PowerModel& model) {
-  DesignArea a;
+std::vector<BlockEstimate> block_estimates(const Graph& g, const PowerModel& model,
+                                           std::vector<std::string>* not_modelled) {
+  std::vector<BlockEstimate> out;
   KernelRegs regs{};
   regs.kernel = g.attention ? 1 : 0;  // held hyperparameters (the softmax unit's MODE) as attention sets them
   for (const auto& b : g.blocks) {
     const std::optional<ArrayInstance> inst = block_instance(g, b.name);
     if (!inst || !model.primitives.count(b.kind)) {
-      if (!priced_with_controller(g, b.name)) a.not_modelled.push_back(b.name);
+      if (not_modelled && !priced_with_controller(g, b.name)) not_modelled->push_back(b.name);
       continue;
     }
     const PrimitiveDef& def = primitive_def(b.kind);
-    a.um2 += model.area_um2(b.kind, hyperparameters_of(def, instance_parameters(def, *inst, regs)));
+    const std::vector<int> h = hyperparameters_of(def, instance_parameters(def, *inst, regs));
+    BlockEstimate e;
+    e.block = b.name, e.kind = b.kind;
+    e.area_um2 = model.area_um2(b.kind, h);
+    if (const KindTiming* timing = model.timing.find(b.kind)) {
+      e.delay_ns = timing->delay_ns(def, h);
+      e.beyond = timing->beyond(def, h);
+    }
+    out.push_back(e);
   }
+  return out;
+}
+
+DesignArea design_area(const Graph& g, const PowerModel& model) {
+  DesignArea a;
+  for (const BlockEstimate& e : block_estimates(g, model, &a.not_modelled)) a.um2 += e.area_um2;
   return a;
+}
+
+DesignClock design_clock(const Graph& g, const PowerModel& model) {
+  DesignClock c;
+  for (const BlockEstimate& e : block_estimates(g, model, &c.not_modelled)) {
+    if (e.delay_ns <= 0) {
+      c.not_modelled.push_back(e.block);
+      continue;
+    }
+    if (e.beyond > 1) {
+      std::ostringstream x;
+      x << e.block << " (" << std::setprecision(2) << e.beyond << "x)";
+      c.extrapolated.push_back(x.str());
+    }
+    if (e.delay_ns > c.limiting_delay_ns) c.limiting_delay_ns = e.delay_ns, c.limiting_block = e.block;
+  }
+  if (c.limiting_delay_ns > 0) c.mhz = 1000.0 / c.limiting_delay_ns;
+  return c;
 }
 
 PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& model, uint64_t window,

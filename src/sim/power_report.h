@@ -93,6 +93,17 @@ PowerTrace estimate_power(const Graph& g, const Program& p, const PowerModel& mo
 PowerTrace estimate_run_power(const Graph& g, const std::string& kernel, const KernelRegs& regs, const RunResult& r,
                               const PowerModel& model, uint64_t window, const DesignMacros& macros = {});
 
+// A block's figures by its primitive's models: area, and where the primitive models have
+// a timing model, its worst path delay and how far beyond the characterised sizes it lies
+// (KindTiming::beyond; delay 0 without one). Blocks without a primitive model are left out,
+// and named in `not_modelled` when given (unless the controller's model prices them).
+struct BlockEstimate {
+  std::string block, kind;
+  double area_um2 = 0, delay_ns = 0, beyond = 0;
+};
+std::vector<BlockEstimate> block_estimates(const Graph& g, const PowerModel& model,
+                                           std::vector<std::string>* not_modelled = nullptr);
+
 // The design's area by the primitive area models (PowerModel::area_um2) of its blocks that
 // have one; the others are named in `not_modelled`.
 struct DesignArea {
@@ -100,6 +111,18 @@ struct DesignArea {
   std::vector<std::string> not_modelled;
 };
 DesignArea design_area(const Graph& g, const PowerModel& model);
+
+// The design's max clock by the timing model (PowerModel::timing) of its blocks that have
+// one: its slowest block's worst path. Blocks larger than their kind's characterised sizes
+// are named in `extrapolated` with how many times larger; those without a model (a kind
+// not characterised, logic inside the controller's module) in `not_modelled`.
+struct DesignClock {
+  double mhz = 0;  // 0 when no block has a timing model
+  std::string limiting_block;
+  double limiting_delay_ns = 0;
+  std::vector<std::string> extrapolated, not_modelled;
+};
+DesignClock design_clock(const Graph& g, const PowerModel& model);
 
 void print_power(const PowerTrace& t, std::ostream& out);
 void write_power_csv(const PowerTrace& t, std::ostream& out);

@@ -198,7 +198,7 @@ TEST(Explore, ADatabaseOfAnotherLayoutIsRefused) {
             SQLITE_OK);
   sqlite3_close(old);
   const std::string e = test::error_of([&] { ResultsDb db(path); });
-  EXPECT_NE(e.find("a results database of layout 1 (an earlier fsgen): expected layout 2; give a new --db"),
+  EXPECT_NE(e.find("a results database of layout 1 (an earlier fsgen): expected layout 3; give a new --db"),
             std::string::npos)
       << e;
   // A report of a database that is not there is an error, not an empty report.
@@ -246,7 +246,8 @@ TEST(Explore, AreaAndPowerFromThePrimitiveModelsAndTheFiguresDrawn) {
   if (!test::have_tool("gnuplot")) GTEST_SKIP() << "gnuplot not installed";
   write_explore_plots(db.designs(), dir + "/fig");
   const std::string csv = test::read_file(dir + "/fig/designs.csv");
-  EXPECT_EQ(csv.rfind("space,design,pes,clock_mhz,area_mm2,power_mw,cycles,tokens_per_second", 0), 0u) << csv;
+  EXPECT_EQ(csv.rfind("space,design,pes,clock_mhz,max_clock_mhz,area_mm2,power_mw,cycles,tokens_per_second", 0), 0u)
+      << csv;
   for (const char* f : {"front_cycles_power.png", "front_tokens_area.png", "front_efficiency_area.png",
                         "benchmarks.png", "benchmarks.csv"})
     EXPECT_TRUE(std::filesystem::exists(dir + "/fig/" + f)) << f;
@@ -303,6 +304,55 @@ TEST(Explore, TheBestDesignsRunAgainInTheCycleModel) {
   std::ostringstream out;
   print_cycle_checks(checks, out);
   EXPECT_NE(out.str().find("largest error 0.00 % over 1 runs"), std::string::npos) << out.str();
+}
+
+// With a timing model among the primitive models, each design's max clock is its slowest
+// block's, and names the block; the best design's blocks synthesised and timed against the
+// models (two blocks here, to stay fast: the DMA and a 4x4 array).
+TEST(Explore, MaxClockFromTheTimingModelCheckedOnSynthesisedBlocks) {
+  const std::string dir = test::scratch_dir("dse_clock");
+  std::ofstream(dir + "/tiny.yaml") << "name: tiny\nclock_mhz: 1000\npe_budget: 64\n"
+                                       "memory: {bandwidth_gbps: 4, latency_cycles: 20, buffer_limit_bytes: 1024}\n"
+                                       "arrays:\n  a: {loop_order: output_stationary, tiling: {m: 4, n: 4, k: 8}}\n"
+                                       "  b: {loop_order: output_stationary, tiling: {m: 4, n: 4, k: 4}}\n"
+                                       "kernels: [matmul]\n";
+  const DesignSpace s =
+      read_design_space(write_space(dir, "name: c\nbase: " + dir +
+                                             "/tiny.yaml\naxes:\n  arrays.a.loop_order: [output_stationary]\n"
+                                             "benchmarks:\n  - {model: Qwen3-0.6B, stage: decode, context: 16}\n"));
+  PowerModel model = train_power_model(read_dataset("data/power/fsgen45.csv"), 20);
+  model.timing = fit_timing_model(read_timing_dataset("data/timing/fsgen45.csv"));
+  ExploreOptions o;
+  o.power_model = &model;
+  o.power_model_name = "fsgen45";
+  ResultsDb db(dir + "/c.sqlite");
+  explore(s, db, o);
+  const std::vector<DesignRecord> designs = db.designs();
+  ASSERT_EQ(designs.size(), 1u);
+  ASSERT_EQ(designs[0].status, "ok") << designs[0].reason;
+  EXPECT_GT(designs[0].max_clock_mhz, 50);
+  EXPECT_LT(designs[0].max_clock_mhz, 2000);
+  EXPECT_NE(designs[0].clock_model.find("fsgen timing model (fsgen45): set by "), std::string::npos)
+      << designs[0].clock_model;
+  std::ostringstream report;
+  print_explore_report(designs, SpaceComparisons{}, report);
+  EXPECT_NE(report.str().find("MHz in the table: fsgen timing model"), std::string::npos) << report.str();
+
+  SynthesisRequest request;
+  request.blocks = {"dma", "array_a"};
+  const std::vector<SynthesisCheck> checks = synthesise_best_designs(designs, 1, model, request, dir + "/synth");
+  ASSERT_EQ(checks.size(), 1u);
+  ASSERT_EQ(checks[0].blocks.size(), 2u);
+  for (const BlockCheck& b : checks[0].blocks) {
+    EXPECT_GT(b.synth_um2, 0) << b.block;
+    EXPECT_GE(b.delay_mapped_um2, b.synth_um2 * 0.9) << b.block;
+    EXPECT_NEAR(b.model_um2, b.synth_um2, 0.3 * b.synth_um2) << b.block;  // sizes the area models were fitted on
+    EXPECT_NEAR(b.model_ns, b.synth_ns, 0.3 * b.synth_ns) << b.block;
+  }
+  EXPECT_GT(checks[0].synth_mhz(), 0);
+  std::ostringstream out;
+  print_synthesis_checks(checks, out);
+  EXPECT_NE(out.str().find("largest error: area "), std::string::npos) << out.str();
 }
 
 // Ranks (mpirun's processes, or --rank / --ranks) share one database and fill it as one
