@@ -238,8 +238,8 @@ double KindTiming::delay_ns(const PrimitiveDef& def, const std::vector<int>& h) 
 double KindTiming::beyond(const PrimitiveDef& def, const std::vector<int>& h) const {
   double worst = 0;
   for (size_t i = 0; i < def.params.size(); ++i) {
-    if (held(def, i) || is_flag(def, i)) continue;
-    int most = 1;
+    if (held(def, i)) continue;
+    int most = 1;  // a flag characterised at 0 and 1 is beyond at 2 (ST = 2, input-stationary)
     for (const auto& s : sizes) most = std::max(most, s[i]);
     worst = std::max(worst, double(h[i]) / most);
   }

@@ -58,7 +58,8 @@ struct KindTiming {
   double leave_one_out_max_error_percent = 0;
   double delay_ns(const PrimitiveDef& def, const std::vector<int>& h) const;
   // How far h lies beyond the characterised sizes: the largest ratio of one of its
-  // hyperparameters to that hyperparameter's largest characterised value (<= 1: within).
+  // hyperparameters (flags too) to that hyperparameter's largest characterised value, or 1
+  // (<= 1: within).
   double beyond(const PrimitiveDef& def, const std::vector<int>& h) const;
 };
 

@@ -127,6 +127,22 @@ TEST(Cli, PowerErrorsAreOneLine) {
                            "MAPE "),
             std::string::npos)
       << model.out;
+  // The timing model beside it: its fit printed; a timing dataset of another liberty refused.
+  const CliRun timed = fsgen_cli("train data/power/fsgen45.csv --timing data/timing/fsgen45.csv -o " + dir + "/mt.json");
+  ASSERT_EQ(timed.status, 0) << timed.out;
+  EXPECT_NE(timed.out.find("timing model (worst path delay = a + b . terms"), std::string::npos) << timed.out;
+  EXPECT_NE(timed.out.find("fused_ctrl        7 sizes: "), std::string::npos) << timed.out;
+  std::ofstream(dir + "/sky.csv") << test::replace(test::read_file("data/timing/fsgen45.csv"), "# liberty: fsgen45 (built in)",
+                                                   "# liberty: sky130hd_tt (x.lib.gz)");
+  const CliRun other = fsgen_cli("train data/power/fsgen45.csv --timing " + dir + "/sky.csv -o " + dir + "/mx.json");
+  EXPECT_EQ(other.status, 1);
+  EXPECT_NE(other.out.find("sky.csv: liberty 'sky130hd_tt (x.lib.gz)', expected the power dataset's 'fsgen45 (built in)'"),
+            std::string::npos)
+      << other.out;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/mx.json"));
+  const CliRun synth = fsgen_cli("explore --report " + dir + "/none.sqlite --synth");
+  EXPECT_EQ(synth.status, 1);
+  EXPECT_NE(synth.out.find("--synth: expected --verify N and --power-model"), std::string::npos) << synth.out;
   const CliRun lib = fsgen_cli("power examples/os_8x8.yaml --power-model " + dir + "/m.json --liberty " + dir + "/none.lib");
   EXPECT_EQ(lib.status, 1);
   EXPECT_EQ(std::count(lib.out.begin(), lib.out.end(), '\n'), 1) << lib.out;
