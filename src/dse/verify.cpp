@@ -151,7 +151,6 @@ SynthesisCheck synthesise_design_check(const DesignRecord& d, const PowerModel& 
   const Graph g = elaborate(parse_spec_text(d.spec_text, d.name + ".yaml"));
   const std::string dir = update_design_folder(g, (std::filesystem::path(work_dir) / d.space).string());
   const DesignSynthesis synthesis = synthesise_design(g, dir, request);
-  model.require_liberty(synthesis.lib.name);
   SynthesisCheck c;
   c.design = d.name, c.space = d.space, c.liberty = synthesis.lib.name;
   std::vector<std::string> not_modelled;
@@ -182,13 +181,35 @@ std::vector<SynthesisCheck> synthesise_best_designs(const std::vector<DesignReco
                                                     const PowerModel& model, const SynthesisRequest& request,
                                                     const std::string& work_dir,
                                                     const std::function<void(uint64_t, uint64_t)>& progress) {
+  std::filesystem::create_directories(work_dir);
+  model.require_liberty(prepare_liberty(request.liberty, work_dir).name);  // before hours of synthesis
   const std::vector<DesignFigures> figs = figures_of(designs);
   const std::vector<const DesignFigures*> best = best_designs(figs, count);
-  std::vector<SynthesisCheck> out;
-  for (const auto* f : best) {
-    out.push_back(synthesise_design_check(*f->design, model, request, work_dir));
-    if (progress) progress(out.size(), best.size());
-  }
+  // Designs side by side, each block after block: a design's controller is most of its
+  // synthesis, so `jobs` designs keep `jobs` cores busy where its blocks would wait for it.
+  SynthesisRequest one_at_a_time = request;
+  one_at_a_time.jobs = 1;
+  std::vector<SynthesisCheck> out(best.size());
+  std::atomic<size_t> next{0};
+  std::mutex lock;
+  uint64_t done = 0;
+  std::string error;
+  auto worker = [&] {
+    for (size_t i; (i = next++) < best.size();) {
+      try {
+        out[i] = synthesise_design_check(*best[i]->design, model, one_at_a_time, work_dir);
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> hold(lock);
+        error = best[i]->design->name + ": " + e.what();
+      }
+      std::lock_guard<std::mutex> hold(lock);
+      if (progress) progress(++done, best.size());
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned j = 0; j < std::max(1u, request.jobs); ++j) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  if (!error.empty()) throw UserError(error);
   return out;
 }
 

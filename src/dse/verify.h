@@ -60,8 +60,8 @@ struct SynthesisCheck {
 };
 
 // The same designs as check_best_designs, each written out and every block synthesised
-// (`request`: liberty, macros, jobs) under work_dir/<design>; `model` must be the primitive
-// models of that liberty (UserError otherwise).
+// (`request`: liberty, macros; request.jobs designs at a time) under work_dir/<space>/<design>;
+// `model` must be the primitive models of that liberty (UserError otherwise).
 std::vector<SynthesisCheck> synthesise_best_designs(const std::vector<DesignRecord>& designs, uint32_t count,
                                                     const PowerModel& model, const SynthesisRequest& request,
                                                     const std::string& work_dir,

@@ -353,6 +353,12 @@ TEST(Explore, MaxClockFromTheTimingModelCheckedOnSynthesisedBlocks) {
   std::ostringstream out;
   print_synthesis_checks(checks, out);
   EXPECT_NE(out.str().find("largest error: area "), std::string::npos) << out.str();
+  // Netlists of another liberty than the models': refused before any synthesis.
+  std::ofstream(dir + "/other.lib") << "library (other) { }\n";
+  request.liberty = dir + "/other.lib";
+  const std::string other = test::error_of([&] { synthesise_best_designs(designs, 1, model, request, dir + "/o"); });
+  EXPECT_NE(other.find("characterised on liberty 'fsgen45', not 'other'"), std::string::npos) << other;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/o/c"));
 }
 
 // Ranks (mpirun's processes, or --rank / --ranks) share one database and fill it as one
