@@ -26,6 +26,7 @@ struct ExploreArgs {
   SpaceComparisons comparisons;
   uint32_t verify = 0;  // best designs of the first space run again in the cycle model
   bool synth = false;   // and synthesised against the area and timing models
+  bool synth_area = false;  // each block mapped for area too
   SynthesisRequest synthesis;
   std::string synth_dir;
   bool power_cap_given = false, cycle_cap_given = false, json = false, rank_given = false;
@@ -41,7 +42,7 @@ void print_report(const ExploreArgs& a, const ResultsDb& db, const PowerModel* m
   }
   if (a.synth) {
     ProgressBar bar("synthesis checks");
-    synthesised = synthesise_best_designs(designs, a.verify, *model, a.synthesis, a.synth_dir,
+    synthesised = synthesise_best_designs(designs, a.verify, *model, a.synthesis, a.synth_dir, a.synth_area,
                                           [&](uint64_t done, uint64_t all) { bar(done, all); });
   }
   if (a.json) {
@@ -146,7 +147,11 @@ Command explore_command(CLI::App& app) {
                   "on their shortest benchmark of each stage, against the fast model");
   cmd->add_flag("--synth", a->synth,
                 "with --verify: also write each verified design out and synthesise every block (Yosys, mapped for "
-                "area and for delay; OpenSTA), against --power-model's area and timing models");
+                "delay at the spec's clock; OpenSTA), against --power-model's area and timing models");
+  cmd->add_flag("--synth-area", a->synth_area,
+                "--synth: map every block for area as well, as the area models were characterised (a fused "
+                "controller's area mapping takes 20 CPU-minutes and more); without it the modelled area is "
+                "compared with the delay-mapped netlists'");
   cmd->add_option("--liberty", a->synthesis.liberty,
                   "--synth: liberty file (.lib or .lib.gz) of --power-model; default: the built-in fsgen45");
   cmd->add_option("--synth-dir", a->synth_dir,

@@ -146,7 +146,7 @@ void map_for_area(const Graph& g, const std::string& dir, const DesignSynthesis&
 }
 
 SynthesisCheck synthesise_design_check(const DesignRecord& d, const PowerModel& model, const SynthesisRequest& request,
-                                       const std::string& work_dir) {
+                                       const std::string& work_dir, bool area_mapping) {
   const auto t0 = std::chrono::steady_clock::now();
   const Graph g = elaborate(parse_spec_text(d.spec_text, d.name + ".yaml"));
   const std::string dir = update_design_folder(g, (std::filesystem::path(work_dir) / d.space).string());
@@ -167,7 +167,8 @@ SynthesisCheck synthesise_design_check(const DesignRecord& d, const PowerModel& 
                           b.netlist.timing.arrival_ns + b.netlist.timing.setup_ns, e->beyond,
                           b.netlist.timing.startpoint + " -> " + b.netlist.timing.endpoint});
   }
-  map_for_area(g, dir, synthesis, request.jobs, c.blocks);
+  c.area_mapped = area_mapping;
+  if (area_mapping) map_for_area(g, dir, synthesis, request.jobs, c.blocks);
   for (const MemoryMacro& m : synthesis.macros) c.unchecked.push_back(m.block + " (memory macro)");
   c.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return c;
@@ -179,7 +180,7 @@ double error_percent(double model, double truth) { return truth > 0 ? 100.0 * (m
 
 std::vector<SynthesisCheck> synthesise_best_designs(const std::vector<DesignRecord>& designs, uint32_t count,
                                                     const PowerModel& model, const SynthesisRequest& request,
-                                                    const std::string& work_dir,
+                                                    const std::string& work_dir, bool area_mapping,
                                                     const std::function<void(uint64_t, uint64_t)>& progress) {
   std::filesystem::create_directories(work_dir);
   model.require_liberty(prepare_liberty(request.liberty, work_dir).name);  // before hours of synthesis
@@ -197,7 +198,7 @@ std::vector<SynthesisCheck> synthesise_best_designs(const std::vector<DesignReco
   auto worker = [&] {
     for (size_t i; (i = next++) < best.size();) {
       try {
-        out[i] = synthesise_design_check(*best[i]->design, model, one_at_a_time, work_dir);
+        out[i] = synthesise_design_check(*best[i]->design, model, one_at_a_time, work_dir, area_mapping);
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> hold(lock);
         error = best[i]->design->name + ": " + e.what();
@@ -220,12 +221,14 @@ void print_synthesis_checks(const std::vector<SynthesisCheck>& checks, std::ostr
          "area and timing models:\n";
   double worst_area = 0, worst_clock = 0;
   for (const SynthesisCheck& c : checks) {
-    const double area_error = error_percent(c.model_um2(), c.synth_um2());
+    const double area_error = error_percent(c.model_um2(), c.area_truth_um2());
     const double clock_error = error_percent(c.model_mhz(), c.synth_mhz());
     out << "  " << std::left << std::setw(16) << c.design << std::right << std::fixed << std::setprecision(3)
-        << " area " << c.model_um2() / 1e6 << " mm2 (mapped for area " << c.synth_um2() / 1e6 << ", " << std::showpos
-        << std::setprecision(1) << area_error << std::noshowpos << " %; for delay " << std::setprecision(3)
-        << c.delay_mapped_um2() / 1e6 << "), max clock " << std::setprecision(0) << c.model_mhz()
+        << " area " << c.model_um2() / 1e6 << " mm2 (" << (c.area_mapped ? "mapped for area " : "mapped for delay ")
+        << c.area_truth_um2() / 1e6 << ", " << std::showpos << std::setprecision(1) << area_error << std::noshowpos
+        << " %" << (c.area_mapped ? "; for delay " : "") << std::setprecision(3);
+    if (c.area_mapped) out << c.delay_mapped_um2() / 1e6;
+    out << "), max clock " << std::setprecision(0) << c.model_mhz()
         << " MHz (synthesised " << c.synth_mhz() << ", " << std::showpos << std::setprecision(1) << clock_error
         << std::noshowpos << " %), " << std::setprecision(0) << c.wall_seconds << " s\n";
     for (const BlockCheck& b : c.blocks)
@@ -255,7 +258,8 @@ nlohmann::json synthesis_checks_json(const std::vector<SynthesisCheck>& checks) 
                         {"model_area_um2", c.model_um2()},
                         {"synth_area_um2", c.synth_um2()},
                         {"delay_mapped_area_um2", c.delay_mapped_um2()},
-                        {"area_error_percent", error_percent(c.model_um2(), c.synth_um2())},
+                        {"area_mapped", c.area_mapped},
+                        {"area_error_percent", error_percent(c.model_um2(), c.area_truth_um2())},
                         {"model_max_clock_mhz", c.model_mhz()},
                         {"synth_max_clock_mhz", c.synth_mhz()},
                         {"clock_error_percent", error_percent(c.model_mhz(), c.synth_mhz())},

@@ -54,6 +54,10 @@ struct SynthesisCheck {
   double model_um2() const;
   double synth_um2() const;
   double delay_mapped_um2() const;
+  // The blocks mapped again for area (synth_um2), or only for delay (synth_um2 0).
+  bool area_mapped = false;
+  // What the modelled area is compared with: the area-mapped netlists', else the delay-mapped.
+  double area_truth_um2() const { return area_mapped ? synth_um2() : delay_mapped_um2(); }
   // The design's max clock over the blocks both models time: the slowest block's.
   double model_mhz() const;
   double synth_mhz() const;
@@ -61,10 +65,13 @@ struct SynthesisCheck {
 
 // The same designs as check_best_designs, each written out and every block synthesised
 // (`request`: liberty, macros; request.jobs designs at a time) under work_dir/<space>/<design>;
-// `model` must be the primitive models of that liberty (UserError otherwise).
+// `model` must be the primitive models of that liberty (UserError otherwise). With
+// `area_mapping`, every block is mapped for area as well (the area models' own mapping; on a
+// fused controller ABC's sequential sweeps take it 20 CPU-minutes and more), else the area
+// is compared with the delay-mapped netlists' (larger by their buffer trees and sizing).
 std::vector<SynthesisCheck> synthesise_best_designs(const std::vector<DesignRecord>& designs, uint32_t count,
                                                     const PowerModel& model, const SynthesisRequest& request,
-                                                    const std::string& work_dir,
+                                                    const std::string& work_dir, bool area_mapping,
                                                     const std::function<void(uint64_t, uint64_t)>& progress = {});
 void print_synthesis_checks(const std::vector<SynthesisCheck>& checks, std::ostream& out);
 nlohmann::json synthesis_checks_json(const std::vector<SynthesisCheck>& checks);

@@ -39,7 +39,7 @@ std::string row_of(const TimingPoint& p) {
 
 TimingPoint point_of(const std::string& text, const std::string& where) {
   CsvRow row(text, where);
-  row.expect_fields(size_t(std::count(kColumns, kColumns + std::string(kColumns).size(), ',')) + 1, kColumns);
+  row.expect_fields(split_fields(kColumns).size(), kColumns);
   TimingPoint p;
   p.kind = row.text(0);
   primitive_def(p.kind);  // a kind this fsgen knows

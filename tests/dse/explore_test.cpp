@@ -340,7 +340,7 @@ TEST(Explore, MaxClockFromTheTimingModelCheckedOnSynthesisedBlocks) {
 
   SynthesisRequest request;
   request.blocks = {"dma", "array_a"};
-  const std::vector<SynthesisCheck> checks = synthesise_best_designs(designs, 1, model, request, dir + "/synth");
+  const std::vector<SynthesisCheck> checks = synthesise_best_designs(designs, 1, model, request, dir + "/synth", true);
   ASSERT_EQ(checks.size(), 1u);
   ASSERT_EQ(checks[0].blocks.size(), 2u);
   for (const BlockCheck& b : checks[0].blocks) {
@@ -356,7 +356,8 @@ TEST(Explore, MaxClockFromTheTimingModelCheckedOnSynthesisedBlocks) {
   // Netlists of another liberty than the models': refused before any synthesis.
   std::ofstream(dir + "/other.lib") << "library (other) { }\n";
   request.liberty = dir + "/other.lib";
-  const std::string other = test::error_of([&] { synthesise_best_designs(designs, 1, model, request, dir + "/o"); });
+  const std::string other =
+      test::error_of([&] { synthesise_best_designs(designs, 1, model, request, dir + "/o", false); });
   EXPECT_NE(other.find("characterised on liberty 'fsgen45', not 'other'"), std::string::npos) << other;
   EXPECT_FALSE(std::filesystem::exists(dir + "/o/c"));
 }
