@@ -233,8 +233,9 @@ void print_synthesis_checks(const std::vector<SynthesisCheck>& checks, std::ostr
         << std::noshowpos << " %), " << std::setprecision(0) << c.wall_seconds << " s\n";
     for (const BlockCheck& b : c.blocks)
       out << "    " << std::left << std::setw(10) << b.block << std::setw(18) << b.kind << std::right
-          << std::setprecision(0) << std::setw(10) << b.model_um2 << " um2 vs " << std::setw(10) << b.synth_um2
-          << std::setprecision(3) << "   " << (b.model_ns > 0 ? b.model_ns : 0.0) << " ns vs " << b.synth_ns << " ns"
+          << std::setprecision(0) << std::setw(10) << b.model_um2 << " um2 vs " << std::setw(10)
+          << (c.area_mapped ? b.synth_um2 : b.delay_mapped_um2) << std::setprecision(3) << "   "
+          << (b.model_ns > 0 ? b.model_ns : 0.0) << " ns vs " << b.synth_ns << " ns"
           << (b.beyond > 1 ? " (extrapolated)" : "") << "  " << b.path << "\n";
     if (!c.unchecked.empty()) {
       out << "    not compared:";
