@@ -27,8 +27,9 @@ struct ExploreArgs {
   uint32_t verify = 0;  // best designs of the first space run again in the cycle model
   bool synth = false;   // and synthesised against the area and timing models
   bool synth_area = false;  // each block mapped for area too
+  bool golden = false;      // and their power samples replayed at gate level
   SynthesisRequest synthesis;
-  std::string synth_dir;
+  std::string verify_dir;
   bool power_cap_given = false, cycle_cap_given = false, json = false, rank_given = false;
 };
 
@@ -36,24 +37,32 @@ void print_report(const ExploreArgs& a, const ResultsDb& db, const PowerModel* m
   const std::vector<DesignRecord> designs = db.designs();
   std::vector<CycleCheck> checks;
   std::vector<SynthesisCheck> synthesised;
+  std::vector<GoldenCheck> golden;
   if (a.verify) {
     ProgressBar bar("cycle-model checks");
     checks = check_best_designs(designs, a.verify, [&](uint64_t done, uint64_t all) { bar(done, all); });
   }
   if (a.synth) {
     ProgressBar bar("synthesis checks");
-    synthesised = synthesise_best_designs(designs, a.verify, *model, a.synthesis, a.synth_dir, a.synth_area,
+    synthesised = synthesise_best_designs(designs, a.verify, *model, a.synthesis, a.verify_dir, a.synth_area,
                                           [&](uint64_t done, uint64_t all) { bar(done, all); });
+  }
+  if (a.golden) {
+    ProgressBar bar("golden power checks");
+    golden = golden_best_designs(designs, a.verify, *model, a.synthesis.liberty, a.verify_dir,
+                                 [&](uint64_t done, uint64_t all) { bar(done, all); });
   }
   if (a.json) {
     nlohmann::json j = explore_report_json(designs, a.comparisons);
     if (a.verify) j["cycle_checks"] = cycle_checks_json(checks);
     if (a.synth) j["synthesis_checks"] = synthesis_checks_json(synthesised);
+    if (a.golden) j["golden_checks"] = golden_checks_json(golden);
     std::cout << j.dump(2) << "\n";
   } else {
     print_explore_report(designs, a.comparisons, std::cout);
     if (a.verify) print_cycle_checks(checks, std::cout);
     if (a.synth) print_synthesis_checks(synthesised, std::cout);
+    if (a.golden) print_golden_checks(golden, std::cout);
   }
   if (!a.out.empty()) write_explore_plots(designs, a.out);
 }
@@ -98,8 +107,10 @@ int run_explore(ExploreArgs a) {
   if (a.synth && (!a.verify || !model))
     fail("--synth",
          "expected --verify N and --power-model (the area and timing models the netlists are checked against)");
+  if (a.golden && (!a.verify || !model))
+    fail("--golden", "expected --verify N and --power-model (the power models the golden power is checked against)");
   if (!a.report.empty()) {
-    if (a.synth_dir.empty()) a.synth_dir = a.report + ".synth";
+    if (a.verify_dir.empty()) a.verify_dir = a.report + ".verify";
     print_report(a, ResultsDb(a.report, true), model.get());
     return 0;
   }
@@ -113,7 +124,7 @@ int run_explore(ExploreArgs a) {
   if (!a.power_cap_given) a.comparisons.power_cap_mw = spaces.front().comparisons.power_cap_mw;
   if (!a.cycle_cap_given) a.comparisons.cycle_cap = spaces.front().comparisons.cycle_cap;
   const std::string db_path = a.db.empty() ? spaces.front().name + ".sqlite" : a.db;
-  if (a.synth_dir.empty()) a.synth_dir = db_path + ".synth";
+  if (a.verify_dir.empty()) a.verify_dir = db_path + ".verify";
   ResultsDb db(db_path);
   for (const auto& s : spaces) run_space(s, db, a.run, a.json);
   if (a.run.ranks == 1) print_report(a, db, model.get());  // ranks: --report once all are done
@@ -152,11 +163,15 @@ Command explore_command(CLI::App& app) {
                 "--synth: map every block for area as well, as the area models were characterised (a fused "
                 "controller's area mapping takes 20 CPU-minutes and more); without it the modelled area is "
                 "compared with the delay-mapped netlists'");
+  cmd->add_flag("--golden", a->golden,
+                "with --verify: also run each verified design's power sample on its Verilated RTL and replay every "
+                "block with an activity model at gate level (not the controller or register file), against "
+                "--power-model's power models on the same run");
   cmd->add_option("--liberty", a->synthesis.liberty,
-                  "--synth: liberty file (.lib or .lib.gz) of --power-model; default: the built-in fsgen45");
-  cmd->add_option("--synth-dir", a->synth_dir,
-                  "--synth: folder for the designs' Verilog and netlists (default "
-                  "<db>.synth)");
+                  "--synth, --golden: liberty file (.lib or .lib.gz) of --power-model; default: the built-in fsgen45");
+  cmd->add_option("--verify-dir", a->verify_dir,
+                  "--synth, --golden: folder for the designs' Verilog, netlists and gate-level builds (default "
+                  "<db>.verify)");
   cmd->add_option("--power-cap", a->comparisons.power_cap_mw,
                   "comparison: the fewest cycles among designs of at most this power, mW (default: the first "
                   "space's comparisons, else 700)")

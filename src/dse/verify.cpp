@@ -11,12 +11,15 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/folder_lock.h"
 #include "dse/explore.h"
 #include "dse/report.h"
 #include "flow/verilator.h"
 #include "generator/spec.h"
 #include "generator/verilog_emitter.h"
+#include "sim/activity_power.h"
 #include "sim/power_report.h"
+#include "sim/power_run.h"
 
 namespace fsgen {
 
@@ -276,6 +279,131 @@ nlohmann::json synthesis_checks_json(const std::vector<SynthesisCheck>& checks) 
                              {"synth_ns", b.synth_ns},
                              {"beyond", b.beyond},
                              {"path", b.path}});
+    j.push_back(e);
+  }
+  return j;
+}
+
+namespace {
+
+// The golden traces' window: a power sample runs a few thousand cycles.
+constexpr uint64_t kGoldenWindow = 32;
+
+// The blocks a golden check leaves out: those with logic but no replay (run_golden replays
+// the blocks with activity models), and memory macros.
+std::vector<std::string> not_replayed(const PowerTrace& t, const std::vector<GoldenBlockPower>& golden) {
+  std::vector<std::string> out;
+  auto replayed = [&](const std::string& b) {
+    return std::any_of(golden.begin(), golden.end(), [&](const GoldenBlockPower& x) { return x.block == b; });
+  };
+  for (const BlockPower& b : t.blocks)
+    if (!replayed(b.block)) out.push_back(b.block + (b.kind == "sram_macro" ? " (memory macro)" : " (" + b.kind + ")"));
+  for (const std::string& b : t.not_modelled)
+    if (!replayed(b)) out.push_back(b + " (no model)");
+  return out;
+}
+
+std::vector<GoldenCheck> golden_design_checks(const DesignRecord& d, const PowerModel& model,
+                                              const std::string& liberty, const std::string& work_dir) {
+  const Graph g = elaborate(parse_spec_text(d.spec_text, d.name + ".yaml"));
+  const double zeros = benchmark_of_key(shortest_per_stage(d).front()->benchmark).zeros;
+  const std::string rtl_root = (std::filesystem::path(work_dir) / d.space).string();
+  std::vector<GoldenCheck> out;
+  for (const Program& p : sample_programs(g, zeros)) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const PowerTrace t = estimate_power(g, p, model, kGoldenWindow);
+    const GoldenRun run = run_golden(g, p, model, t, liberty, rtl_root, golden_work_folder(work_dir, liberty), false);
+    GoldenCheck c;
+    c.design = d.name, c.space = d.space, c.kernel = p.kernel, c.zeros = zeros, c.cycles = t.cycles;
+    c.blocks = run.comparison;
+    c.together = run.together;
+    c.not_replayed = not_replayed(t, run.golden);
+    for (const GoldenBlockPower& b : run.golden) c.replay_mismatch_cycles += b.output_mismatch_cycles;
+    c.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<GoldenCheck> golden_best_designs(const std::vector<DesignRecord>& designs, uint32_t count,
+                                             const PowerModel& model, const std::string& liberty,
+                                             const std::string& work_dir,
+                                             const std::function<void(uint64_t, uint64_t)>& progress) {
+  const std::string work = golden_work_folder(work_dir, liberty);
+  std::filesystem::create_directories(work);
+  model.require_liberty(prepare_liberty(liberty, work).name);
+  const FolderLock replaying(work, "fsgen explore --golden run");
+  const std::vector<DesignFigures> figs = figures_of(designs);
+  const std::vector<const DesignFigures*> best = best_designs(figs, count);
+  std::vector<GoldenCheck> out;
+  uint64_t done = 0;
+  for (const auto* f : best) {
+    for (GoldenCheck& c : golden_design_checks(*f->design, model, liberty, work_dir)) out.push_back(std::move(c));
+    if (progress) progress(++done, best.size());
+  }
+  return out;
+}
+
+void print_golden_checks(const std::vector<GoldenCheck>& checks, std::ostream& out) {
+  if (checks.empty()) return;
+  out << "the best designs' power samples replayed at gate level (each block with an activity model: its netlist "
+         "under the Verilated RTL's stimulus) against the primitive power models on the same run, window "
+      << kGoldenWindow << " cycles:\n";
+  double worst = 0, worst_r = 1;
+  for (const GoldenCheck& c : checks) {
+    const double error = error_percent(c.together.predicted_mw, c.together.golden_mw);
+    out << "  " << std::left << std::setw(16) << c.design << std::setw(10) << c.kernel << std::right << std::setw(8)
+        << c.cycles << " cycles at " << std::defaultfloat << 100 * c.zeros << " % zeros: " << std::fixed
+        << std::setprecision(2) << c.together.predicted_mw << " mW vs golden " << c.together.golden_mw << " mW ("
+        << std::showpos << std::setprecision(1) << error << std::noshowpos << " %), trace R " << std::setprecision(3)
+        << c.together.r << std::setprecision(0) << ", " << c.wall_seconds << " s"
+        << (c.replay_mismatch_cycles
+                ? ", replays differ from the RTL in " + std::to_string(c.replay_mismatch_cycles) + " block cycles"
+                : "")
+        << "\n";
+    for (const GoldenComparison& b : c.blocks)
+      out << "    " << std::left << std::setw(10) << b.block << std::right << std::setprecision(3) << std::setw(10)
+          << b.predicted_mw << " mW vs " << std::setw(10) << b.golden_mw << " mW (" << std::showpos
+          << std::setprecision(1) << b.error_percent << std::noshowpos << " %), trace R " << std::setprecision(3)
+          << b.window_r << "\n";
+    if (!c.not_replayed.empty()) {
+      out << "    not replayed:";
+      for (const auto& b : c.not_replayed) out << " " << b;
+      out << "\n";
+    }
+    worst = std::max(worst, std::abs(error));
+    worst_r = std::min(worst_r, c.together.r);
+  }
+  out << "  largest error " << std::setprecision(1) << worst << " %, lowest trace R " << std::setprecision(3) << worst_r
+      << " over " << checks.size() << " runs\n"
+      << std::defaultfloat;
+}
+
+nlohmann::json golden_checks_json(const std::vector<GoldenCheck>& checks) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const GoldenCheck& c : checks) {
+    nlohmann::json e = {{"design", c.design},
+                        {"space", c.space},
+                        {"kernel", c.kernel},
+                        {"zeros", c.zeros},
+                        {"cycles", c.cycles},
+                        {"predicted_mw", c.together.predicted_mw},
+                        {"golden_mw", c.together.golden_mw},
+                        {"error_percent", error_percent(c.together.predicted_mw, c.together.golden_mw)},
+                        {"trace_r", c.together.r},
+                        {"trace_nrmse", c.together.nrmse},
+                        {"not_replayed", c.not_replayed},
+                        {"replay_mismatch_cycles", c.replay_mismatch_cycles},
+                        {"wall_seconds", c.wall_seconds}};
+    for (const GoldenComparison& b : c.blocks)
+      e["blocks"].push_back({{"block", b.block},
+                             {"predicted_mw", b.predicted_mw},
+                             {"golden_mw", b.golden_mw},
+                             {"error_percent", b.error_percent},
+                             {"trace_r", b.window_r},
+                             {"trace_nrmse", b.window_nrmse}});
     j.push_back(e);
   }
   return j;

@@ -15,6 +15,7 @@
 #include "dse/space.h"
 #include "power/power_model.h"
 #include "sim/design_report.h"
+#include "sim/power_report.h"
 
 namespace fsgen {
 
@@ -75,5 +76,28 @@ std::vector<SynthesisCheck> synthesise_best_designs(const std::vector<DesignReco
                                                     const std::function<void(uint64_t, uint64_t)>& progress = {});
 void print_synthesis_checks(const std::vector<SynthesisCheck>& checks, std::ostream& out);
 nlohmann::json synthesis_checks_json(const std::vector<SynthesisCheck>& checks);
+
+// One design's power sample (activity_power.h: the kernels explore's power is calibrated on)
+// replayed at gate level: each block with an activity model, the primitive models' average
+// power and trace against the netlist's golden power on the same run.
+struct GoldenCheck {
+  std::string design, space, kernel;  // kernel: the sample program's
+  double zeros = 0;                   // the sample's zero share (its shortest benchmark's)
+  uint64_t cycles = 0;
+  std::vector<GoldenComparison> blocks;
+  TraceAgreement together;                // the compared blocks' sum
+  std::vector<std::string> not_replayed;  // the controller, register file and memory macros
+  uint64_t replay_mismatch_cycles = 0;    // summed over the blocks (0: the replays are exact)
+  double wall_seconds = 0;
+};
+
+// The same designs as check_best_designs, one after another (their gate-level builds are
+// shared under work_dir, which one run holds at a time); `model` must be of `liberty`.
+std::vector<GoldenCheck> golden_best_designs(const std::vector<DesignRecord>& designs, uint32_t count,
+                                             const PowerModel& model, const std::string& liberty,
+                                             const std::string& work_dir,
+                                             const std::function<void(uint64_t, uint64_t)>& progress = {});
+void print_golden_checks(const std::vector<GoldenCheck>& checks, std::ostream& out);
+nlohmann::json golden_checks_json(const std::vector<GoldenCheck>& checks);
 
 }  // namespace fsgen

@@ -14,33 +14,6 @@ namespace fsgen {
 
 namespace {
 
-// The sample's programs: what a model layer runs (projection matmuls, attention).
-std::vector<Program> sample_programs(const Graph& g, double zeros) {
-  std::vector<Program> out;
-  MatmulProblem mm;
-  mm.m = 2 * g.array_a.spec.tile_m;
-  mm.n = g.matmul_tile_n();
-  mm.k = 4 * g.array_a.spec.tile_k;
-  mm.values.zero_fraction = zeros;
-  try {
-    out.push_back(compile_matmul(g, mm));
-  } catch (const UserError&) {  // an accumulator cache of one output tile: one m tile
-    mm.m = g.array_a.spec.tile_m;
-    out.push_back(compile_matmul(g, mm));
-  }
-  if (g.attention && g.spec.attention_kernel) {
-    AttentionProblem at;
-    at.q_heads = at.kv_heads = 1;
-    at.tokens = 2 * g.array_a.spec.tile_n;
-    at.values.zero_fraction = zeros;
-    try {
-      out.push_back(compile_attention(g, at).program);
-    } catch (const UserError&) {  // a design whose attention needs more (a window mask, head tiles): the matmul alone
-    }
-  }
-  return out;
-}
-
 // Whose busy cycles price block b in run r.
 std::vector<std::string> busy_blocks_of(const Graph& g, const RunResult& r, const std::string& b) {
   if (r.activity.count(b)) return {b};
@@ -75,6 +48,33 @@ struct SampleEnergy {
 };
 
 }  // namespace
+
+// The sample's programs: what a model layer runs (projection matmuls, attention).
+std::vector<Program> sample_programs(const Graph& g, double zeros) {
+  std::vector<Program> out;
+  MatmulProblem mm;
+  mm.m = 2 * g.array_a.spec.tile_m;
+  mm.n = g.matmul_tile_n();
+  mm.k = 4 * g.array_a.spec.tile_k;
+  mm.values.zero_fraction = zeros;
+  try {
+    out.push_back(compile_matmul(g, mm));
+  } catch (const UserError&) {  // an accumulator cache of one output tile: one m tile
+    mm.m = g.array_a.spec.tile_m;
+    out.push_back(compile_matmul(g, mm));
+  }
+  if (g.attention && g.spec.attention_kernel) {
+    AttentionProblem at;
+    at.q_heads = at.kv_heads = 1;
+    at.tokens = 2 * g.array_a.spec.tile_n;
+    at.values.zero_fraction = zeros;
+    try {
+      out.push_back(compile_attention(g, at).program);
+    } catch (const UserError&) {  // a design whose attention needs more (a window mask, head tiles): the matmul alone
+    }
+  }
+  return out;
+}
 
 std::vector<std::pair<std::string, double>> ActivityPowerModel::block_power_mw(
     const std::map<std::string, BlockActivity>& activity, uint64_t cycles, double clock_mhz) const {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/program.h"
 #include "generator/graph.h"
 #include "models/fast_model.h"
 #include "models/run_result.h"
@@ -52,5 +53,7 @@ struct ActivityPowerModel {
 // four k tiles and, on a fused core, a prefill
 // attention head over two key tiles, every operand's values zero at the share `zeros`.
 ActivityPowerModel calibrate_activity_power(const Graph& g, const PowerModel& model, double zeros);
+// The sample's programs (what a model layer runs: a projection matmul, attention).
+std::vector<Program> sample_programs(const Graph& g, double zeros);
 
 }  // namespace fsgen

@@ -38,21 +38,18 @@ std::vector<std::string> replayed_blocks(const Graph& g, const PowerTrace& t, bo
 // The replayed blocks' gate-level golden power beside the prediction, and the files asked for.
 void compare_with_golden(const Graph& g, const Program& prog, const PowerModel& pm, const PowerTrace& t,
                          const PowerRunOptions& o, const std::string& work, std::ostream& out) {
-  const auto golden_power =
-      golden_block_power(g, prog, replayed_blocks(g, t, o.whole_core), o.liberty, o.out_root, work);
-  const auto comparison = compare_to_golden(t, golden_power, pm);
-  const TraceAgreement together = design_trace_agreement(t, golden_power);
-  print_golden_comparison(comparison, together, out);
-  print_golden_unmodelled(t, golden_power, out);
+  const GoldenRun run = run_golden(g, prog, pm, t, o.liberty, o.out_root, work, o.whole_core);
+  print_golden_comparison(run.comparison, run.together, out);
+  print_golden_unmodelled(t, run.golden, out);
   if (!o.golden_csv.empty())
     write_file_atomically(o.golden_csv, "golden power trace",
-                          [&](std::ostream& file) { write_golden_trace_csv(t, golden_power, file); });
+                          [&](std::ostream& file) { write_golden_trace_csv(t, run.golden, file); });
   if (!o.golden_signals.empty())
     write_file_atomically(o.golden_signals, "golden energy by signal",
-                          [&](std::ostream& file) { write_golden_signals_csv(golden_power, file); });
+                          [&](std::ostream& file) { write_golden_signals_csv(run.golden, file); });
   if (!o.record_path.empty())
     append_validation_records(o.record_path, validation_records(o.record_name.empty() ? g.spec.name : o.record_name, t,
-                                                                comparison, together, golden_power));
+                                                                run.comparison, run.together, run.golden));
 }
 
 // The trace as CSV, PNG (drawn from a CSV, kept only when asked for) and VCD.
@@ -69,9 +66,23 @@ void write_trace_files(const PowerTrace& t, const PowerRunOptions& o) {
 
 }  // namespace
 
+GoldenRun run_golden(const Graph& g, const Program& prog, const PowerModel& pm, const PowerTrace& t,
+                     const std::string& liberty, const std::string& rtl_root, const std::string& work,
+                     bool whole_core) {
+  GoldenRun run;
+  run.golden = golden_block_power(g, prog, replayed_blocks(g, t, whole_core), liberty, rtl_root, work);
+  run.comparison = compare_to_golden(t, run.golden, pm);
+  run.together = design_trace_agreement(t, run.golden);
+  return run;
+}
+
+std::string golden_work_folder(const std::string& out_root, const std::string& liberty) {
+  const std::string lib_name = liberty.empty() ? "fsgen45" : std::filesystem::path(liberty).stem().string();
+  return (std::filesystem::path(out_root) / "golden_power" / lib_name).string();
+}
+
 void run_power(const Graph& g, const Program& prog, const PowerModel& pm, const PowerRunOptions& o, std::ostream& out) {
-  const std::string lib_name = o.liberty.empty() ? "fsgen45" : std::filesystem::path(o.liberty).stem().string();
-  const std::string work = (std::filesystem::path(o.out_root) / "golden_power" / lib_name).string();
+  const std::string work = golden_work_folder(o.out_root, o.liberty);
   std::filesystem::create_directories(work);
   std::optional<FolderLock> replaying;  // the golden replays' builds and stimulus files are this run's
   if (o.golden) replaying.emplace(work, "fsgen power --golden run");

@@ -143,6 +143,9 @@ TEST(Cli, PowerErrorsAreOneLine) {
   const CliRun synth = fsgen_cli("explore --report " + dir + "/none.sqlite --synth");
   EXPECT_EQ(synth.status, 1);
   EXPECT_NE(synth.out.find("--synth: expected --verify N and --power-model"), std::string::npos) << synth.out;
+  const CliRun golden = fsgen_cli("explore --report " + dir + "/none.sqlite --verify 2 --golden");
+  EXPECT_EQ(golden.status, 1);
+  EXPECT_NE(golden.out.find("--golden: expected --verify N and --power-model"), std::string::npos) << golden.out;
   const CliRun lib = fsgen_cli("power examples/os_8x8.yaml --power-model " + dir + "/m.json --liberty " + dir + "/none.lib");
   EXPECT_EQ(lib.status, 1);
   EXPECT_EQ(std::count(lib.out.begin(), lib.out.end(), '\n'), 1) << lib.out;

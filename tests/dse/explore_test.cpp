@@ -9,6 +9,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "dse/report.h"
@@ -306,28 +308,35 @@ TEST(Explore, TheBestDesignsRunAgainInTheCycleModel) {
   EXPECT_NE(out.str().find("largest error 0.00 % over 1 runs"), std::string::npos) << out.str();
 }
 
+// A space of one design, a matmul core (`spec`: its fields after name, clock and kernels), on
+// one benchmark, explored with `model`'s primitive models: its records.
+std::vector<DesignRecord> explore_one_design(const std::string& dir, const std::string& spec,
+                                             const std::string& benchmark, const PowerModel& model) {
+  std::ofstream(dir + "/tiny.yaml") << "name: tiny\nclock_mhz: 1000\nkernels: [matmul]\n" << spec;
+  const DesignSpace s = read_design_space(
+      write_space(dir, "name: one\nbase: " + dir + "/tiny.yaml\naxes:\n  arrays.a.loop_order: [output_stationary]\n" +
+                           "benchmarks:\n  - " + benchmark + "\n"));
+  ExploreOptions o;
+  o.power_model = &model;
+  o.power_model_name = "fsgen45";
+  ResultsDb db(dir + "/one.sqlite");
+  explore(s, db, o);
+  return db.designs();
+}
+
 // With a timing model among the primitive models, each design's max clock is its slowest
 // block's, and names the block; the best design's blocks synthesised and timed against the
 // models (two blocks here, to stay fast: the DMA and a 4x4 array).
 TEST(Explore, MaxClockFromTheTimingModelCheckedOnSynthesisedBlocks) {
   const std::string dir = test::scratch_dir("dse_clock");
-  std::ofstream(dir + "/tiny.yaml") << "name: tiny\nclock_mhz: 1000\npe_budget: 64\n"
-                                       "memory: {bandwidth_gbps: 4, latency_cycles: 20, buffer_limit_bytes: 1024}\n"
-                                       "arrays:\n  a: {loop_order: output_stationary, tiling: {m: 4, n: 4, k: 8}}\n"
-                                       "  b: {loop_order: output_stationary, tiling: {m: 4, n: 4, k: 4}}\n"
-                                       "kernels: [matmul]\n";
-  const DesignSpace s =
-      read_design_space(write_space(dir, "name: c\nbase: " + dir +
-                                             "/tiny.yaml\naxes:\n  arrays.a.loop_order: [output_stationary]\n"
-                                             "benchmarks:\n  - {model: Qwen3-0.6B, stage: decode, context: 16}\n"));
   PowerModel model = train_power_model(read_dataset("data/power/fsgen45.csv"), 20);
   model.timing = fit_timing_model(read_timing_dataset("data/timing/fsgen45.csv"));
-  ExploreOptions o;
-  o.power_model = &model;
-  o.power_model_name = "fsgen45";
-  ResultsDb db(dir + "/c.sqlite");
-  explore(s, db, o);
-  const std::vector<DesignRecord> designs = db.designs();
+  const std::vector<DesignRecord> designs =
+      explore_one_design(dir,
+                         "pe_budget: 64\nmemory: {bandwidth_gbps: 4, latency_cycles: 20, buffer_limit_bytes: 1024}\n"
+                         "arrays:\n  a: {loop_order: output_stationary, tiling: {m: 4, n: 4, k: 8}}\n"
+                         "  b: {loop_order: output_stationary, tiling: {m: 4, n: 4, k: 4}}\n",
+                         "{model: Qwen3-0.6B, stage: decode, context: 16}", model);
   ASSERT_EQ(designs.size(), 1u);
   ASSERT_EQ(designs[0].status, "ok") << designs[0].reason;
   EXPECT_GT(designs[0].max_clock_mhz, 50);
@@ -359,7 +368,41 @@ TEST(Explore, MaxClockFromTheTimingModelCheckedOnSynthesisedBlocks) {
   const std::string other =
       test::error_of([&] { synthesise_best_designs(designs, 1, model, request, dir + "/o", false); });
   EXPECT_NE(other.find("characterised on liberty 'fsgen45', not 'other'"), std::string::npos) << other;
-  EXPECT_FALSE(std::filesystem::exists(dir + "/o/c"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/o/one"));
+}
+
+// The best design's power sample replayed at gate level: every block with an activity model
+// (here a 2x2 array and the DMA) against the primitive models on the same run.
+TEST(Explore, GoldenPowerOfTheBestDesignsPowerSamples) {
+  const std::string dir = test::scratch_dir("dse_golden");
+  const PowerModel model = train_power_model(read_dataset("data/power/fsgen45.csv"), 20);
+  const std::vector<DesignRecord> designs =
+      explore_one_design(dir,
+                         "pe_budget: 16\nmemory: {bandwidth_gbps: 2, latency_cycles: 4, buffer_limit_bytes: 256}\n"
+                         "arrays:\n  a: {loop_order: output_stationary, tiling: {m: 2, n: 2, k: 8}}\n"
+                         "  b: {loop_order: output_stationary, tiling: {m: 2, n: 2, k: 2}}\n",
+                         "{model: Qwen3-0.6B, stage: decode, context: 16, zeros: 0.5}", model);
+  ASSERT_EQ(designs.size(), 1u);
+  ASSERT_EQ(designs[0].status, "ok") << designs[0].reason;
+
+  const std::vector<GoldenCheck> checks = golden_best_designs(designs, 1, model, "", dir + "/verify");
+  ASSERT_EQ(checks.size(), 1u);  // a matmul core's sample: one matmul
+  const GoldenCheck& c = checks[0];
+  EXPECT_EQ(c.kernel.rfind("matmul", 0), 0u) << c.kernel;
+  EXPECT_EQ(c.zeros, 0.5);
+  EXPECT_EQ(c.replay_mismatch_cycles, 0u);
+  std::set<std::string> compared;
+  for (const GoldenComparison& b : c.blocks) {
+    compared.insert(b.block);
+    EXPECT_GT(b.golden_mw, 0) << b.block;
+    EXPECT_NEAR(b.predicted_mw, b.golden_mw, 0.3 * b.golden_mw) << b.block;
+  }
+  EXPECT_EQ(compared, (std::set<std::string>{"array_a", "dma"}));
+  EXPECT_NEAR(c.together.predicted_mw, c.together.golden_mw, 0.2 * c.together.golden_mw);
+  EXPECT_NE(std::find(c.not_replayed.begin(), c.not_replayed.end(), "ctrl (ctrl)"), c.not_replayed.end());
+  std::ostringstream out;
+  print_golden_checks(checks, out);
+  EXPECT_NE(out.str().find("largest error "), std::string::npos) << out.str();
 }
 
 // Ranks (mpirun's processes, or --rank / --ranks) share one database and fill it as one
