@@ -5,7 +5,7 @@
 # A block kind's cycle model (src/blocks/<kind>/model*.h, model*.cpp) and its share of the
 # controller's schedule (sequencer*.h, sequencer*.cpp) belong to the models layer: they are
 # the kind's, and the platform's like every SystemC model.
-set(LAYERS core blocks generator compiler models flow power sim dse cli)
+set(LAYERS core blocks generator compiler models vp flow power sim dse cli)
 set(errors "")
 list(LENGTH LAYERS count)
 math(EXPR last "${count} - 1")

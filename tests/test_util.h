@@ -36,16 +36,19 @@ struct CliRun {
   std::string out;  // stdout and stderr
 };
 
-// Runs the fsgen binary with `args` (a shell command line).
-inline CliRun fsgen_cli(const std::string& args) {
+// Runs a program with `args` (a shell command line).
+inline CliRun run_program(const std::string& program, const std::string& args) {
   CliRun r{0, ""};
-  FILE* p = popen((std::string(FSGEN_BINARY) + " " + args + " 2>&1").c_str(), "r");
+  FILE* p = popen((program + " " + args + " 2>&1").c_str(), "r");
   std::array<char, 4096> buf{};
   size_t n;
   while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
   r.status = WEXITSTATUS(pclose(p));
   return r;
 }
+
+// Runs the fsgen binary with `args` (a shell command line).
+inline CliRun fsgen_cli(const std::string& args) { return run_program(FSGEN_BINARY, args); }
 
 // A fresh folder in the temporary directory for one test's outputs; each test binary has its
 // own (FSGEN_TEST_BINARY_TAG), so the sanitized copy of a test can run beside the plain one.

@@ -1,11 +1,12 @@
 #include "models/core_model.h"
 
+#include <algorithm>
 #include <cstring>
 
+#include "blocks/ctrl/row_transfers.h"
 #include "core/error.h"
 #include "core/numerics.h"
 #include "core/regmap.h"
-#include "blocks/ctrl/row_transfers.h"
 #include "models/pe_array_model.h"
 
 using sc_core::sc_time;
@@ -324,20 +325,32 @@ Csr::Csr(sc_core::sc_module_name name, FusedCore& core) : sc_module(name), socke
 }
 
 void Csr::b_transport(tlm::tlm_generic_payload& trans, sc_time&) {
-  uint32_t v = 0;
   const auto off = static_cast<uint32_t>(trans.get_address());
+  const auto r = std::find_if(reg::kRegisters.begin(), reg::kRegisters.end(),
+                              [&](const reg::RegInfo& x) { return x.offset == off; });
+  if (r == reg::kRegisters.end() || trans.get_data_length() != 4) {
+    trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  uint32_t v = 0;
   if (trans.is_write()) {
     std::memcpy(&v, trans.get_data_ptr(), 4);
     if (off == reg::kCtrl) {
       if ((v & 1) && !core_.busy()) core_.start(regs_);
+    } else if (!r->writable) {
+      trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+      return;
     } else {
       write_register(regs_, off, v);
+      written_[off] = r->width == 32 ? v : v & ((1u << r->width) - 1);
     }
   } else {
     switch (off) {
       case reg::kStatus: v = (core_.busy() ? 1u : 0u) | (core_.done() ? 2u : 0u); break;
       case reg::kCycles: v = static_cast<uint32_t>(core_.last_cycles()); break;
-      default: v = 0; break;
+      default:
+        v = written_.count(off) ? written_.at(off) : 0;
+        break;
     }
     std::memcpy(trans.get_data_ptr(), &v, 4);
   }

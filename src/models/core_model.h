@@ -6,22 +6,23 @@
 // probed register reports its new value with the cycle it appears in, so toggle
 // counts (and their cycles) match the RTL's.
 #pragma once
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <systemc>
+#include <tlm>
 #include <vector>
 
+#include "blocks/ctrl/row_transfers.h"
+#include "blocks/ctrl/sequencer.h"
 #include "core/memory_timing.h"
 #include "generator/graph.h"
 #include "models/kernel_regs.h"
 #include "models/run_result.h"
-#include "blocks/ctrl/row_transfers.h"
-#include "blocks/ctrl/sequencer.h"
 
 namespace fsgen {
 
@@ -185,7 +186,10 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   BlockTimeline* fin_timeline_ = nullptr;
 };
 
-// AXI4-Lite register file: a TLM-2.0 target for the host's register accesses.
+// AXI4-Lite register file (fsgen_csr.v): a TLM-2.0 target for the host's register accesses.
+// Configuration registers read back what was written (at their width); an offset with no
+// register answers with an address error (DECERR), a write to status or cycles with a
+// generic error (SLVERR).
 class Csr : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<Csr> socket;
@@ -195,6 +199,7 @@ class Csr : public sc_core::sc_module {
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   FusedCore& core_;
   KernelRegs regs_{};
+  std::map<uint32_t, uint32_t> written_;  // configuration registers by offset, as read back
 };
 
 }  // namespace fsgen

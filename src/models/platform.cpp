@@ -1,10 +1,14 @@
 #include "models/platform.h"
 
 #include <sys/wait.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstring>
+#include <exception>
+#include <functional>
+#include <sstream>
 #include <systemc>
 
 #include "core/error.h"
@@ -21,43 +25,98 @@ namespace fsgen {
 
 namespace {
 
-// Drives the AXI4-Lite port like a host driver: the program's register writes,
-// then waits for the done interrupt and reads back the cycle counter.
-class Host : public sc_core::sc_module {
+std::string register_name(uint32_t offset) {
+  for (const reg::RegInfo& r : reg::kRegisters)
+    if (r.offset == offset) return r.name;
+  return "";
+}
+
+std::string hex(uint64_t v) {
+  std::ostringstream s;
+  s << "0x" << std::hex << v;
+  return s.str();
+}
+
+// The host's port on the platform: an SC_THREAD that runs the host code, its register
+// accesses loosely timed through a quantum keeper (temporal decoupling: host time runs ahead
+// of the simulation by up to a quantum), synchronised where the core must see the host's
+// time: a start, a status read, an interrupt wait.
+class HostPort : public sc_core::sc_module, public Accelerator {
  public:
-  tlm_utils::simple_initiator_socket<Host> socket;
-  SC_HAS_PROCESS(Host);
-  Host(sc_core::sc_module_name name, const Program& p, FusedCore& core, sc_time period, RunResult& result)
-      : sc_module(name), socket("socket"), program_(p), core_(core), period_(period), result_(result) {
+  tlm_utils::simple_initiator_socket<HostPort> socket;
+  SC_HAS_PROCESS(HostPort);
+  HostPort(sc_core::sc_module_name name, const HostOptions& o, MemoryTarget& memory, FusedCore& core, sc_time period,
+           const std::function<void(Accelerator&)>& host)
+      : sc_module(name), socket("socket"), memory_(memory), core_(core), period_(period), host_(host) {
+    tlm_utils::tlm_quantumkeeper::set_global_quantum(period * static_cast<double>(o.quantum_cycles));
+    keeper_.reset();
     SC_THREAD(run);
+    set_stack_size(o.stack_bytes);
   }
+  std::exception_ptr error;  // what the host code threw
+
+  void write_register(uint32_t offset, uint32_t value) override {
+    if (offset == reg::kCtrl) keeper_.sync();  // the core starts at the host's time
+    access(true, offset, value);
+  }
+  uint32_t read_register(uint32_t offset) override {
+    keeper_.sync();
+    return access(false, offset, 0);
+  }
+  void write_memory(uint64_t addr, const uint8_t* data, size_t bytes) override {
+    std::memcpy(memory_bytes_at(addr, bytes, "write"), data, bytes);
+  }
+  void read_memory(uint64_t addr, uint8_t* data, size_t bytes) override {
+    std::memcpy(data, memory_bytes_at(addr, bytes, "read"), bytes);
+  }
+  uint64_t memory_bytes() const override { return memory_.data().size(); }
+  void wait_for_interrupt() override {
+    keeper_.sync();
+    if (core_.busy()) wait(core_.done_event);
+  }
+  uint64_t now_cycles() override { return static_cast<uint64_t>(keeper_.get_current_time() / period_); }
 
  private:
   uint32_t access(bool write, uint32_t offset, uint32_t value) {
     tlm::tlm_generic_payload t;
-    sc_time delay = sc_core::SC_ZERO_TIME;
+    sc_time delay = keeper_.get_local_time();
     t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     t.set_address(offset);
     t.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
     t.set_data_length(4);
     t.set_streaming_width(4);
+    t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     socket->b_transport(t, delay);
-    wait(period_);
+    keeper_.set(delay + period_);  // one bus cycle per access
+    if (keeper_.need_sync()) keeper_.sync();
+    if (t.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE)
+      fail("register " + hex(offset), "DECERR: no register at this AXI4-Lite address (core/regmap.h)");
+    if (t.is_response_error())
+      fail("register " + hex(offset) + " (" + register_name(offset) + ")",
+           std::string("SLVERR: ") + (write ? "the register is read-only" : "the read failed"));
     return value;
   }
-  void run() {
-    for (const auto& w : program_.writes) access(true, w.offset, w.value);
-    if (core_.busy()) wait(core_.done_event);
-    // The cycles register holds the low 32 bits (what a driver reads); the run's count is
-    // the core's own 64-bit one, so kernels beyond 2^32 cycles are counted whole.
-    access(false, reg::kCycles, 0);
-    result_.cycles = core_.last_cycles();
-    // Nothing else is scheduled: the simulation ends when this process returns.
+  uint8_t* memory_bytes_at(uint64_t addr, size_t bytes, const char* what) {
+    if (addr > memory_.data().size() || bytes > memory_.data().size() - addr)
+      fail("DRAM " + hex(addr), std::string("host ") + what + " of " + std::to_string(bytes) +
+                                    " bytes beyond the platform's " + std::to_string(memory_.data().size()) +
+                                    " bytes of memory");
+    return memory_.data().data() + addr;
   }
-  const Program& program_;
+  void run() {
+    try {
+      host_(*this);
+      keeper_.sync();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    if (core_.busy()) sc_core::sc_stop();  // a kernel the host left running ends with it
+  }
+  MemoryTarget& memory_;
   FusedCore& core_;
   sc_time period_;
-  RunResult& result_;
+  const std::function<void(Accelerator&)>& host_;
+  tlm_utils::tlm_quantumkeeper keeper_;
 };
 
 struct Platform {
@@ -66,35 +125,55 @@ struct Platform {
   Dma dma;
   FusedCore core;
   Csr csr;
-  Host host;
-  Platform(const Graph& g, const Program& p, RunResult& r)
+  HostPort host;
+  Platform(const Graph& g, const HostOptions& o, RunResult& r, const std::function<void(Accelerator&)>& run_host)
       : clock{sc_time(1000.0 / g.spec.clock_mhz, sc_core::SC_NS), sc_core::SC_ZERO_TIME},
-        memory("memory", g.memory, clock.period, p.memory_bytes()),
+        memory("memory", g.memory, clock.period, o.memory_bytes),
         dma("dma", g.memory, clock, *r.find_probe("dma", "rdata"), *r.find_probe("dma", "wdata"), r.activity["dma"],
             r.timelines["dma"]),
         core("core", g, dma, clock, r),
         csr("csr", core),
-        host("host", p, core, clock.period, r) {
+        host("host", o, memory, core, clock.period, run_host) {
     dma.socket.bind(memory.socket);
     host.socket.bind(csr.socket);
-    for (const auto& in : p.inputs) std::memcpy(memory.data().data() + in.addr, in.bytes.data(), in.bytes.size());
   }
 };
 
 }  // namespace
 
-RunResult run_on_systemc_in_process(const Graph& g, const Program& p, const SimOptions& opts) {
+RunResult run_host_on_systemc_in_process(const Graph& g, const HostOptions& o,
+                                         const std::function<void(Accelerator&)>& host) {
   RunResult r;
   r.model = "systemc";
-  for (const auto& pr : g.probes()) r.probes.emplace_back(pr.block, pr.port, pr.width_bits, opts.keep_events);
+  for (const auto& pr : g.probes()) r.probes.emplace_back(pr.block, pr.port, pr.width_bits, o.sim.keep_events);
   sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
   const auto t0 = std::chrono::steady_clock::now();
-  auto platform = std::make_unique<Platform>(g, p, r);
+  auto platform = std::make_unique<Platform>(g, o, r, host);
   sc_core::sc_start();
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  for (const auto& o : p.outputs)
-    r.outputs[o.name] = std::vector<uint8_t>(platform->memory.data().begin() + o.addr,
-                                             platform->memory.data().begin() + o.addr + o.bytes);
+  if (platform->host.error) std::rethrow_exception(platform->host.error);
+  r.cycles = platform->core.last_cycles();
+  return r;
+}
+
+RunResult run_on_systemc_in_process(const Graph& g, const Program& p, const SimOptions& opts) {
+  HostOptions o;
+  o.memory_bytes = p.memory_bytes();
+  o.sim = opts;
+  std::map<std::string, std::vector<uint8_t>> outputs;
+  // What a driver does (compiler/program.h): preload, program, start, wait, read back.
+  RunResult r = run_host_on_systemc_in_process(g, o, [&](Accelerator& a) {
+    for (const auto& in : p.inputs) a.write_memory(in.addr, in.bytes.data(), in.bytes.size());
+    for (const auto& w : p.writes) a.write_register(w.offset, w.value);
+    a.wait_for_interrupt();
+    a.read_register(reg::kCycles);
+    for (const auto& out : p.outputs) {
+      std::vector<uint8_t>& bytes = outputs[out.name];
+      bytes.resize(out.bytes);
+      a.read_memory(out.addr, bytes.data(), bytes.size());
+    }
+  });
+  r.outputs = std::move(outputs);
   return r;
 }
 
@@ -133,7 +212,7 @@ size_t read_up_to(int fd, char* p, size_t bytes) {
 
 }  // namespace
 
-RunResult run_on_systemc(const Graph& g, const Program& p, const SimOptions& opts) {
+std::string run_in_simulation_process(const std::function<std::string()>& work) {
   int fds[2];
   if (pipe(fds) != 0) fail("systemc", "cannot create a pipe for the simulation process");
   const pid_t pid = fork();
@@ -143,7 +222,7 @@ RunResult run_on_systemc(const Graph& g, const Program& p, const SimOptions& opt
     std::string payload;
     char kind = 'R';
     try {
-      payload = encode_run_result(run_on_systemc_in_process(g, p, opts));
+      payload = work();
     } catch (const std::exception& e) {
       kind = 'E', payload = e.what();
     }
@@ -169,7 +248,12 @@ RunResult run_on_systemc(const Graph& g, const Program& p, const SimOptions& opt
   if (!whole)
     fail("systemc", "the simulation process ended without a whole result (status " + std::to_string(status) + ")");
   if (header[0] == 'E') throw UserError(data);
-  return decode_run_result(data);
+  return data;
+}
+
+RunResult run_on_systemc(const Graph& g, const Program& p, const SimOptions& opts) {
+  return decode_run_result(
+      run_in_simulation_process([&] { return encode_run_result(run_on_systemc_in_process(g, p, opts)); }));
 }
 
 }  // namespace fsgen

@@ -12,8 +12,14 @@
 
 namespace fsgen {
 
-CoreBackend::CoreBackend(const Graph& g, const DecoderCheckpoint& m, Calibration cal)
-    : g_(g), m_(m), cal_(std::move(cal)) {
+CoreBackend::CoreBackend(const Graph& g, const DecoderCheckpoint& m, Calibration cal, KernelRunner runner)
+    : g_(g), m_(m), cal_(std::move(cal)), runner_(std::move(runner)) {
+  if (!runner_)
+    runner_ = [this](const Program& p) {
+      SimOptions opts;
+      opts.keep_events = false;
+      return run_on_systemc(g_, p, opts);
+    };
   const CheckpointConfig& c = m.config();
   if (!g.attention) fail("design '" + g.spec.name + "'", "the fused attention kernel is not built");
   if (uint32_t(c.head_dim()) > g.spec.array_a.tile_k)
@@ -86,9 +92,7 @@ const CoreBackend::QuantWeight& CoreBackend::weight(int layer, Linear which) {
 }
 
 std::vector<uint8_t> CoreBackend::run(const std::string& kernel, int layer, const Program& p, std::vector<uint8_t> expected) {
-  SimOptions opts;
-  opts.keep_events = false;
-  const RunResult r = run_on_systemc(g_, p, opts);
+  const RunResult r = runner_(p);
   cycles_ += r.cycles;
   kernel_cycles_[kernel] += r.cycles;
   for (const auto& [block, a] : r.sparse) sparse_[block] += a;

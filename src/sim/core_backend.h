@@ -4,6 +4,7 @@
 // kernel's numerics and dequantised for the host. Scales: compiler/quantize.h.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,10 +17,16 @@
 
 namespace fsgen {
 
+// Runs one kernel's Program: its outputs and cycles (and, where the platform reports them,
+// its sparse activity).
+using KernelRunner = std::function<RunResult(const Program&)>;
+
 class CoreBackend : public DecoderBackend {
  public:
   // cal: the FP32 model's ranges on calibration tokens (Fp32Backend::calibration()).
-  CoreBackend(const Graph& g, const DecoderCheckpoint& m, Calibration cal);
+  // runner: where each kernel runs; by default on a SystemC platform of its own
+  // (run_on_systemc), or through a driver on one platform (vp/driver.h, docs/VP.md).
+  CoreBackend(const Graph& g, const DecoderCheckpoint& m, Calibration cal, KernelRunner runner = {});
 
   void linear(int layer, Linear which, const std::vector<float>& x, uint32_t t, std::vector<float>& y) override;
   void attention(int layer, const std::vector<float>& q, uint32_t t, uint32_t pos0, const std::vector<float>& k,
@@ -68,6 +75,7 @@ class CoreBackend : public DecoderBackend {
   const Graph& g_;
   const DecoderCheckpoint& m_;
   Calibration cal_;
+  KernelRunner runner_;
   std::map<std::pair<int, Linear>, QuantWeight> weights_;
   int keep_layer_ = -1;
   std::vector<Launch> kept_;

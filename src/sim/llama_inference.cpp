@@ -13,11 +13,6 @@
 
 namespace fsgen {
 
-namespace {
-
-constexpr int kBos = 1;
-
-// The FP32 model's greedy continuation of `start` to `length` tokens.
 std::vector<int> greedy_tokens(const DecoderCheckpoint& m, std::vector<int> start, uint32_t length, uint32_t layers) {
   Fp32Backend b(m);
   DecoderForward f(m, b, layers);
@@ -31,15 +26,16 @@ std::vector<int> greedy_tokens(const DecoderCheckpoint& m, std::vector<int> star
   return tokens;
 }
 
-// Ranges over four sequences of `length` tokens, none of them the evaluated one.
-Calibration calibrate(const DecoderCheckpoint& m, uint32_t length, uint32_t layers) {
+Calibration calibrate_int8_scales(const DecoderCheckpoint& m, uint32_t length, uint32_t layers) {
   Fp32Backend b(m);
   for (int second : {100, 200, 300, 400}) {
     DecoderForward f(m, b, layers);
-    for (int t : greedy_tokens(m, {kBos, second % m.config().vocab_size}, length, layers)) f.step({t});
+    for (int t : greedy_tokens(m, {kBosToken, second % m.config().vocab_size}, length, layers)) f.step({t});
   }
   return b.calibration();
 }
+
+namespace {
 
 void replay_on_rtl(const Graph& g, const CoreBackend& core, const std::string& rtl_root, InferenceReport& r) {
   for (const auto& l : core.kept()) {
@@ -68,12 +64,12 @@ InferenceReport run_inference(const Graph& g, const DecoderCheckpoint& m, const 
   r.layers = layers;
   r.prune = o.prune;
   // The evaluated text is the dense model's; the core and its reference run `model`.
-  const std::vector<int> tokens = greedy_tokens(m, {kBos}, length, layers);
+  const std::vector<int> tokens = greedy_tokens(m, {kBosToken}, length, layers);
   std::optional<DecoderCheckpoint> pruned;
   if (o.prune.active()) pruned.emplace(m).prune_linear_weights(o.prune);
   const DecoderCheckpoint& model = pruned ? *pruned : m;
   Fp32Backend ref_backend(model), dense_backend(m);
-  CoreBackend core(g, model, calibrate(model, length, layers));
+  CoreBackend core(g, model, calibrate_int8_scales(model, length, layers));
   DecoderForward ref(model, ref_backend, layers), acc(model, core, layers), dense(m, dense_backend, layers);
   if (!o.rtl_root.empty()) core.keep_layer(0);
   r.cosine_min.assign(layers, 1.0);

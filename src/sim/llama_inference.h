@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "compiler/checkpoint.h"
+#include "compiler/decoder_forward.h"
 #include "compiler/synthetic.h"
 #include "generator/graph.h"
 #include "sim/cosim.h"
@@ -45,6 +46,16 @@ struct InferenceReport {
   double wall_seconds = 0;
   double agreement() const { return positions ? double(agree) / positions : 0.0; }
 };
+
+// The llama2.c tokenizer's beginning-of-sequence token, every text's first.
+constexpr int kBosToken = 1;
+
+// The FP32 model's greedy continuation of `start` to `length` tokens (of its first `layers`
+// layers; 0: all).
+std::vector<int> greedy_tokens(const DecoderCheckpoint& m, std::vector<int> start, uint32_t length, uint32_t layers);
+// The INT8 kernels' calibration: the FP32 model's ranges over four sequences of `length`
+// tokens (the greedy continuations of BOS, 100 / 200 / 300 / 400), none of them evaluated.
+Calibration calibrate_int8_scales(const DecoderCheckpoint& m, uint32_t length, uint32_t layers);
 
 InferenceReport run_inference(const Graph& g, const DecoderCheckpoint& m, const InferenceOptions& o);
 void print_inference(const InferenceReport& r, std::ostream& out);

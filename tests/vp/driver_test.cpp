@@ -1,0 +1,122 @@
+#include "vp/driver.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "compiler/attention.h"
+#include "compiler/matmul.h"
+#include "core/regmap.h"
+#include "models/platform.h"
+#include "test_util.h"
+
+namespace fsgen {
+namespace {
+
+// A host program on the platform in a child process; what it returns comes back as text.
+std::string on_platform(const Graph& g, const std::function<std::string(Driver&)>& host, HostOptions o = {}) {
+  return run_in_simulation_process([&] {
+    std::string answer;
+    run_host_on_systemc_in_process(g, o, [&](Accelerator& a) {
+      Driver d(a);
+      answer = host(d);
+    });
+    return answer;
+  });
+}
+
+nlohmann::json run_json(const KernelRun& k) {
+  nlohmann::json j = {{"cycles", k.cycles}};
+  for (const auto& [name, bytes] : k.outputs) j["outputs"][name] = bytes;
+  return j;
+}
+
+// Kernels launched one after another through the driver on one platform (a matmul, then
+// attention, then the matmul again, each with its buffers allocated, its addresses moved
+// onto them and released) give the outputs and cycles of each program run on a platform of
+// its own.
+TEST(Driver, KernelsOnOnePlatformRunAsOnPlatformsOfTheirOwn) {
+  const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
+  MatmulProblem mm;
+  mm.m = 16, mm.n = 16, mm.k = 32;
+  const Program matmul = compile_matmul(g, mm);
+  AttentionProblem at;
+  at.tokens = 16;
+  const Program attention = compile_attention(g, at).program;
+  const nlohmann::json runs = nlohmann::json::parse(on_platform(g, [&](Driver& d) {
+    const uint64_t free = d.free_bytes();
+    const DeviceBuffer held = d.allocate(5000, "held");  // two pages, kept across the kernels
+    nlohmann::json j = nlohmann::json::array();
+    for (const Program* p : {&matmul, &attention, &matmul}) j.push_back(run_json(d.run(*p)));
+    d.release(held);
+    j.push_back(
+        {{"free_before", free}, {"free_after", d.free_bytes()}, {"held", held.addr}, {"launches", d.launches()}});
+    return j.dump();
+  }));
+  ASSERT_EQ(runs.size(), 4u);
+  for (int i = 0; i < 3; ++i) {
+    const Program& p = i == 1 ? attention : matmul;
+    const RunResult alone = run_on_systemc(g, p);
+    EXPECT_EQ(runs[i]["cycles"].get<uint64_t>(), alone.cycles) << p.kernel;
+    for (const auto& [name, bytes] : alone.outputs)
+      EXPECT_EQ(runs[i]["outputs"][name].get<std::vector<uint8_t>>(), bytes) << p.kernel << " " << name;
+  }
+  EXPECT_EQ(runs[3]["held"].get<uint64_t>(), 4096u);
+  EXPECT_EQ(runs[3]["free_after"], runs[3]["free_before"]);
+  EXPECT_EQ(runs[3]["launches"].get<uint64_t>(), 3u);
+}
+
+// Bad accesses are errors naming the address, never a hang: a register offset with no
+// register (DECERR), a write to a read-only register (SLVERR), DRAM beyond the platform's,
+// a buffer larger than the free memory.
+TEST(Driver, BadAccessesAreErrorsNamingTheAddress) {
+  const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
+  auto error_of = [&](const std::function<void(Driver&)>& host) {
+    HostOptions o;
+    o.memory_bytes = 1 << 20;
+    return test::error_of([&] {
+      on_platform(
+          g, [&](Driver& d) { return host(d), std::string(); }, o);
+    });
+  };
+  EXPECT_EQ(error_of([](Driver& d) { d.device().write_register(0x200, 1); }),
+            "register 0x200: DECERR: no register at this AXI4-Lite address (core/regmap.h)");
+  EXPECT_EQ(error_of([](Driver& d) { d.device().read_register(0x3); }),
+            "register 0x3: DECERR: no register at this AXI4-Lite address (core/regmap.h)");
+  EXPECT_EQ(error_of([](Driver& d) { d.device().write_register(reg::kCycles, 1); }),
+            "register 0x38 (cycles): SLVERR: the register is read-only");
+  EXPECT_EQ(error_of([](Driver& d) {
+              uint8_t b[8] = {};
+              d.device().write_memory((1 << 20) - 4, b, 8);
+            }),
+            "DRAM 0xffffc: host write of 8 bytes beyond the platform's 1048576 bytes of memory");
+  EXPECT_EQ(error_of([](Driver& d) { d.allocate(2 << 20, "weights"); }),
+            "buffer 'weights': 2097152 bytes: no free range of the device's 1048576 bytes of DRAM holds it "
+            "(1044480 bytes free)");
+  // The registers read back what was written, at their width.
+  const std::string back = on_platform(g, [](Driver& d) {
+    d.device().write_register(reg::kReqShift, 0xFFFF);
+    d.device().write_register(reg::kAddrA, 0x12345678);
+    return std::to_string(d.device().read_register(reg::kReqShift)) + " " +
+           std::to_string(d.device().read_register(reg::kAddrA));
+  });
+  EXPECT_EQ(back, "31 305419896");
+}
+
+// The host example (examples/host/stories_host.cpp) generates stories260K's tokens through
+// the driver: every layer's five kernels per token on one platform.
+TEST(Driver, Stories260KGeneratesThroughTheDriver) {
+  const char* stories = "../shared/models/stories260K.bin";
+  if (!std::filesystem::exists(stories)) GTEST_SKIP() << stories << " not present";
+  const test::CliRun r = test::run_program(FSGEN_STORIES_HOST, std::string("examples/attn_d16.yaml ") + stories + " 8");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("tokens, accelerator: 1 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tokens, FP32:        1 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  200 kernel launches, "), std::string::npos) << r.out;  // 8 tokens x 5 layers x 5
+  const test::CliRun bad = test::run_program(FSGEN_STORIES_HOST, "examples/attn_d16.yaml missing.bin");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '\n'), 1) << bad.out;
+}
+
+}  // namespace
+}  // namespace fsgen
