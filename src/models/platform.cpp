@@ -1,7 +1,6 @@
 #include "models/platform.h"
 
 #include <sys/wait.h>
-#include <tlm_utils/tlm_quantumkeeper.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -10,6 +9,8 @@
 #include <functional>
 #include <sstream>
 #include <systemc>
+// After the kernel's header, which it needs.
+#include <tlm_utils/tlm_quantumkeeper.h>
 
 #include "core/error.h"
 #include "core/regmap.h"
