@@ -16,6 +16,7 @@
 #include "compiler/checkpoint.h"
 #include "compiler/decoder_forward.h"
 #include "core/error.h"
+#include "example_main.h"
 #include "generator/spec.h"
 #include "models/platform.h"
 #include "sim/core_backend.h"
@@ -101,11 +102,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "fsgen_stories_host: " << e.what() << "\n";
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return run_example("fsgen_stories_host", run, argc, argv); }

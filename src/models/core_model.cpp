@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <sstream>
 
 #include "blocks/ctrl/row_transfers.h"
 #include "core/error.h"
@@ -90,9 +91,11 @@ uint64_t Dma::transport(bool write, uint64_t handshake, uint32_t addr, uint32_t 
   FSGEN_ASSERT(handshake >= now, "a DMA burst is issued after its address handshake");
   sc_time delay = clock_.period * static_cast<double>(handshake - now);
   socket->b_transport(trans, delay);
-  if (trans.get_response_status() != tlm::TLM_OK_RESPONSE)
-    fail("dma", "burst at address " + std::to_string(addr) + " of " + std::to_string(beats * w) +
-                    " bytes is outside off-chip memory");
+  if (trans.get_response_status() != tlm::TLM_OK_RESPONSE) {
+    std::ostringstream at;
+    at << "DMA " << (write ? "write" : "read") << " burst at 0x" << std::hex << addr;
+    fail(at.str(), std::to_string(beats * w) + " bytes: DECERR, outside off-chip memory");
+  }
   return clock_.cycle_at(sc_core::sc_time_stamp() + delay);
 }
 
@@ -182,7 +185,13 @@ void FusedCore::run() {
     clock_.origin = sc_core::sc_time_stamp();
     dma_.begin_kernel();
     acc_cache_.assign(size_t(plan_.acc_slots) * plan_.spec.tile_m * plan_.spec.tile_n, 0);
-    run_schedule(start_regs_);
+    try {
+      run_schedule(start_regs_);
+    } catch (const UserError& e) {  // a bus error: the platform stops, the host is told
+      kernel_error_ = e.what();
+      sc_core::sc_stop();
+      return;
+    }
     dma_.end_kernel();
     sync();
     last_cycles_ = now();
@@ -320,7 +329,8 @@ void FusedCore::matmul_tile(bool reload_stationary, uint32_t kt, uint32_t acc_sl
 }
 
 // ---------------------------------------------------------------- CSR
-Csr::Csr(sc_core::sc_module_name name, FusedCore& core) : sc_module(name), socket("socket"), core_(core) {
+Csr::Csr(sc_core::sc_module_name name, FusedCore& core, bool fused)
+    : sc_module(name), socket("socket"), core_(core), fused_(fused) {
   socket.register_b_transport(this, &Csr::b_transport);
 }
 
@@ -336,7 +346,14 @@ void Csr::b_transport(tlm::tlm_generic_payload& trans, sc_time&) {
   if (trans.is_write()) {
     std::memcpy(&v, trans.get_data_ptr(), 4);
     if (off == reg::kCtrl) {
-      if ((v & 1) && !core_.busy()) core_.start(regs_);
+      if ((v & 1) && !core_.busy()) {
+        refusal_ = descriptor_error(regs_, fused_);
+        if (!refusal_.empty()) {
+          trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+          return;
+        }
+        core_.start(regs_);
+      }
     } else if (!r->writable) {
       trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
       return;

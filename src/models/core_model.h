@@ -106,6 +106,8 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   bool busy() const { return busy_; }
   bool done() const { return done_; }  // sticky until the next start (the irq line)
   uint64_t last_cycles() const { return last_cycles_; }
+  // What stopped the last kernel ("" when it ran to its end): a DMA burst's bus error.
+  const std::string& kernel_error() const { return kernel_error_; }
   sc_core::sc_event done_event;
 
  private:
@@ -153,6 +155,7 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   bool busy_ = false;
   bool done_ = false;
   uint64_t last_cycles_ = 0;
+  std::string kernel_error_;
   uint64_t pending_ = 0;
   sc_core::sc_event start_event_;
   std::vector<uint8_t> buf_a_, buf_b_;  // buf_b_: slot 0, then the K and V cache slots
@@ -189,15 +192,20 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
 // AXI4-Lite register file (fsgen_csr.v): a TLM-2.0 target for the host's register accesses.
 // Configuration registers read back what was written (at their width); an offset with no
 // register answers with an address error (DECERR), a write to status or cycles with a
-// generic error (SLVERR).
+// generic error (SLVERR), and so does a start whose descriptor is invalid (refused).
 class Csr : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<Csr> socket;
-  Csr(sc_core::sc_module_name name, FusedCore& core);
+  // fused: the core runs the attention and FFN kernels (the fused datapath).
+  Csr(sc_core::sc_module_name name, FusedCore& core, bool fused);
+  // Why the last refused start was refused (descriptor_error), "" when none was.
+  const std::string& refusal() const { return refusal_; }
 
  private:
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   FusedCore& core_;
+  bool fused_;
+  std::string refusal_;
   KernelRegs regs_{};
   std::map<uint32_t, uint32_t> written_;  // configuration registers by offset, as read back
 };

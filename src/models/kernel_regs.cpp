@@ -55,6 +55,19 @@ void write_register(KernelRegs& regs, uint32_t offset, uint32_t v) {
   }
 }
 
+std::string descriptor_error(const KernelRegs& r, bool fused) {
+  const bool attention = r.kernel == uint32_t(reg::Kernel::kAttention), ffn = r.kernel == uint32_t(reg::Kernel::kFfn);
+  if (r.kernel > uint32_t(reg::Kernel::kFfn) || ((attention || ffn) && !fused))
+    return "kernel " + std::to_string(r.kernel) + " is not built into this core (" +
+           (fused ? "matmul 0, attention 1, FFN 2" : "matmul 0 only: no fused datapath") + ")";
+  if (r.kernel == uint32_t(reg::Kernel::kMatmul) && (r.tiles_m == 0 || r.tiles_n == 0 || r.tiles_k == 0))
+    return "a matmul of zero tiles (tiles_m, tiles_n and tiles_k are at least 1)";
+  if (attention && (r.heads == 0 || r.group == 0 || r.len_q == 0 || r.len_kv == 0))
+    return "attention of zero heads, group, len_q or len_kv";
+  if (ffn && (r.len_q == 0 || r.len_kv == 0)) return "an FFN of zero len_q (tokens) or len_kv (width)";
+  return "";
+}
+
 KernelRegs registers_at_start(const Program& p) {
   KernelRegs regs;
   for (const auto& w : p.writes) {

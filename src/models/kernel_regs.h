@@ -3,6 +3,7 @@
 // block and the fast model, which both decode a Program's register writes.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "compiler/program.h"
 
@@ -40,6 +41,11 @@ struct KernelRegs {
 // One AXI4-Lite write to a configuration register, kept at the register's width.
 // Writes to ctrl, status, cycles and unmapped offsets change nothing.
 void write_register(KernelRegs& regs, uint32_t offset, uint32_t value);
+
+// Why a start with these registers is refused ("" when it is not): a kernel id the core
+// lacks (attention 1 and FFN 2 need the fused datapath, `fused`), or a kernel of no work
+// (zero tiles, heads, rows). fsgen_csr.v's desc_ok applies the same rules.
+std::string descriptor_error(const KernelRegs& regs, bool fused);
 
 // The registers in force when the program's last start write lands (UserError when
 // the program never writes the start bit).

@@ -46,9 +46,9 @@ class HostPort : public sc_core::sc_module, public Accelerator {
  public:
   tlm_utils::simple_initiator_socket<HostPort> socket;
   SC_HAS_PROCESS(HostPort);
-  HostPort(sc_core::sc_module_name name, const HostOptions& o, MemoryTarget& memory, FusedCore& core, sc_time period,
-           const std::function<void(Accelerator&)>& host)
-      : sc_module(name), socket("socket"), memory_(memory), core_(core), period_(period), host_(host) {
+  HostPort(sc_core::sc_module_name name, const HostOptions& o, MemoryTarget& memory, FusedCore& core, const Csr& csr,
+           sc_time period, const std::function<void(Accelerator&)>& host)
+      : sc_module(name), socket("socket"), memory_(memory), core_(core), csr_(csr), period_(period), host_(host) {
     tlm_utils::tlm_quantumkeeper::set_global_quantum(period * static_cast<double>(o.quantum_cycles));
     keeper_.reset();
     SC_THREAD(run);
@@ -94,7 +94,9 @@ class HostPort : public sc_core::sc_module, public Accelerator {
       fail("register " + hex(offset), "DECERR: no register at this AXI4-Lite address (core/regmap.h)");
     if (t.is_response_error())
       fail("register " + hex(offset) + " (" + register_name(offset) + ")",
-           std::string("SLVERR: ") + (write ? "the register is read-only" : "the read failed"));
+           "SLVERR: " + (offset == reg::kCtrl ? "the start is refused: " + csr_.refusal()
+                         : write              ? std::string("the register is read-only")
+                                              : std::string("the read failed")));
     return value;
   }
   uint8_t* memory_bytes_at(uint64_t addr, size_t bytes, const char* what) {
@@ -115,6 +117,7 @@ class HostPort : public sc_core::sc_module, public Accelerator {
   }
   MemoryTarget& memory_;
   FusedCore& core_;
+  const Csr& csr_;
   sc_time period_;
   const std::function<void(Accelerator&)>& host_;
   tlm_utils::tlm_quantumkeeper keeper_;
@@ -133,8 +136,8 @@ struct Platform {
         dma("dma", g.memory, clock, *r.find_probe("dma", "rdata"), *r.find_probe("dma", "wdata"), r.activity["dma"],
             r.timelines["dma"]),
         core("core", g, dma, clock, r),
-        csr("csr", core),
-        host("host", o, memory, core, clock.period, run_host) {
+        csr("csr", core, bool(g.attention)),
+        host("host", o, memory, core, csr, clock.period, run_host) {
     dma.socket.bind(memory.socket);
     host.socket.bind(csr.socket);
   }
@@ -148,10 +151,12 @@ RunResult run_host_on_systemc_in_process(const Graph& g, const HostOptions& o,
   r.model = "systemc";
   for (const auto& pr : g.probes()) r.probes.emplace_back(pr.block, pr.port, pr.width_bits, o.sim.keep_events);
   sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);  // sc_stop's
   const auto t0 = std::chrono::steady_clock::now();
   auto platform = std::make_unique<Platform>(g, o, r, host);
   sc_core::sc_start();
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!platform->core.kernel_error().empty()) throw UserError(platform->core.kernel_error());
   if (platform->host.error) std::rethrow_exception(platform->host.error);
   r.cycles = platform->core.last_cycles();
   return r;

@@ -93,6 +93,28 @@ TEST(Driver, BadAccessesAreErrorsNamingTheAddress) {
   EXPECT_EQ(error_of([](Driver& d) { d.allocate(2 << 20, "weights"); }),
             "buffer 'weights': 2097152 bytes: no free range of the device's 1048576 bytes of DRAM holds it "
             "(1044480 bytes free)");
+  // A kernel whose operands lie beyond the DRAM: the DMA's burst gets DECERR.
+  MatmulProblem mm;
+  const Program p = compile_matmul(g, mm);
+  EXPECT_EQ(error_of([&](Driver& d) {
+              std::vector<RegWrite> regs = p.writes;
+              for (RegWrite& w : regs)
+                if (w.offset == reg::kAddrA) w.value = 0xFFFC0;
+              d.launch(regs);
+              d.wait();
+            }),
+            "DMA read burst at 0x100000: 8 bytes: DECERR, outside off-chip memory");
+  // A start whose descriptor is invalid is refused.
+  EXPECT_EQ(error_of([&](Driver& d) {
+              d.launch({{reg::kKernel, 7}});
+            }),
+            "register 0x0 (ctrl): SLVERR: the start is refused: kernel 7 is not built into this core (matmul 0, "
+            "attention 1, FFN 2)");
+  EXPECT_EQ(error_of([&](Driver& d) {
+              d.launch({{reg::kTilesM, 1}, {reg::kTilesN, 1}});
+            }),
+            "register 0x0 (ctrl): SLVERR: the start is refused: a matmul of zero tiles (tiles_m, tiles_n and tiles_k "
+            "are at least 1)");
   // The registers read back what was written, at their width.
   const std::string back = on_platform(g, [](Driver& d) {
     d.device().write_register(reg::kReqShift, 0xFFFF);
@@ -116,6 +138,20 @@ TEST(Driver, Stories260KGeneratesThroughTheDriver) {
   const test::CliRun bad = test::run_program(FSGEN_STORIES_HOST, "examples/attn_d16.yaml missing.bin");
   EXPECT_EQ(bad.status, 1);
   EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '\n'), 1) << bad.out;
+}
+
+// The layer example (examples/host/layer_host.cpp): a model layer's launches through the
+// driver, its timeline printed; a bad stage is a one-line error.
+TEST(Driver, LayerHostPrintsTheKernelTimeline) {
+  const test::CliRun r = test::run_program(FSGEN_LAYER_HOST, "examples/llm_16x16.yaml SmolLM2-135M decode 1 64");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("            0"), std::string::npos) << r.out;  // the first launch at cycle 0
+  EXPECT_NE(r.out.find("q_k_v_proj: matmul m=1 n=960 k=640"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("attention: attention decode heads=9/3 q=1 kv=65"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  5 launches, "), std::string::npos) << r.out;
+  const test::CliRun bad = test::run_program(FSGEN_LAYER_HOST, "examples/llm_16x16.yaml SmolLM2-135M train");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.out, "fsgen_layer_host: stage 'train': expected prefill or decode\n");
 }
 
 }  // namespace

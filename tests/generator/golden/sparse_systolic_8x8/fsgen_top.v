@@ -157,7 +157,7 @@ module fsgen_top #(
       .addr_meta_b(addr_meta_b),
       .addr_pool(addr_pool),
       .mm_flags(mm_flags),
-      .busy(busy), .done_pulse(done_pulse), .cycles(cycles), .irq(irq));
+      .fused_kernels(1'b1), .busy(busy), .done_pulse(done_pulse), .cycles(cycles), .irq(irq));
 
   fsgen_dma #(.W(DW/8), .OUT(8), .TAGW(11)) u_dma (
       .clk(clk), .rst_n(rst_n),
