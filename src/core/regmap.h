@@ -110,4 +110,11 @@ inline constexpr std::array<RegInfo, 37> kRegisters = {{
     {kMmFlags, "mm_flags", true, 3},
 }};
 
+// The register at `offset`; nullptr when there is none (an AXI4-Lite DECERR).
+inline const RegInfo* register_at(uint32_t offset) {
+  for (const RegInfo& r : kRegisters)
+    if (r.offset == offset) return &r;
+  return nullptr;
+}
+
 }  // namespace fsgen::reg

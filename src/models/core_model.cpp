@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <sstream>
 
 #include "blocks/ctrl/row_transfers.h"
 #include "core/error.h"
@@ -92,9 +91,8 @@ uint64_t Dma::transport(bool write, uint64_t handshake, uint32_t addr, uint32_t 
   sc_time delay = clock_.period * static_cast<double>(handshake - now);
   socket->b_transport(trans, delay);
   if (trans.get_response_status() != tlm::TLM_OK_RESPONSE) {
-    std::ostringstream at;
-    at << "DMA " << (write ? "write" : "read") << " burst at 0x" << std::hex << addr;
-    fail(at.str(), std::to_string(beats * w) + " bytes: DECERR, outside off-chip memory");
+    fail(std::string("DMA ") + (write ? "write" : "read") + " burst at " + hex_address(addr),
+         std::to_string(beats * w) + " bytes: DECERR, outside off-chip memory");
   }
   return clock_.cycle_at(sc_core::sc_time_stamp() + delay);
 }
@@ -336,9 +334,8 @@ Csr::Csr(sc_core::sc_module_name name, FusedCore& core, bool fused)
 
 void Csr::b_transport(tlm::tlm_generic_payload& trans, sc_time&) {
   const auto off = static_cast<uint32_t>(trans.get_address());
-  const auto r = std::find_if(reg::kRegisters.begin(), reg::kRegisters.end(),
-                              [&](const reg::RegInfo& x) { return x.offset == off; });
-  if (r == reg::kRegisters.end() || trans.get_data_length() != 4) {
+  const reg::RegInfo* r = reg::register_at(off);
+  if (!r || trans.get_data_length() != 4) {
     trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }

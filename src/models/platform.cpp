@@ -7,7 +7,6 @@
 #include <cstring>
 #include <exception>
 #include <functional>
-#include <sstream>
 #include <systemc>
 // After the kernel's header, which it needs.
 #include <tlm_utils/tlm_quantumkeeper.h>
@@ -25,18 +24,6 @@ using sc_core::sc_time;
 namespace fsgen {
 
 namespace {
-
-std::string register_name(uint32_t offset) {
-  for (const reg::RegInfo& r : reg::kRegisters)
-    if (r.offset == offset) return r.name;
-  return "";
-}
-
-std::string hex(uint64_t v) {
-  std::ostringstream s;
-  s << "0x" << std::hex << v;
-  return s.str();
-}
 
 // The host's port on the platform: an SC_THREAD that runs the host code, its register
 // accesses loosely timed through a quantum keeper (temporal decoupling: host time runs ahead
@@ -91,9 +78,9 @@ class HostPort : public sc_core::sc_module, public Accelerator {
     keeper_.set(delay + period_);  // one bus cycle per access
     if (keeper_.need_sync()) keeper_.sync();
     if (t.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE)
-      fail("register " + hex(offset), "DECERR: no register at this AXI4-Lite address (core/regmap.h)");
+      fail("register " + hex_address(offset), "DECERR: no register at this AXI4-Lite address (core/regmap.h)");
     if (t.is_response_error())
-      fail("register " + hex(offset) + " (" + register_name(offset) + ")",
+      fail("register " + hex_address(offset) + " (" + reg::register_at(offset)->name + ")",
            "SLVERR: " + (offset == reg::kCtrl ? "the start is refused: " + csr_.refusal()
                          : write              ? std::string("the register is read-only")
                                               : std::string("the read failed")));
@@ -101,9 +88,9 @@ class HostPort : public sc_core::sc_module, public Accelerator {
   }
   uint8_t* memory_bytes_at(uint64_t addr, size_t bytes, const char* what) {
     if (addr > memory_.data().size() || bytes > memory_.data().size() - addr)
-      fail("DRAM " + hex(addr), std::string("host ") + what + " of " + std::to_string(bytes) +
-                                    " bytes beyond the platform's " + std::to_string(memory_.data().size()) +
-                                    " bytes of memory");
+      fail("DRAM " + hex_address(addr), std::string("host ") + what + " of " + std::to_string(bytes) +
+                                            " bytes beyond the platform's " + std::to_string(memory_.data().size()) +
+                                            " bytes of memory");
     return memory_.data().data() + addr;
   }
   void run() {

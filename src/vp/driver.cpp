@@ -1,7 +1,6 @@
 #include "vp/driver.h"
 
 #include <algorithm>
-#include <sstream>
 
 #include "core/error.h"
 #include "core/regmap.h"
@@ -14,20 +13,8 @@ constexpr uint64_t kPage = 4096;
 
 uint64_t round_to_page(uint64_t bytes) { return (std::max<uint64_t>(bytes, 1) + kPage - 1) / kPage * kPage; }
 
-std::string hex(uint64_t v) {
-  std::ostringstream s;
-  s << "0x" << std::hex << v;
-  return s.str();
-}
-
-const reg::RegInfo* register_at(uint32_t offset) {
-  for (const reg::RegInfo& r : reg::kRegisters)
-    if (r.offset == offset) return &r;
-  return nullptr;
-}
-
 bool is_address_register(uint32_t offset) {
-  const reg::RegInfo* r = register_at(offset);
+  const reg::RegInfo* r = reg::register_at(offset);
   return r && std::string(r->name).rfind("addr_", 0) == 0;
 }
 
@@ -89,8 +76,9 @@ uint64_t Driver::free_bytes() const {
 
 void Driver::write(const DeviceBuffer& b, const std::vector<uint8_t>& bytes, uint64_t offset) {
   if (offset > b.bytes || bytes.size() > b.bytes - offset)
-    fail("buffer at " + hex(b.addr), "a write of " + std::to_string(bytes.size()) + " bytes at offset " +
-                                         std::to_string(offset) + " beyond its " + std::to_string(b.bytes) + " bytes");
+    fail("buffer at " + hex_address(b.addr), "a write of " + std::to_string(bytes.size()) + " bytes at offset " +
+                                                 std::to_string(offset) + " beyond its " + std::to_string(b.bytes) +
+                                                 " bytes");
   device_.write_memory(b.addr + offset, bytes.data(), bytes.size());
 }
 
@@ -134,8 +122,8 @@ KernelRun Driver::run(const Program& p) {
           return w.value >= x.program_addr && w.value < x.program_addr + std::max<uint64_t>(x.bytes, 1);
         });
         if (r == placed.end())
-          fail("program " + p.kernel, std::string("register ") + register_at(w.offset)->name + " = " + hex(w.value) +
-                                          " lies in none of the program's regions");
+          fail("program " + p.kernel, std::string("register ") + reg::register_at(w.offset)->name + " = " +
+                                          hex_address(w.value) + " lies in none of the program's regions");
         moved.value = uint32_t(r->buffer.addr + (w.value - r->program_addr));
       }
       registers.push_back(moved);
