@@ -23,6 +23,7 @@ struct Placed {
   std::string name;
   uint64_t program_addr = 0, bytes = 0;
   DeviceBuffer buffer;
+  bool output = false;  // read back after the kernel
 };
 
 }  // namespace
@@ -111,7 +112,7 @@ KernelRun Driver::run(const Program& p) {
       write(placed.back().buffer, in.bytes);
     }
     for (const OutputRegion& out : p.outputs)
-      placed.push_back({out.name, out.addr, out.bytes, allocate(out.bytes, p.kernel + ": " + out.name)});
+      placed.push_back({out.name, out.addr, out.bytes, allocate(out.bytes, p.kernel + ": " + out.name), true});
     // The registers with each address moved from the program's layout onto its buffer.
     std::vector<RegWrite> registers;
     for (const RegWrite& w : p.writes) {
@@ -132,8 +133,7 @@ KernelRun Driver::run(const Program& p) {
     KernelRun k;
     k.cycles = wait();
     for (const Placed& r : placed)
-      if (std::any_of(p.outputs.begin(), p.outputs.end(), [&](const OutputRegion& o) { return o.name == r.name; }))
-        k.outputs[r.name] = read(r.buffer);
+      if (r.output) k.outputs[r.name] = read(r.buffer);
     release_all();
     return k;
   } catch (...) {
