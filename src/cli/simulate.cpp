@@ -15,6 +15,7 @@
 #include "generator/spec.h"
 #include "models/platform.h"
 #include "sim/kernel_report.h"
+#include "sim/mixed_sim.h"
 #include "sim/model_sim.h"
 
 namespace fsgen::cli {
@@ -27,7 +28,7 @@ struct ModelSimArgs {
 };
 
 struct SimulateOptions {
-  std::string spec_path;
+  std::string spec_path, rtl, rtl_root = "rtl_out";
   KernelOptions kernel;
   ModelSimArgs model;
   bool tokens_given = false;
@@ -105,7 +106,14 @@ int run_model(const Graph& g, const SimulateOptions& so) {
 int run_simulate(const SimulateOptions& o) {
   const Graph g = elaborate(parse_spec_file(o.spec_path));
   if (!o.model.model.empty()) return run_model(g, o);
+  if (!o.rtl.empty() && !o.model.model.empty()) fail("--rtl", "runs one kernel, not a model's layers (--model)");
+  const std::vector<RtlChoice> rtl = o.rtl.empty() ? std::vector<RtlChoice>{} : parse_rtl_choices(o.rtl);
   const ChosenKernel chosen = compile_kernel(g, o.kernel);
+  if (!rtl.empty()) {
+    const CosimReport rep = run_mixed(g, chosen.program, chosen.expected, rtl, o.rtl_root);
+    print_cosim(rep, std::cout);
+    return rep.pass() ? 0 : 1;
+  }
   const RunResult r = run_on_systemc(g, chosen.program);
   return print_kernel_run(g, chosen.program, r, chosen.expected, chosen.macs, chosen.least_bytes, chosen.zeros,
                           std::cout)
@@ -122,6 +130,12 @@ Command simulate_command(CLI::App& app) {
   add_problem_options(cmd, o->kernel);
   add_attention_options(cmd, o->kernel.attention);
   add_ffn_options(cmd, o->kernel.ffn);
+  cmd->add_option("--rtl", o->rtl,
+                  "mixed-level run: these blocks as their Verilated RTL inside the platform, block[=file.v] "
+                  "separated by commas (file.v: your own module with the block's ports), checked against the "
+                  "all-model run");
+  cmd->add_option("-o,--out", o->rtl_root, "--rtl: RTL output root folder (the blocks build under it)")
+      ->capture_default_str();
   ModelSimArgs& m = o->model;
   cmd->add_option("--model", m.model, "simulate a model's layers: a name under workloads/ or a config.json");
   cmd->add_option("--layers", m.layers, "--model: layers to run, a count or 'all'")->capture_default_str();

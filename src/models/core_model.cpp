@@ -8,6 +8,7 @@
 #include "core/numerics.h"
 #include "core/regmap.h"
 #include "models/pe_array_model.h"
+#include "models/rtl_ports.h"
 
 using sc_core::sc_time;
 using sc_core::SC_ZERO_TIME;
@@ -114,7 +115,8 @@ void Dma::end_kernel() {
 }
 
 // ---------------------------------------------------------------- fused core
-FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, CycleClock& clock, RunResult& result)
+FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, CycleClock& clock, RunResult& result,
+                     const RtlBlockMakers& rtl)
     : sc_module(name), TileSequencer(g, result.activity, result.sparse), dma_(dma), clock_(clock), result_(result) {
   const ArraySpec& a = plan_.spec;
   buf_a_.assign(size_t(g.a_slots) * a.tile_m * a.tile_k, 0);
@@ -123,7 +125,7 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
                 0);
   acc_row_.assign(tile_n_, 0);
   out_row_.assign(tile_n_, 0);
-  array_a_ = make_pe_array_model(plan_, result, "array_a");
+  array_a_ = make_array(plan_, result, "array_a", rtl);
   rq_in_ = result.find_probe("requant", "in");
   rq_out_ = result.find_probe("requant", "out");
   FSGEN_ASSERT(rq_in_ && rq_out_, "requant probes missing from the graph");
@@ -142,8 +144,8 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
     fin_in_.assign(d, 0);
     p_row_.assign(tkv, 0);
     fin_out_.assign(d, 0);
-    array_b_ = make_pe_array_model(g.array_b, result, "array_b");
-    if (g.matmul_on_both) array_b_matmul_ = make_pe_array_model(g.array_b_matmul, result, "array_b");
+    array_b_ = make_array(g.array_b, result, "array_b", rtl);
+    if (g.matmul_on_both) array_b_matmul_ = make_array(g.array_b_matmul, result, "array_b", rtl);
     sm_in_ = result.find_probe("softmax", "in");
     sm_out_ = result.find_probe("softmax", "out");
     sm_activity_ = &result.activity["softmax"];
@@ -161,6 +163,29 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
 }
 
 FusedCore::~FusedCore() = default;
+
+std::unique_ptr<PeArrayModel> FusedCore::make_array(const ArrayPlan& plan, RunResult& result, const std::string& block,
+                                                    const RtlBlockMakers& rtl) {
+  const auto maker = rtl.find(block);
+  if (maker == rtl.end()) return make_pe_array_model(plan, result, block);
+  // One module per block: array b's matmul mode drives the same instance as its attention mode.
+  auto same = std::find_if(rtl_instances_.begin(), rtl_instances_.end(),
+                           [&](const RtlInstance& r) { return r.block == block; });
+  if (same == rtl_instances_.end()) {
+    RtlInstance& r = rtl_instances_.emplace_back();
+    r.block = block;
+    r.ports = maker->second();
+    r.monitor = std::make_unique<RtlBlockMonitor>(block, *r.ports, /*keep_events=*/true);
+    same = rtl_instances_.end() - 1;
+  }
+  return make_rtl_pe_array_model(plan, result, block, *same->ports, *same->monitor);
+}
+
+std::vector<RtlBlockRun> FusedCore::rtl_block_runs() {
+  std::vector<RtlBlockRun> runs;
+  for (RtlInstance& r : rtl_instances_) runs.push_back(std::move(*r.monitor).finish());
+  return runs;
+}
 
 void FusedCore::start(const KernelRegs& regs) {
   start_regs_ = regs;

@@ -22,6 +22,7 @@
 #include "core/memory_timing.h"
 #include "generator/graph.h"
 #include "models/kernel_regs.h"
+#include "models/rtl_ports.h"
 #include "models/run_result.h"
 
 namespace fsgen {
@@ -99,8 +100,12 @@ struct AccTile;
 class FusedCore : public sc_core::sc_module, private TileSequencer {
  public:
   SC_HAS_PROCESS(FusedCore);
-  FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, CycleClock& clock, RunResult& result);
+  // rtl: the arrays a mixed-level run simulates as their Verilated RTL (array_a, array_b).
+  FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, CycleClock& clock, RunResult& result,
+            const RtlBlockMakers& rtl = {});
   ~FusedCore() override;
+  // What the RTL blocks recorded (RunResult::rtl_blocks), once the run is over.
+  std::vector<RtlBlockRun> rtl_block_runs();
 
   void start(const KernelRegs& regs);  // called by the CSR block; the kernel begins two cycles later
   bool busy() const { return busy_; }
@@ -165,6 +170,15 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   std::vector<int8_t> out_row_;
   std::unique_ptr<PeArrayModel> array_a_, array_b_;
   std::unique_ptr<PeArrayModel> array_b_matmul_;  // array b in matmul (Graph::matmul_on_both)
+  // The model of an array: its cycle model, or its Verilated RTL when `rtl` names it.
+  std::unique_ptr<PeArrayModel> make_array(const ArrayPlan& plan, RunResult& result, const std::string& block,
+                                           const RtlBlockMakers& rtl);
+  struct RtlInstance {
+    std::string block;
+    std::unique_ptr<RtlPorts> ports;
+    std::unique_ptr<RtlBlockMonitor> monitor;
+  };
+  std::vector<RtlInstance> rtl_instances_;
   ToggleProbe* rq_in_;
   ToggleProbe* rq_out_;
   // attention state: the score and O tiles of dot arrays a and b (output-stationary

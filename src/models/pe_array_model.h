@@ -74,4 +74,12 @@ inline int32_t accumulate_base(int32_t old, Accumulate mode, uint32_t alpha) {
 std::unique_ptr<PeArrayModel> make_pe_array_model(const ArrayPlan& plan, RunResult& result,
                                                   const std::string& block);
 
+class RtlPorts;
+class RtlBlockMonitor;
+// The array as its Verilated RTL `rtl` (a mixed-level run), its cycle model beside it as the
+// reference; throws UserError for an array kind with no RTL model.
+std::unique_ptr<PeArrayModel> make_rtl_pe_array_model(const ArrayPlan& plan, RunResult& result,
+                                                      const std::string& block, RtlPorts& rtl,
+                                                      RtlBlockMonitor& monitor);
+
 }  // namespace fsgen

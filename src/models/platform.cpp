@@ -122,7 +122,7 @@ struct Platform {
         memory("memory", g.memory, clock.period, o.memory_bytes),
         dma("dma", g.memory, clock, *r.find_probe("dma", "rdata"), *r.find_probe("dma", "wdata"), r.activity["dma"],
             r.timelines["dma"]),
-        core("core", g, dma, clock, r),
+        core("core", g, dma, clock, r, o.sim.rtl),
         csr("csr", core, bool(g.attention)),
         host("host", o, memory, core, csr, clock.period, run_host) {
     dma.socket.bind(memory.socket);
@@ -146,6 +146,8 @@ RunResult run_host_on_systemc_in_process(const Graph& g, const HostOptions& o,
   if (!platform->core.kernel_error().empty()) throw UserError(platform->core.kernel_error());
   if (platform->host.error) std::rethrow_exception(platform->host.error);
   r.cycles = platform->core.last_cycles();
+  r.rtl_blocks = platform->core.rtl_block_runs();
+  if (!r.rtl_blocks.empty()) r.model = "mixed";
   return r;
 }
 

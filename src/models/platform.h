@@ -8,12 +8,15 @@
 #include "compiler/program.h"
 #include "generator/graph.h"
 #include "models/accelerator.h"
+#include "models/rtl_ports.h"
 #include "models/run_result.h"
 
 namespace fsgen {
 
 struct SimOptions {
   bool keep_events = true;  // keep per-cycle toggle events (not only totals)
+  // Mixed-level runs: the arrays simulated as their Verilated RTL (sim/mixed_sim.h builds them).
+  RtlBlockMakers rtl;
 };
 
 // Runs the program on a freshly elaborated platform. The SystemC kernel cannot be

@@ -99,8 +99,34 @@ struct RunResultCodec {
     return s;
   }
 
+  void probe(const ToggleProbe& p) {
+    str(p.block_);
+    str(p.port_);
+    u64(p.width_bits_);
+    u64(p.toggles_);
+    u64(p.events_.size());
+    for (const auto& [c, t] : p.events_) {
+      u64(c);
+      u64(t);
+    }
+  }
+  ToggleProbe get_probe() {
+    ToggleProbe p;
+    p.block_ = get_str();
+    p.port_ = get_str();
+    p.width_bits_ = static_cast<uint32_t>(get_u64());
+    p.toggles_ = get_u64();
+    const uint64_t events = get_count(16);
+    p.events_.reserve(events);
+    for (uint64_t j = 0; j < events; ++j) {
+      const uint64_t c = get_u64();
+      p.events_.emplace_back(c, static_cast<uint32_t>(get_u64()));
+    }
+    return p;
+  }
+
   void encode(const RunResult& r) {
-    str("fsgen-run-7");
+    str("fsgen-run-8");
     str(r.model);
     u64(r.cycles);
     f64(r.wall_seconds);
@@ -110,17 +136,7 @@ struct RunResultCodec {
       str(std::string(bytes.begin(), bytes.end()));
     }
     u64(r.probes.size());
-    for (const auto& p : r.probes) {
-      str(p.block_);
-      str(p.port_);
-      u64(p.width_bits_);
-      u64(p.toggles_);
-      u64(p.events_.size());
-      for (const auto& [c, t] : p.events_) {
-        u64(c);
-        u64(t);
-      }
-    }
+    for (const auto& p : r.probes) probe(p);
     u64(r.activity.size());
     for (const auto& [name, a] : r.activity) {
       str(name);
@@ -158,11 +174,22 @@ struct RunResultCodec {
         u64(o.zeros);
       }
     }
+    u64(r.rtl_blocks.size());
+    for (const RtlBlockRun& b : r.rtl_blocks) {
+      str(b.block);
+      str(b.source);
+      u64(b.clocked_cycles);
+      str(b.first_mismatch);
+      u64(b.totals_only.size());
+      for (const auto& port : b.totals_only) str(port);
+      u64(b.ports.size());
+      for (const auto& p : b.ports) probe(p);
+    }
   }
 
   RunResult decode() {
     RunResult r;
-    if (get_str() != "fsgen-run-7") fail("run result", "not an fsgen run record");
+    if (get_str() != "fsgen-run-8") fail("run result", "not an fsgen run record");
     r.model = get_str();
     r.cycles = get_u64();
     r.wall_seconds = get_f64();
@@ -171,20 +198,7 @@ struct RunResultCodec {
       std::string b = get_str();
       r.outputs[name] = std::vector<uint8_t>(b.begin(), b.end());
     }
-    for (uint64_t n = get_u64(), i = 0; i < n; ++i) {
-      ToggleProbe p;
-      p.block_ = get_str();
-      p.port_ = get_str();
-      p.width_bits_ = static_cast<uint32_t>(get_u64());
-      p.toggles_ = get_u64();
-      const uint64_t events = get_count(16);
-      p.events_.reserve(events);
-      for (uint64_t j = 0; j < events; ++j) {
-        const uint64_t c = get_u64();
-        p.events_.emplace_back(c, static_cast<uint32_t>(get_u64()));
-      }
-      r.probes.push_back(std::move(p));
-    }
+    for (uint64_t n = get_u64(), i = 0; i < n; ++i) r.probes.push_back(get_probe());
     for (uint64_t n = get_u64(), i = 0; i < n; ++i) {
       std::string name = get_str();
       BlockActivity a;
@@ -224,6 +238,15 @@ struct RunResultCodec {
         o.zeros = static_cast<uint32_t>(get_u64());
         t.operands.push_back(o);
       }
+    }
+    for (uint64_t n = get_u64(), i = 0; i < n; ++i) {
+      RtlBlockRun& b = r.rtl_blocks.emplace_back();
+      b.block = get_str();
+      b.source = get_str();
+      b.clocked_cycles = get_u64();
+      b.first_mismatch = get_str();
+      for (uint64_t m = get_u64(), j = 0; j < m; ++j) b.totals_only.push_back(get_str());
+      for (uint64_t m = get_u64(), j = 0; j < m; ++j) b.ports.push_back(get_probe());
     }
     return r;
   }

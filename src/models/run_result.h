@@ -115,14 +115,29 @@ struct BlockTimeline {
 // in its timeline (bytes presented in the same cycle join one sample).
 void record_operands(BlockActivity& act, BlockTimeline& timeline, uint64_t cycle, const uint8_t* v, size_t n);
 
+// A block a mixed-level run simulated as its Verilated RTL (fsgen simulate --rtl): its ports'
+// toggles as the RTL saw them (probes named like the model's), the cycles it was clocked, and
+// the first output that differed from its model's (empty: none did).
+struct RtlBlockRun {
+  std::string block;
+  std::string source;  // the Verilog it was built from
+  uint64_t clocked_cycles = 0;
+  std::vector<ToggleProbe> ports;
+  // Inputs the controller writes over several cycles that the block's RTL model sets once per
+  // tile (array b's rescale factors): their toggle totals compare with the model's, not their cycles.
+  std::vector<std::string> totals_only;
+  std::string first_mismatch;
+};
+
 struct RunResult {
-  std::string model;  // "systemc" or "verilator"
+  std::string model;  // "systemc", "verilator", or "mixed" (some blocks as RTL: rtl_blocks)
   uint64_t cycles = 0;
   std::map<std::string, std::vector<uint8_t>> outputs;
   std::vector<ToggleProbe> probes;
   std::map<std::string, BlockActivity> activity;
   std::map<std::string, SparseActivity> sparse;  // per sparse array (SystemC only: the RTL has no such counters)
   std::map<std::string, BlockTimeline> timelines;  // per PE array, the DMA and the softmax unit (SystemC only)
+  std::vector<RtlBlockRun> rtl_blocks;  // mixed-level runs only
   double wall_seconds = 0;
 
   ToggleProbe* find_probe(const std::string& block, const std::string& port);

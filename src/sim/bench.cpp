@@ -92,7 +92,7 @@ BenchRow measure(const Graph& g, const Program& prog, const std::string& rtl_roo
   logger().info("bench {}: {} (building the Verilator model if needed)", g.spec.name, prog.kernel);
   const RunResult raw = run_on_verilator(g, prog, rtl_root, false);
   const RunResult rtl = run_on_verilator(g, prog, rtl_root, true);
-  const RunResult sc = run_on_systemc(g, prog, SimOptions{true});
+  const RunResult sc = run_on_systemc(g, prog, SimOptions{});
   if (sc.cycles != rtl.cycles || sc.outputs != rtl.outputs || raw.cycles != rtl.cycles)
     logger().warn("  SystemC and Verilator disagree on this run (cycles {} vs {})", sc.cycles, rtl.cycles);
   for (const ToggleProbe& p : sc.probes) {

@@ -27,7 +27,8 @@ std::string mismatch_text(const std::vector<uint8_t>& got, const std::vector<uin
              : "bit-exact (" + std::to_string(got.size()) + " B)";
 }
 
-// First cycle where two event lists disagree, or "" when they are identical.
+}  // namespace
+
 std::string first_event_difference(const ToggleProbe& a, const ToggleProbe& b) {
   const auto& x = a.events();
   const auto& y = b.events();
@@ -39,8 +40,6 @@ std::string first_event_difference(const ToggleProbe& a, const ToggleProbe& b) {
   }
   return "";
 }
-
-}  // namespace
 
 CosimReport compare_runs(const Graph& g, const Program& p, const std::vector<uint8_t>& expected, const RunResult& sc,
                          const RunResult& rtl) {
@@ -99,13 +98,13 @@ CosimReport cosim_ffn(const Graph& g, const FfnProblem& problem, const std::stri
 
 void print_cosim(const CosimReport& r, std::ostream& out) {
   out << "cross-check " << r.design << ": " << r.kernel << "\n";
-  out << "  " << std::left << std::setw(44) << "check" << std::setw(26) << "SystemC" << std::setw(26) << "Verilator"
+  out << "  " << std::left << std::setw(44) << "check" << std::setw(26) << "SystemC" << std::setw(26) << r.other
       << "result\n";
   for (const auto& c : r.checks)
     out << "  " << std::left << std::setw(44) << c.what << std::setw(26) << c.systemc << std::setw(26) << c.verilator
         << (c.pass ? "PASS" : "FAIL") << "\n";
   out << "  " << (r.pass() ? "PASS" : "FAIL") << std::fixed << std::setprecision(3) << "  (SystemC " << r.systemc_seconds
-      << " s, Verilator " << r.verilator_seconds << " s wall)\n";
+      << " s, " << r.other << " " << r.verilator_seconds << " s wall)\n";
 }
 
 }  // namespace fsgen

@@ -27,8 +27,12 @@ struct CosimReport {
   std::vector<CosimCheck> checks;
   double systemc_seconds = 0;
   double verilator_seconds = 0;
+  std::string other = "Verilator";  // what the SystemC platform is checked against
   bool pass() const;
 };
+
+// First cycle where two probes' toggle events disagree ("differ from cycle N"), or "".
+std::string first_event_difference(const ToggleProbe& a, const ToggleProbe& b);
 
 CosimReport compare_runs(const Graph& g, const Program& p, const std::vector<uint8_t>& expected,
                          const RunResult& sc, const RunResult& rtl);

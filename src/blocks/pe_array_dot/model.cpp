@@ -151,9 +151,9 @@ class DotArrayModel : public PeArrayModel {
     ++acc_act_->writes;
     acc_act_->reads += mode != Accumulate::kClear;  // read-modify-write
     for (uint32_t p = 0; p < lanes_; ++p) {
-      const uint32_t row = weight_ ? kk : p;
-      int32_t& cell = tile.data[size_t(row) * tile.row_stride + (weight_ ? p : kk)];
-      cell = num::wrap_add(accumulate_base(cell, mode, mode == Accumulate::kRescale ? alpha[row] : 0), y_[p]);
+      const DotOutputCell at = dot_output_cell(weight_, kk, p);
+      int32_t& cell = tile.data[size_t(at.row) * tile.row_stride + at.col];
+      cell = num::wrap_add(accumulate_base(cell, mode, mode == Accumulate::kRescale ? alpha[at.row] : 0), y_[p]);
     }
   }
 

@@ -3,10 +3,15 @@
 #include <memory>
 
 #include "models/pe_array_model.h"
+#include "models/rtl_ports.h"
 
 namespace fsgen {
 
 std::unique_ptr<PeArrayModel> make_os_array_model(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w,
                                                   BlockActivity& act, BlockTimeline& timeline);
+
+// The array as its Verilated RTL (model_rtl.cpp), `reference` its cycle model beside it.
+std::unique_ptr<PeArrayModel> make_rtl_os_array_model(const ArrayPlan& plan, std::unique_ptr<PeArrayModel> reference,
+                                                      RtlPorts& rtl, RtlBlockMonitor& monitor);
 
 }  // namespace fsgen

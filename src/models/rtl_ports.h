@@ -1,0 +1,75 @@
+// A block's RTL seen from the platform through its ports: in a mixed-level run (fsgen
+// simulate --rtl) the block's Verilated module (flow/rtl_block.h) stands in for its cycle
+// model. The kind's RTL model (blocks/<kind>/model_rtl.cpp) drives the module's inputs at
+// the cycles the controller model schedules, clocks it, and reads its outputs, which the
+// platform then uses; the block's cycle model runs beside it as the reference, so the first
+// output that differs is named with its cycle and port.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/run_result.h"
+
+namespace fsgen {
+
+class RtlPorts {
+ public:
+  virtual ~RtlPorts() = default;
+  // The module's ports (clk and rst_n among them), in declaration order.
+  struct PortInfo {
+    std::string name;
+    uint32_t width_bits;
+    bool output;
+  };
+  virtual const std::vector<PortInfo>& ports() const = 0;
+  // A port's index; throws UserError naming the module's source and the port when it has none.
+  virtual uint32_t port(const std::string& name) const = 0;
+  // An input's value: width_bits bits, little-endian bytes (bits above the width ignored).
+  virtual void set_bytes(uint32_t port, const void* bytes) = 0;
+  virtual void set(uint32_t port, uint64_t value) = 0;
+  // An output's (or input's) value now, little-endian, (width_bits + 7) / 8 bytes.
+  virtual void get(uint32_t port, void* bytes) = 0;
+  // Settles the combinational logic after inputs changed.
+  virtual void eval() = 0;
+  // One clock cycle: the rising edge, then the falling edge.
+  virtual void clock() = 0;
+  // Reset held low over `cycles` cycles, then released.
+  virtual void reset(uint32_t cycles) = 0;
+  virtual const std::string& source() const = 0;  // the Verilog it was built from
+};
+
+// Throws UserError naming the module's source when the port is not `bits` wide (`what`: what it carries).
+void expect_port_width(const RtlPorts& rtl, uint32_t port, uint32_t bits, const std::string& what);
+
+// Makes the Verilated module of a block (each call a fresh instance).
+using RtlPortsMaker = std::function<std::unique_ptr<RtlPorts>()>;
+// The blocks a mixed-level run simulates as RTL, by block name.
+using RtlBlockMakers = std::map<std::string, RtlPortsMaker>;
+
+// What a kind's RTL model records while it drives the module: the module's ports' toggles
+// (probes named like the model's: block, port) and the first output that differs from the
+// reference model's.
+class RtlBlockMonitor {
+ public:
+  RtlBlockMonitor(std::string block, RtlPorts& rtl, bool keep_events);
+  // Samples every port (after the caller set the inputs of the coming edge, and after each
+  // edge for the outputs) as holding its value from `cycle` on.
+  void sample(uint64_t cycle);
+  // Records the first mismatch only: an output's value in `cycle` against the model's.
+  void mismatch(uint64_t cycle, const std::string& port, const std::string& what, int64_t rtl, int64_t model);
+  void clocked(uint64_t cycles) { run_.clocked_cycles += cycles; }
+  // A port whose toggles compare with the model's in total only (RtlBlockRun::totals_only).
+  void totals_only(const std::string& port);
+  RtlBlockRun finish() &&;
+
+ private:
+  RtlPorts& rtl_;
+  RtlBlockRun run_;
+  std::vector<uint8_t> value_;
+};
+
+}  // namespace fsgen

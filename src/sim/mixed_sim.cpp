@@ -1,0 +1,146 @@
+#include "sim/mixed_sim.h"
+
+#include <filesystem>
+#include <regex>
+#include <set>
+
+#include "core/error.h"
+#include "flow/rtl_block.h"
+#include "flow/tools.h"
+#include "flow/verilator.h"
+#include "models/platform.h"
+
+namespace fsgen {
+
+namespace fs = std::filesystem;
+
+std::vector<RtlChoice> parse_rtl_choices(const std::string& text) {
+  std::vector<RtlChoice> choices;
+  std::set<std::string> seen;
+  size_t from = 0;
+  for (;;) {
+    const size_t comma = text.find(',', from);
+    const std::string item = text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    const size_t eq = item.find('=');
+    RtlChoice c{item.substr(0, eq), eq == std::string::npos ? "" : item.substr(eq + 1)};
+    if (c.block.empty() || (eq != std::string::npos && c.verilog.empty()))
+      fail("--rtl", "expected block[=file.v] separated by commas, got '" + text + "'");
+    if (!seen.insert(c.block).second) fail("--rtl", "block " + c.block + " is named twice");
+    choices.push_back(std::move(c));
+    if (comma == std::string::npos) return choices;
+    from = comma + 1;
+  }
+}
+
+std::vector<std::string> rtl_capable_blocks(const Graph& g) {
+  if (g.array_a.sparse.skips_steps()) return g.attention ? std::vector<std::string>{"array_b"} : std::vector<std::string>{};
+  if (g.attention) return {"array_a", "array_b"};
+  return {"array_a"};
+}
+
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s.empty() ? "none" : s;
+}
+
+// The module a user's file defines for the block: the generated module's name if it has one
+// of that name, else its first module.
+std::string module_in_file(const std::string& path, const std::string& generated) {
+  const std::string text = read_text_file(path);
+  static const std::regex decl(R"(\bmodule\s+([A-Za-z_][A-Za-z0-9_$]*))");
+  std::string first;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), decl); it != std::sregex_iterator(); ++it) {
+    if ((*it)[1] == generated) return generated;
+    if (first.empty()) first = (*it)[1];
+  }
+  if (first.empty()) fail(path, "no module in the file (--rtl expected the Verilog of a block)");
+  return first;
+}
+
+// Only the parameters the user's module declares are set (Verilator refuses unknown ones).
+std::map<std::string, int64_t> declared_params(const std::string& path, const std::map<std::string, int64_t>& all) {
+  const std::string text = read_text_file(path);
+  std::map<std::string, int64_t> kept;
+  for (const auto& [name, value] : all)
+    if (std::regex_search(text, std::regex("\\bparameter\\b[^;,)]*\\b" + name + "\\b"))) kept[name] = value;
+  return kept;
+}
+
+RtlBlockSource source_of(const Graph& g, const RtlChoice& c, const std::string& design_dir) {
+  const std::optional<ArrayInstance> inst = block_instance(g, c.block);
+  FSGEN_ASSERT(inst, "an RTL-capable block without an RTL instance");
+  RtlBlockSource s;
+  s.include_dir = design_dir;
+  if (c.verilog.empty()) {
+    s.module = inst->module;
+    s.params = inst->params;
+    s.verilog = {(fs::path(design_dir) / (inst->module + ".v")).string()};
+    return s;
+  }
+  if (!fs::exists(c.verilog)) fail(c.verilog, "no such Verilog file (--rtl " + c.block + "=...)");
+  s.module = module_in_file(c.verilog, inst->module);
+  s.params = declared_params(c.verilog, inst->params);
+  s.verilog = {fs::absolute(c.verilog).string()};
+  return s;
+}
+
+}  // namespace
+
+RtlBlockMakers build_rtl_blocks(const Graph& g, const std::vector<RtlChoice>& choices, const std::string& rtl_root) {
+  const std::vector<std::string> capable = rtl_capable_blocks(g);
+  for (const RtlChoice& c : choices) {
+    if (std::find(capable.begin(), capable.end(), c.block) != capable.end()) continue;
+    if (!g.has_block(c.block)) fail("--rtl " + c.block, "design " + g.spec.name + " has no such block");
+    fail("--rtl " + c.block, "a " + g.block(c.block).kind +
+                                 " has no mixed-level model yet; blocks this design can run as RTL: " + joined(capable));
+  }
+  const std::string design_dir = update_design_folder(g, rtl_root);
+  const std::string work = (fs::path(design_dir) / "rtl_blocks").string();
+  RtlBlockMakers makers;
+  for (const RtlChoice& c : choices) makers[c.block] = build_rtl_block(source_of(g, c, design_dir), work);
+  return makers;
+}
+
+namespace {
+
+// Each RTL block: its ports' toggles against the all-model run's probes of the same ports,
+// and its outputs against its model's.
+void compare_rtl_blocks(const RunResult& sc, const RunResult& mixed, CosimReport& rep) {
+  for (const RtlBlockRun& b : mixed.rtl_blocks) {
+    for (const ToggleProbe& port : b.ports) {
+      const ToggleProbe* model = sc.find_probe(b.block, port.port());
+      if (!model) continue;  // a port the model does not probe (control, read-out)
+      const bool totals_only =
+          std::find(b.totals_only.begin(), b.totals_only.end(), port.port()) != b.totals_only.end();
+      const std::string diff = totals_only ? "in total" : first_event_difference(*model, port);
+      rep.checks.push_back({"RTL port toggles " + b.block + "." + port.port() + (diff.empty() ? "" : " (" + diff + ")"),
+                            std::to_string(model->toggles()), std::to_string(port.toggles()),
+                            model->toggles() == port.toggles() && (totals_only || diff.empty())});
+    }
+    rep.checks.push_back({"RTL " + b.block + " outputs, every cycle", "model",
+                          b.first_mismatch.empty() ? "equal (" + std::to_string(b.clocked_cycles) + " cycles clocked)"
+                                                   : "first differs: " + b.first_mismatch,
+                          b.first_mismatch.empty()});
+  }
+}
+
+}  // namespace
+
+CosimReport run_mixed(const Graph& g, const Program& p, const std::vector<uint8_t>& expected,
+                      const std::vector<RtlChoice>& choices, const std::string& rtl_root) {
+  SimOptions mixed_options;
+  mixed_options.rtl = build_rtl_blocks(g, choices, rtl_root);
+  const RunResult sc = run_on_systemc(g, p);
+  const RunResult mixed = run_on_systemc(g, p, mixed_options);
+  CosimReport rep = compare_runs(g, p, expected, sc, mixed);
+  std::vector<std::string> names;
+  for (const RtlChoice& c : choices) names.push_back(c.block);
+  rep.other = "mixed (" + joined(names) + " RTL)";
+  compare_rtl_blocks(sc, mixed, rep);
+  return rep;
+}
+
+}  // namespace fsgen

@@ -1,0 +1,39 @@
+// Mixed-level co-simulation (fsgen simulate --rtl): a kernel on the SystemC platform with
+// some blocks as their Verilated RTL (flow/rtl_block.h) inside the same simulation, checked
+// against the all-model run: outputs, cycles, every probe, the RTL blocks' port toggles
+// against the model's probes, and each RTL block's outputs against its model's, cycle by cycle.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "compiler/program.h"
+#include "generator/graph.h"
+#include "models/rtl_ports.h"
+#include "sim/cosim.h"
+
+namespace fsgen {
+
+// A block to simulate as RTL: its name in the graph and the Verilog to build it from (empty:
+// the module fsgen generates for it).
+struct RtlChoice {
+  std::string block;
+  std::string verilog;
+};
+
+// --rtl's value: block[=file.v] separated by commas. Throws UserError naming what is wrong.
+std::vector<RtlChoice> parse_rtl_choices(const std::string& text);
+
+// The blocks of a design a mixed-level run can take as RTL (its PE arrays, unless their
+// value networks skip steps).
+std::vector<std::string> rtl_capable_blocks(const Graph& g);
+
+// Builds the chosen blocks' libraries under <rtl_root>/<design>/rtl_blocks (the generated
+// modules come from the design's folder there) and returns the platform's makers for them.
+RtlBlockMakers build_rtl_blocks(const Graph& g, const std::vector<RtlChoice>& choices, const std::string& rtl_root);
+
+// The kernel on the all-model platform and on the mixed one, compared (expected: the C++
+// reference's output bytes).
+CosimReport run_mixed(const Graph& g, const Program& p, const std::vector<uint8_t>& expected,
+                      const std::vector<RtlChoice>& choices, const std::string& rtl_root);
+
+}  // namespace fsgen
