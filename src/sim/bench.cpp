@@ -9,6 +9,7 @@
 #include "generator/graph.h"
 #include "generator/spec.h"
 #include "models/platform.h"
+#include "sim/mixed_sim.h"
 
 namespace fsgen {
 
@@ -101,14 +102,23 @@ BenchRow measure(const Graph& g, const Program& prog, const std::string& rtl_roo
       logger().warn("  SystemC and Verilator count different toggles on {}.{}", p.block(), p.port());
   }
   const auto busy = sc.activity.find("array_a");
-  return {g.spec.name,
-          g.array_a.spec.pe_count(),
-          prog.kernel,
-          sc.cycles,
-          busy == sc.activity.end() ? 0 : busy->second.busy_cycles,
-          sc.wall_seconds,
-          rtl.wall_seconds,
-          raw.wall_seconds};
+  BenchRow row{g.spec.name,
+               g.array_a.spec.pe_count(),
+               prog.kernel,
+               sc.cycles,
+               busy == sc.activity.end() ? 0 : busy->second.busy_cycles,
+               sc.wall_seconds,
+               rtl.wall_seconds,
+               raw.wall_seconds};
+  if (why_not_rtl(g, "array_a").empty()) {
+    SimOptions mixed_options;
+    mixed_options.rtl = build_rtl_blocks(g, {{"array_a", ""}}, rtl_root);
+    const RunResult mixed = run_on_systemc(g, prog, mixed_options);
+    if (mixed.cycles != sc.cycles || mixed.outputs != sc.outputs || mixed.rtl_blocks.at(0).first_mismatch != "")
+      logger().warn("  the mixed-level run disagrees with SystemC on this run");
+    row.mixed_seconds = mixed.wall_seconds;
+  }
+  return row;
 }
 
 }  // namespace
@@ -153,8 +163,8 @@ std::vector<BenchRow> run_bench(const std::vector<unsigned>& sizes, const std::s
 void print_bench(const std::vector<BenchRow>& rows, std::ostream& out) {
   out << std::left << std::setw(22) << "design" << std::setw(6) << "PEs" << std::setw(48) << "kernel" << std::setw(10)
       << "cycles" << std::setw(7) << "busy" << std::setw(15) << "SystemC cyc/s" << std::setw(17) << "Verilator cyc/s"
-      << std::setw(10) << "ratio" << std::setw(17) << "Verilator raw"
-      << "ratio raw\n";
+      << std::setw(10) << "ratio" << std::setw(17) << "Verilator raw" << std::setw(11) << "ratio raw"
+      << "mixed cyc/s\n";
   for (const auto& r : rows) {
     const char* waits = r.busy_share() < 0.7 ? "  (busy < 70 %: the ratio includes wait cycles the model skips)" : "";
     out << std::left << std::setw(22) << r.design << std::setw(6) << r.pes << std::setw(48) << r.kernel << std::setw(10)
@@ -162,12 +172,17 @@ void print_bench(const std::vector<BenchRow>& rows, std::ostream& out) {
         << std::setprecision(3) << std::setw(15) << r.systemc_cps() << std::setw(17) << r.verilator_cps() << std::fixed
         << std::setprecision(2) << std::setw(10) << r.systemc_cps() / r.verilator_cps() << std::scientific
         << std::setprecision(3) << std::setw(17) << r.verilator_raw_cps() << std::fixed << std::setprecision(2)
-        << r.systemc_cps() / r.verilator_raw_cps() << waits << "\n"
-        << std::defaultfloat;
+        << std::setw(11) << r.systemc_cps() / r.verilator_raw_cps() << std::scientific << std::setprecision(3);
+    if (r.mixed_seconds > 0)
+      out << r.mixed_cps();
+    else
+      out << "-";
+    out << waits << "\n" << std::defaultfloat;
   }
   out << "busy: array a's busy cycles (%). SystemC: fsgen platform; Verilator: generated RTL, -O2; both record every "
          "probed port's toggles per cycle (ratio = SystemC / Verilator). Verilator raw: the same RTL without probes "
-         "(ratio raw = SystemC / Verilator raw).\n";
+         "(ratio raw = SystemC / Verilator raw). mixed: the SystemC platform with array a as its Verilated RTL "
+         "(fsgen simulate --rtl array_a; '-': array a has no mixed-level model).\n";
 }
 
 }  // namespace fsgen

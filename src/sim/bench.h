@@ -1,7 +1,8 @@
 // Simulation speed benchmark: the same kernel on the same design, in the SystemC model
 // and in Verilator, in one run. Like with like: both record every probed port's toggles
 // cycle by cycle (what the cross-check compares); Verilator is also run without probes
-// (the raw RTL's speed) and shown beside.
+// (the raw RTL's speed) and shown beside. Where array a can run as RTL inside the platform,
+// the mixed-level run (sim/mixed_sim.h: array a Verilated, the rest SystemC) is timed too.
 #pragma once
 #include <ostream>
 #include <string>
@@ -16,9 +17,11 @@ struct BenchRow {
   unsigned long long cycles;
   unsigned long long busy_cycles;  // array a's busy cycles (its PEs streaming operands)
   double systemc_seconds, verilator_seconds, verilator_raw_seconds;
+  double mixed_seconds = 0;  // array a as RTL in the platform; 0: not run (array a has no mixed-level model)
   double systemc_cps() const { return cycles / systemc_seconds; }
   double verilator_cps() const { return cycles / verilator_seconds; }
   double verilator_raw_cps() const { return cycles / verilator_raw_seconds; }
+  double mixed_cps() const { return mixed_seconds > 0 ? cycles / mixed_seconds : 0; }
   double busy_share() const { return cycles ? double(busy_cycles) / double(cycles) : 0.0; }
 };
 

@@ -23,8 +23,9 @@ struct RtlChoice {
 // --rtl's value: block[=file.v] separated by commas. Throws UserError naming what is wrong.
 std::vector<RtlChoice> parse_rtl_choices(const std::string& text);
 
-// The blocks of a design a mixed-level run can take as RTL (its PE arrays, unless their
-// value networks skip steps).
+// Why a block of the design cannot run as RTL in a mixed-level run ("" when it can: the PE
+// arrays, unless value networks that skip steps feed them), and the blocks that can.
+std::string why_not_rtl(const Graph& g, const std::string& block);
 std::vector<std::string> rtl_capable_blocks(const Graph& g);
 
 // Builds the chosen blocks' libraries under <rtl_root>/<design>/rtl_blocks (the generated
