@@ -82,9 +82,9 @@ void build_library(const RtlBlockSource& s, const fs::path& dir) {
   if (v.status != 0) fail_build(s, "verilator", v);
   const auto ports = ports_of_header((dir / "Vfsgen_block.h").string(), s.verilog.front());
   write_text_file((dir / "fsgen_block_ports.h").string(), ports_header(ports), "port list");
-  const CommandResult m = run_command("make -s -C " + shell_quote(dir.string()) +
-                                      " -f Vfsgen_block.mk -j2 OPT_FAST=-O2 OPT_GLOBAL=-O2" + verilator_objcache() +
-                                      " " + kLibrary);
+  const CommandResult m =
+      run_command("make -s -C " + shell_quote(dir.string()) + " -f Vfsgen_block.mk -j2 OPT_FAST=-O2 OPT_GLOBAL=-O2" +
+                  verilator_objcache() + " " + kLibrary);
   if (m.status != 0 || !fs::exists(dir / kLibrary)) fail_build(s, "the C++ build", m);
   write_text_file((dir / kPortsFile).string(), ports_text(ports), "port list");
 }

@@ -27,8 +27,9 @@ std::unique_ptr<PeArrayModel> make_rtl_pe_array_model(const ArrayPlan& plan, Run
                                                       const std::string& block, RtlPorts& rtl,
                                                       RtlBlockMonitor& monitor) {
   if (plan.sparse.skips_steps())
-    fail("--rtl " + block, "an array behind value networks that skip steps has no mixed-level model (only dense and "
-                           "compressed-lane arrays do); run it whole with fsgen cosim");
+    fail("--rtl " + block,
+         "an array behind value networks that skip steps has no mixed-level model (only dense and "
+         "compressed-lane arrays do); run it whole with fsgen cosim");
   auto reference = make_pe_array_model(plan, result, block);
   if (plan.stationarity == Stationarity::kOutput)
     return make_rtl_os_array_model(plan, std::move(reference), rtl, monitor);

@@ -137,7 +137,7 @@ struct RunResult {
   std::map<std::string, BlockActivity> activity;
   std::map<std::string, SparseActivity> sparse;  // per sparse array (SystemC only: the RTL has no such counters)
   std::map<std::string, BlockTimeline> timelines;  // per PE array, the DMA and the softmax unit (SystemC only)
-  std::vector<RtlBlockRun> rtl_blocks;  // mixed-level runs only
+  std::vector<RtlBlockRun> rtl_blocks;             // mixed-level runs only
   double wall_seconds = 0;
 
   ToggleProbe* find_probe(const std::string& block, const std::string& port);

@@ -103,8 +103,8 @@ void print_cosim(const CosimReport& r, std::ostream& out) {
   for (const auto& c : r.checks)
     out << "  " << std::left << std::setw(44) << c.what << std::setw(26) << c.systemc << std::setw(26) << c.verilator
         << (c.pass ? "PASS" : "FAIL") << "\n";
-  out << "  " << (r.pass() ? "PASS" : "FAIL") << std::fixed << std::setprecision(3) << "  (SystemC " << r.systemc_seconds
-      << " s, " << r.other << " " << r.verilator_seconds << " s wall)\n";
+  out << "  " << (r.pass() ? "PASS" : "FAIL") << std::fixed << std::setprecision(3) << "  (SystemC "
+      << r.systemc_seconds << " s, " << r.other << " " << r.verilator_seconds << " s wall)\n";
 }
 
 }  // namespace fsgen

@@ -104,8 +104,8 @@ RtlBlockMakers build_rtl_blocks(const Graph& g, const std::vector<RtlChoice>& ch
   for (const RtlChoice& c : choices) {
     const std::string why = why_not_rtl(g, c.block);
     if (!why.empty())
-      fail("--rtl " + c.block, why + "; blocks of " + g.spec.name + " that can run as RTL: " +
-                                   joined(rtl_capable_blocks(g)));
+      fail("--rtl " + c.block,
+           why + "; blocks of " + g.spec.name + " that can run as RTL: " + joined(rtl_capable_blocks(g)));
   }
   const std::string design_dir = update_design_folder(g, rtl_root);
   const std::string work = (fs::path(design_dir) / "rtl_blocks").string();

@@ -59,7 +59,8 @@ void expect_rtl_pass(const CosimReport& rep, const std::string& block, const std
 // module in matmul mode).
 TEST(MixedSim, OutputStationaryArraysInMatmul) {
   REQUIRE_VERILATOR();
-  const CosimReport rep = mixed_matmul(example("os_8x8"), problem(16, 48, 32, 0.3, 1), {{"array_a", ""}, {"array_b", ""}});
+  const CosimReport rep =
+      mixed_matmul(example("os_8x8"), problem(16, 48, 32, 0.3, 1), {{"array_a", ""}, {"array_b", ""}});
   expect_rtl_pass(rep, "array_a", {"x", "w"});
   expect_rtl_pass(rep, "array_b", {"x", "w"});
 }
@@ -138,18 +139,21 @@ TEST(MixedSim, BadChoicesAreOneLineErrors) {
             std::string::npos);
   EXPECT_NE(test::error_of([] { parse_rtl_choices("array_a,array_a"); }).find("named twice"), std::string::npos);
   const Graph g = example("os_8x8");
-  EXPECT_NE(test::error_of([&] { build_rtl_blocks(g, {{"array_c", ""}}, rtl_root()); })
-                .find("--rtl array_c: design os_8x8 has no such block"),
+  EXPECT_NE(test::error_of([&] {
+              build_rtl_blocks(g, {{"array_c", ""}}, rtl_root());
+            }).find("--rtl array_c: design os_8x8 has no such block"),
             std::string::npos);
   const std::string softmax = test::error_of([&] { build_rtl_blocks(g, {{"softmax", ""}}, rtl_root()); });
   EXPECT_NE(softmax.find("no mixed-level model yet; blocks of os_8x8 that can run as RTL: array_a, array_b"),
             std::string::npos)
       << softmax;
-  EXPECT_NE(test::error_of([&] { build_rtl_blocks(g, {{"array_a", "/no/such.v"}}, rtl_root()); })
-                .find("/no/such.v: no such Verilog file"),
+  EXPECT_NE(test::error_of([&] {
+              build_rtl_blocks(g, {{"array_a", "/no/such.v"}}, rtl_root());
+            }).find("/no/such.v: no such Verilog file"),
             std::string::npos);
-  const std::string sparse =
-      test::error_of([] { build_rtl_blocks(example("sparse_os_8x8"), {{"array_a", ""}}, rtl_root()); });
+  const std::string sparse = test::error_of([] {
+    build_rtl_blocks(example("sparse_os_8x8"), {{"array_a", ""}}, rtl_root());
+  });
   EXPECT_NE(sparse.find("value networks that skip steps"), std::string::npos) << sparse;
 }
 

@@ -52,10 +52,13 @@ void fsgen_rtl_set(void* b, int port, const uint32_t* words) {
   Vfsgen_block& top = static_cast<Block*>(b)->top;
   switch (port) {
 #define FSGEN_SET(index, name) \
-  case index: put(top.name, words); break;
+  case index:                  \
+    put(top.name, words);      \
+    break;
     FSGEN_BLOCK_INPUTS(FSGEN_SET)
 #undef FSGEN_SET
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -63,11 +66,14 @@ void fsgen_rtl_get(void* b, int port, uint32_t* words) {
   Vfsgen_block& top = static_cast<Block*>(b)->top;
   switch (port) {
 #define FSGEN_GET(index, name) \
-  case index: take(top.name, words); break;
+  case index:                  \
+    take(top.name, words);     \
+    break;
     FSGEN_BLOCK_INPUTS(FSGEN_GET)
     FSGEN_BLOCK_OUTPUTS(FSGEN_GET)
 #undef FSGEN_GET
-    default: break;
+    default:
+      break;
   }
 }
 }

@@ -35,7 +35,8 @@ class RtlDotArray : public PeArrayModel {
         x_bytes_(tk_),
         y_words_(lanes_),
         before_(size_t(stream_) * lanes_) {
-    expect_port_width(rtl_, w_, uint32_t(w_bytes_.size()) * 8, weight_ ? "a row of B: tile_n INT8" : "a row of A: tile_k INT8");
+    expect_port_width(rtl_, w_, uint32_t(w_bytes_.size()) * 8,
+                      weight_ ? "a row of B: tile_n INT8" : "a row of A: tile_k INT8");
     expect_port_width(rtl_, x_, tk_ * 8, "tile_k INT8 operands");
     expect_port_width(rtl_, y_, lanes_ * 32, "one INT32 sum per lane");
     rtl_.reset(2);
@@ -102,15 +103,14 @@ class RtlDotArray : public PeArrayModel {
       const DotOutputCell at = dot_output_cell(weight_, kk, p);
       int32_t& cell = acc.data[size_t(at.row) * acc.row_stride + at.col];
       const int32_t old = before_[size_t(kk) * lanes_ + p];
-      const int32_t rtl = num::wrap_add(
-          accumulate_base(old, mode, mode == Accumulate::kRescale ? alpha[at.row] : 0), int32_t(y_words_[p]));
+      const int32_t rtl = num::wrap_add(accumulate_base(old, mode, mode == Accumulate::kRescale ? alpha[at.row] : 0),
+                                        int32_t(y_words_[p]));
       if (rtl != cell)
         monitor_.mismatch(cycle, "y", "lane " + std::to_string(p) + ", step " + std::to_string(kk), rtl - old,
                           int64_t(cell) - old);
       cell = rtl;
     }
   }
-
 
   bool weight_;
   uint32_t tn_, tk_, lanes_, s_rows_, stream_;

@@ -97,7 +97,6 @@ class RtlOsArray : public PeArrayModel {
     }
   }
 
-
   uint32_t tm_, tn_, tk_;
   bool systolic_;
   uint32_t stream_;
