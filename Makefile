@@ -52,13 +52,16 @@ fuzz: build
 	@cmake --build build-fuzz -j$(JOBS) --target fuzzers
 	./tests/fuzz/run_fuzzers.sh build-fuzz $(FUZZ_SECONDS)
 
-# The full cross-check matrix (slow).
+# The full cross-check matrix (slow), then the mixed-level runs (the arrays as RTL) over the
+# dense and compressed-lane designs.
 validate: build
 	./validation/run_matrix.sh $(FSGEN)
 	./validation/run_matrix.sh $(FSGEN) validation/sparse_specs.sh validation/sparse_cases.txt
 	./validation/run_matrix.sh $(FSGEN) validation/dot_specs.sh validation/dot_cases.txt
 	./validation/run_matrix.sh $(FSGEN) validation/epilogue_specs.sh validation/epilogue_cases.txt
 	./validation/run_matrix.sh $(FSGEN) validation/head_tiles_specs.sh validation/head_tiles_cases.txt
+	FSGEN_MIXED=arrays ./validation/run_matrix.sh $(FSGEN)
+	FSGEN_MIXED=arrays ./validation/run_matrix.sh $(FSGEN) validation/dot_specs.sh validation/dot_cases.txt
 
 # Power models against gate-level golden power over the validation designs (slow; resumable).
 validate-power: build

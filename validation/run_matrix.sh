@@ -5,7 +5,8 @@
 # non-zero on any failure.
 #   run_matrix.sh [fsgen] [specs script] [cases file]
 # Defaults: the dense matrix (matrix_specs.sh, matrix_cases.txt); the sparse one is
-# sparse_specs.sh with sparse_cases.txt.
+# sparse_specs.sh with sparse_cases.txt. With FSGEN_MIXED=<--rtl value> (e.g. arrays) each case
+# runs as a mixed-level co-simulation instead (fsgen simulate --rtl).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 FSGEN=${1:-build/fsgen}
@@ -20,8 +21,13 @@ pass=0; fail=0
 for d in $DESIGNS; do
   while read -r args; do
     case "$args" in ''|'#'*) continue ;; esac
+    if [ -n "${FSGEN_MIXED:-}" ]; then
+      run=(simulate "$SPECS/$d.yaml" --rtl "$FSGEN_MIXED")
+    else
+      run=(cosim "$SPECS/$d.yaml")
+    fi
     # shellcheck disable=SC2086
-    if "$FSGEN" cosim "$SPECS/$d.yaml" -o "$OUT" $args < /dev/null; then
+    if "$FSGEN" "${run[@]}" -o "$OUT" $args < /dev/null; then
       pass=$((pass + 1))
     else
       fail=$((fail + 1)); echo "FAILED: $d $args"

@@ -107,7 +107,7 @@ int run_simulate(const SimulateOptions& o) {
   const Graph g = elaborate(parse_spec_file(o.spec_path));
   if (!o.model.model.empty()) return run_model(g, o);
   if (!o.rtl.empty() && !o.model.model.empty()) fail("--rtl", "runs one kernel, not a model's layers (--model)");
-  const std::vector<RtlChoice> rtl = o.rtl.empty() ? std::vector<RtlChoice>{} : parse_rtl_choices(o.rtl);
+  const std::vector<RtlChoice> rtl = o.rtl.empty() ? std::vector<RtlChoice>{} : parse_rtl_choices(o.rtl, g);
   const ChosenKernel chosen = compile_kernel(g, o.kernel);
   if (!rtl.empty()) {
     const CosimReport rep = run_mixed(g, chosen.program, chosen.expected, rtl, o.rtl_root);
@@ -132,8 +132,8 @@ Command simulate_command(CLI::App& app) {
   add_ffn_options(cmd, o->kernel.ffn);
   cmd->add_option("--rtl", o->rtl,
                   "mixed-level run: these blocks as their Verilated RTL inside the platform, block[=file.v] "
-                  "separated by commas (file.v: your own module with the block's ports), checked against the "
-                  "all-model run");
+                  "separated by commas (file.v: your own module with the block's ports), or 'arrays' (every array "
+                  "that can), checked against the all-model run");
   cmd->add_option("-o,--out", o->rtl_root, "--rtl: RTL output root folder (the blocks build under it)")
       ->capture_default_str();
   ModelSimArgs& m = o->model;

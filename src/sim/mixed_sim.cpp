@@ -14,8 +14,13 @@ namespace fsgen {
 
 namespace fs = std::filesystem;
 
-std::vector<RtlChoice> parse_rtl_choices(const std::string& text) {
+std::vector<RtlChoice> parse_rtl_choices(const std::string& text, const Graph& g) {
   std::vector<RtlChoice> choices;
+  if (text == "arrays") {
+    for (const std::string& b : rtl_capable_blocks(g)) choices.push_back({b, ""});
+    if (choices.empty()) fail("--rtl arrays", "design " + g.spec.name + " has no array that can run as RTL");
+    return choices;
+  }
   std::set<std::string> seen;
   size_t from = 0;
   for (;;) {

@@ -20,8 +20,9 @@ struct RtlChoice {
   std::string verilog;
 };
 
-// --rtl's value: block[=file.v] separated by commas. Throws UserError naming what is wrong.
-std::vector<RtlChoice> parse_rtl_choices(const std::string& text);
+// --rtl's value: block[=file.v] separated by commas, or `arrays` (every PE array of the design
+// that can run as RTL). Throws UserError naming what is wrong.
+std::vector<RtlChoice> parse_rtl_choices(const std::string& text, const Graph& g);
 
 // Why a block of the design cannot run as RTL in a mixed-level run ("" when it can: the PE
 // arrays, unless value networks that skip steps feed them), and the blocks that can.

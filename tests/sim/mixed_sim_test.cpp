@@ -134,11 +134,15 @@ TEST(MixedSim, AUsersModuleWithABugIsNamedByCycleAndPort) {
 }
 
 TEST(MixedSim, BadChoicesAreOneLineErrors) {
-  EXPECT_EQ(parse_rtl_choices("array_a,array_b=my.v")[1].verilog, "my.v");
-  EXPECT_NE(test::error_of([] { parse_rtl_choices("array_a,,array_b"); }).find("--rtl: expected block[=file.v]"),
-            std::string::npos);
-  EXPECT_NE(test::error_of([] { parse_rtl_choices("array_a,array_a"); }).find("named twice"), std::string::npos);
   const Graph g = example("os_8x8");
+  EXPECT_EQ(parse_rtl_choices("array_a,array_b=my.v", g)[1].verilog, "my.v");
+  EXPECT_EQ(parse_rtl_choices("arrays", g).size(), 2u);
+  EXPECT_NE(test::error_of([&] { parse_rtl_choices("array_a,,array_b", g); }).find("--rtl: expected block[=file.v]"),
+            std::string::npos);
+  EXPECT_NE(test::error_of([&] { parse_rtl_choices("array_a,array_a", g); }).find("named twice"), std::string::npos);
+  EXPECT_NE(test::error_of([] { parse_rtl_choices("arrays", example("sparse_os_8x8")); })
+                .find("--rtl arrays: design sparse_os_8x8 has no array that can run as RTL"),
+            std::string::npos);
   EXPECT_NE(test::error_of([&] {
               build_rtl_blocks(g, {{"array_c", ""}}, rtl_root());
             }).find("--rtl array_c: design os_8x8 has no such block"),
