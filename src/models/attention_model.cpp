@@ -52,59 +52,58 @@ void FusedCore::write_factor(uint64_t cycle, uint32_t row, uint32_t alpha) {
   if (alpha_probe_) alpha_probe_->update(cycle, alpha_q_.data());
 }
 
+// The softmax unit's settings for the running kernel (its table as loaded).
+SoftmaxSettings FusedCore::softmax_settings() const {
+  SoftmaxSettings s;
+  s.len_kv = regs_.len_kv;
+  s.causal = regs_.causal;
+  s.window = graph_.sliding_window();
+  s.score_mult = regs_.score_mult, s.score_shift = regs_.score_shift;
+  s.gate_mult = regs_.gate_mult, s.gate_shift = regs_.gate_shift;
+  s.hid_mult = regs_.hid_mult, s.hid_shift = regs_.hid_shift;
+  s.lut = lut_.data();
+  return s;
+}
+
 // A_SM: row r's scores are registered in cycle r, the softmax unit turns them into P
 // in cycle r + 1 (TM + 1 cycles in all).
 void FusedCore::softmax(uint32_t q0, uint32_t j0, bool first_kv) {
   const uint32_t tq = plan_.spec.tile_m, tkv = plan_.spec.tile_n;
   const uint64_t c0 = now();
-  std::vector<int32_t> z(tkv);
-  std::vector<bool> vis(tkv);
+  softmax_unit_->configure(softmax_settings());
   for (uint32_t i = 0; i < tq; ++i) {
     load_softmax_row(c0 + i, i, {s_acc_.data(), tkv});
-    int32_t tmax = INT32_MIN;
-    const uint32_t qpos = uint32_t(regs_.q_pos0) + q0 + i;
-    for (uint32_t j = 0; j < tkv; ++j) {
-      z[j] = num::score_to_log2(s_row_[j], regs_.score_mult, regs_.score_shift);
-      const uint32_t jg = j0 + j;
-      vis[j] = num::key_visible(jg, regs_.len_kv, regs_.causal, graph_.sliding_window(), qpos);
-      if (vis[j] && z[j] > tmax) tmax = z[j];
-    }
-    const int32_t m_new = first_kv ? tmax : std::max(m_run_[i], tmax);
-    const uint32_t alpha = first_kv ? 32768u : num::exp2_q15(int64_t{m_run_[i]} - m_new);
-    int32_t psum = 0;
-    for (uint32_t j = 0; j < tkv; ++j) {
-      const int32_t p = vis[j] ? num::exp2_q7(int64_t{z[j]} - m_new) : 0;
-      p_row_[j] = static_cast<uint8_t>(p);
-      p_buf_[size_t(i) * tkv + j] = static_cast<int8_t>(p);
-      psum += p;
-    }
-    l_run_[i] = (first_kv ? 0 : num::rescale_q15(l_run_[i], alpha)) + psum;
-    m_run_[i] = m_new;
-    alpha_[i] = alpha;
+    SoftmaxRowIn in;
+    in.scores = s_row_.data();
+    in.first = first_kv;
+    in.m_old = m_run_[i], in.l_old = l_run_[i];
+    in.q_pos = uint32_t(regs_.q_pos0) + q0 + i;
+    in.j0 = j0;
+    SoftmaxRowOut out;
+    out.p = p_row_.data();
+    softmax_unit_->row(c0 + i, in, out);
+    std::copy(p_row_.begin(), p_row_.end(), reinterpret_cast<uint8_t*>(p_buf_.data()) + size_t(i) * tkv);
+    l_run_[i] = out.l_new;
+    m_run_[i] = out.m_new;
+    alpha_[i] = out.alpha;
     sm_out_->update(c0 + i + 2, p_row_.data());
-    if (!first_kv) write_factor(c0 + i + 2, i, alpha);
+    if (!first_kv) write_factor(c0 + i + 2, i, out.alpha);
   }
   end_softmax_pass(c0, false);
 }
 
-// The unit in FFN mode on the row in s_row_ (row i of its tile): the activation table on the
-// requantised row (first pass) or the gate, the requantised row times row i's activations
-// held in p_buf; columns from len_kv on are 0. Into p_row_.
-void FusedCore::activate_row(uint32_t i, uint32_t j0, bool gate_pass) {
-  const uint32_t tkv = plan_.spec.tile_n;
-  for (uint32_t j = 0; j < tkv; ++j) {
-    int8_t p = 0;
-    if (j0 + j < regs_.len_kv) {
-      if (gate_pass) {
-        const int8_t g = num::requantize(s_row_[j], regs_.gate_mult, regs_.gate_shift);
-        p = num::requantize(int32_t{p_buf_[size_t(i) * tkv + j]} * g, regs_.hid_mult, regs_.hid_shift);
-      } else {
-        p = static_cast<int8_t>(
-            lut_[static_cast<uint8_t>(num::requantize(s_row_[j], regs_.score_mult, regs_.score_shift))]);
-      }
-    }
-    p_row_[j] = static_cast<uint8_t>(p);
-  }
+// The unit in FFN mode on the row in s_row_ (row i of its tile, loaded in `cycle`): the
+// activation table (first pass) or the gate with row i's activations held in p_buf. Into p_row_.
+void FusedCore::activate_row(uint64_t cycle, uint32_t i, uint32_t j0, bool gate_pass) {
+  SoftmaxRowIn in;
+  in.scores = s_row_.data();
+  in.j0 = j0;
+  in.ffn = true;
+  in.gate = gate_pass;
+  in.p_prev = p_buf_.data() + size_t(i) * plan_.spec.tile_n;
+  SoftmaxRowOut out;
+  out.p = p_row_.data();
+  softmax_unit_->row(cycle, in, out);
 }
 
 // A pass of the unit in FFN mode over the rows of array a's tile `acc`, row r loaded in cycle
@@ -112,9 +111,10 @@ void FusedCore::activate_row(uint32_t i, uint32_t j0, bool gate_pass) {
 void FusedCore::activation_pass(AccTile acc, uint32_t j0, bool gate_pass) {
   const uint32_t tq = plan_.spec.tile_m, tkv = plan_.spec.tile_n;
   const uint64_t c0 = now();
+  softmax_unit_->configure(softmax_settings());
   for (uint32_t i = 0; i < tq; ++i) {
     load_softmax_row(c0 + i, i, acc);
-    activate_row(i, j0, gate_pass);
+    activate_row(c0 + i, i, j0, gate_pass);
     std::copy(p_row_.begin(), p_row_.end(), reinterpret_cast<uint8_t*>(p_buf_.data()) + size_t(i) * tkv);
     sm_out_->update(c0 + i + 2, p_row_.data());
   }

@@ -146,6 +146,9 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
     fin_out_.assign(d, 0);
     array_b_ = make_array(g.array_b, result, "array_b", rtl);
     if (g.matmul_on_both) array_b_matmul_ = make_array(g.array_b_matmul, result, "array_b", rtl);
+    softmax_unit_ = make_softmax_model(tkv);
+    if (RtlInstance* r = rtl_instance("softmax", rtl))
+      softmax_unit_ = make_rtl_softmax_model(tkv, std::move(softmax_unit_), *r->ports, *r->monitor);
     sm_in_ = result.find_probe("softmax", "in");
     sm_out_ = result.find_probe("softmax", "out");
     sm_activity_ = &result.activity["softmax"];
@@ -164,21 +167,23 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
 
 FusedCore::~FusedCore() = default;
 
+FusedCore::RtlInstance* FusedCore::rtl_instance(const std::string& block, const RtlBlockMakers& rtl) {
+  const auto maker = rtl.find(block);
+  if (maker == rtl.end()) return nullptr;
+  for (RtlInstance& r : rtl_instances_)
+    if (r.block == block) return &r;
+  RtlInstance& r = rtl_instances_.emplace_back();
+  r.block = block;
+  r.ports = maker->second();
+  r.monitor = std::make_unique<RtlBlockMonitor>(block, *r.ports, /*keep_events=*/true);
+  return &r;
+}
+
 std::unique_ptr<PeArrayModel> FusedCore::make_array(const ArrayPlan& plan, RunResult& result, const std::string& block,
                                                     const RtlBlockMakers& rtl) {
-  const auto maker = rtl.find(block);
-  if (maker == rtl.end()) return make_pe_array_model(plan, result, block);
-  // One module per block: array b's matmul mode drives the same instance as its attention mode.
-  auto same = std::find_if(rtl_instances_.begin(), rtl_instances_.end(),
-                           [&](const RtlInstance& r) { return r.block == block; });
-  if (same == rtl_instances_.end()) {
-    RtlInstance& r = rtl_instances_.emplace_back();
-    r.block = block;
-    r.ports = maker->second();
-    r.monitor = std::make_unique<RtlBlockMonitor>(block, *r.ports, /*keep_events=*/true);
-    same = rtl_instances_.end() - 1;
-  }
-  return make_rtl_pe_array_model(plan, result, block, *same->ports, *same->monitor);
+  RtlInstance* r = rtl_instance(block, rtl);
+  if (!r) return make_pe_array_model(plan, result, block);
+  return make_rtl_pe_array_model(plan, result, block, *r->ports, *r->monitor);
 }
 
 std::vector<RtlBlockRun> FusedCore::rtl_block_runs() {
@@ -323,7 +328,8 @@ void FusedCore::store_tile(uint32_t mt, uint32_t nt) {
 // the row then, gated with row r's held activations, and its output is the stored row.
 void FusedCore::activate_row_on_store(uint32_t r, uint64_t read_cycle) {
   load_softmax_row(read_cycle, r, {tile_ptr_, plan_.spec.tile_n});
-  activate_row(r, 0, mm_gated());
+  softmax_unit_->configure(softmax_settings());
+  activate_row(read_cycle, r, 0, mm_gated());
   std::copy(p_row_.begin(), p_row_.end(), reinterpret_cast<uint8_t*>(out_row_.data()));
   sm_out_->update(read_cycle + 2, p_row_.data());
   sm_activity_->busy_cycles += 1;

@@ -19,6 +19,7 @@
 
 #include "blocks/ctrl/row_transfers.h"
 #include "blocks/ctrl/sequencer.h"
+#include "blocks/softmax/model.h"
 #include "core/memory_timing.h"
 #include "generator/graph.h"
 #include "models/kernel_regs.h"
@@ -142,7 +143,8 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   void update_o(bool first_kv, uint32_t b_slot) override;
   void hold_activations() override;
   void activation_pass(AccTile acc, uint32_t j0, bool gate_pass);
-  void activate_row(uint32_t i, uint32_t j0, bool gate_pass);
+  void activate_row(uint64_t cycle, uint32_t i, uint32_t j0, bool gate_pass);
+  SoftmaxSettings softmax_settings() const;
   void load_softmax_row(uint64_t cycle, uint32_t i, AccTile acc);
   void end_softmax_pass(uint64_t c0, bool gate_pass);
   void write_factor(uint64_t cycle, uint32_t row, uint32_t alpha);
@@ -178,7 +180,11 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
     std::unique_ptr<RtlPorts> ports;
     std::unique_ptr<RtlBlockMonitor> monitor;
   };
+  // The block's Verilated module (one per block: array b's matmul mode drives the same
+  // instance as its attention mode); null when `rtl` does not name it.
+  RtlInstance* rtl_instance(const std::string& block, const RtlBlockMakers& rtl);
   std::vector<RtlInstance> rtl_instances_;
+  std::unique_ptr<SoftmaxUnitModel> softmax_unit_;
   ToggleProbe* rq_in_;
   ToggleProbe* rq_out_;
   // attention state: the score and O tiles of dot arrays a and b (output-stationary

@@ -23,13 +23,32 @@ RtlBlockMonitor::RtlBlockMonitor(std::string block, RtlPorts& rtl, bool keep_eve
     widest = std::max<size_t>(widest, (p.width_bits + 63) / 64 * 8);
   }
   value_.assign(widest, 0);
+  lag_.assign(run_.ports.size(), 0);
+}
+
+void RtlBlockMonitor::sample_port(uint32_t port, uint64_t cycle) {
+  rtl_.get(port, value_.data());
+  run_.ports[port].update(cycle + lag_[port], value_.data());
 }
 
 void RtlBlockMonitor::sample(uint64_t cycle) {
-  for (uint32_t i = 0; i < run_.ports.size(); ++i) {
-    rtl_.get(i, value_.data());
-    run_.ports[i].update(cycle, value_.data());
-  }
+  for (uint32_t i = 0; i < run_.ports.size(); ++i) sample_port(i, cycle);
+}
+
+void RtlBlockMonitor::sample_inputs(uint64_t cycle) {
+  for (uint32_t i = 0; i < run_.ports.size(); ++i)
+    if (!rtl_.ports()[i].output) sample_port(i, cycle);
+}
+
+void RtlBlockMonitor::sample_outputs(uint64_t cycle) {
+  for (uint32_t i = 0; i < run_.ports.size(); ++i)
+    if (rtl_.ports()[i].output) sample_port(i, cycle);
+}
+
+void RtlBlockMonitor::probe_as(const std::string& rtl_port, const std::string& model_port, uint32_t lag) {
+  const uint32_t i = rtl_.port(rtl_port);
+  run_.ports[i] = ToggleProbe(run_.block, model_port, run_.ports[i].width_bits(), true);
+  lag_[i] = lag;
 }
 
 void RtlBlockMonitor::mismatch(uint64_t cycle, const std::string& port, const std::string& what, int64_t rtl,

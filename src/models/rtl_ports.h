@@ -59,6 +59,12 @@ class RtlBlockMonitor {
   // Samples every port (after the caller set the inputs of the coming edge, and after each
   // edge for the outputs) as holding its value from `cycle` on.
   void sample(uint64_t cycle);
+  // The same for the inputs only, or the outputs only (at cycle + their lag: probe_as).
+  void sample_inputs(uint64_t cycle);
+  void sample_outputs(uint64_t cycle);
+  // Records RTL port `rtl_port` as the model's probe `model_port` of the block, `lag` cycles
+  // after the cycle it is sampled in (where the model probes the register the port feeds).
+  void probe_as(const std::string& rtl_port, const std::string& model_port, uint32_t lag);
   // Records the first mismatch only: an output's value in `cycle` against the model's.
   void mismatch(uint64_t cycle, const std::string& port, const std::string& what, int64_t rtl, int64_t model);
   void clocked(uint64_t cycles) { run_.clocked_cycles += cycles; }
@@ -67,8 +73,10 @@ class RtlBlockMonitor {
   RtlBlockRun finish() &&;
 
  private:
+  void sample_port(uint32_t port, uint64_t cycle);
   RtlPorts& rtl_;
   RtlBlockRun run_;
+  std::vector<uint32_t> lag_;
   std::vector<uint8_t> value_;
 };
 

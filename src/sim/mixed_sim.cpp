@@ -16,12 +16,11 @@ namespace fs = std::filesystem;
 
 std::vector<RtlChoice> parse_rtl_choices(const std::string& text, const Graph& g) {
   std::vector<RtlChoice> choices;
-  if (text == "arrays") {
-    for (const std::string& b : rtl_capable_blocks(g)) choices.push_back({b, ""});
-    if (choices.empty()) fail("--rtl arrays", "design " + g.spec.name + " has no array that can run as RTL");
-    return choices;
-  }
   std::set<std::string> seen;
+  auto add = [&](RtlChoice c) {
+    if (!seen.insert(c.block).second) fail("--rtl", "block " + c.block + " is named twice");
+    choices.push_back(std::move(c));
+  };
   size_t from = 0;
   for (;;) {
     const size_t comma = text.find(',', from);
@@ -29,9 +28,15 @@ std::vector<RtlChoice> parse_rtl_choices(const std::string& text, const Graph& g
     const size_t eq = item.find('=');
     RtlChoice c{item.substr(0, eq), eq == std::string::npos ? "" : item.substr(eq + 1)};
     if (c.block.empty() || (eq != std::string::npos && c.verilog.empty()))
-      fail("--rtl", "expected block[=file.v] separated by commas, got '" + text + "'");
-    if (!seen.insert(c.block).second) fail("--rtl", "block " + c.block + " is named twice");
-    choices.push_back(std::move(c));
+      fail("--rtl", "expected block[=file.v] or arrays, separated by commas, got '" + text + "'");
+    if (c.block == "arrays" && c.verilog.empty()) {
+      const size_t before = choices.size();
+      for (const std::string& b : rtl_capable_blocks(g))
+        if (b.rfind("array_", 0) == 0) add({b, ""});
+      if (choices.size() == before) fail("--rtl arrays", "design " + g.spec.name + " has no array that can run as RTL");
+    } else {
+      add(std::move(c));
+    }
     if (comma == std::string::npos) return choices;
     from = comma + 1;
   }
@@ -43,7 +48,7 @@ std::string why_not_rtl(const Graph& g, const std::string& block) {
   if (block == "array_a" && g.array_a.sparse.skips_steps())
     return "array a streams through value networks that skip steps (sparse_net), which have no mixed-level model "
            "yet; fsgen cosim checks them in the whole core";
-  if (block != "array_a" && block != "array_b") return "a " + kind + " has no mixed-level model yet";
+  if (block != "array_a" && block != "array_b" && block != "softmax") return "a " + kind + " has no mixed-level model yet";
   return "";
 }
 

@@ -137,6 +137,7 @@ TEST(MixedSim, BadChoicesAreOneLineErrors) {
   const Graph g = example("os_8x8");
   EXPECT_EQ(parse_rtl_choices("array_a,array_b=my.v", g)[1].verilog, "my.v");
   EXPECT_EQ(parse_rtl_choices("arrays", g).size(), 2u);
+  EXPECT_EQ(parse_rtl_choices("softmax,arrays", g).size(), 3u);
   EXPECT_NE(test::error_of([&] { parse_rtl_choices("array_a,,array_b", g); }).find("--rtl: expected block[=file.v]"),
             std::string::npos);
   EXPECT_NE(test::error_of([&] { parse_rtl_choices("array_a,array_a", g); }).find("named twice"), std::string::npos);
@@ -147,10 +148,10 @@ TEST(MixedSim, BadChoicesAreOneLineErrors) {
               build_rtl_blocks(g, {{"array_c", ""}}, rtl_root());
             }).find("--rtl array_c: design os_8x8 has no such block"),
             std::string::npos);
-  const std::string softmax = test::error_of([&] { build_rtl_blocks(g, {{"softmax", ""}}, rtl_root()); });
-  EXPECT_NE(softmax.find("no mixed-level model yet; blocks of os_8x8 that can run as RTL: array_a, array_b"),
+  const std::string dma = test::error_of([&] { build_rtl_blocks(g, {{"dma", ""}}, rtl_root()); });
+  EXPECT_NE(dma.find("no mixed-level model yet; blocks of os_8x8 that can run as RTL: array_a, array_b, softmax"),
             std::string::npos)
-      << softmax;
+      << dma;
   EXPECT_NE(test::error_of([&] {
               build_rtl_blocks(g, {{"array_a", "/no/such.v"}}, rtl_root());
             }).find("/no/such.v: no such Verilog file"),
@@ -159,6 +160,23 @@ TEST(MixedSim, BadChoicesAreOneLineErrors) {
     build_rtl_blocks(example("sparse_os_8x8"), {{"array_a", ""}}, rtl_root());
   });
   EXPECT_NE(sparse.find("value networks that skip steps"), std::string::npos) << sparse;
+}
+
+// The softmax unit: attention rows with a causal sliding window (its running max, sum and
+// rescale factor checked row by row), and the activation unit of a gated matmul epilogue.
+TEST(MixedSim, SoftmaxAndActivationUnit) {
+  REQUIRE_VERILATOR();
+  const Graph g = example("sliding_attn");
+  AttentionProblem a;
+  a.q_heads = 2;
+  a.kv_heads = 1;
+  a.tokens = 40;
+  const CompiledAttention c = compile_attention(g, a);
+  expect_rtl_pass(run_mixed(g, c.program, c.expected, {{"softmax", ""}}, rtl_root()), "softmax", {"in", "out"});
+  MatmulProblem p = problem(21, 32, 48, 0.3, 7);
+  p.epilogue.activation = "silu";
+  p.epilogue.gated = true;
+  expect_rtl_pass(mixed_matmul(example("is_16x8"), p, {{"softmax", ""}, {"array_a", ""}}), "softmax", {"in", "out"});
 }
 
 // A module whose ports do not fit the block: the port, its width and the expected one.
