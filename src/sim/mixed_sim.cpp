@@ -48,7 +48,8 @@ std::string why_not_rtl(const Graph& g, const std::string& block) {
   if (block == "array_a" && g.array_a.sparse.skips_steps())
     return "array a streams through value networks that skip steps (sparse_net), which have no mixed-level model "
            "yet; fsgen cosim checks them in the whole core";
-  if (block != "array_a" && block != "array_b" && block != "softmax") return "a " + kind + " has no mixed-level model yet";
+  if (block != "array_a" && block != "array_b" && block != "softmax")
+    return "a " + kind + " has no mixed-level model yet";
   return "";
 }
 

@@ -88,8 +88,7 @@ class RtlSoftmax : public SoftmaxUnitModel {
   void take_answer(uint64_t cycle, bool ffn, SoftmaxRowOut& out) {
     rtl_.get(p_, p_rtl_.data());
     for (uint32_t j = 0; j < tn_; ++j)
-      if (p_rtl_[j] != out.p[j])
-        monitor_.mismatch(cycle, "p", "score " + std::to_string(j), p_rtl_[j], out.p[j]);
+      if (p_rtl_[j] != out.p[j]) monitor_.mismatch(cycle, "p", "score " + std::to_string(j), p_rtl_[j], out.p[j]);
     std::memcpy(out.p, p_rtl_.data(), tn_);
     if (ffn) return;
     check_word(cycle, m_new_, "m_new", out.m_new);
