@@ -170,11 +170,6 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   int32_t* tile_ptr_ = nullptr;      // the current output tile's slot in it
   std::vector<int32_t> acc_row_;
   std::vector<int8_t> out_row_;
-  std::unique_ptr<PeArrayModel> array_a_, array_b_;
-  std::unique_ptr<PeArrayModel> array_b_matmul_;  // array b in matmul (Graph::matmul_on_both)
-  // The model of an array: its cycle model, or its Verilated RTL when `rtl` names it.
-  std::unique_ptr<PeArrayModel> make_array(const ArrayPlan& plan, RunResult& result, const std::string& block,
-                                           const RtlBlockMakers& rtl);
   struct RtlInstance {
     std::string block;
     std::unique_ptr<RtlPorts> ports;
@@ -183,7 +178,12 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   // The block's Verilated module (one per block: array b's matmul mode drives the same
   // instance as its attention mode); null when `rtl` does not name it.
   RtlInstance* rtl_instance(const std::string& block, const RtlBlockMakers& rtl);
-  std::vector<RtlInstance> rtl_instances_;
+  std::vector<RtlInstance> rtl_instances_;  // declared before the models that drive them: destroyed after them
+  std::unique_ptr<PeArrayModel> array_a_, array_b_;
+  std::unique_ptr<PeArrayModel> array_b_matmul_;  // array b in matmul (Graph::matmul_on_both)
+  // The model of an array: its cycle model, or its Verilated RTL when `rtl` names it.
+  std::unique_ptr<PeArrayModel> make_array(const ArrayPlan& plan, RunResult& result, const std::string& block,
+                                           const RtlBlockMakers& rtl);
   std::unique_ptr<SoftmaxUnitModel> softmax_unit_;
   ToggleProbe* rq_in_;
   ToggleProbe* rq_out_;
