@@ -320,6 +320,7 @@ void FusedCore::store_tile(uint32_t mt, uint32_t nt) {
   const uint32_t c_nt = mm_gated() ? nt / 2 : nt;  // gated: C's column block of the W1 / W3 pair
   auto row_addr = [&](uint32_t r) { return regs_.addr_c + (mt * a.tile_m + r) * regs_.stride_c + c_nt * tile_n_; };
   const uint32_t beats = tile_n_ / graph_.memory.beat_bytes;
+  if (mm_act()) softmax_unit_->configure(softmax_settings());  // its table, loaded by now
   end_transfer(store_transfer_end(now(), matmul_rows(mt), beats, prepare,
                                   dma_writes(row_addr, beats, reinterpret_cast<const uint8_t*>(out_row_.data()))));
 }
@@ -328,7 +329,6 @@ void FusedCore::store_tile(uint32_t mt, uint32_t nt) {
 // the row then, gated with row r's held activations, and its output is the stored row.
 void FusedCore::activate_row_on_store(uint32_t r, uint64_t read_cycle) {
   load_softmax_row(read_cycle, r, {tile_ptr_, plan_.spec.tile_n});
-  softmax_unit_->configure(softmax_settings());
   activate_row(read_cycle, r, 0, mm_gated());
   std::copy(p_row_.begin(), p_row_.end(), reinterpret_cast<uint8_t*>(out_row_.data()));
   sm_out_->update(read_cycle + 2, p_row_.data());

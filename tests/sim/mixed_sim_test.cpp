@@ -33,6 +33,16 @@ CosimReport mixed_matmul(const Graph& g, const MatmulProblem& p, const std::vect
   return run_mixed(g, prog, matmul_expected(prog, p), rtl, rtl_root());
 }
 
+// Prefill attention of `tokens` tokens, two query heads sharing one KV head.
+CosimReport mixed_attention(const Graph& g, uint32_t tokens, const std::vector<RtlChoice>& rtl) {
+  AttentionProblem a;
+  a.q_heads = 2;
+  a.kv_heads = 1;
+  a.tokens = tokens;
+  const CompiledAttention c = compile_attention(g, a);
+  return run_mixed(g, c.program, c.expected, rtl, rtl_root());
+}
+
 std::string table(const CosimReport& rep) {
   std::ostringstream s;
   print_cosim(rep, s);
@@ -69,13 +79,7 @@ TEST(MixedSim, OutputStationaryArraysInMatmul) {
 // factors change from one key tile to the next.
 TEST(MixedSim, AttentionArraysWithRescale) {
   REQUIRE_VERILATOR();
-  const Graph g = example("os_8x8");
-  AttentionProblem a;
-  a.q_heads = 2;
-  a.kv_heads = 1;
-  a.tokens = 24;
-  const CompiledAttention c = compile_attention(g, a);
-  const CosimReport rep = run_mixed(g, c.program, c.expected, {{"array_a", ""}, {"array_b", ""}}, rtl_root());
+  const CosimReport rep = mixed_attention(example("os_8x8"), 24, {{"array_a", ""}, {"array_b", ""}});
   expect_rtl_pass(rep, "array_b", {"x", "w", "alpha"});
 }
 
@@ -166,13 +170,7 @@ TEST(MixedSim, BadChoicesAreOneLineErrors) {
 // rescale factor checked row by row), and the activation unit of a gated matmul epilogue.
 TEST(MixedSim, SoftmaxAndActivationUnit) {
   REQUIRE_VERILATOR();
-  const Graph g = example("sliding_attn");
-  AttentionProblem a;
-  a.q_heads = 2;
-  a.kv_heads = 1;
-  a.tokens = 40;
-  const CompiledAttention c = compile_attention(g, a);
-  expect_rtl_pass(run_mixed(g, c.program, c.expected, {{"softmax", ""}}, rtl_root()), "softmax", {"in", "out"});
+  expect_rtl_pass(mixed_attention(example("sliding_attn"), 40, {{"softmax", ""}}), "softmax", {"in", "out"});
   MatmulProblem p = problem(21, 32, 48, 0.3, 7);
   p.epilogue.activation = "silu";
   p.epilogue.gated = true;

@@ -31,11 +31,20 @@ class RtlSoftmax : public SoftmaxUnitModel {
         alpha_(rtl.port("alpha")),
         l_new_(rtl.port("l_new")),
         p_(rtl.port("p")),
+        len_kv_(rtl.port("len_kv")),
+        causal_(rtl.port("causal")),
+        score_mult_(rtl.port("score_mult")),
+        score_shift_(rtl.port("score_shift")),
+        gate_mult_(rtl.port("gate_mult")),
+        gate_shift_(rtl.port("gate_shift")),
+        hid_mult_(rtl.port("hid_mult")),
+        hid_shift_(rtl.port("hid_shift")),
+        lut_(rtl.port("lut")),
         zeros_(tile_n, 0),
         p_rtl_(tile_n) {
     expect_port_width(rtl, row_, tn_ * 32, "tile_n INT32 scores");
     expect_port_width(rtl, p_, tn_ * 8, "tile_n probabilities or activations");
-    expect_port_width(rtl, rtl.port("lut"), 256 * 8, "the 256-entry activation table");
+    expect_port_width(rtl, lut_, 256 * 8, "the 256-entry activation table");
     // The model probes the controller's copy of the loaded row (the unit's row_q, from the
     // cycle after the load) and the register the answer is stored in (a cycle later).
     monitor_.probe_as("row_q", "in", 0);
@@ -45,15 +54,15 @@ class RtlSoftmax : public SoftmaxUnitModel {
 
   void configure(const SoftmaxSettings& s) override {
     reference_->configure(s);
-    rtl_.set(rtl_.port("len_kv"), s.len_kv);
-    rtl_.set(rtl_.port("causal"), s.causal);
-    rtl_.set(rtl_.port("score_mult"), s.score_mult);
-    rtl_.set(rtl_.port("score_shift"), s.score_shift);
-    rtl_.set(rtl_.port("gate_mult"), s.gate_mult);
-    rtl_.set(rtl_.port("gate_shift"), s.gate_shift);
-    rtl_.set(rtl_.port("hid_mult"), s.hid_mult);
-    rtl_.set(rtl_.port("hid_shift"), s.hid_shift);
-    if (s.lut) rtl_.set_bytes(rtl_.port("lut"), s.lut);
+    rtl_.set(len_kv_, s.len_kv);
+    rtl_.set(causal_, s.causal);
+    rtl_.set(score_mult_, s.score_mult);
+    rtl_.set(score_shift_, s.score_shift);
+    rtl_.set(gate_mult_, s.gate_mult);
+    rtl_.set(gate_shift_, s.gate_shift);
+    rtl_.set(hid_mult_, s.hid_mult);
+    rtl_.set(hid_shift_, s.hid_shift);
+    if (s.lut) rtl_.set_bytes(lut_, s.lut);
   }
 
   void row(uint64_t cycle, const SoftmaxRowIn& in, SoftmaxRowOut& out) override {
@@ -112,6 +121,7 @@ class RtlSoftmax : public SoftmaxUnitModel {
   RtlBlockMonitor& monitor_;
   uint32_t ld_, row_, first_, m_old_, l_old_, q_pos_, j0_, ffn_, gate_, p_prev_;
   uint32_t m_new_, alpha_, l_new_, p_;
+  uint32_t len_kv_, causal_, score_mult_, score_shift_, gate_mult_, gate_shift_, hid_mult_, hid_shift_, lut_;
   std::vector<uint8_t> zeros_, p_rtl_;
 };
 
