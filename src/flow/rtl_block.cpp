@@ -70,10 +70,15 @@ void fail_build(const RtlBlockSource& s, const std::string& step, const CommandR
 void build_library(const RtlBlockSource& s, const fs::path& dir) {
   const std::string verilator = require_tool("verilator");
   fs::remove_all(dir);
+  fs::create_directories(dir);
   std::string cmd = shell_quote(verilator) + " --cc --exe --top-module " + shell_quote(s.module) +
                     " --prefix Vfsgen_block -Wno-fatal -Wno-lint -Wno-style -Mdir " + shell_quote(dir.string()) +
                     " -o " + kLibrary + " -LDFLAGS " + shell_quote("-shared -Wl,-Bsymbolic") + " -CFLAGS " +
                     shell_quote("-fPIC -std=c++17 -O2");
+  if (!s.probes_header.empty()) {
+    fs::copy_file(s.probes_header, dir / "probes.h");  // found by the interface through the build folder's -I.
+    cmd += " -CFLAGS -DFSGEN_BLOCK_PROBES";
+  }
   if (!s.include_dir.empty()) cmd += " -I" + shell_quote(s.include_dir);
   for (const auto& [name, value] : s.params) cmd += " -G" + name + "=" + std::to_string(value);
   for (const auto& f : s.verilog) cmd += " " + shell_quote(f);
@@ -97,6 +102,9 @@ struct BlockLibrary {
   void (*eval)(void*) = nullptr;
   void (*set)(void*, int, const uint32_t*) = nullptr;
   void (*get)(void*, int, uint32_t*) = nullptr;
+  // A whole core's (FSGEN_BLOCK_PROBES): its probed registers; null for a block.
+  int (*probe_count)() = nullptr;
+  void (*probe)(void*, int, uint32_t*) = nullptr;
 };
 
 const BlockLibrary& load_library(const std::string& path) {
@@ -117,6 +125,8 @@ const BlockLibrary& load_library(const std::string& path) {
   symbol(lib.eval, "fsgen_rtl_eval");
   symbol(lib.set, "fsgen_rtl_set");
   symbol(lib.get, "fsgen_rtl_get");
+  lib.probe_count = reinterpret_cast<int (*)()>(dlsym(h, "fsgen_rtl_probe_count"));
+  lib.probe = reinterpret_cast<void (*)(void*, int, uint32_t*)>(dlsym(h, "fsgen_rtl_probe"));
   return loaded.emplace(path, lib).first->second;
 }
 
@@ -155,6 +165,11 @@ class VerilatedBlock : public RtlPorts {
   void get(uint32_t port, void* bytes) override {
     lib_.get(instance_, int(port), words_.data());
     std::memcpy(bytes, words_.data(), (ports_[port].width_bits + 7) / 8);
+  }
+  uint32_t probe_count() const override { return lib_.probe_count ? uint32_t(lib_.probe_count()) : 0; }
+  void read_probe(uint32_t index, uint32_t* words) override {
+    FSGEN_ASSERT(index < probe_count(), "a probe the module was not built with");
+    lib_.probe(instance_, int(index), words);
   }
   void eval() override { lib_.eval(instance_); }
   void clock() override {
@@ -200,6 +215,7 @@ RtlPortsMaker build_rtl_block(const RtlBlockSource& s, const std::string& work_d
   std::string fingerprint = s.module + "|" + interface_source();
   for (const auto& [name, value] : s.params) fingerprint += "|" + name + "=" + std::to_string(value);
   for (const auto& f : s.verilog) fingerprint += "|" + f + "\n" + read_text_file(f);
+  if (!s.probes_header.empty()) fingerprint += "|probes\n" + read_text_file(s.probes_header);
   if (!s.include_dir.empty())
     for (const auto& e : fs::directory_iterator(s.include_dir))
       if (e.path().extension() == ".vh") fingerprint += "|" + read_text_file(e.path().string());

@@ -18,6 +18,9 @@ struct RtlBlockSource {
   std::map<std::string, int64_t> params;  // its parameters
   std::vector<std::string> verilog;       // the files to read; the module's own first
   std::string include_dir;                // where `include finds its headers
+  // A whole core's probes.h (its design folder's): the library then reads the design's
+  // probed registers (RtlPorts::read_probe). Empty for a block.
+  std::string probes_header;
 };
 
 // Builds the block's shared library under <work_dir>/<module>_<key> (reused while its

@@ -15,6 +15,7 @@
 #include "core/regmap.h"
 #include "core/window_series.h"
 #include "models/core_model.h"
+#include "models/rtl_core.h"
 
 // The SystemC library expects an sc_main; fsgen drives the kernel itself.
 int sc_main(int, char**) { return 0; }
@@ -33,9 +34,9 @@ class HostPort : public sc_core::sc_module, public Accelerator {
  public:
   tlm_utils::simple_initiator_socket<HostPort> socket;
   SC_HAS_PROCESS(HostPort);
-  HostPort(sc_core::sc_module_name name, const HostOptions& o, MemoryTarget& memory, FusedCore& core, const Csr& csr,
+  HostPort(sc_core::sc_module_name name, const HostOptions& o, MemoryTarget& memory, PlatformCore& core,
            sc_time period, const std::function<void(Accelerator&)>& host)
-      : sc_module(name), socket("socket"), memory_(memory), core_(core), csr_(csr), period_(period), host_(host) {
+      : sc_module(name), socket("socket"), memory_(memory), core_(core), period_(period), host_(host) {
     tlm_utils::tlm_quantumkeeper::set_global_quantum(period * static_cast<double>(o.quantum_cycles));
     keeper_.reset();
     SC_THREAD(run);
@@ -60,7 +61,7 @@ class HostPort : public sc_core::sc_module, public Accelerator {
   uint64_t memory_bytes() const override { return memory_.data().size(); }
   void wait_for_interrupt() override {
     keeper_.sync();
-    if (core_.busy()) wait(core_.done_event);
+    if (core_.busy()) wait(core_.done_event());
   }
   uint64_t now_cycles() override { return static_cast<uint64_t>(keeper_.get_current_time() / period_); }
 
@@ -81,7 +82,7 @@ class HostPort : public sc_core::sc_module, public Accelerator {
       fail("register " + hex_address(offset), "DECERR: no register at this AXI4-Lite address (core/regmap.h)");
     if (t.is_response_error())
       fail("register " + hex_address(offset) + " (" + reg::register_at(offset)->name + ")",
-           "SLVERR: " + (offset == reg::kCtrl ? "the start is refused: " + csr_.refusal()
+           "SLVERR: " + (offset == reg::kCtrl ? "the start is refused: " + core_.refusal()
                          : write              ? std::string("the register is read-only")
                                               : std::string("the read failed")));
     return value;
@@ -103,30 +104,53 @@ class HostPort : public sc_core::sc_module, public Accelerator {
     if (core_.busy()) sc_core::sc_stop();  // a kernel the host left running ends with it
   }
   MemoryTarget& memory_;
-  FusedCore& core_;
-  const Csr& csr_;
+  PlatformCore& core_;
   sc_time period_;
   const std::function<void(Accelerator&)>& host_;
   tlm_utils::tlm_quantumkeeper keeper_;
 };
 
+// The core as the models of its blocks: DMA, fused core (controller, arrays, caches, softmax
+// unit; some of them Verilated RTL in a mixed-level run) and register file.
+class ModelCore : public PlatformCore {
+ public:
+  ModelCore(const Graph& g, CycleClock& clock, RunResult& r, const SimOptions& sim)
+      : dma_("dma", g.memory, clock, *r.find_probe("dma", "rdata"), *r.find_probe("dma", "wdata"), r.activity["dma"],
+             r.timelines["dma"]),
+        core_("core", g, dma_, clock, r, sim.rtl),
+        csr_("csr", core_, bool(g.attention)) {}
+  tlm::tlm_target_socket<>& registers() override { return csr_.socket; }
+  void bind_memory(tlm::tlm_target_socket<>& memory) override { dma_.socket.bind(memory); }
+  bool busy() const override { return core_.busy(); }
+  const sc_core::sc_event& done_event() const override { return core_.done_event; }
+  std::string refusal() const override { return csr_.refusal(); }
+  uint64_t last_cycles() const override { return core_.last_cycles(); }
+  const std::string& kernel_error() const override { return core_.kernel_error(); }
+  std::vector<RtlBlockRun> rtl_block_runs() override { return core_.rtl_block_runs(); }
+
+ private:
+  Dma dma_;
+  FusedCore core_;
+  Csr csr_;
+};
+
+std::unique_ptr<PlatformCore> make_core(const Graph& g, CycleClock& clock, RunResult& r, const HostOptions& o) {
+  if (o.sim.core) return std::make_unique<VerilatedCore>("core", g, clock.period, r, o.sim.core(), o.quantum_cycles);
+  return std::make_unique<ModelCore>(g, clock, r, o.sim);
+}
+
 struct Platform {
   CycleClock clock;
   MemoryTarget memory;
-  Dma dma;
-  FusedCore core;
-  Csr csr;
+  std::unique_ptr<PlatformCore> core;
   HostPort host;
   Platform(const Graph& g, const HostOptions& o, RunResult& r, const std::function<void(Accelerator&)>& run_host)
       : clock{sc_time(1000.0 / g.spec.clock_mhz, sc_core::SC_NS), sc_core::SC_ZERO_TIME},
         memory("memory", g.memory, clock.period, o.memory_bytes),
-        dma("dma", g.memory, clock, *r.find_probe("dma", "rdata"), *r.find_probe("dma", "wdata"), r.activity["dma"],
-            r.timelines["dma"]),
-        core("core", g, dma, clock, r, o.sim.rtl),
-        csr("csr", core, bool(g.attention)),
-        host("host", o, memory, core, csr, clock.period, run_host) {
-    dma.socket.bind(memory.socket);
-    host.socket.bind(csr.socket);
+        core(make_core(g, clock, r, o)),
+        host("host", o, memory, *core, clock.period, run_host) {
+    core->bind_memory(memory.socket);
+    host.socket.bind(core->registers());
   }
 };
 
@@ -143,11 +167,11 @@ RunResult run_host_on_systemc_in_process(const Graph& g, const HostOptions& o,
   auto platform = std::make_unique<Platform>(g, o, r, host);
   sc_core::sc_start();
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!platform->core.kernel_error().empty()) throw UserError(platform->core.kernel_error());
+  if (!platform->core->kernel_error().empty()) throw UserError(platform->core->kernel_error());
   if (platform->host.error) std::rethrow_exception(platform->host.error);
-  r.cycles = platform->core.last_cycles();
-  r.rtl_blocks = platform->core.rtl_block_runs();
-  if (!r.rtl_blocks.empty()) r.model = "mixed";
+  r.cycles = platform->core->last_cycles();
+  r.rtl_blocks = platform->core->rtl_block_runs();
+  r.model = r.rtl_blocks.empty() ? "systemc" : "mixed";
   return r;
 }
 

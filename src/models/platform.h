@@ -15,8 +15,10 @@ namespace fsgen {
 
 struct SimOptions {
   bool keep_events = true;  // keep per-cycle toggle events (not only totals)
-  // Mixed-level runs: the arrays simulated as their Verilated RTL (sim/mixed_sim.h builds them).
+  // Mixed-level runs (sim/mixed_sim.h builds them): blocks of the fused core simulated as
+  // their Verilated RTL, or the whole core (fsgen_top with the design's probes; rtl then empty).
   RtlBlockMakers rtl;
+  RtlPortsMaker core;
 };
 
 // Runs the program on a freshly elaborated platform. The SystemC kernel cannot be

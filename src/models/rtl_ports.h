@@ -33,6 +33,10 @@ class RtlPorts {
   virtual void set(uint32_t port, uint64_t value) = 0;
   // An output's (or input's) value now, little-endian, (width_bits + 7) / 8 bytes.
   virtual void get(uint32_t port, void* bytes) = 0;
+  // A whole core's probed registers (its design's probes.h, in Graph::probes() order), read
+  // as they are now into (width + 31) / 32 words, little-endian; a block has none.
+  virtual uint32_t probe_count() const = 0;
+  virtual void read_probe(uint32_t index, uint32_t* words) = 0;
   // Settles the combinational logic after inputs changed.
   virtual void eval() = 0;
   // One clock cycle: the rising edge, then the falling edge.
@@ -44,6 +48,9 @@ class RtlPorts {
 
 // Throws UserError naming the module's source when the port is not `bits` wide (`what`: what it carries).
 void expect_port_width(const RtlPorts& rtl, uint32_t port, uint32_t bits, const std::string& what);
+
+// The name a mixed-level run gives the whole core as RTL (fsgen simulate --rtl core).
+inline constexpr const char* kWholeCore = "core";
 
 // Makes the Verilated module of a block (each call a fresh instance).
 using RtlPortsMaker = std::function<std::unique_ptr<RtlPorts>()>;

@@ -111,8 +111,7 @@ BenchRow measure(const Graph& g, const Program& prog, const std::string& rtl_roo
                rtl.wall_seconds,
                raw.wall_seconds};
   if (why_not_rtl(g, "array_a").empty()) {
-    SimOptions mixed_options;
-    mixed_options.rtl = build_rtl_blocks(g, {{"array_a", ""}}, rtl_root);
+    const SimOptions mixed_options = build_rtl_options(g, {{"array_a", ""}}, rtl_root);
     const RunResult mixed = run_on_systemc(g, prog, mixed_options);
     if (mixed.cycles != sc.cycles || mixed.outputs != sc.outputs || mixed.rtl_blocks.at(0).first_mismatch != "")
       logger().warn("  the mixed-level run disagrees with SystemC on this run");

@@ -28,7 +28,11 @@ std::vector<RtlChoice> parse_rtl_choices(const std::string& text, const Graph& g
     const size_t eq = item.find('=');
     RtlChoice c{item.substr(0, eq), eq == std::string::npos ? "" : item.substr(eq + 1)};
     if (c.block.empty() || (eq != std::string::npos && c.verilog.empty()))
-      fail("--rtl", "expected block[=file.v] or arrays, separated by commas, got '" + text + "'");
+      fail("--rtl", "expected block[=file.v], arrays or core, separated by commas, got '" + text + "'");
+    if (c.block == kWholeCore && !c.verilog.empty())
+      fail("--rtl core=" + c.verilog,
+           "the whole core is built from the design's generated Verilog; a file of your own replaces one block "
+           "(--rtl array_a=my.v)");
     if (c.block == "arrays" && c.verilog.empty()) {
       const size_t before = choices.size();
       for (const std::string& b : rtl_capable_blocks(g))
@@ -37,12 +41,16 @@ std::vector<RtlChoice> parse_rtl_choices(const std::string& text, const Graph& g
     } else {
       add(std::move(c));
     }
-    if (comma == std::string::npos) return choices;
+    if (comma == std::string::npos) break;
     from = comma + 1;
   }
+  if (choices.size() > 1 && seen.count(kWholeCore))
+    fail("--rtl " + text, "core is the whole core as RTL: name it alone");
+  return choices;
 }
 
 std::string why_not_rtl(const Graph& g, const std::string& block) {
+  if (block == kWholeCore) return "";
   if (!g.has_block(block)) return "design " + g.spec.name + " has no such block";
   const std::string& kind = g.block(block).kind;
   if (block == "array_a" && g.array_a.sparse.skips_steps())
@@ -57,6 +65,7 @@ std::vector<std::string> rtl_capable_blocks(const Graph& g) {
   std::vector<std::string> capable;
   for (const Block& b : g.blocks)
     if (why_not_rtl(g, b.name).empty()) capable.push_back(b.name);
+  capable.push_back(kWholeCore);
   return capable;
 }
 
@@ -109,9 +118,24 @@ RtlBlockSource source_of(const Graph& g, const RtlChoice& c, const std::string& 
   return s;
 }
 
+// The whole core: fsgen_top and every module of the design, its probed registers readable.
+RtlBlockSource core_source(const std::string& design_dir) {
+  RtlBlockSource s;
+  s.module = "fsgen_top";
+  s.include_dir = design_dir;
+  s.probes_header = (fs::path(design_dir) / "probes.h").string();
+  s.verilog = {(fs::path(design_dir) / "fsgen_top.v").string()};
+  std::vector<std::string> others;
+  for (const auto& e : fs::directory_iterator(design_dir))
+    if (e.path().extension() == ".v" && e.path().filename() != "fsgen_top.v") others.push_back(e.path().string());
+  std::sort(others.begin(), others.end());
+  s.verilog.insert(s.verilog.end(), others.begin(), others.end());
+  return s;
+}
+
 }  // namespace
 
-RtlBlockMakers build_rtl_blocks(const Graph& g, const std::vector<RtlChoice>& choices, const std::string& rtl_root) {
+SimOptions build_rtl_options(const Graph& g, const std::vector<RtlChoice>& choices, const std::string& rtl_root) {
   for (const RtlChoice& c : choices) {
     const std::string why = why_not_rtl(g, c.block);
     if (!why.empty())
@@ -120,9 +144,14 @@ RtlBlockMakers build_rtl_blocks(const Graph& g, const std::vector<RtlChoice>& ch
   }
   const std::string design_dir = update_design_folder(g, rtl_root);
   const std::string work = (fs::path(design_dir) / "rtl_blocks").string();
-  RtlBlockMakers makers;
-  for (const RtlChoice& c : choices) makers[c.block] = build_rtl_block(source_of(g, c, design_dir), work);
-  return makers;
+  SimOptions o;
+  for (const RtlChoice& c : choices) {
+    if (c.block == kWholeCore)
+      o.core = build_rtl_block(core_source(design_dir), work);
+    else
+      o.rtl[c.block] = build_rtl_block(source_of(g, c, design_dir), work);
+  }
+  return o;
 }
 
 namespace {
@@ -131,6 +160,7 @@ namespace {
 // and its outputs against its model's.
 void compare_rtl_blocks(const RunResult& sc, const RunResult& mixed, CosimReport& rep) {
   for (const RtlBlockRun& b : mixed.rtl_blocks) {
+    if (b.block == kWholeCore) continue;  // the table's own rows check it: outputs, cycles, every probe
     for (const ToggleProbe& port : b.ports) {
       const ToggleProbe* model = sc.find_probe(b.block, port.port());
       if (!model) continue;  // a port the model does not probe (control, read-out)
@@ -152,8 +182,7 @@ void compare_rtl_blocks(const RunResult& sc, const RunResult& mixed, CosimReport
 
 CosimReport run_mixed(const Graph& g, const Program& p, const std::vector<uint8_t>& expected,
                       const std::vector<RtlChoice>& choices, const std::string& rtl_root) {
-  SimOptions mixed_options;
-  mixed_options.rtl = build_rtl_blocks(g, choices, rtl_root);
+  const SimOptions mixed_options = build_rtl_options(g, choices, rtl_root);
   const RunResult sc = run_on_systemc(g, p);
   const RunResult mixed = run_on_systemc(g, p, mixed_options);
   CosimReport rep = compare_runs(g, p, expected, sc, mixed);

@@ -8,6 +8,7 @@
 
 #include "compiler/program.h"
 #include "generator/graph.h"
+#include "models/platform.h"
 #include "models/rtl_ports.h"
 #include "sim/cosim.h"
 
@@ -21,18 +22,19 @@ struct RtlChoice {
 };
 
 // --rtl's value: block[=file.v] separated by commas, or `arrays` (every PE array of the design
-// that can run as RTL). Throws UserError naming what is wrong.
+// that can run as RTL), or `core` alone (the whole core, fsgen_top, from the design's Verilog).
+// Throws UserError naming what is wrong.
 std::vector<RtlChoice> parse_rtl_choices(const std::string& text, const Graph& g);
 
 // Why a block of the design cannot run as RTL in a mixed-level run ("" when it can: the PE
-// arrays, unless value networks that skip steps feed them, and the softmax unit), and the
-// blocks that can.
+// arrays, unless value networks that skip steps feed them, the softmax unit, and the whole
+// core), and the blocks that can.
 std::string why_not_rtl(const Graph& g, const std::string& block);
 std::vector<std::string> rtl_capable_blocks(const Graph& g);
 
 // Builds the chosen blocks' libraries under <rtl_root>/<design>/rtl_blocks (the generated
-// modules come from the design's folder there) and returns the platform's makers for them.
-RtlBlockMakers build_rtl_blocks(const Graph& g, const std::vector<RtlChoice>& choices, const std::string& rtl_root);
+// modules come from the design's folder there) and returns the platform's options for them.
+SimOptions build_rtl_options(const Graph& g, const std::vector<RtlChoice>& choices, const std::string& rtl_root);
 
 // The kernel on the all-model platform and on the mixed one, compared (expected: the C++
 // reference's output bytes).

@@ -65,7 +65,7 @@ TEST(RtlBlock, RegisterFileAnswersBusErrorsAtTheRtl) {
   if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
   const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
   const std::string dir = update_design_folder(g, (std::filesystem::temp_directory_path() / "fsgen_test_rtl").string());
-  const RtlPortsMaker make = build_rtl_block({"fsgen_csr", {}, {dir + "/fsgen_csr.v"}, dir}, dir + "/rtl_blocks");
+  const RtlPortsMaker make = build_rtl_block({"fsgen_csr", {}, {dir + "/fsgen_csr.v"}, dir, ""}, dir + "/rtl_blocks");
   const std::unique_ptr<RtlPorts> csr = make();
   csr->reset(2);
   LiteHost host(*csr);
@@ -86,7 +86,7 @@ TEST(RtlBlock, AModuleThatDoesNotVerilateIsNamed) {
   const std::string dir = test::scratch_dir("rtl_block_broken");
   const std::string file = dir + "/broken.v";
   std::ofstream(file) << "module broken(input wire clk, output wire y);\n  assign y = ;\nendmodule\n";
-  const std::string e = test::error_of([&] { build_rtl_block({"broken", {}, {file}, ""}, dir + "/build"); });
+  const std::string e = test::error_of([&] { build_rtl_block({"broken", {}, {file}, "", ""}, dir + "/build"); });
   EXPECT_NE(e.find(file + ": verilator of module broken failed"), std::string::npos) << e;
 }
 

@@ -149,19 +149,19 @@ TEST(MixedSim, BadChoicesAreOneLineErrors) {
                 .find("--rtl arrays: design sparse_os_8x8 has no array that can run as RTL"),
             std::string::npos);
   EXPECT_NE(test::error_of([&] {
-              build_rtl_blocks(g, {{"array_c", ""}}, rtl_root());
+              build_rtl_options(g, {{"array_c", ""}}, rtl_root());
             }).find("--rtl array_c: design os_8x8 has no such block"),
             std::string::npos);
-  const std::string dma = test::error_of([&] { build_rtl_blocks(g, {{"dma", ""}}, rtl_root()); });
+  const std::string dma = test::error_of([&] { build_rtl_options(g, {{"dma", ""}}, rtl_root()); });
   EXPECT_NE(dma.find("no mixed-level model yet; blocks of os_8x8 that can run as RTL: array_a, array_b, softmax"),
             std::string::npos)
       << dma;
   EXPECT_NE(test::error_of([&] {
-              build_rtl_blocks(g, {{"array_a", "/no/such.v"}}, rtl_root());
+              build_rtl_options(g, {{"array_a", "/no/such.v"}}, rtl_root());
             }).find("/no/such.v: no such Verilog file"),
             std::string::npos);
   const std::string sparse = test::error_of([] {
-    build_rtl_blocks(example("sparse_os_8x8"), {{"array_a", ""}}, rtl_root());
+    build_rtl_options(example("sparse_os_8x8"), {{"array_a", ""}}, rtl_root());
   });
   EXPECT_NE(sparse.find("value networks that skip steps"), std::string::npos) << sparse;
 }

@@ -1,9 +1,11 @@
 // The C interface of one Verilated block, built into a shared library that fsgen loads for a
 // mixed-level run (src/flow/rtl_block.cpp): create and delete an instance, set an input and
 // get a port by index (as 32-bit words, little-endian), evaluate. fsgen_block_ports.h, made
-// from the Verilated header, lists the ports in declaration order.
+// from the Verilated header, lists the ports in declaration order. Built for a whole core
+// (FSGEN_BLOCK_PROBES), it also reads the design's probed registers (its probes.h) by index.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "Vfsgen_block.h"
 #include "fsgen_block_ports.h"
@@ -38,6 +40,24 @@ void take(const VlWide<N>& port, uint32_t* w) {
 }
 
 }  // namespace
+
+#ifdef FSGEN_BLOCK_PROBES
+#include "Vfsgen_block___024root.h"
+#include "probes.h"
+namespace {
+// probes.h's expressions name the module `top`.
+using ProbeReader = void (*)(Vfsgen_block* top, uint32_t* words);
+#define FSGEN_PROBE_READER(block, port, width, expr) \
+  [](Vfsgen_block * top, uint32_t * words) { std::memcpy(words, &(expr), ((width) + 7) / 8); },
+const ProbeReader kProbeReaders[] = {FSGEN_PROBES(FSGEN_PROBE_READER)};
+#undef FSGEN_PROBE_READER
+}  // namespace
+
+extern "C" {
+int fsgen_rtl_probe_count() { return int(sizeof(kProbeReaders) / sizeof(kProbeReaders[0])); }
+void fsgen_rtl_probe(void* b, int index, uint32_t* words) { kProbeReaders[index](&static_cast<Block*>(b)->top, words); }
+}
+#endif
 
 extern "C" {
 
