@@ -34,8 +34,8 @@ class HostPort : public sc_core::sc_module, public Accelerator {
  public:
   tlm_utils::simple_initiator_socket<HostPort> socket;
   SC_HAS_PROCESS(HostPort);
-  HostPort(sc_core::sc_module_name name, const HostOptions& o, MemoryTarget& memory, PlatformCore& core,
-           sc_time period, const std::function<void(Accelerator&)>& host)
+  HostPort(sc_core::sc_module_name name, const HostOptions& o, MemoryTarget& memory, PlatformCore& core, sc_time period,
+           const std::function<void(Accelerator&)>& host)
       : sc_module(name), socket("socket"), memory_(memory), core_(core), period_(period), host_(host) {
     tlm_utils::tlm_quantumkeeper::set_global_quantum(period * static_cast<double>(o.quantum_cycles));
     keeper_.reset();

@@ -46,9 +46,7 @@ std::vector<RtlBlockRun> VerilatedCore::rtl_block_runs() {
   return {run};
 }
 
-uint64_t VerilatedCore::now_cycle() const {
-  return static_cast<uint64_t>(sc_core::sc_time_stamp() / period_ + 0.5);
-}
+uint64_t VerilatedCore::now_cycle() const { return static_cast<uint64_t>(sc_core::sc_time_stamp() / period_ + 0.5); }
 
 uint64_t VerilatedCore::get(uint32_t port) {
   uint64_t v = 0;

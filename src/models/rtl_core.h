@@ -70,7 +70,7 @@ class VerilatedCore : public sc_core::sc_module, public PlatformCore {
   AxiLiteBridge lite_;
   uint32_t irq_;
   std::vector<std::vector<uint32_t>> probe_words_;
-  uint64_t cycle_ = 0;   // the module's next cycle: simulation time runs behind it by up to a quantum
+  uint64_t cycle_ = 0;    // the module's next cycle: simulation time runs behind it by up to a quantum
   bool running_ = false;  // from an accepted start to the done interrupt
   uint64_t cycle0_ = 0;   // the running (or last) kernel's cycle 0
   bool sampling_ = false;
@@ -79,7 +79,7 @@ class VerilatedCore : public sc_core::sc_module, public PlatformCore {
   uint64_t clocked_ = 0;
   std::string refusal_, kernel_error_;
   uint32_t response_ = 0, read_data_ = 0;  // the last register access's
-  KernelRegs regs_{};  // the configuration written, for the reason of a refused start
+  KernelRegs regs_{};                      // the configuration written, for the reason of a refused start
   sc_core::sc_event wake_, access_done_, done_event_;
 };
 

@@ -48,7 +48,7 @@ namespace {
 // probes.h's expressions name the module `top`.
 using ProbeReader = void (*)(Vfsgen_block* top, uint32_t* words);
 #define FSGEN_PROBE_READER(block, port, width, expr) \
-  [](Vfsgen_block * top, uint32_t * words) { std::memcpy(words, &(expr), ((width) + 7) / 8); },
+  [](Vfsgen_block* top, uint32_t* words) { std::memcpy(words, &(expr), ((width) + 7) / 8); },
 const ProbeReader kProbeReaders[] = {FSGEN_PROBES(FSGEN_PROBE_READER)};
 #undef FSGEN_PROBE_READER
 }  // namespace
