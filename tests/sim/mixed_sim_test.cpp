@@ -1,5 +1,6 @@
-// Mixed-level co-simulation: PE arrays as their Verilated RTL inside the SystemC platform,
-// one test per array kind; a user's module with a bug named by cycle and port; bad --rtl input.
+// Mixed-level co-simulation: PE arrays and the softmax unit as their Verilated RTL inside the
+// SystemC platform, one test per kind, and the whole core; a user's module with a bug named by
+// cycle and port; bad --rtl input.
 #include "sim/mixed_sim.h"
 
 #include <filesystem>
@@ -145,6 +146,10 @@ TEST(MixedSim, BadChoicesAreOneLineErrors) {
   EXPECT_NE(test::error_of([&] { parse_rtl_choices("array_a,,array_b", g); }).find("--rtl: expected block[=file.v]"),
             std::string::npos);
   EXPECT_NE(test::error_of([&] { parse_rtl_choices("array_a,array_a", g); }).find("named twice"), std::string::npos);
+  EXPECT_EQ(test::error_of([&] { parse_rtl_choices("core,array_a", g); }),
+            "--rtl core,array_a: core is the whole core as RTL: name it alone");
+  EXPECT_NE(test::error_of([&] { parse_rtl_choices("core=top.v", g); }).find("--rtl core=top.v: the whole core is built"),
+            std::string::npos);
   EXPECT_NE(test::error_of([] { parse_rtl_choices("arrays", example("sparse_os_8x8")); })
                 .find("--rtl arrays: design sparse_os_8x8 has no array that can run as RTL"),
             std::string::npos);
@@ -153,7 +158,7 @@ TEST(MixedSim, BadChoicesAreOneLineErrors) {
             }).find("--rtl array_c: design os_8x8 has no such block"),
             std::string::npos);
   const std::string dma = test::error_of([&] { build_rtl_options(g, {{"dma", ""}}, rtl_root()); });
-  EXPECT_NE(dma.find("no mixed-level model yet; blocks of os_8x8 that can run as RTL: array_a, array_b, softmax"),
+  EXPECT_NE(dma.find("no mixed-level model yet; blocks of os_8x8 that can run as RTL: array_a, array_b, softmax, core"),
             std::string::npos)
       << dma;
   EXPECT_NE(test::error_of([&] {
@@ -175,6 +180,20 @@ TEST(MixedSim, SoftmaxAndActivationUnit) {
   p.epilogue.activation = "silu";
   p.epilogue.gated = true;
   expect_rtl_pass(mixed_matmul(example("is_16x8"), p, {{"softmax", ""}, {"array_a", ""}}), "softmax", {"in", "out"});
+}
+
+// The whole core as RTL (fsgen_top inside the platform: its AXI4 master on the TLM memory, its
+// register file behind the host's TLM accesses), here with value networks that skip steps, which
+// no block-level model covers: outputs, cycles and every probed register of the core equal the
+// all-model run's.
+TEST(MixedSim, WholeCoreWithSkippingValueNetworks) {
+  REQUIRE_VERILATOR();
+  const CosimReport rep = mixed_matmul(example("sparse_os_8x8"), problem(24, 32, 48, 0.5, 11), {{"core", ""}});
+  EXPECT_TRUE(rep.pass()) << table(rep);
+  EXPECT_EQ(rep.other, "mixed (core RTL)");
+  size_t probes = 0;
+  for (const auto& c : rep.checks) probes += c.what.rfind("toggles ", 0) == 0 && c.systemc != "0";
+  EXPECT_GE(probes, 6u) << table(rep);  // dma, the value networks' and the arrays' operands, the requantiser
 }
 
 // A module whose ports do not fit the block: the port, its width and the expected one.

@@ -8,6 +8,7 @@
 #include "compiler/matmul.h"
 #include "core/regmap.h"
 #include "models/platform.h"
+#include "sim/mixed_sim.h"
 #include "test_util.h"
 
 namespace fsgen {
@@ -25,6 +26,16 @@ std::string on_platform(const Graph& g, const std::function<std::string(Driver&)
   });
 }
 
+// The platform with the whole core as its Verilated RTL (fsgen simulate --rtl core's build).
+HostOptions on_verilated_core(const Graph& g) {
+  HostOptions o;
+  o.sim = build_rtl_options(g, {{kWholeCore, ""}}, (std::filesystem::temp_directory_path() / "fsgen_test_rtl").string());
+  return o;
+}
+
+#define REQUIRE_VERILATOR() \
+  if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)"
+
 nlohmann::json run_json(const KernelRun& k) {
   nlohmann::json j = {{"cycles", k.cycles}};
   for (const auto& [name, bytes] : k.outputs) j["outputs"][name] = bytes;
@@ -35,8 +46,7 @@ nlohmann::json run_json(const KernelRun& k) {
 // attention, then the matmul again, each with its buffers allocated, its addresses moved
 // onto them and released) give the outputs and cycles of each program run on a platform of
 // its own.
-TEST(Driver, KernelsOnOnePlatformRunAsOnPlatformsOfTheirOwn) {
-  const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
+void expect_kernels_run_as_on_platforms_of_their_own(const Graph& g, const HostOptions& o) {
   MatmulProblem mm;
   mm.m = 16, mm.n = 16, mm.k = 32;
   const Program matmul = compile_matmul(g, mm);
@@ -52,7 +62,7 @@ TEST(Driver, KernelsOnOnePlatformRunAsOnPlatformsOfTheirOwn) {
     j.push_back(
         {{"free_before", free}, {"free_after", d.free_bytes()}, {"held", held.addr}, {"launches", d.launches()}});
     return j.dump();
-  }));
+  }, o));
   ASSERT_EQ(runs.size(), 4u);
   for (int i = 0; i < 3; ++i) {
     const Program& p = i == 1 ? attention : matmul;
@@ -66,13 +76,24 @@ TEST(Driver, KernelsOnOnePlatformRunAsOnPlatformsOfTheirOwn) {
   EXPECT_EQ(runs[3]["launches"].get<uint64_t>(), 3u);
 }
 
+TEST(Driver, KernelsOnOnePlatformRunAsOnPlatformsOfTheirOwn) {
+  expect_kernels_run_as_on_platforms_of_their_own(elaborate(parse_spec_file("examples/os_8x8.yaml")), {});
+}
+
+// The same host code on the platform whose core is its Verilated RTL: each kernel's outputs
+// and cycles equal the all-model platform's.
+TEST(Driver, KernelsOnTheVerilatedCoreRunAsOnTheModels) {
+  REQUIRE_VERILATOR();
+  const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
+  expect_kernels_run_as_on_platforms_of_their_own(g, on_verilated_core(g));
+}
+
 // Bad accesses are errors naming the address, never a hang: a register offset with no
 // register (DECERR), a write to a read-only register (SLVERR), DRAM beyond the platform's,
 // a buffer larger than the free memory.
-TEST(Driver, BadAccessesAreErrorsNamingTheAddress) {
-  const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
+void expect_bad_accesses_are_errors(const Graph& g, const HostOptions& platform) {
   auto error_of = [&](const std::function<void(Driver&)>& host) {
-    HostOptions o;
+    HostOptions o = platform;
     o.memory_bytes = 1 << 20;
     return test::error_of([&] {
       on_platform(
@@ -121,8 +142,21 @@ TEST(Driver, BadAccessesAreErrorsNamingTheAddress) {
     d.device().write_register(reg::kAddrA, 0x12345678);
     return std::to_string(d.device().read_register(reg::kReqShift)) + " " +
            std::to_string(d.device().read_register(reg::kAddrA));
-  });
+  }, platform);
   EXPECT_EQ(back, "31 305419896");
+}
+
+TEST(Driver, BadAccessesAreErrorsNamingTheAddress) {
+  expect_bad_accesses_are_errors(elaborate(parse_spec_file("examples/os_8x8.yaml")), {});
+}
+
+// On the Verilated core the register file's RTL answers (OKAY, SLVERR, DECERR on its AXI4-Lite
+// pins; offsets beyond its 8 address bits get the interconnect's DECERR) and its DMA's bursts
+// beyond the memory get DECERR from the memory through the pin-to-TLM bridge: the same errors.
+TEST(Driver, BadAccessesOnTheVerilatedCoreAreTheSameErrors) {
+  REQUIRE_VERILATOR();
+  const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
+  expect_bad_accesses_are_errors(g, on_verilated_core(g));
 }
 
 // The host example (examples/host/stories_host.cpp) generates stories260K's tokens through
