@@ -62,6 +62,7 @@ validate: build
 	./validation/run_matrix.sh $(FSGEN) validation/head_tiles_specs.sh validation/head_tiles_cases.txt
 	FSGEN_MIXED=arrays ./validation/run_matrix.sh $(FSGEN)
 	FSGEN_MIXED=arrays ./validation/run_matrix.sh $(FSGEN) validation/dot_specs.sh validation/dot_cases.txt
+	FSGEN_MIXED=core ./validation/run_matrix.sh $(FSGEN) validation/sparse_specs.sh validation/sparse_cases.txt
 
 # Power models against gate-level golden power over the validation designs (slow; resumable).
 validate-power: build

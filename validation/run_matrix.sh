@@ -6,7 +6,7 @@
 #   run_matrix.sh [fsgen] [specs script] [cases file]
 # Defaults: the dense matrix (matrix_specs.sh, matrix_cases.txt); the sparse one is
 # sparse_specs.sh with sparse_cases.txt. With FSGEN_MIXED=<--rtl value> (e.g. arrays) each case
-# runs as a mixed-level co-simulation instead (fsgen simulate --rtl).
+# runs as a mixed-level co-simulation instead (fsgen simulate --rtl; core: the whole core as RTL).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 FSGEN=${1:-build/fsgen}
