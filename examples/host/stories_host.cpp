@@ -2,11 +2,12 @@
 // token through the driver. The host does what a CPU beside the accelerator does (the
 // embedding, RMS norms, RoPE, the KV cache's bookkeeping, the classifier and the greedy
 // choice of the next token); every projection, attention and FFN kernel is compiled and
-// launched through the driver on one SystemC platform. Prints the generated tokens beside
-// the FP32 model's, and the kernel timeline of the first decode step.
+// launched through the driver on one SystemC platform, whose core is the models of its blocks
+// or (platform `rtl`) the design's Verilated RTL (built under rtl_out/). Prints the generated
+// tokens beside the FP32 model's, and the kernel timeline of the first decode step.
 //
-//   fsgen_stories_host [spec] [checkpoint] [tokens]
-//   (defaults: examples/attn_d16.yaml ../shared/models/stories260K.bin 24)
+//   fsgen_stories_host [spec] [checkpoint] [tokens] [models|rtl]
+//   (defaults: examples/attn_d16.yaml ../shared/models/stories260K.bin 24 models)
 #include <chrono>
 #include <cstdlib>
 #include <iomanip>
@@ -21,6 +22,7 @@
 #include "models/platform.h"
 #include "sim/core_backend.h"
 #include "sim/llama_inference.h"
+#include "sim/mixed_sim.h"
 #include "vp/driver.h"
 
 namespace {
@@ -76,18 +78,24 @@ int run(int argc, char** argv) {
   const std::string spec = argc > 1 ? argv[1] : "examples/attn_d16.yaml";
   const std::string checkpoint = argc > 2 ? argv[2] : "../shared/models/stories260K.bin";
   const uint32_t length = argc > 3 ? uint32_t(std::stoul(argv[3])) : 24;
+  const std::string platform = argc > 4 ? argv[4] : "models";
+  if (platform != "models" && platform != "rtl")
+    fsgen::fail("platform '" + platform + "'", "expected models or rtl (the core as its Verilated RTL)");
   const fsgen::Graph g = fsgen::elaborate(fsgen::parse_spec_file(spec));
+  fsgen::HostOptions options;
+  if (platform == "rtl") options.sim = fsgen::build_rtl_options(g, {{fsgen::kWholeCore, ""}}, "rtl_out");
   const fsgen::DecoderCheckpoint m(checkpoint);
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<int> reference = fsgen::greedy_tokens(m, {fsgen::kBosToken}, length, 0);
   const fsgen::Calibration cal = fsgen::calibrate_int8_scales(m, length, 0);
   Generation gen;
-  fsgen::run_host_on_systemc_in_process(g, fsgen::HostOptions{},
+  fsgen::run_host_on_systemc_in_process(g, options,
                                         [&](fsgen::Accelerator& a) { gen = generate(g, m, cal, length, a); });
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   uint32_t agree = 0;
   for (size_t i = 0; i < reference.size(); ++i) agree += reference[i] == gen.tokens[i];
-  std::cout << checkpoint << " on " << g.spec.name << " (fsgen SystemC/TLM-2.0 platform, INT8 kernels through the "
+  std::cout << checkpoint << " on " << g.spec.name << " (fsgen SystemC/TLM-2.0 platform"
+            << (platform == "rtl" ? " with the core as its Verilated RTL" : "") << ", INT8 kernels through the "
             << "driver; host: embedding, norms, RoPE, classifier, greedy choice)\n"
             << "  tokens, accelerator: " << joined(gen.tokens) << "\n"
             << "  tokens, FP32:        " << joined(reference) << "\n"

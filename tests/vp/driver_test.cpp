@@ -169,6 +169,18 @@ TEST(Driver, Stories260KGeneratesThroughTheDriver) {
   EXPECT_NE(r.out.find("tokens, accelerator: 1 "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tokens, FP32:        1 "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  200 kernel launches, "), std::string::npos) << r.out;  // 8 tokens x 5 layers x 5
+  if (test::have_tool("verilator")) {  // the same host code on the Verilated core: the same tokens and busy cycles
+    const test::CliRun rtl =
+        test::run_program(FSGEN_STORIES_HOST, std::string("examples/attn_d16.yaml ") + stories + " 8 rtl");
+    ASSERT_EQ(rtl.status, 0) << rtl.out;
+    auto line = [](const std::string& out, const std::string& start) {
+      const size_t at = out.find(start);
+      return at == std::string::npos ? std::string() : out.substr(at, out.find(" busy", at) - at);
+    };
+    EXPECT_NE(rtl.out.find("with the core as its Verilated RTL"), std::string::npos) << rtl.out;
+    EXPECT_EQ(line(rtl.out, "tokens, accelerator:"), line(r.out, "tokens, accelerator:"));
+    EXPECT_EQ(line(rtl.out, "  200 kernel launches, "), line(r.out, "  200 kernel launches, "));
+  }
   const test::CliRun bad = test::run_program(FSGEN_STORIES_HOST, "examples/attn_d16.yaml missing.bin");
   EXPECT_EQ(bad.status, 1);
   EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '\n'), 1) << bad.out;
