@@ -1,7 +1,8 @@
 // The accelerator as host software sees it (docs/VP.md): its AXI4-Lite registers
 // (core/regmap.h), the DRAM its DMA reads and writes, and its done interrupt. A driver
 // (vp/driver.h) is written against this interface alone, so the same host code runs on
-// every platform that implements it: the SystemC platform (models/platform.h).
+// every platform that implements it: the SystemC platform (models/platform.h), whose core is
+// the models of its blocks, some of them Verilated RTL, or the whole core as RTL.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -117,6 +117,10 @@ BenchRow measure(const Graph& g, const Program& prog, const std::string& rtl_roo
       logger().warn("  the mixed-level run disagrees with SystemC on this run");
     row.mixed_seconds = mixed.wall_seconds;
   }
+  const RunResult core = run_on_systemc(g, prog, build_rtl_options(g, {{kWholeCore, ""}}, rtl_root));
+  if (core.cycles != sc.cycles || core.outputs != sc.outputs)
+    logger().warn("  the platform with the core as RTL disagrees with SystemC on this run");
+  row.core_rtl_seconds = core.wall_seconds;
   return row;
 }
 
@@ -163,7 +167,8 @@ void print_bench(const std::vector<BenchRow>& rows, std::ostream& out) {
   out << std::left << std::setw(22) << "design" << std::setw(6) << "PEs" << std::setw(48) << "kernel" << std::setw(10)
       << "cycles" << std::setw(7) << "busy" << std::setw(15) << "SystemC cyc/s" << std::setw(17) << "Verilator cyc/s"
       << std::setw(10) << "ratio" << std::setw(17) << "Verilator raw" << std::setw(11) << "ratio raw"
-      << "mixed cyc/s\n";
+      << std::setw(13) << "mixed cyc/s"
+      << "core RTL cyc/s\n";
   for (const auto& r : rows) {
     const char* waits = r.busy_share() < 0.7 ? "  (busy < 70 %: the ratio includes wait cycles the model skips)" : "";
     out << std::left << std::setw(22) << r.design << std::setw(6) << r.pes << std::setw(48) << r.kernel << std::setw(10)
@@ -173,15 +178,16 @@ void print_bench(const std::vector<BenchRow>& rows, std::ostream& out) {
         << std::setprecision(3) << std::setw(17) << r.verilator_raw_cps() << std::fixed << std::setprecision(2)
         << std::setw(11) << r.systemc_cps() / r.verilator_raw_cps() << std::scientific << std::setprecision(3);
     if (r.mixed_seconds > 0)
-      out << r.mixed_cps();
+      out << std::setw(13) << r.mixed_cps();
     else
-      out << "-";
-    out << waits << "\n" << std::defaultfloat;
+      out << std::setw(13) << "-";
+    out << r.core_rtl_cps() << waits << "\n" << std::defaultfloat;
   }
   out << "busy: array a's busy cycles (%). SystemC: fsgen platform; Verilator: generated RTL, -O2; both record every "
          "probed port's toggles per cycle (ratio = SystemC / Verilator). Verilator raw: the same RTL without probes "
          "(ratio raw = SystemC / Verilator raw). mixed: the SystemC platform with array a as its Verilated RTL "
-         "(fsgen simulate --rtl array_a; '-': array a has no mixed-level model).\n";
+         "(fsgen simulate --rtl array_a; '-': array a has no mixed-level model). core RTL: the SystemC platform with the "
+         "whole core as its Verilated RTL, every probe sampled (fsgen simulate --rtl core).\n";
 }
 
 }  // namespace fsgen
