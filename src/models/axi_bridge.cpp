@@ -56,7 +56,7 @@ void AxiMasterBridge::drive(uint64_t cycle) {
 }
 
 void AxiMasterBridge::sample(uint64_t cycle) {
-  if (get(pin_.arvalid)) take_read(cycle);
+  if (get(pin_.arvalid) && cycle != ar_taken_cycle_) take_read(cycle);
   if (get(pin_.rvalid) && get(pin_.rready)) reads_.pop_front();
   if (get(pin_.awvalid)) {
     write_open_ = true;
@@ -68,9 +68,15 @@ void AxiMasterBridge::sample(uint64_t cycle) {
   if (get(pin_.bvalid) && get(pin_.bready)) responses_.pop_front();
 }
 
+AxiMasterBridge::BookedRead AxiMasterBridge::take_read_address(uint64_t cycle) {
+  FSGEN_ASSERT(get(pin_.arvalid), "an AR handshake taken ahead with no address valid");
+  ar_taken_cycle_ = cycle;
+  return take_read(cycle);
+}
+
 // An AR handshake (arready is always high): the burst's data comes from memory now, its
 // beats in the cycles the memory gives.
-void AxiMasterBridge::take_read(uint64_t cycle) {
+AxiMasterBridge::BookedRead AxiMasterBridge::take_read(uint64_t cycle) {
   const uint32_t beats = uint32_t(get(pin_.arlen)) + 1;
   const uint64_t addr = get(pin_.araddr);
   std::vector<uint8_t> data(size_t(beats) * beat_bytes_, 0);
@@ -83,6 +89,7 @@ void AxiMasterBridge::take_read(uint64_t cycle) {
     const auto from = data.begin() + std::ptrdiff_t(i) * beat_bytes_;
     reads_.push_back({last + 1 - beats + i, std::vector<uint8_t>(from, from + beat_bytes_), i + 1 == beats});
   }
+  return {last + 1 - beats, last, std::move(data)};
 }
 
 // A W beat (wready is always high); the burst goes to memory with its last beat, timed from

@@ -28,6 +28,18 @@ class AxiMasterBridge {
 
   // The slave's outputs in cycle `cycle`, set before the module settles.
   void drive(uint64_t cycle);
+  // A read burst booked with the memory: its beats' cycles and data.
+  struct BookedRead {
+    uint64_t first_beat = 0, last_beat = 0;
+    std::vector<uint8_t> data;
+  };
+  // The AR handshake of `cycle` taken now, before that cycle is clocked: for a master whose AR
+  // is a register (fsgen_dma's), the coming cycle's address shows right after the clock edge.
+  // sample(cycle) then does not take it again.
+  BookedRead take_read_address(uint64_t cycle);
+  // The cycle after the last read beat, or write response, booked (0 when none is to come).
+  uint64_t reads_done_from() const { return reads_.empty() ? 0 : reads_.back().cycle + 1; }
+  uint64_t writes_done_from() const { return responses_.empty() ? 0 : responses_.back() + 1; }
   // The cycle's handshakes, observed after the module settled and before the clock edge.
   void sample(uint64_t cycle);
   // No read beat or write response to come and no write burst between its AW and its last W.
@@ -48,7 +60,7 @@ class AxiMasterBridge {
   };
   static Pins find_pins(const RtlPorts& rtl, uint32_t beat_bytes);
   uint64_t get(uint32_t port);
-  void take_read(uint64_t cycle);
+  BookedRead take_read(uint64_t cycle);
   void take_write_beat(uint64_t cycle);
   void refuse(bool write, uint64_t addr, uint32_t bytes);
 
@@ -59,6 +71,7 @@ class AxiMasterBridge {
   std::deque<Beat> reads_;
   std::vector<uint8_t> last_rdata_;  // the read data lines hold the last beat between beats
   std::deque<uint64_t> responses_;   // the cycles of the write responses to come
+  uint64_t ar_taken_cycle_ = UINT64_MAX;  // an AR handshake taken ahead of its cycle
   bool write_open_ = false;
   uint64_t aw_cycle_ = 0, aw_addr_ = 0;
   std::vector<uint8_t> write_data_;

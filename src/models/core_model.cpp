@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "blocks/ctrl/row_transfers.h"
+#include "blocks/dma/model_rtl.h"
 #include "core/error.h"
 #include "core/numerics.h"
 #include "core/regmap.h"
@@ -49,32 +50,63 @@ Dma::Dma(sc_core::sc_module_name name, MemoryTiming timing, const CycleClock& cl
   timeline_.switching_lag = 0;
 }
 
+Dma::~Dma() = default;
+
+void Dma::use_rtl(const RtlPortsMaker& make, uint32_t tag_bits, bool keep_events) {
+  rtl_ = std::make_unique<DmaRtlModel>(
+      make, timing_, tag_bits, keep_events,
+      [this](bool write, uint64_t handshake, uint64_t addr, uint8_t* data, uint32_t bytes, uint64_t& end) {
+        end = transport(write, handshake, uint32_t(addr), bytes / timing_.beat_bytes, data);
+        return true;  // a bus error throws, ending the kernel as with the model
+      });
+}
+
+std::vector<RtlBlockRun> Dma::rtl_block_runs() { return rtl_ ? rtl_->runs() : std::vector<RtlBlockRun>{}; }
+
 void Dma::begin_kernel() {
   reads_ = DmaReads(timing_);
   writes_ = DmaWrites(timing_);
   in_flight_ = InFlightSpans();
+  if (rtl_) rtl_->begin_kernel();
 }
 
-uint64_t Dma::read(uint64_t cycle, uint32_t addr, uint32_t beats, uint8_t* dst) {
+uint64_t Dma::reads_idle_from(uint64_t cycle) const {
+  return rtl_ ? rtl_->reads_idle_from(cycle) : reads_.idle_from(cycle);
+}
+
+uint64_t Dma::writes_idle_from(uint64_t cycle) const {
+  return rtl_ ? rtl_->writes_idle_from(cycle) : writes_.idle_from(cycle);
+}
+
+ReadBurst Dma::model_read(uint64_t cycle, uint32_t addr, uint32_t beats, uint8_t* dst) {
   const uint64_t taken = reads_.take_cycle(cycle);
   const uint64_t last_beat = transport(false, taken + 1, addr, beats, dst);
   reads_.taken(last_beat);
-  const uint64_t first_beat = last_beat + 1 - beats;
-  for (uint32_t i = 0; i < beats; ++i) rdata_.update(first_beat + i, dst + size_t(i) * timing_.beat_bytes);
-  count(taken, first_beat, beats, dst);
-  in_flight_.add_read(taken + 1, last_beat);
-  return taken;
+  return {taken, last_beat + 1 - beats, last_beat};
+}
+
+WriteBurst Dma::model_write(uint64_t cycle, uint32_t addr, uint32_t beats, const uint8_t* src) {
+  const uint64_t taken = writes_.take_cycle(cycle);
+  const uint64_t response = transport(true, taken + 1, addr, beats, const_cast<uint8_t*>(src));
+  writes_.taken(response);
+  return {taken, taken + 1 + beats, response};
+}
+
+uint64_t Dma::read(uint64_t cycle, uint32_t addr, uint32_t beats, uint8_t* dst) {
+  const ReadBurst b = rtl_ ? rtl_->read(cycle, addr, beats, dst) : model_read(cycle, addr, beats, dst);
+  for (uint32_t i = 0; i < beats; ++i) rdata_.update(b.first_beat + i, dst + size_t(i) * timing_.beat_bytes);
+  count(b.taken, b.first_beat, beats, dst);
+  in_flight_.add_read(b.taken + 1, b.last_beat);
+  return b.taken;
 }
 
 // A write's beat i is taken in cycle taken + 2 + i, wdata holding it from then.
 uint64_t Dma::write(uint64_t cycle, uint32_t addr, uint32_t beats, const uint8_t* src) {
-  const uint64_t taken = writes_.take_cycle(cycle);
-  for (uint32_t i = 0; i < beats; ++i) wdata_.update(taken + 2 + i, src + size_t(i) * timing_.beat_bytes);
-  const uint64_t response = transport(true, taken + 1, addr, beats, const_cast<uint8_t*>(src));
-  writes_.taken(response);
-  count(taken, taken + 2, beats, src);
-  in_flight_.add_write(taken + 1, response);
-  return taken;
+  const WriteBurst b = rtl_ ? rtl_->write(cycle, addr, beats, src) : model_write(cycle, addr, beats, src);
+  for (uint32_t i = 0; i < beats; ++i) wdata_.update(b.taken + 2 + i, src + size_t(i) * timing_.beat_bytes);
+  count(b.taken, b.taken + 2, beats, src);
+  in_flight_.add_write(b.taken + 1, b.response);
+  return b.taken;
 }
 
 uint64_t Dma::transport(bool write, uint64_t handshake, uint32_t addr, uint32_t beats, uint8_t* data) {
@@ -108,6 +140,7 @@ void Dma::count(uint64_t taken, uint64_t first_beat, uint32_t beats, const uint8
 
 // The kernel's cycles with a burst in flight (busy).
 void Dma::end_kernel() {
+  if (rtl_) rtl_->end_kernel();
   for (const InFlightSpans::Span& s : in_flight_.busy()) {
     activity_.busy_cycles += s.cycles;
     timeline_.busy.push_back({s.first, s.cycles});

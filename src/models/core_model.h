@@ -58,19 +58,25 @@ class MemoryTarget : public sc_core::sc_module {
 // controller's commands as the RTL does (DmaReads / DmaWrites: up to `outstanding` bursts in
 // flight) and moves each burst as one transaction, issued ahead of simulation time at its
 // address handshake (temporal decoupling: nothing else writes the memory meanwhile).
+class DmaRtlModel;
 class Dma : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<Dma> socket;
   Dma(sc_core::sc_module_name name, MemoryTiming timing, const CycleClock& clock, ToggleProbe& rdata,
       ToggleProbe& wdata, BlockActivity& activity, BlockTimeline& timeline);
+  ~Dma() override;
+  // A mixed-level run: the commands taken by the DMA's Verilated RTL (blocks/dma/model_rtl.h,
+  // `tag_bits`: its read tags' width) instead of its timing model.
+  void use_rtl(const RtlPortsMaker& make, uint32_t tag_bits, bool keep_events);
+  std::vector<RtlBlockRun> rtl_block_runs();
 
   // A command offered in kernel cycle `cycle` (at or after the current one): returns the
   // cycle it is taken in. Read data is in `dst` on return.
   uint64_t read(uint64_t cycle, uint32_t addr, uint32_t beats, uint8_t* dst);
   uint64_t write(uint64_t cycle, uint32_t addr, uint32_t beats, const uint8_t* src);
   // The first cycle from `cycle` on with no read (write) burst in flight.
-  uint64_t reads_idle_from(uint64_t cycle) const { return reads_.idle_from(cycle); }
-  uint64_t writes_idle_from(uint64_t cycle) const { return writes_.idle_from(cycle); }
+  uint64_t reads_idle_from(uint64_t cycle) const;
+  uint64_t writes_idle_from(uint64_t cycle) const;
   // A kernel begins: its cycle 0 is now, with no burst in flight; it has ended (its busy
   // cycles are counted).
   void begin_kernel();
@@ -81,6 +87,8 @@ class Dma : public sc_core::sc_module {
   // the kernel cycle of its last read beat or its write response.
   uint64_t transport(bool write, uint64_t handshake, uint32_t addr, uint32_t beats, uint8_t* data);
   void count(uint64_t taken, uint64_t first_beat, uint32_t beats, const uint8_t* data);
+  ReadBurst model_read(uint64_t cycle, uint32_t addr, uint32_t beats, uint8_t* dst);
+  WriteBurst model_write(uint64_t cycle, uint32_t addr, uint32_t beats, const uint8_t* src);
   MemoryTiming timing_;
   const CycleClock& clock_;
   ToggleProbe& rdata_;
@@ -90,6 +98,7 @@ class Dma : public sc_core::sc_module {
   DmaReads reads_;
   DmaWrites writes_;
   InFlightSpans in_flight_;
+  std::unique_ptr<DmaRtlModel> rtl_;
 };
 
 class PeArrayModel;

@@ -111,14 +111,18 @@ class HostPort : public sc_core::sc_module, public Accelerator {
 };
 
 // The core as the models of its blocks: DMA, fused core (controller, arrays, caches, softmax
-// unit; some of them Verilated RTL in a mixed-level run) and register file.
+// unit) and register file; in a mixed-level run the DMA, arrays and softmax unit as chosen are
+// Verilated RTL.
 class ModelCore : public PlatformCore {
  public:
   ModelCore(const Graph& g, CycleClock& clock, RunResult& r, const SimOptions& sim)
       : dma_("dma", g.memory, clock, *r.find_probe("dma", "rdata"), *r.find_probe("dma", "wdata"), r.activity["dma"],
              r.timelines["dma"]),
         core_("core", g, dma_, clock, r, sim.rtl),
-        csr_("csr", core_, bool(g.attention)) {}
+        csr_("csr", core_, bool(g.attention)) {
+    const auto dma = sim.rtl.find("dma");
+    if (dma != sim.rtl.end()) dma_.use_rtl(dma->second, g.read_tag_bits(), sim.keep_events);
+  }
   tlm::tlm_target_socket<>& registers() override { return csr_.socket; }
   void bind_memory(tlm::tlm_target_socket<>& memory) override { dma_.socket.bind(memory); }
   bool busy() const override { return core_.busy(); }
@@ -126,7 +130,11 @@ class ModelCore : public PlatformCore {
   std::string refusal() const override { return csr_.refusal(); }
   uint64_t last_cycles() const override { return core_.last_cycles(); }
   const std::string& kernel_error() const override { return core_.kernel_error(); }
-  std::vector<RtlBlockRun> rtl_block_runs() override { return core_.rtl_block_runs(); }
+  std::vector<RtlBlockRun> rtl_block_runs() override {
+    std::vector<RtlBlockRun> runs = core_.rtl_block_runs();
+    for (RtlBlockRun& r : dma_.rtl_block_runs()) runs.push_back(std::move(r));
+    return runs;
+  }
 
  private:
   Dma dma_;

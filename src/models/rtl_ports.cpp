@@ -14,8 +14,9 @@ void expect_port_width(const RtlPorts& rtl, uint32_t port, uint32_t bits, const 
                            std::to_string(bits) + " (" + what + ")");
 }
 
-RtlBlockMonitor::RtlBlockMonitor(std::string block, RtlPorts& rtl, bool keep_events) : rtl_(rtl) {
+RtlBlockMonitor::RtlBlockMonitor(std::string block, RtlPorts& rtl, bool keep_events, std::string part) : rtl_(rtl) {
   run_.block = std::move(block);
+  run_.part = std::move(part);
   run_.source = rtl.source();
   size_t widest = 8;
   for (const RtlPorts::PortInfo& p : rtl.ports()) {

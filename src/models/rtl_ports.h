@@ -62,7 +62,8 @@ using RtlBlockMakers = std::map<std::string, RtlPortsMaker>;
 // reference model's.
 class RtlBlockMonitor {
  public:
-  RtlBlockMonitor(std::string block, RtlPorts& rtl, bool keep_events);
+  // part: what of the block the instance runs (RtlBlockRun::part), "" for all of it.
+  RtlBlockMonitor(std::string block, RtlPorts& rtl, bool keep_events, std::string part = "");
   // Samples every port (after the caller set the inputs of the coming edge, and after each
   // edge for the outputs) as holding its value from `cycle` on.
   void sample(uint64_t cycle);

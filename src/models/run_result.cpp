@@ -126,7 +126,7 @@ struct RunResultCodec {
   }
 
   void encode(const RunResult& r) {
-    str("fsgen-run-8");
+    str("fsgen-run-9");
     str(r.model);
     u64(r.cycles);
     f64(r.wall_seconds);
@@ -177,6 +177,7 @@ struct RunResultCodec {
     u64(r.rtl_blocks.size());
     for (const RtlBlockRun& b : r.rtl_blocks) {
       str(b.block);
+      str(b.part);
       str(b.source);
       u64(b.clocked_cycles);
       str(b.first_mismatch);
@@ -189,7 +190,7 @@ struct RunResultCodec {
 
   RunResult decode() {
     RunResult r;
-    if (get_str() != "fsgen-run-8") fail("run result", "not an fsgen run record");
+    if (get_str() != "fsgen-run-9") fail("run result", "not an fsgen run record");
     r.model = get_str();
     r.cycles = get_u64();
     r.wall_seconds = get_f64();
@@ -242,6 +243,7 @@ struct RunResultCodec {
     for (uint64_t n = get_u64(), i = 0; i < n; ++i) {
       RtlBlockRun& b = r.rtl_blocks.emplace_back();
       b.block = get_str();
+      b.part = get_str();
       b.source = get_str();
       b.clocked_cycles = get_u64();
       b.first_mismatch = get_str();

@@ -120,6 +120,7 @@ void record_operands(BlockActivity& act, BlockTimeline& timeline, uint64_t cycle
 // the first output that differed from its model's (empty: none did).
 struct RtlBlockRun {
   std::string block;
+  std::string part;    // what of the block this instance runs ("" all of it; the DMA: its read or write channel)
   std::string source;  // the Verilog it was built from
   uint64_t clocked_cycles = 0;
   std::vector<ToggleProbe> ports;

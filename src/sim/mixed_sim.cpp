@@ -56,7 +56,7 @@ std::string why_not_rtl(const Graph& g, const std::string& block) {
   if (block == "array_a" && g.array_a.sparse.skips_steps())
     return "array a streams through value networks that skip steps (sparse_net), which have no mixed-level model "
            "yet; fsgen cosim checks them in the whole core";
-  if (block != "array_a" && block != "array_b" && block != "softmax")
+  if (block != "array_a" && block != "array_b" && block != "softmax" && block != "dma")
     return "a " + kind + " has no mixed-level model yet";
   return "";
 }
@@ -161,17 +161,18 @@ namespace {
 void compare_rtl_blocks(const RunResult& sc, const RunResult& mixed, CosimReport& rep) {
   for (const RtlBlockRun& b : mixed.rtl_blocks) {
     if (b.block == kWholeCore) continue;  // the table's own rows check it: outputs, cycles, every probe
+    const std::string name = b.block + (b.part.empty() ? "" : " (" + b.part + ")");
     for (const ToggleProbe& port : b.ports) {
       const ToggleProbe* model = sc.find_probe(b.block, port.port());
       if (!model) continue;  // a port the model does not probe (control, read-out)
       const bool totals_only =
           std::find(b.totals_only.begin(), b.totals_only.end(), port.port()) != b.totals_only.end();
       const std::string diff = totals_only ? "in total" : first_event_difference(*model, port);
-      rep.checks.push_back({"RTL port toggles " + b.block + "." + port.port() + (diff.empty() ? "" : " (" + diff + ")"),
+      rep.checks.push_back({"RTL port toggles " + name + "." + port.port() + (diff.empty() ? "" : " (" + diff + ")"),
                             std::to_string(model->toggles()), std::to_string(port.toggles()),
                             model->toggles() == port.toggles() && (totals_only || diff.empty())});
     }
-    rep.checks.push_back({"RTL " + b.block + " outputs, every cycle", "model",
+    rep.checks.push_back({"RTL " + name + " outputs, every cycle", "model",
                           b.first_mismatch.empty() ? "equal (" + std::to_string(b.clocked_cycles) + " cycles clocked)"
                                                    : "first differs: " + b.first_mismatch,
                           b.first_mismatch.empty()});

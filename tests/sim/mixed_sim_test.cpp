@@ -157,10 +157,11 @@ TEST(MixedSim, BadChoicesAreOneLineErrors) {
               build_rtl_options(g, {{"array_c", ""}}, rtl_root());
             }).find("--rtl array_c: design os_8x8 has no such block"),
             std::string::npos);
-  const std::string dma = test::error_of([&] { build_rtl_options(g, {{"dma", ""}}, rtl_root()); });
-  EXPECT_NE(dma.find("no mixed-level model yet; blocks of os_8x8 that can run as RTL: array_a, array_b, softmax, core"),
+  const std::string csr = test::error_of([&] { build_rtl_options(g, {{"csr", ""}}, rtl_root()); });
+  EXPECT_NE(csr.find("--rtl csr: a csr has no mixed-level model yet; blocks of os_8x8 that can run as RTL: dma, "
+                     "array_a, array_b, softmax, core"),
             std::string::npos)
-      << dma;
+      << csr;
   EXPECT_NE(test::error_of([&] {
               build_rtl_options(g, {{"array_a", "/no/such.v"}}, rtl_root());
             }).find("/no/such.v: no such Verilog file"),
@@ -180,6 +181,17 @@ TEST(MixedSim, SoftmaxAndActivationUnit) {
   p.epilogue.activation = "silu";
   p.epilogue.gated = true;
   expect_rtl_pass(mixed_matmul(example("is_16x8"), p, {{"softmax", ""}, {"array_a", ""}}), "softmax", {"in", "out"});
+}
+
+// The DMA as RTL: two instances of fsgen_dma (its read channel taking the loads, its write
+// channel the stores), each AXI4 master on the platform's TLM memory through the pin-to-TLM
+// bridge; with a skipping sparse array a at model level, and beside RTL arrays in attention.
+TEST(MixedSim, DmaChannelsOnTheTlmMemory) {
+  REQUIRE_VERILATOR();
+  const CosimReport rep = mixed_matmul(example("sparse_os_8x8"), problem(24, 32, 48, 0.5, 12), {{"dma", ""}});
+  expect_rtl_pass(rep, "dma (read channel)", {"rdata"});
+  expect_rtl_pass(rep, "dma (write channel)", {"wdata"});
+  EXPECT_TRUE(mixed_attention(example("os_8x8"), 24, {{"dma", ""}, {"array_b", ""}}).pass());
 }
 
 // The whole core as RTL (fsgen_top inside the platform: its AXI4 master on the TLM memory, its

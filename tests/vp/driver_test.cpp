@@ -150,13 +150,17 @@ TEST(Driver, BadAccessesAreErrorsNamingTheAddress) {
   expect_bad_accesses_are_errors(elaborate(parse_spec_file("examples/os_8x8.yaml")), {});
 }
 
-// On the Verilated core the register file's RTL answers (OKAY, SLVERR, DECERR on its AXI4-Lite
+// With the DMA as its RTL, a burst beyond the memory gets DECERR through the pin-to-TLM bridge
+// and ends the kernel with the same error; on the Verilated core the register file's RTL answers (OKAY, SLVERR, DECERR on its AXI4-Lite
 // pins; offsets beyond its 8 address bits get the interconnect's DECERR) and its DMA's bursts
 // beyond the memory get DECERR from the memory through the pin-to-TLM bridge: the same errors.
-TEST(Driver, BadAccessesOnTheVerilatedCoreAreTheSameErrors) {
+TEST(Driver, BadAccessesOnRtlAreTheSameErrors) {
   REQUIRE_VERILATOR();
   const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
   expect_bad_accesses_are_errors(g, on_verilated_core(g));
+  HostOptions dma;
+  dma.sim = build_rtl_options(g, {{"dma", ""}}, (std::filesystem::temp_directory_path() / "fsgen_test_rtl").string());
+  expect_bad_accesses_are_errors(g, dma);
 }
 
 // The host example (examples/host/stories_host.cpp) generates stories260K's tokens through

@@ -63,8 +63,12 @@ extern "C" {
 
 void* fsgen_rtl_new() { return new Block; }
 void fsgen_rtl_delete(void* b) {
-  static_cast<Block*>(b)->top.final();
-  delete static_cast<Block*>(b);
+  Block* block = static_cast<Block*>(b);
+  block->top.final();
+  // A module's public scopes unregister from the thread's current context, which must be the
+  // instance's own (another instance's may be gone already).
+  Verilated::threadContextp(&block->context);
+  delete block;
 }
 void fsgen_rtl_eval(void* b) { static_cast<Block*>(b)->top.eval(); }
 
