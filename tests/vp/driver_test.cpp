@@ -151,9 +151,9 @@ TEST(Driver, BadAccessesAreErrorsNamingTheAddress) {
 }
 
 // With the DMA as its RTL, a burst beyond the memory gets DECERR through the pin-to-TLM bridge
-// and ends the kernel with the same error; on the Verilated core the register file's RTL answers (OKAY, SLVERR, DECERR on its AXI4-Lite
-// pins; offsets beyond its 8 address bits get the interconnect's DECERR) and its DMA's bursts
-// beyond the memory get DECERR from the memory through the pin-to-TLM bridge: the same errors.
+// and ends the kernel with the same error; on the Verilated core the register file's RTL answers (OKAY, SLVERR, DECERR
+// on its AXI4-Lite pins; offsets beyond its 8 address bits get the interconnect's DECERR) and its DMA's bursts beyond
+// the memory get DECERR from the memory through the pin-to-TLM bridge: the same errors.
 TEST(Driver, BadAccessesOnRtlAreTheSameErrors) {
   REQUIRE_VERILATOR();
   const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));

@@ -17,13 +17,14 @@ struct DmaRtlModel::Channel {
           const AxiMasterBridge::Transport& transport)
       : rtl(make()),
         monitor("dma", *rtl, keep_events, reads ? "read channel" : "write channel"),
-        axi(*rtl, beat_bytes, [this, &transport](bool write, uint64_t handshake, uint64_t addr, uint8_t* data,
-                                                 uint32_t bytes, uint64_t& end) {
-          uint64_t kernel_end = 0;
-          const bool ok = transport(write, handshake - base, addr, data, bytes, kernel_end);
-          end = kernel_end + base;
-          return ok;
-        }) {
+        axi(*rtl, beat_bytes,
+            [this, &transport](bool write, uint64_t handshake, uint64_t addr, uint8_t* data, uint32_t bytes,
+                               uint64_t& end) {
+              uint64_t kernel_end = 0;
+              const bool ok = transport(write, handshake - base, addr, data, bytes, kernel_end);
+              end = kernel_end + base;
+              return ok;
+            }) {
     auto pin = [&](const char* name, uint32_t bits) {
       const uint32_t i = rtl->port(name);
       if (bits) expect_port_width(*rtl, i, bits, std::string("the DMA's ") + name);
@@ -137,9 +138,11 @@ void DmaRtlModel::check_reads(Channel& ch, uint64_t cycle) {
   if (!beat_of) return;
   const uint64_t beat = cycle - beat_of->first;
   const uint64_t rtl_beat = get(ch, ch.rd_beat), tag = get(ch, ch.rd_tag), last = get(ch, ch.rd_last);
-  if (rtl_beat != beat) return ch.monitor.mismatch(cycle, "rd_beat", "the burst's beat", int64_t(rtl_beat), int64_t(beat));
+  if (rtl_beat != beat)
+    return ch.monitor.mismatch(cycle, "rd_beat", "the burst's beat", int64_t(rtl_beat), int64_t(beat));
   if (tag != beat_of->tag) return ch.monitor.mismatch(cycle, "rd_tag", "the burst's tag", int64_t(tag), beat_of->tag);
-  if (last != (cycle == beat_of->last)) return ch.monitor.mismatch(cycle, "rd_last", "its last beat", last, cycle == beat_of->last);
+  if (last != (cycle == beat_of->last))
+    return ch.monitor.mismatch(cycle, "rd_last", "its last beat", last, cycle == beat_of->last);
   std::vector<uint8_t> data(timing_.beat_bytes + 8, 0);
   ch.rtl->get(ch.rd_data, data.data());
   if (std::memcmp(data.data(), beat_of->data.data() + beat * timing_.beat_bytes, timing_.beat_bytes) != 0)
@@ -171,8 +174,8 @@ ReadBurst DmaRtlModel::read(uint64_t cycle, uint32_t addr, uint32_t beats, uint8
   AxiMasterBridge::BookedRead booked = ch.axi.take_read_address(ch.cycle);
   FSGEN_ASSERT(booked.data.size() == size_t(beats) * timing_.beat_bytes, "the DMA's AR asks another length");
   std::memcpy(dst, booked.data.data(), booked.data.size());
-  Burst b{taken, booked.first_beat - ch.base, booked.last_beat - ch.base, booked.last_beat - ch.base, tag,
-          std::move(booked.data)};
+  Burst b{taken, booked.first_beat - ch.base, booked.last_beat - ch.base, booked.last_beat - ch.base,
+          tag,   std::move(booked.data)};
   const ReadBurst model = model_reads_.take(cycle, beats, model_channel_);
   if (model.taken != b.taken)
     ch.monitor.mismatch(taken, "rcmd_ready", "the read command taken", int64_t(b.taken), int64_t(model.taken));
