@@ -132,8 +132,9 @@ Command simulate_command(CLI::App& app) {
   add_ffn_options(cmd, o->kernel.ffn);
   cmd->add_option("--rtl", o->rtl,
                   "mixed-level run: these blocks as their Verilated RTL inside the platform, block[=file.v] "
-                  "separated by commas (file.v: your own module with the block's ports), or 'arrays' (every array "
-                  "that can), checked against the all-model run");
+                  "separated by commas (file.v: your own module with the block's ports; blocks: the arrays, softmax, "
+                  "dma), or 'arrays' (every array that can), or 'core' alone (the whole core), checked against the "
+                  "all-model run");
   cmd->add_option("-o,--out", o->rtl_root, "--rtl: RTL output root folder (the blocks build under it)")
       ->capture_default_str();
   ModelSimArgs& m = o->model;
