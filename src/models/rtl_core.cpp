@@ -11,7 +11,7 @@ namespace fsgen {
 
 namespace {
 constexpr uint32_t kResetCycles = 4;  // rst_n held low, as the Verilator harness holds it
-constexpr uint32_t kSlvErr = 2, kDecErr = 3;
+constexpr uint32_t kOkay = 0, kDecErr = 3;  // AXI responses (SLVERR: 2)
 }  // namespace
 
 VerilatedCore::VerilatedCore(sc_core::sc_module_name name, const Graph& g, sc_time period, RunResult& result,
@@ -126,14 +126,14 @@ void VerilatedCore::end_register_access() {
   read_data_ = lite_.data();
   const uint32_t off = lite_.offset();
   if (lite_.write() && off == reg::kCtrl && (lite_.value() & 1) && !running_) {
-    if (response_ == 0) {
+    if (response_ == kOkay) {
       running_ = sampling_ = true;
       cycle0_ = lite_.taken() + 2;
     } else {
       refusal_ = descriptor_error(regs_, fused_);
       if (refusal_.empty()) refusal_ = "the RTL's register file refused it (core/kernel_regs.h finds no error)";
     }
-  } else if (lite_.write() && response_ == 0 && reg::register_at(off) && reg::register_at(off)->writable) {
+  } else if (lite_.write() && response_ == kOkay && reg::register_at(off) && reg::register_at(off)->writable) {
     write_register(regs_, off, lite_.value());
   }
   access_done_.notify(period_ * static_cast<double>(cycle_ - now_cycle()));
@@ -153,10 +153,9 @@ void VerilatedCore::b_transport(tlm::tlm_generic_payload& trans, sc_time& delay)
   wake_.notify();
   wait(access_done_);
   if (trans.is_read()) std::memcpy(trans.get_data_ptr(), &read_data_, 4);
-  trans.set_response_status(response_ == 0         ? tlm::TLM_OK_RESPONSE
+  trans.set_response_status(response_ == kOkay     ? tlm::TLM_OK_RESPONSE
                             : response_ == kDecErr ? tlm::TLM_ADDRESS_ERROR_RESPONSE
-                            : response_ == kSlvErr ? tlm::TLM_GENERIC_ERROR_RESPONSE
-                                                   : tlm::TLM_GENERIC_ERROR_RESPONSE);
+                                                   : tlm::TLM_GENERIC_ERROR_RESPONSE);  // SLVERR
 }
 
 bool VerilatedCore::transport(bool write, uint64_t handshake, uint64_t addr, uint8_t* data, uint32_t bytes,

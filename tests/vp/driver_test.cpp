@@ -80,6 +80,17 @@ TEST(Driver, KernelsOnOnePlatformRunAsOnPlatformsOfTheirOwn) {
   expect_kernels_run_as_on_platforms_of_their_own(elaborate(parse_spec_file("examples/os_8x8.yaml")), {});
 }
 
+// The same host code on the mixed platform (the arrays and the DMA as their Verilated RTL, the
+// instances kept from one kernel to the next).
+TEST(Driver, KernelsOnTheMixedPlatformRunAsOnTheModels) {
+  REQUIRE_VERILATOR();
+  const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
+  HostOptions o;
+  o.sim = build_rtl_options(g, {{"array_a", ""}, {"array_b", ""}, {"dma", ""}},
+                            (std::filesystem::temp_directory_path() / "fsgen_test_rtl").string());
+  expect_kernels_run_as_on_platforms_of_their_own(g, o);
+}
+
 // The same host code on the platform whose core is its Verilated RTL: each kernel's outputs
 // and cycles equal the all-model platform's.
 TEST(Driver, KernelsOnTheVerilatedCoreRunAsOnTheModels) {
