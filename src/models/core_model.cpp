@@ -208,7 +208,10 @@ FusedCore::RtlInstance* FusedCore::rtl_instance(const std::string& block, const 
   RtlInstance& r = rtl_instances_.emplace_back();
   r.block = block;
   r.ports = maker->second();
-  r.monitor = std::make_unique<RtlBlockMonitor>(block, *r.ports, /*keep_events=*/true);
+  std::vector<std::string> probed;
+  for (const ToggleProbe& p : result_.probes)
+    if (p.block() == block) probed.push_back(p.port());
+  r.monitor = std::make_unique<RtlBlockMonitor>(block, *r.ports, /*keep_events=*/true, probed);
   return &r;
 }
 

@@ -14,7 +14,9 @@ void expect_port_width(const RtlPorts& rtl, uint32_t port, uint32_t bits, const 
                            std::to_string(bits) + " (" + what + ")");
 }
 
-RtlBlockMonitor::RtlBlockMonitor(std::string block, RtlPorts& rtl, bool keep_events, std::string part) : rtl_(rtl) {
+RtlBlockMonitor::RtlBlockMonitor(std::string block, RtlPorts& rtl, bool keep_events,
+                                 std::vector<std::string> model_ports, std::string part)
+    : rtl_(rtl), model_ports_(std::move(model_ports)) {
   run_.block = std::move(block);
   run_.part = std::move(part);
   run_.source = rtl.source();
@@ -32,21 +34,31 @@ void RtlBlockMonitor::sample_port(uint32_t port, uint64_t cycle) {
   run_.ports[port].update(cycle + lag_[port], value_.data());
 }
 
+const std::vector<uint32_t>& RtlBlockMonitor::sampled() {
+  if (sampling_) return sampled_;
+  sampling_ = true;
+  for (uint32_t i = 0; i < run_.ports.size(); ++i)
+    if (std::find(model_ports_.begin(), model_ports_.end(), run_.ports[i].port()) != model_ports_.end())
+      sampled_.push_back(i);
+  return sampled_;
+}
+
 void RtlBlockMonitor::sample(uint64_t cycle) {
-  for (uint32_t i = 0; i < run_.ports.size(); ++i) sample_port(i, cycle);
+  for (uint32_t i : sampled()) sample_port(i, cycle);
 }
 
 void RtlBlockMonitor::sample_inputs(uint64_t cycle) {
-  for (uint32_t i = 0; i < run_.ports.size(); ++i)
+  for (uint32_t i : sampled())
     if (!rtl_.ports()[i].output) sample_port(i, cycle);
 }
 
 void RtlBlockMonitor::sample_outputs(uint64_t cycle) {
-  for (uint32_t i = 0; i < run_.ports.size(); ++i)
+  for (uint32_t i : sampled())
     if (rtl_.ports()[i].output) sample_port(i, cycle);
 }
 
 void RtlBlockMonitor::probe_as(const std::string& rtl_port, const std::string& model_port, uint32_t lag) {
+  FSGEN_ASSERT(!sampling_, "a port renamed after sampling began");
   const uint32_t i = rtl_.port(rtl_port);
   run_.ports[i] = ToggleProbe(run_.block, model_port, run_.ports[i].width_bits(), true);
   lag_[i] = lag;
@@ -65,6 +77,11 @@ void RtlBlockMonitor::totals_only(const std::string& port) {
     run_.totals_only.push_back(port);
 }
 
-RtlBlockRun RtlBlockMonitor::finish() && { return std::move(run_); }
+RtlBlockRun RtlBlockMonitor::finish() && {
+  std::vector<ToggleProbe> kept;  // the ports sampled
+  for (uint32_t i : sampled()) kept.push_back(std::move(run_.ports[i]));
+  run_.ports = std::move(kept);
+  return std::move(run_);
+}
 
 }  // namespace fsgen

@@ -62,8 +62,11 @@ using RtlBlockMakers = std::map<std::string, RtlPortsMaker>;
 // reference model's.
 class RtlBlockMonitor {
  public:
-  // part: what of the block the instance runs (RtlBlockRun::part), "" for all of it.
-  RtlBlockMonitor(std::string block, RtlPorts& rtl, bool keep_events, std::string part = "");
+  // model_ports: the block's ports the model probes; only they are sampled (under their model
+  // names, probe_as), the others' toggles having nothing to compare with. part: what of the
+  // block the instance runs (RtlBlockRun::part), "" for all of it.
+  RtlBlockMonitor(std::string block, RtlPorts& rtl, bool keep_events, std::vector<std::string> model_ports,
+                  std::string part = "");
   // Samples every port (after the caller set the inputs of the coming edge, and after each
   // edge for the outputs) as holding its value from `cycle` on.
   void sample(uint64_t cycle);
@@ -82,8 +85,12 @@ class RtlBlockMonitor {
 
  private:
   void sample_port(uint32_t port, uint64_t cycle);
+  const std::vector<uint32_t>& sampled();  // the ports the model probes, fixed at the first sample
   RtlPorts& rtl_;
   RtlBlockRun run_;
+  std::vector<std::string> model_ports_;
+  std::vector<uint32_t> sampled_;
+  bool sampling_ = false;
   std::vector<uint32_t> lag_;
   std::vector<uint8_t> value_;
 };

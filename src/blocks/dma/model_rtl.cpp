@@ -16,7 +16,7 @@ struct DmaRtlModel::Channel {
   Channel(const RtlPortsMaker& make, uint32_t beat_bytes, bool keep_events, bool reads,
           const AxiMasterBridge::Transport& transport)
       : rtl(make()),
-        monitor("dma", *rtl, keep_events, reads ? "read channel" : "write channel"),
+        monitor("dma", *rtl, keep_events, {reads ? "rdata" : "wdata"}, reads ? "read channel" : "write channel"),
         axi(*rtl, beat_bytes,
             [this, &transport](bool write, uint64_t handshake, uint64_t addr, uint8_t* data, uint32_t bytes,
                                uint64_t& end) {
