@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -137,6 +138,10 @@ class VerilatedBlock : public RtlPorts {
     size_t words = 2;
     for (const auto& p : ports_) words = std::max<size_t>(words, (p.width_bits + 31) / 32 + 1);
     words_.assign(words, 0);
+    for (size_t i = 0; i < ports_.size(); ++i) {  // every input starts at 0, as held_ says
+      held_.emplace_back(ports_[i].output ? 0 : (ports_[i].width_bits + 31) / 32, 0);
+      if (!ports_[i].output) lib_.set(instance_, int(i), words_.data());
+    }
     clk_ = find("clk");
     rst_n_ = find("rst_n");
   }
@@ -153,6 +158,11 @@ class VerilatedBlock : public RtlPorts {
     std::fill(words_.begin(), words_.end(), 0);
     std::memcpy(words_.data(), bytes, (p.width_bits + 7) / 8);
     if (p.width_bits % 32) words_[p.width_bits / 32] &= (uint32_t{1} << (p.width_bits % 32)) - 1;
+    // An input keeps what it was set to: setting the same value again is skipped (most of a
+    // bus's inputs hold from one cycle to the next).
+    std::vector<uint32_t>& held = held_[port];
+    if (std::equal(held.begin(), held.end(), words_.begin())) return;
+    std::copy(words_.begin(), words_.begin() + std::ptrdiff_t(held.size()), held.begin());
     lib_.set(instance_, int(port), words_.data());
   }
   void set(uint32_t port, uint64_t value) override {
@@ -203,6 +213,7 @@ class VerilatedBlock : public RtlPorts {
   std::string source_;
   void* instance_;
   std::vector<uint32_t> words_;
+  std::vector<std::vector<uint32_t>> held_;  // each input's value as last set
   int clk_ = -1, rst_n_ = -1;
 };
 
