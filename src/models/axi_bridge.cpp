@@ -69,7 +69,9 @@ void AxiMasterBridge::sample(uint64_t cycle) {
 }
 
 AxiMasterBridge::BookedRead AxiMasterBridge::take_read_address(uint64_t cycle) {
-  FSGEN_ASSERT(get(pin_.arvalid), "an AR handshake taken ahead with no address valid");
+  if (!get(pin_.arvalid))
+    fail(rtl_.source(), "m_arvalid is low in the cycle after the read command was taken (the DMA's contract: its "
+                        "AR address register shows the burst then)");
   ar_taken_cycle_ = cycle;
   return take_read(cycle);
 }
@@ -95,7 +97,7 @@ AxiMasterBridge::BookedRead AxiMasterBridge::take_read(uint64_t cycle) {
 // A W beat (wready is always high); the burst goes to memory with its last beat, timed from
 // its AW handshake as the memory's contract is.
 void AxiMasterBridge::take_write_beat(uint64_t cycle) {
-  FSGEN_ASSERT(write_open_, "a W beat before its burst's AW handshake");
+  if (!write_open_) fail(rtl_.source(), "a W beat before its burst's AW handshake (the bridge takes AW first)");
   const size_t at = write_data_.size();
   write_data_.resize(at + beat_bytes_);
   rtl_.get(pin_.wdata, write_data_.data() + at);

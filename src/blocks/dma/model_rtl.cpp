@@ -172,7 +172,9 @@ ReadBurst DmaRtlModel::read(uint64_t cycle, uint32_t addr, uint32_t beats, uint8
   ch.rtl->set(ch.rcmd_valid, 0);
   // The burst's AR shows from the take's clock edge on (the module's address register).
   AxiMasterBridge::BookedRead booked = ch.axi.take_read_address(ch.cycle);
-  FSGEN_ASSERT(booked.data.size() == size_t(beats) * timing_.beat_bytes, "the DMA's AR asks another length");
+  if (booked.data.size() != size_t(beats) * timing_.beat_bytes)
+    fail(ch.rtl->source(), "the read burst on AR has " + std::to_string(booked.data.size() / timing_.beat_bytes) +
+                               " beats; the command asked " + std::to_string(beats));
   std::memcpy(dst, booked.data.data(), booked.data.size());
   Burst b{taken, booked.first_beat - ch.base, booked.last_beat - ch.base, booked.last_beat - ch.base,
           tag,   std::move(booked.data)};
