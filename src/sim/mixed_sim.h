@@ -27,8 +27,8 @@ struct RtlChoice {
 std::vector<RtlChoice> parse_rtl_choices(const std::string& text, const Graph& g);
 
 // Why a block of the design cannot run as RTL in a mixed-level run ("" when it can: the PE
-// arrays, unless value networks that skip steps feed them, the softmax unit, and the whole
-// core), and the blocks that can.
+// arrays, unless value networks that skip steps feed them, the softmax unit, the DMA and the
+// whole core), and the blocks that can.
 std::string why_not_rtl(const Graph& g, const std::string& block);
 std::vector<std::string> rtl_capable_blocks(const Graph& g);
 
