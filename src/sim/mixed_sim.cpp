@@ -55,7 +55,7 @@ std::string why_not_rtl(const Graph& g, const std::string& block) {
   const std::string& kind = g.block(block).kind;
   if (block == "array_a" && g.array_a.sparse.skips_steps())
     return "array a streams through value networks that skip steps (sparse_net), which have no mixed-level model "
-           "yet; fsgen cosim checks them in the whole core";
+           "yet; --rtl core runs them in the whole core";
   if (block != "array_a" && block != "array_b" && block != "softmax" && block != "dma")
     return "a " + kind + " has no mixed-level model yet";
   return "";
