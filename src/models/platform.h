@@ -40,7 +40,7 @@ RunResult run_on_systemc_in_process(const Graph& g, const Program& p, const SimO
 // code returns (a kernel still running is cut off); what it throws is rethrown here.
 struct HostOptions {
   uint64_t memory_bytes = uint64_t(64) << 20;  // the platform's DRAM
-  uint64_t quantum_cycles = 1000;              // host time ahead of the simulation, at most
+  uint64_t quantum_cycles = 1000;              // host time (and a Verilated core) ahead of the simulation, at most
   size_t stack_bytes = size_t(64) << 20;       // the host thread's stack
   SimOptions sim;
 };
