@@ -62,6 +62,10 @@ inline std::string scratch_dir(const std::string& name) {
   return dir.string();
 }
 
+// Where the tests' generated designs and their Verilated builds are kept between runs (rebuilt
+// when their sources change).
+inline std::string rtl_root() { return (std::filesystem::temp_directory_path() / "fsgen_test_rtl").string(); }
+
 // A matmul-only core whose array a is a 2 x 4 output-stationary array (the smallest the
 // power tests characterise and replay at gate level), 2 B/cycle at 500 MHz.
 inline std::string tiny_matmul_core_spec() {

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "models/core_model.h"
 
 namespace fsgen {
 
@@ -13,9 +14,7 @@ constexpr uint64_t kOkay = 0, kDecErr = 3;  // AXI responses
 AxiMasterBridge::Pins AxiMasterBridge::find_pins(const RtlPorts& rtl, uint32_t beat_bytes) {
   Pins p{};
   auto pin = [&](const char* name, uint32_t bits) {
-    const uint32_t i = rtl.port(name);
-    if (bits) expect_port_width(rtl, i, bits, "the AXI4 master's " + std::string(name));
-    return i;
+    return port_of_width(rtl, name, bits, "the AXI4 master's " + std::string(name));
   };
   const uint32_t data_bits = beat_bytes * 8;
   p.araddr = pin("m_araddr", 32), p.arlen = pin("m_arlen", 8), p.arvalid = pin("m_arvalid", 1);
@@ -35,12 +34,6 @@ AxiMasterBridge::AxiMasterBridge(RtlPorts& rtl, uint32_t beat_bytes, Transport t
       pin_(find_pins(rtl, beat_bytes)),
       last_rdata_(beat_bytes, 0) {}
 
-uint64_t AxiMasterBridge::get(uint32_t port) {
-  uint64_t v = 0;
-  rtl_.get(port, &v);
-  return v;
-}
-
 void AxiMasterBridge::drive(uint64_t cycle) {
   rtl_.set(pin_.arready, 1);
   rtl_.set(pin_.awready, 1);
@@ -56,20 +49,20 @@ void AxiMasterBridge::drive(uint64_t cycle) {
 }
 
 void AxiMasterBridge::sample(uint64_t cycle) {
-  if (get(pin_.arvalid) && cycle != ar_taken_cycle_) take_read(cycle);
-  if (get(pin_.rvalid) && get(pin_.rready)) reads_.pop_front();
-  if (get(pin_.awvalid)) {
+  if (rtl_.value(pin_.arvalid) && cycle != ar_taken_cycle_) take_read(cycle);
+  if (rtl_.value(pin_.rvalid) && rtl_.value(pin_.rready)) reads_.pop_front();
+  if (rtl_.value(pin_.awvalid)) {
     write_open_ = true;
     aw_cycle_ = cycle;
-    aw_addr_ = get(pin_.awaddr);
+    aw_addr_ = rtl_.value(pin_.awaddr);
     write_data_.clear();
   }
-  if (get(pin_.wvalid)) take_write_beat(cycle);
-  if (get(pin_.bvalid) && get(pin_.bready)) responses_.pop_front();
+  if (rtl_.value(pin_.wvalid)) take_write_beat(cycle);
+  if (rtl_.value(pin_.bvalid) && rtl_.value(pin_.bready)) responses_.pop_front();
 }
 
 AxiMasterBridge::BookedRead AxiMasterBridge::take_read_address(uint64_t cycle) {
-  if (!get(pin_.arvalid))
+  if (!rtl_.value(pin_.arvalid))
     fail(rtl_.source(), "m_arvalid is low in the cycle after the read command was taken (the DMA's contract: its "
                         "AR address register shows the burst then)");
   ar_taken_cycle_ = cycle;
@@ -79,8 +72,8 @@ AxiMasterBridge::BookedRead AxiMasterBridge::take_read_address(uint64_t cycle) {
 // An AR handshake (arready is always high): the burst's data comes from memory now, its
 // beats in the cycles the memory gives.
 AxiMasterBridge::BookedRead AxiMasterBridge::take_read(uint64_t cycle) {
-  const uint32_t beats = uint32_t(get(pin_.arlen)) + 1;
-  const uint64_t addr = get(pin_.araddr);
+  const uint32_t beats = uint32_t(rtl_.value(pin_.arlen)) + 1;
+  const uint64_t addr = rtl_.value(pin_.araddr);
   std::vector<uint8_t> data(size_t(beats) * beat_bytes_, 0);
   uint64_t last = cycle;
   if (!transport_(false, cycle, addr, data.data(), uint32_t(data.size()), last)) {
@@ -101,7 +94,7 @@ void AxiMasterBridge::take_write_beat(uint64_t cycle) {
   const size_t at = write_data_.size();
   write_data_.resize(at + beat_bytes_);
   rtl_.get(pin_.wdata, write_data_.data() + at);
-  if (!get(pin_.wlast)) return;
+  if (!rtl_.value(pin_.wlast)) return;
   write_open_ = false;
   uint64_t response = cycle;
   if (!transport_(true, aw_cycle_, aw_addr_, write_data_.data(), uint32_t(write_data_.size()), response)) {
@@ -113,15 +106,12 @@ void AxiMasterBridge::take_write_beat(uint64_t cycle) {
 
 void AxiMasterBridge::refuse(bool write, uint64_t addr, uint32_t bytes) {
   if (!error_.empty()) return;
-  error_ = std::string("DMA ") + (write ? "write" : "read") + " burst at " + hex_address(addr) + ": " +
-           std::to_string(bytes) + " bytes: DECERR, outside off-chip memory";
+  error_ = refused_burst(write, addr, bytes);
 }
 
 AxiLiteBridge::AxiLiteBridge(RtlPorts& rtl) : rtl_(rtl) {
   auto pin = [&](const char* name, uint32_t bits) {
-    const uint32_t i = rtl.port(name);
-    if (bits) expect_port_width(rtl, i, bits, "the AXI4-Lite slave's " + std::string(name));
-    return i;
+    return port_of_width(rtl, name, bits, "the AXI4-Lite slave's " + std::string(name));
   };
   awaddr_ = pin("s_awaddr", 0), awvalid_ = pin("s_awvalid", 1), awready_ = pin("s_awready", 1);
   wdata_ = pin("s_wdata", 32), wvalid_ = pin("s_wvalid", 1), wready_ = pin("s_wready", 1), bresp_ = pin("s_bresp", 2);
@@ -130,12 +120,6 @@ AxiLiteBridge::AxiLiteBridge(RtlPorts& rtl) : rtl_(rtl) {
   rresp_ = pin("s_rresp", 2), rvalid_ = pin("s_rvalid", 1), rready_ = pin("s_rready", 1);
   address_bits_ = rtl.ports()[awaddr_].width_bits;
   expect_port_width(rtl, araddr_, address_bits_, "the AXI4-Lite slave's s_araddr (as s_awaddr)");
-}
-
-uint64_t AxiLiteBridge::get(uint32_t port) {
-  uint64_t v = 0;
-  rtl_.get(port, &v);
-  return v;
 }
 
 void AxiLiteBridge::begin(bool write, uint32_t offset, uint32_t value) {
@@ -159,24 +143,24 @@ void AxiLiteBridge::drive() {
 
 bool AxiLiteBridge::sample(uint64_t cycle) {
   if (state_ == State::kResponse) {
-    if (write_ && get(bvalid_)) {
-      response_ = uint32_t(get(bresp_));
+    if (write_ && rtl_.value(bvalid_)) {
+      response_ = uint32_t(rtl_.value(bresp_));
       state_ = State::kIdle;
       return true;
     }
-    if (!write_ && get(rvalid_)) {
-      response_ = uint32_t(get(rresp_));
-      data_ = uint32_t(get(rdata_));
+    if (!write_ && rtl_.value(rvalid_)) {
+      response_ = uint32_t(rtl_.value(rresp_));
+      data_ = uint32_t(rtl_.value(rdata_));
       state_ = State::kIdle;
       return true;
     }
   }
   if (state_ != State::kAddress) return false;
   if (write_) {
-    if (!aw_taken_ && get(awready_)) aw_taken_ = true, taken_ = cycle;
-    if (!w_taken_ && get(wready_)) w_taken_ = true;
+    if (!aw_taken_ && rtl_.value(awready_)) aw_taken_ = true, taken_ = cycle;
+    if (!w_taken_ && rtl_.value(wready_)) w_taken_ = true;
     if (aw_taken_ && w_taken_) state_ = State::kResponse;
-  } else if (get(arready_)) {
+  } else if (rtl_.value(arready_)) {
     taken_ = cycle;
     state_ = State::kResponse;
   }

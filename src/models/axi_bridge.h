@@ -59,7 +59,6 @@ class AxiMasterBridge {
     uint32_t awaddr, awlen, awvalid, awready, wdata, wlast, wvalid, wready, bresp, bvalid, bready;
   };
   static Pins find_pins(const RtlPorts& rtl, uint32_t beat_bytes);
-  uint64_t get(uint32_t port);
   BookedRead take_read(uint64_t cycle);
   void take_write_beat(uint64_t cycle);
   void refuse(bool write, uint64_t addr, uint32_t bytes);
@@ -102,7 +101,6 @@ class AxiLiteBridge {
 
  private:
   enum class State { kIdle, kAddress, kResponse };
-  uint64_t get(uint32_t port);
   RtlPorts& rtl_;
   uint32_t awaddr_, awvalid_, awready_, wdata_, wvalid_, wready_, bresp_, bvalid_, bready_;
   uint32_t araddr_, arvalid_, arready_, rdata_, rresp_, rvalid_, rready_;

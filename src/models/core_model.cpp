@@ -109,24 +109,31 @@ uint64_t Dma::write(uint64_t cycle, uint32_t addr, uint32_t beats, const uint8_t
   return b.taken;
 }
 
-uint64_t Dma::transport(bool write, uint64_t handshake, uint32_t addr, uint32_t beats, uint8_t* data) {
-  const uint32_t w = timing_.beat_bytes;
+bool transport_burst(tlm::tlm_initiator_socket<>& memory, bool write, uint64_t addr, uint8_t* data, uint32_t bytes,
+                     sc_time& delay) {
   tlm::tlm_generic_payload trans;
   trans.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   trans.set_address(addr);
   trans.set_data_ptr(data);
-  trans.set_data_length(beats * w);
-  trans.set_streaming_width(beats * w);
+  trans.set_data_length(bytes);
+  trans.set_streaming_width(bytes);
   trans.set_byte_enable_ptr(nullptr);
   trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  memory->b_transport(trans, delay);
+  return trans.get_response_status() == tlm::TLM_OK_RESPONSE;
+}
+
+std::string refused_burst(bool write, uint64_t addr, uint32_t bytes) {
+  return std::string("DMA ") + (write ? "write" : "read") + " burst at " + hex_address(addr) + ": " +
+         std::to_string(bytes) + " bytes: DECERR, outside off-chip memory";
+}
+
+uint64_t Dma::transport(bool write, uint64_t handshake, uint32_t addr, uint32_t beats, uint8_t* data) {
   const uint64_t now = clock_.cycle_at(sc_core::sc_time_stamp());
   FSGEN_ASSERT(handshake >= now, "a DMA burst is issued after its address handshake");
   sc_time delay = clock_.period * static_cast<double>(handshake - now);
-  socket->b_transport(trans, delay);
-  if (trans.get_response_status() != tlm::TLM_OK_RESPONSE) {
-    fail(std::string("DMA ") + (write ? "write" : "read") + " burst at " + hex_address(addr),
-         std::to_string(beats * w) + " bytes: DECERR, outside off-chip memory");
-  }
+  if (!transport_burst(socket, write, addr, data, beats * timing_.beat_bytes, delay))
+    throw UserError(refused_burst(write, addr, beats * timing_.beat_bytes));
   return clock_.cycle_at(sc_core::sc_time_stamp() + delay);
 }
 

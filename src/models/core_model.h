@@ -54,6 +54,14 @@ class MemoryTarget : public sc_core::sc_module {
   std::vector<uint8_t> data_;
 };
 
+// One AXI burst as a TLM-2.0 transaction through `memory` (MemoryTarget's contract): `delay` runs
+// from now to its address handshake going in, to its last read beat or its write response
+// coming out; false when the memory refuses it (an address outside it).
+bool transport_burst(tlm::tlm_initiator_socket<>& memory, bool write, uint64_t addr, uint8_t* data, uint32_t bytes,
+                     sc_core::sc_time& delay);
+// The kernel's error when the memory refuses a DMA burst.
+std::string refused_burst(bool write, uint64_t addr, uint32_t bytes);
+
 // DMA engine (fsgen_dma.v) over a TLM-2.0 initiator socket (the AXI4 master): takes the
 // controller's commands as the RTL does (DmaReads / DmaWrites: up to `outstanding` bursts in
 // flight) and moves each burst as one transaction, issued ahead of simulation time at its

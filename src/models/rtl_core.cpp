@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/regmap.h"
+#include "models/core_model.h"
 
 using sc_core::sc_time;
 
@@ -47,12 +48,6 @@ std::vector<RtlBlockRun> VerilatedCore::rtl_block_runs() {
 }
 
 uint64_t VerilatedCore::now_cycle() const { return static_cast<uint64_t>(sc_core::sc_time_stamp() / period_ + 0.5); }
-
-uint64_t VerilatedCore::get(uint32_t port) {
-  uint64_t v = 0;
-  rtl_->get(port, &v);
-  return v;
-}
 
 void VerilatedCore::run() {
   reset();
@@ -100,7 +95,7 @@ void VerilatedCore::tick() {
   if (lite_.sample(cycle_)) end_register_access();
   axi_.sample(cycle_);
   if (!axi_.error().empty()) kernel_error_ = axi_.error();
-  if (running_ && cycle_ >= cycle0_ && get(irq_)) {
+  if (running_ && cycle_ >= cycle0_ && rtl_->value(irq_)) {
     running_ = false;
     last_cycles_ = cycle_ - cycle0_;
     done_at_ = period_ * static_cast<double>(cycle_);
@@ -160,19 +155,10 @@ void VerilatedCore::b_transport(tlm::tlm_generic_payload& trans, sc_time& delay)
 
 bool VerilatedCore::transport(bool write, uint64_t handshake, uint64_t addr, uint8_t* data, uint32_t bytes,
                               uint64_t& end) {
-  tlm::tlm_generic_payload trans;
-  trans.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-  trans.set_address(addr);
-  trans.set_data_ptr(data);
-  trans.set_data_length(bytes);
-  trans.set_streaming_width(bytes);
-  trans.set_byte_enable_ptr(nullptr);
-  trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   const uint64_t now = now_cycle();
   FSGEN_ASSERT(handshake >= now, "a burst handed to the memory after its address handshake");
   sc_time delay = period_ * static_cast<double>(handshake - now);
-  memory_socket->b_transport(trans, delay);
-  if (trans.get_response_status() != tlm::TLM_OK_RESPONSE) return false;
+  if (!transport_burst(memory_socket, write, addr, data, bytes, delay)) return false;
   end = static_cast<uint64_t>((sc_core::sc_time_stamp() + delay) / period_ + 0.5);
   return true;
 }

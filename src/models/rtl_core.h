@@ -55,7 +55,6 @@ class VerilatedCore : public sc_core::sc_module, public PlatformCore {
   void sync();
   bool quiet() const { return !running_ && !lite_.busy() && axi_.idle(); }
   uint64_t now_cycle() const;  // simulation time's cycle
-  uint64_t get(uint32_t port);
   void sample_probes();
   void end_register_access();
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);

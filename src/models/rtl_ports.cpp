@@ -14,6 +14,12 @@ void expect_port_width(const RtlPorts& rtl, uint32_t port, uint32_t bits, const 
                            std::to_string(bits) + " (" + what + ")");
 }
 
+uint32_t port_of_width(const RtlPorts& rtl, const std::string& name, uint32_t bits, const std::string& what) {
+  const uint32_t port = rtl.port(name);
+  if (bits) expect_port_width(rtl, port, bits, what);
+  return port;
+}
+
 RtlBlockMonitor::RtlBlockMonitor(std::string block, RtlPorts& rtl, bool keep_events,
                                  std::vector<std::string> model_ports, std::string part)
     : rtl_(rtl), model_ports_(std::move(model_ports)) {

@@ -44,10 +44,19 @@ class RtlPorts {
   // Reset held low over `cycles` cycles, then released.
   virtual void reset(uint32_t cycles) = 0;
   virtual const std::string& source() const = 0;  // the Verilog it was built from
+
+  // A port of at most 64 bits, as a number.
+  uint64_t value(uint32_t port) {
+    uint64_t v = 0;
+    get(port, &v);
+    return v;
+  }
 };
 
 // Throws UserError naming the module's source when the port is not `bits` wide (`what`: what it carries).
 void expect_port_width(const RtlPorts& rtl, uint32_t port, uint32_t bits, const std::string& what);
+// The port's index, refused as expect_port_width does unless it is `bits` wide (0: any width).
+uint32_t port_of_width(const RtlPorts& rtl, const std::string& name, uint32_t bits, const std::string& what);
 
 // The name a mixed-level run gives the whole core as RTL (fsgen simulate --rtl core).
 inline constexpr const char* kWholeCore = "core";

@@ -64,7 +64,7 @@ class LiteHost {
 TEST(RtlBlock, RegisterFileAnswersBusErrorsAtTheRtl) {
   if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
   const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
-  const std::string dir = update_design_folder(g, (std::filesystem::temp_directory_path() / "fsgen_test_rtl").string());
+  const std::string dir = update_design_folder(g, test::rtl_root());
   const RtlPortsMaker make = build_rtl_block({"fsgen_csr", {}, {dir + "/fsgen_csr.v"}, dir, ""}, dir + "/rtl_blocks");
   const std::unique_ptr<RtlPorts> csr = make();
   csr->reset(2);

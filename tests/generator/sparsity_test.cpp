@@ -355,12 +355,10 @@ TEST(Sparsity, SystolicStreamIsTheBroadcastStreamPlusItsDrain) {
   EXPECT_EQ(rs.cycles, rb.cycles + tiles * drain);
 }
 
-std::string rtl_root() { return (std::filesystem::temp_directory_path() / "fsgen_test_rtl").string(); }
-
 void expect_cross_check(const SparseDesign& d, const MatmulProblem& p) {
   if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
   const Graph g = graph_of(d);
-  const CosimReport rep = cosim_matmul(g, p, rtl_root());
+  const CosimReport rep = cosim_matmul(g, p, test::rtl_root());
   std::ostringstream table;
   print_cosim(rep, table);
   EXPECT_TRUE(rep.pass()) << table.str();
@@ -398,7 +396,7 @@ TEST(SparsityCosim, CompressedWeightStationaryLanes) {
   a.kv_heads = 2;
   a.tokens = 21;  // a partial last key tile: its lanes beyond the keys hold stale rows
   a.key_pattern = {2, 4};
-  const CosimReport rep = cosim_attention(g, a, rtl_root());
+  const CosimReport rep = cosim_attention(g, a, test::rtl_root());
   std::ostringstream table;
   print_cosim(rep, table);
   EXPECT_TRUE(rep.pass()) << table.str();
@@ -423,7 +421,7 @@ TEST(SparsityCosim, AttentionScoresSkipZeroQueriesAndKeys) {
   EXPECT_NE(g.matmul_alone_why.find("sparse array a"), std::string::npos) << g.matmul_alone_why;
   AttentionProblem p = windowed_prefill(24);
   p.values.zero_fraction = 0.5;
-  const CosimReport rep = cosim_attention(g, p, rtl_root());
+  const CosimReport rep = cosim_attention(g, p, test::rtl_root());
   std::ostringstream table;
   print_cosim(rep, table);
   EXPECT_TRUE(rep.pass()) << table.str();
@@ -530,7 +528,7 @@ TEST(SlidingWindow, SkipsKeyTilesOutsideTheWindow) {
 TEST(SlidingWindowCosim, PrefillMatchesTheRtl) {
   if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
   const Graph g = elaborate(parse_spec_file("examples/sliding_attn.yaml"));
-  const CosimReport rep = cosim_attention(g, windowed_prefill(45), rtl_root());
+  const CosimReport rep = cosim_attention(g, windowed_prefill(45), test::rtl_root());
   std::ostringstream table;
   print_cosim(rep, table);
   EXPECT_TRUE(rep.pass()) << table.str();
@@ -546,7 +544,7 @@ TEST(BlockTopKCosim, PrefillAndDecodeMatchTheRtl) {
   for (const Stage stage : {Stage::kPrefill, Stage::kDecode}) {
     p.stage = stage;
     if (stage == Stage::kDecode) p.tokens = 1, p.context = 50;
-    const CosimReport rep = cosim_attention(g, p, rtl_root());
+    const CosimReport rep = cosim_attention(g, p, test::rtl_root());
     std::ostringstream table;
     print_cosim(rep, table);
     EXPECT_TRUE(rep.pass()) << table.str();

@@ -10,15 +10,12 @@
 namespace fsgen {
 namespace {
 
-// Verilated harness builds are cached here between runs (rebuilt when the RTL changes).
-std::string rtl_root() { return (std::filesystem::temp_directory_path() / "fsgen_test_rtl").string(); }
-
 // Cross-checks one kernel on an example design; min_checks: output, cycles and the
 // design's probed ports.
 template <typename Problem, typename Cosim>
 void expect_pass_on(const Graph& g, const Problem& p, Cosim cosim, size_t min_checks) {
   if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
-  const CosimReport rep = cosim(g, p, rtl_root(), "");
+  const CosimReport rep = cosim(g, p, test::rtl_root(), "");
   std::ostringstream table;
   print_cosim(rep, table);
   EXPECT_TRUE(rep.pass()) << table.str();
@@ -66,7 +63,7 @@ TEST(Cosim, WritesTheRtlWaveformOnRequest) {
   if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed";
   const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
   const std::string vcd = test::scratch_dir("cosim_vcd") + "/run.vcd";
-  const CosimReport rep = cosim_matmul(g, problem(8, 16, 8, 0.0, 5), rtl_root(), vcd);
+  const CosimReport rep = cosim_matmul(g, problem(8, 16, 8, 0.0, 5), test::rtl_root(), vcd);
   EXPECT_TRUE(rep.pass());
   ASSERT_TRUE(std::filesystem::exists(vcd));
   EXPECT_FALSE(std::filesystem::exists(vcd + ".tmp"));
@@ -80,7 +77,7 @@ TEST(Cosim, ADisagreementIsReported) {
   const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
   const MatmulProblem p = problem(8, 16, 8, 0.0, 5);
   const Program prog = compile_matmul(g, p);
-  RunResult rtl = run_on_verilator(g, prog, rtl_root());
+  RunResult rtl = run_on_verilator(g, prog, test::rtl_root());
   RunResult sc = rtl;  // start identical, then disturb one byte and the cycle count
   sc.outputs["C"][3] ^= 1;
   sc.cycles += 1;

@@ -15,9 +15,6 @@
 namespace fsgen {
 namespace {
 
-// The blocks' builds are cached here between runs (rebuilt when their Verilog changes).
-std::string rtl_root() { return (std::filesystem::temp_directory_path() / "fsgen_test_rtl").string(); }
-
 Graph example(const std::string& name) { return elaborate(parse_spec_file("examples/" + name + ".yaml")); }
 
 MatmulProblem problem(uint32_t m, uint32_t n, uint32_t k, double zeros, uint64_t seed) {
@@ -31,7 +28,7 @@ MatmulProblem problem(uint32_t m, uint32_t n, uint32_t k, double zeros, uint64_t
 
 CosimReport mixed_matmul(const Graph& g, const MatmulProblem& p, const std::vector<RtlChoice>& rtl) {
   const Program prog = compile_matmul(g, p);
-  return run_mixed(g, prog, matmul_expected(prog, p), rtl, rtl_root());
+  return run_mixed(g, prog, matmul_expected(prog, p), rtl, test::rtl_root());
 }
 
 // Prefill attention of `tokens` tokens, two query heads sharing one KV head.
@@ -41,7 +38,7 @@ CosimReport mixed_attention(const Graph& g, uint32_t tokens, const std::vector<R
   a.kv_heads = 1;
   a.tokens = tokens;
   const CompiledAttention c = compile_attention(g, a);
-  return run_mixed(g, c.program, c.expected, rtl, rtl_root());
+  return run_mixed(g, c.program, c.expected, rtl, test::rtl_root());
 }
 
 std::string table(const CosimReport& rep) {
@@ -154,20 +151,20 @@ TEST(MixedSim, BadChoicesAreOneLineErrors) {
                 .find("--rtl arrays: design sparse_os_8x8 has no array that can run as RTL"),
             std::string::npos);
   EXPECT_NE(test::error_of([&] {
-              build_rtl_options(g, {{"array_c", ""}}, rtl_root());
+              build_rtl_options(g, {{"array_c", ""}}, test::rtl_root());
             }).find("--rtl array_c: design os_8x8 has no such block"),
             std::string::npos);
-  const std::string csr = test::error_of([&] { build_rtl_options(g, {{"csr", ""}}, rtl_root()); });
+  const std::string csr = test::error_of([&] { build_rtl_options(g, {{"csr", ""}}, test::rtl_root()); });
   EXPECT_NE(csr.find("--rtl csr: a csr has no mixed-level model yet; blocks of os_8x8 that can run as RTL: dma, "
                      "array_a, array_b, softmax, core"),
             std::string::npos)
       << csr;
   EXPECT_NE(test::error_of([&] {
-              build_rtl_options(g, {{"array_a", "/no/such.v"}}, rtl_root());
+              build_rtl_options(g, {{"array_a", "/no/such.v"}}, test::rtl_root());
             }).find("/no/such.v: no such Verilog file"),
             std::string::npos);
   const std::string sparse = test::error_of([] {
-    build_rtl_options(example("sparse_os_8x8"), {{"array_a", ""}}, rtl_root());
+    build_rtl_options(example("sparse_os_8x8"), {{"array_a", ""}}, test::rtl_root());
   });
   EXPECT_NE(sparse.find("value networks that skip steps"), std::string::npos) << sparse;
 }

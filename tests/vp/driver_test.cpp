@@ -29,7 +29,7 @@ std::string on_platform(const Graph& g, const std::function<std::string(Driver&)
 // The platform with the whole core as its Verilated RTL (fsgen simulate --rtl core's build).
 HostOptions on_verilated_core(const Graph& g) {
   HostOptions o;
-  o.sim = build_rtl_options(g, {{kWholeCore, ""}}, (std::filesystem::temp_directory_path() / "fsgen_test_rtl").string());
+  o.sim = build_rtl_options(g, {{kWholeCore, ""}}, test::rtl_root());
   return o;
 }
 
@@ -87,7 +87,7 @@ TEST(Driver, KernelsOnTheMixedPlatformRunAsOnTheModels) {
   const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
   HostOptions o;
   o.sim = build_rtl_options(g, {{"array_a", ""}, {"array_b", ""}, {"dma", ""}},
-                            (std::filesystem::temp_directory_path() / "fsgen_test_rtl").string());
+                            test::rtl_root());
   expect_kernels_run_as_on_platforms_of_their_own(g, o);
 }
 
@@ -170,7 +170,7 @@ TEST(Driver, BadAccessesOnRtlAreTheSameErrors) {
   const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
   expect_bad_accesses_are_errors(g, on_verilated_core(g));
   HostOptions dma;
-  dma.sim = build_rtl_options(g, {{"dma", ""}}, (std::filesystem::temp_directory_path() / "fsgen_test_rtl").string());
+  dma.sim = build_rtl_options(g, {{"dma", ""}}, test::rtl_root());
   expect_bad_accesses_are_errors(g, dma);
 }
 

@@ -26,9 +26,7 @@ struct DmaRtlModel::Channel {
               return ok;
             }) {
     auto pin = [&](const char* name, uint32_t bits) {
-      const uint32_t i = rtl->port(name);
-      if (bits) expect_port_width(*rtl, i, bits, std::string("the DMA's ") + name);
-      return i;
+      return port_of_width(*rtl, name, bits, std::string("the DMA's ") + name);
     };
     rcmd_valid = pin("rcmd_valid", 1), rcmd_addr = pin("rcmd_addr", 32), rcmd_beats = pin("rcmd_beats", 8);
     rcmd_tag = pin("rcmd_tag", 0), rcmd_ready = pin("rcmd_ready", 1), rd_valid = pin("rd_valid", 1);
@@ -42,6 +40,7 @@ struct DmaRtlModel::Channel {
       monitor.probe_as("m_rdata", "rdata", 0);
     else
       monitor.probe_as("m_wdata", "wdata", 0);
+    beat.assign(beat_bytes + 8, 0);
     axi.drive(0);
     rtl->reset(kResetCycles);
   }
@@ -50,6 +49,7 @@ struct DmaRtlModel::Channel {
   AxiMasterBridge axi;
   uint64_t cycle = 0, base = 0;  // the next cycle to clock; kernel cycle 0's
   bool ready = false;            // the command port's ready in the cycle last clocked
+  std::vector<uint8_t> beat;     // rd_data as read
   uint32_t rcmd_valid, rcmd_addr, rcmd_beats, rcmd_tag, rcmd_ready, rd_valid, rd_beat, rd_tag, rd_last, rd_data,
       rd_idle, wcmd_valid, wcmd_addr, wcmd_beats, wcmd_ready, wr_beat, wr_data, w_free, wr_idle;
 };
@@ -67,12 +67,6 @@ DmaRtlModel::DmaRtlModel(const RtlPortsMaker& make, MemoryTiming timing, uint32_
 
 DmaRtlModel::~DmaRtlModel() = default;
 
-uint64_t DmaRtlModel::get(Channel& ch, uint32_t port) {
-  uint64_t v = 0;
-  ch.rtl->get(port, &v);
-  return v;
-}
-
 void DmaRtlModel::begin_kernel() {
   for (Channel* ch : {reads_.get(), writes_.get()}) ch->base = ch->cycle;
   model_reads_ = DmaReads(timing_);
@@ -88,11 +82,11 @@ void DmaRtlModel::tick(Channel& ch) {
   ch.axi.drive(ch.cycle);
   ch.rtl->eval();
   if (!reads && write_src_) {  // the data register loads the beat wr_beat names
-    const uint64_t beat = get(ch, ch.wr_beat);
+    const uint64_t beat = ch.rtl->value(ch.wr_beat);
     if (beat < write_beats_) ch.rtl->set_bytes(ch.wr_data, write_src_ + beat * timing_.beat_bytes);
     ch.rtl->eval();
   }
-  ch.ready = get(ch, reads ? ch.rcmd_ready : ch.wcmd_ready);
+  ch.ready = ch.rtl->value(reads ? ch.rcmd_ready : ch.wcmd_ready);
   ch.monitor.sample(k);
   if (reads)
     check_reads(ch, k);
@@ -123,7 +117,7 @@ void DmaRtlModel::check_idle(Channel& ch, uint64_t cycle, uint32_t port, const c
                              const std::deque<Burst>& bursts) {
   bool busy = false;
   for (const Burst& b : bursts) busy |= b.taken < cycle && cycle <= b.end;
-  const bool idle = get(ch, port);
+  const bool idle = ch.rtl->value(port);
   if (idle == busy) ch.monitor.mismatch(cycle, name, "no burst in flight", idle, !busy);
 }
 
@@ -133,17 +127,17 @@ void DmaRtlModel::check_reads(Channel& ch, uint64_t cycle) {
   const Burst* beat_of = nullptr;
   for (const Burst& b : read_bursts_)
     if (b.first <= cycle && cycle <= b.last) beat_of = &b;
-  const bool valid = get(ch, ch.rd_valid);
+  const bool valid = ch.rtl->value(ch.rd_valid);
   if (valid != bool(beat_of)) return ch.monitor.mismatch(cycle, "rd_valid", "a read beat", valid, bool(beat_of));
   if (!beat_of) return;
   const uint64_t beat = cycle - beat_of->first;
-  const uint64_t rtl_beat = get(ch, ch.rd_beat), tag = get(ch, ch.rd_tag), last = get(ch, ch.rd_last);
+  const uint64_t rtl_beat = ch.rtl->value(ch.rd_beat), tag = ch.rtl->value(ch.rd_tag), last = ch.rtl->value(ch.rd_last);
   if (rtl_beat != beat)
     return ch.monitor.mismatch(cycle, "rd_beat", "the burst's beat", int64_t(rtl_beat), int64_t(beat));
   if (tag != beat_of->tag) return ch.monitor.mismatch(cycle, "rd_tag", "the burst's tag", int64_t(tag), beat_of->tag);
   if (last != (cycle == beat_of->last))
     return ch.monitor.mismatch(cycle, "rd_last", "its last beat", last, cycle == beat_of->last);
-  std::vector<uint8_t> data(timing_.beat_bytes + 8, 0);
+  std::vector<uint8_t>& data = ch.beat;
   ch.rtl->get(ch.rd_data, data.data());
   if (std::memcmp(data.data(), beat_of->data.data() + beat * timing_.beat_bytes, timing_.beat_bytes) != 0)
     ch.monitor.mismatch(cycle, "rd_data", "beat " + std::to_string(beat) + "'s first byte", data[0],
@@ -156,7 +150,7 @@ void DmaRtlModel::check_writes(Channel& ch, uint64_t cycle) {
   check_idle(ch, cycle, ch.wr_idle, "wr_idle", write_bursts_);
   bool w_busy = false;  // from the cycle after the take through the last W beat
   for (const Burst& b : write_bursts_) w_busy |= b.taken < cycle && cycle <= b.last;
-  const bool free = get(ch, ch.w_free);
+  const bool free = ch.rtl->value(ch.w_free);
   if (free == w_busy) ch.monitor.mismatch(cycle, "w_free", "the data register free", free, !w_busy);
 }
 
@@ -201,7 +195,7 @@ WriteBurst DmaRtlModel::write(uint64_t cycle, uint32_t addr, uint32_t beats, con
   // cycle is free, which is not clocked here: a next write may be offered in it.
   write_src_ = src, write_beats_ = beats;
   do tick(ch);
-  while (!get(ch, ch.w_free));
+  while (!ch.rtl->value(ch.w_free));
   write_src_ = nullptr;
   Burst& b = write_bursts_.back();
   b.last = ch.cycle - ch.base - 1;

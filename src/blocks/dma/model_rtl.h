@@ -59,7 +59,6 @@ class DmaRtlModel {
   void check_reads(Channel& ch, uint64_t cycle);
   void check_writes(Channel& ch, uint64_t cycle);
   void check_idle(Channel& ch, uint64_t cycle, uint32_t port, const char* name, const std::deque<Burst>& bursts);
-  uint64_t get(Channel& ch, uint32_t port);
 
   MemoryTiming timing_;
   uint32_t tag_mask_;
