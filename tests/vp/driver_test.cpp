@@ -86,8 +86,7 @@ TEST(Driver, KernelsOnTheMixedPlatformRunAsOnTheModels) {
   REQUIRE_VERILATOR();
   const Graph g = elaborate(parse_spec_file("examples/os_8x8.yaml"));
   HostOptions o;
-  o.sim = build_rtl_options(g, {{"array_a", ""}, {"array_b", ""}, {"dma", ""}},
-                            test::rtl_root());
+  o.sim = build_rtl_options(g, {{"array_a", ""}, {"array_b", ""}, {"dma", ""}}, test::rtl_root());
   expect_kernels_run_as_on_platforms_of_their_own(g, o);
 }
 
