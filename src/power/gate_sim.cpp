@@ -68,14 +68,15 @@ std::string random_ports(const GateNetlist& n, const PrimitiveStimulus& s) {
   o << "    enabled += any;\n";
   o << "    if (any) {\n";
   for (const auto& [port, bits] : n.ports)
-    if (port != s.clock && port != s.reset_n && !n.outputs.count(port) && !listed(s.enables, port) && !listed(s.held_low, port) &&
-        port != s.side_enable) {
+    if (port != s.clock && port != s.reset_n && !n.outputs.count(port) && !listed(s.enables, port) &&
+        !listed(s.held_low, port) && port != s.side_enable) {
       const auto tied = s.enable_of.find(port);
       const auto counter = s.counters.find(port);
       const std::string when = tied == s.enable_of.end() ? "" : "    if (top->" + tied->second + ")\n";
       if (counter != s.counters.end())
         o << when << "      top->" << port << " = (top->" << port << " + 1) % " << counter->second << ";\n";
-      else o << when << drive_data_port(port, bits.size());
+      else
+        o << when << drive_data_port(port, bits.size());
     }
   o << "    }\n";
   return o.str();
@@ -93,8 +94,7 @@ std::string gate_testbench_text(const GateNetlist& n, const PrimitiveStimulus& s
     << "#include \"verilated.h\"\n#include \"verilated_vcd_c.h\"\n"
     << "// Arguments: cycles, toggle rate, seed, zero fraction, enable rate, side share, factor share (one build\n"
     << "// serves every stimulus), then the held settings.\n"
-    << (driver ? driver->helpers : "")
-    << "int main(int argc, char** argv) {\n  if (argc < 8) return 2;\n"
+    << (driver ? driver->helpers : "") << "int main(int argc, char** argv) {\n  if (argc < 8) return 2;\n"
     << "  const uint64_t cycles = std::strtoull(argv[1], nullptr, 10);\n"
     << "  const double rate = std::strtod(argv[2], nullptr);\n"
     << "  const uint64_t seed = std::strtoull(argv[3], nullptr, 10);\n"

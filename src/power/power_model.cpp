@@ -394,7 +394,8 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
     const bool held_out = std::hash<std::string>{}(p->key()) % 5 == 0;
     (held_out ? xte : xtr).insert((held_out ? xte : xtr).end(), f.begin(), f.end());
     if (held_out) yte.push_back(p->dynamic_fj), ete.push_back(elements), test_points.push_back(p);
-    else ytr.push_back(float(p->dynamic_fj / elements));
+    else
+      ytr.push_back(float(p->dynamic_fj / elements));
     by_size[p->h] = {p->leakage_mw, p->area_um2};
   }
   for (const auto& size : by_size) m.characterised_sizes.push_back(size.first);

@@ -70,7 +70,8 @@ std::string rescale_cycle(const TestbenchPorts& ports) {
 }  // namespace
 
 TestbenchDriver rescale_tiles_driver() {
-  return {"rescale_tiles", std::string("#include <algorithm>\n#include <cmath>\n#include <type_traits>\n") + kTestbenchPortAccess,
+  return {"rescale_tiles",
+          std::string("#include <algorithm>\n#include <cmath>\n#include <type_traits>\n") + kTestbenchPortAccess,
           rescale_declarations, rescale_cycle, nullptr};
 }
 
