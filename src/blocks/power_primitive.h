@@ -70,11 +70,11 @@ struct PrimitiveDef {
   // The block's probes (graph port names) whose toggles give alpha in estimation; empty:
   // its input ports, or, with alpha_ports, every probed port of the block.
   std::vector<std::string> probes{};
-  // A port of Q0.15 factors, one per 32-bit word, that the kind's driver writes before the
-  // array's key tiles (the rescaling array's alpha, which its controller writes in the
-  // softmax pass), new at a share varied by the grid. Not a data port: alpha is not
-  // measured on it; its toggles are a feature of their own (factor), which the SystemC
-  // model gives from its probe of the port.
+  // A port of Q0.15 factors, one per 32-bit word, that the random driver redraws in any
+  // cycle, enabled or not (the rescaling array's alpha, which its controller writes in the
+  // softmax pass; PrimitiveStimulus::factor_port), at a share of the cycles varied by the
+  // grid. Not a data port: alpha is not measured on it; its toggles are a feature of their
+  // own (factor), which the SystemC model gives from its probe of the port.
   std::string factor_port{};
   // Toggle rates characterised beyond the grid's, at every zero fraction and enable rate:
   // the softmax unit's 0.5, rows whose every score is new (its driver redraws a score with

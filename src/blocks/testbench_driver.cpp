@@ -4,21 +4,6 @@
 
 namespace fsgen {
 
-const char* const kTestbenchPortAccess = R"(template <class P> void put32(P& p, int word, uint32_t v) {
-  if constexpr (!std::is_integral_v<P>) p[word] = v;
-  else if constexpr (sizeof(P) > 4) p = (p & ~(uint64_t(0xFFFFFFFFu) << (32 * word))) | uint64_t(v) << (32 * word);
-  else p = P(v);
-}
-template <class P> uint32_t get8(const P& p, int byte) {
-  if constexpr (!std::is_integral_v<P>) return (p[byte / 4] >> (8 * (byte % 4))) & 0xFFu;
-  else return uint32_t(uint64_t(p) >> (8 * byte)) & 0xFFu;
-}
-template <class P> void put8(P& p, int byte, uint32_t v) {
-  if constexpr (!std::is_integral_v<P>) p[byte / 4] = (p[byte / 4] & ~(0xFFu << (8 * (byte % 4)))) | v << (8 * (byte % 4));
-  else p = P((uint64_t(p) & ~(uint64_t(0xFF) << (8 * byte))) | uint64_t(v) << (8 * byte));
-}
-)";
-
 std::string drive_data_port(const std::string& name, size_t width, const std::string& flip,
                             const std::string& filling) {
   const std::string when_zeroed = filling.empty() ? "" : "!(" + filling + ") && ";

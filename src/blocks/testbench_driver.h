@@ -15,13 +15,6 @@ namespace fsgen {
 // Cycles with the reset port low at a testbench's start: not counted, not traced as the
 // kernel's.
 constexpr unsigned kTestbenchResetCycles = 2;
-// Cycles after reset in which a driver may set up the state its measured cycles start from
-// (the rescaling array's accumulators): not counted, not part of the point.
-constexpr unsigned kTestbenchFillCycles = 8;
-
-// C++ for a driver's helpers: put32(port, word, v), get8(port, byte), put8(port, byte, v),
-// whatever type Verilator gives the port (an integer up to 64 bits, a word array beyond).
-extern const char* const kTestbenchPortAccess;
 
 // The netlist's top-level ports, name -> width in bits.
 using TestbenchPorts = std::map<std::string, size_t>;

@@ -184,25 +184,19 @@ CharPoint point_of(const std::string& text, const std::string& where, int format
 // its factors in reset and measures its points (labels and features) after the fill, the
 // others' unchanged; version 16 drives the DMA with bursts in flight; version 17 drives its
 // read and write command ports, the others' unchanged; version 18 the same on the DMA whose
-// head burst's tag and last beat are registers of their own, the others' unchanged; version
-// 19 drives the rescaling array in key tiles as its controller does, the others' unchanged.
+// head burst's tag and last beat are registers of their own, the others' unchanged.
 const char* kStimulus =
-    "19 (the controller under kernels: four matmuls on training cores of its kernel sizes, its netlist replaying "
+    "18 (the controller under kernels: four matmuls on training cores of its kernel sizes, its netlist replaying "
     "their RTL's ports, in windows of 16 cycles; the fused controller the same way under five attention and FFN "
-    "kernels; the controller and register file: idle, the clock alone, labelled by the engine without simulation; dot "
-    "arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or "
-    "0.9 of them, a Latin square over rate, zeros and enable; the DMA (its queue of bursts in flight at OUT = 8, "
-    "11-bit "
-    "tags, the head burst in registers; a read and a write command port): bursts one at a time answered by an AXI "
-    "slave; the "
+    "kernels; the controller and register file: idle, the clock alone, labelled by the engine without simulation; dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or "
+    "0.9 of them, a Latin square over rate, zeros and enable; the DMA (its queue of bursts in flight at OUT = 8, 11-bit "
+    "tags, the head burst in registers; a read and a write command port): bursts one at a time answered by an AXI slave; the "
     "softmax unit: passes of score rows of INT8 dot products loaded back to back, its outputs fed back, its state "
     "ports the last row's, gate passes a share of the FFN's, gate turned after a pass's last load, also at toggle "
-    "rate 0.5; the rescaling array: key tiles of round(1 / side share) stream steps, four to a query tile, clr on a "
-    "query tile's first step, sc on each later key tile's first, every row's Q0.15 factor written before it, new "
-    "(uniform) with probability 0, 0.25 or 1 (a second Latin square) else 1.0, its accumulators filled in the 8 "
-    "cycles after reset (operand bits flipping with probability 0.5, no byte zeroed), each row's factor drawn in "
-    "reset; idle points redraw factors in any cycle at a share 0.05, 0.1, 0.25, 0.5 and 1, 1.0 half the time; its "
-    "points measured on the cycles after the fill)";
+    "rate 0.5; the rescaling array: sc that share of the enabled cycles, its accumulators filled in the 8 cycles "
+    "after reset (operand bits flipping with probability 0.5, no byte zeroed), each row's Q0.15 factor drawn in "
+    "reset, then redrawn in any cycle at a share 0, 0.25 or 1 (a second Latin square; idle points also at 0.05, "
+    "0.1, 0.25, 0.5 and 1), 1.0 half the time; its points measured on the cycles after the fill)";
 
 std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, const Liberty& lib) {
   return {{"format", "fsgen-characterisation " + std::to_string(kDatasetFormat)},
@@ -218,7 +212,7 @@ std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, c
 struct Stimulus {
   double toggle_rate, zero_fraction, enable_rate;
   double side_share;         // the random driver's side enable (PrimitiveStimulus::side_share)
-  double factor_share = 0;   // its new factors (PrimitiveStimulus::factor_share)
+  double factor_share = 0;   // its factor redraws (PrimitiveStimulus::factor_share)
 };
 
 std::vector<Stimulus> stimulus_grid(bool small, const PrimitiveDef& def) {
@@ -234,23 +228,17 @@ std::vector<Stimulus> stimulus_grid(bool small, const PrimitiveDef& def) {
   // that never loads streams against zero weights, one that never streams loads against
   // zero operands, and a design's cycles of either kind do neither.
   const double shares[] = {0.1, 0.5, 0.9};
-  // New factors (a primitive with a factor port): a row's factor is new before a key tile
-  // with probability 0, 0.25 or 1 (its driver). Its energy depends on how the side and
-  // factor shares meet the other three (the accumulators' values, the factors' density):
-  // every side share at each point of the others, the factor shares cycling over them: three
-  // times the points of a Latin square. The test grid keeps the Latin squares.
+  // Factor redraws (a primitive with a factor port): a share of all cycles, 0, 0.25 or 1, as
+  // a second Latin square orthogonal to the first (every pair of shares meets), since a
+  // design writes its factors mostly in cycles its array does not stream.
   const double factor_shares[] = {0.0, 0.25, 1.0};
   const bool factors = !def.factor_port.empty();
   // The toggle rate of index ai at every zero fraction and enable rate.
   auto add_rate = [&](size_t ai, double rate) {
     for (size_t zi = 0; zi < zeros.size(); ++zi)
       for (size_t ei = 0; ei < enables.size(); ++ei)
-        if (!factors || small)
-          g.push_back({rate, zeros[zi], enables[ei], shares[(ai + zi + ei) % 3],
-                       factors ? factor_shares[(ai + 2 * (zi + ei)) % 3] : 0.0});
-        else  // every side share at each point, the factor shares in a cycle over them
-          for (size_t si = 0; si < 3; ++si)
-            g.push_back({rate, zeros[zi], enables[ei], shares[si], factor_shares[(ai + zi + ei + si) % 3]});
+        g.push_back({rate, zeros[zi], enables[ei], shares[(ai + zi + ei) % 3],
+                     factors ? factor_shares[(ai + 2 * (zi + ei)) % 3] : 0.0});
   };
   for (size_t ai = 0; ai < rates.size(); ++ai) add_rate(ai, rates[ai]);
   // Idle points (never enabled: the clock and the held state alone), so that a trace's
@@ -263,8 +251,8 @@ std::vector<Stimulus> stimulus_grid(bool small, const PrimitiveDef& def) {
   for (int i = 0; i < 3; ++i) g.push_back({0.0, 0.0, 0.0, 0.0});
   for (size_t x = 0; x < def.extra_toggle_rates.size(); ++x) add_rate(rates.size() + x, def.extra_toggle_rates[x]);
   // Idle with factor writes (the array holding its accumulators while its controller writes
-  // the next pass's factors, redrawn at that share of the cycles): the cycles in which a
-  // design's rescale multipliers switch alone.
+  // the next pass's factors): the cycles in which a design's rescale multipliers switch
+  // alone.
   if (factors)
     for (double f : {0.05, 0.1, 0.25, 0.5, 1.0}) g.push_back({0.0, 0.0, 0.0, 0.0, f});
   return g;
@@ -305,7 +293,7 @@ class SizeRun {
     stim_.held_low = def.held_low;
     stim_.enable_of = def.enable_of;
     stim_.driver = def.driver;
-    if (def.driver.empty()) stim_.side_enable = def.side_enable;
+    if (def.driver.empty()) stim_.side_enable = def.side_enable, stim_.factor_port = def.factor_port;
     for (const auto& [port, param] : def.counters) {
       const auto at = std::find(def.params.begin(), def.params.end(), param);
       FSGEN_ASSERT(at != def.params.end(), "a counter's modulus names a hyperparameter of its primitive");
@@ -348,11 +336,11 @@ class SizeRun {
   }
 
   // The cycles a point's label and features leave out: a primitive with a factor port's
-  // reset, in which its factors are drawn, and fill (its driver, "rescale_tiles") set up
+  // reset, in which its factors are drawn, and fill (PrimitiveStimulus::factor_port) set up
   // the state a design's earlier passes leave (factors written, accumulators holding
   // values), which the point's cycles start from; the testbench does not count their
   // enables either. The others' points are their whole runs.
-  uint64_t set_up_cycles() const { return def_.factor_port.empty() ? 0 : kResetCycles + kTestbenchFillCycles; }
+  uint64_t set_up_cycles() const { return def_.factor_port.empty() ? 0 : kResetCycles + kFactorFillCycles; }
 
   // The structural primitive's point: the clock net toggling twice a cycle, every other
   // net still (an idle block after reset, whose inputs hold).

@@ -38,14 +38,36 @@ bool listed(const std::vector<std::string>& names, const std::string& n) {
   return std::find(names.begin(), names.end(), n) != names.end();
 }
 
+
+
+// Each 32-bit word of `port` (one Q0.15 factor per row) drawn in the first reset cycle and
+// then, every cycle after reset, redrawn with probability factor_share: 1.0 (32768) with
+// probability one half, else uniform in [0, 1) (PrimitiveStimulus::factor_port).
+std::string redraw_factors(const std::string& port, size_t width) {
+  std::ostringstream o;
+  const size_t words = (width + 31) / 32;
+  o << "    for (int w = 0; w < " << words << "; ++w)\n"
+    << "      if (c == 0 || (c >= " << kResetCycles << " && factor_draw(rng))) {\n"
+    << "        const uint32_t f = keep_factor(rng) ? 32768u : factor_of(rng);\n";
+  if (width > 64) o << "        top->" << port << "[w] = f;\n";
+  else
+    o << "        top->" << port << " = (uint64_t(top->" << port << ") & ~(uint64_t(0xFFFFFFFFu) << (32 * w))) | uint64_t(f) << (32 * w);\n";
+  o << "      }\n";
+  return o.str();
+}
+
 // One cycle of random stimulus (PrimitiveStimulus' comment).
 std::string random_ports(const GateNetlist& n, const PrimitiveStimulus& s) {
   std::ostringstream o;
   o << "    bool any = false;\n";
+  if (!s.factor_port.empty())
+    o << "    const bool filling = c >= " << kResetCycles << " && c < " << kResetCycles
+      << " + fill;  // dense operands, whatever the rate and zero fraction\n";
   const auto side = std::find(s.enables.begin(), s.enables.end(), s.side_enable);
-  FSGEN_ASSERT(s.side_enable.empty() || (side != s.enables.end() && s.enables.size() == 2 && !s.enable_of.empty()),
-               "a random driver's side enable is one of two enables driven one at a time");
-  if (!s.side_enable.empty())  // the side enable with its share, else the other
+  const bool qualifier = !s.side_enable.empty() && side == s.enables.end();
+  FSGEN_ASSERT(s.side_enable.empty() || qualifier || (s.enables.size() == 2 && !s.enable_of.empty()),
+               "a random driver's side enable is one of two enables driven one at a time, or qualifies the enable");
+  if (!s.side_enable.empty() && !qualifier)  // the side enable with its share, else the other
     o << "    const bool on = c >= " << kResetCycles << " && enable(rng);\n"
       << "    const bool side_on = on && side_draw(rng);\n"
       << "    const int which = !on ? -1 : side_on ? " << (side - s.enables.begin()) << " : "
@@ -59,26 +81,32 @@ std::string random_ports(const GateNetlist& n, const PrimitiveStimulus& s) {
     else if (e != s.enables.end() && !s.enable_of.empty())
       o << "    top->" << port << " = which == " << (e - s.enables.begin()) << ";\n    any = any || top->" << port << ";\n";
     else if (e != s.enables.end())
-      o << "    top->" << port << " = c >= " << kResetCycles << " && enable(rng);\n    any = any || top->" << port
-        << ";\n";
+      o << "    top->" << port << " = c >= " << kResetCycles << " && (" << (s.factor_port.empty() ? "" : "filling || ")
+        << "enable(rng));\n    any = any || top->" << port << ";\n";
     else if (listed(s.held_low, port) && bits.size() > 64)
       o << "    for (int w = 0; w < " << (bits.size() + 31) / 32 << "; ++w) top->" << port << "[w] = 0;\n";
     else if (listed(s.held_low, port)) o << "    top->" << port << " = 0;\n";
   }
-  o << "    enabled += any;\n";
+  // The fill's cycles set up the state the measured ones start from (characterize.cpp,
+  // SizeRun::set_up_cycles): not counted.
+  const std::string counted = s.factor_port.empty() ? "" : " && !filling";
+  o << "    enabled += any" << counted << ";\n";
+  if (qualifier)
+    o << "    top->" << s.side_enable << " = any && side_draw(rng);\n    side += top->" << s.side_enable << counted << ";\n";
   o << "    if (any) {\n";
   for (const auto& [port, bits] : n.ports)
-    if (port != s.clock && port != s.reset_n && !n.outputs.count(port) && !listed(s.enables, port) &&
-        !listed(s.held_low, port) && port != s.side_enable) {
+    if (port != s.clock && port != s.reset_n && !n.outputs.count(port) && !listed(s.enables, port) && !listed(s.held_low, port) &&
+        port != s.side_enable && port != s.factor_port) {
       const auto tied = s.enable_of.find(port);
       const auto counter = s.counters.find(port);
       const std::string when = tied == s.enable_of.end() ? "" : "    if (top->" + tied->second + ")\n";
       if (counter != s.counters.end())
         o << when << "      top->" << port << " = (top->" << port << " + 1) % " << counter->second << ";\n";
-      else
-        o << when << drive_data_port(port, bits.size());
+      else if (s.factor_port.empty()) o << when << drive_data_port(port, bits.size());
+      else o << when << drive_data_port(port, bits.size(), "(filling ? fill_flip(rng) : flip(rng))", "filling");
     }
   o << "    }\n";
+  if (!s.factor_port.empty()) o << redraw_factors(s.factor_port, n.ports.at(s.factor_port).size());
   return o.str();
 }
 
@@ -94,7 +122,8 @@ std::string gate_testbench_text(const GateNetlist& n, const PrimitiveStimulus& s
     << "#include \"verilated.h\"\n#include \"verilated_vcd_c.h\"\n"
     << "// Arguments: cycles, toggle rate, seed, zero fraction, enable rate, side share, factor share (one build\n"
     << "// serves every stimulus), then the held settings.\n"
-    << (driver ? driver->helpers : "") << "int main(int argc, char** argv) {\n  if (argc < 8) return 2;\n"
+    << (driver ? driver->helpers : "")
+    << "int main(int argc, char** argv) {\n  if (argc < 8) return 2;\n"
     << "  const uint64_t cycles = std::strtoull(argv[1], nullptr, 10);\n"
     << "  const double rate = std::strtod(argv[2], nullptr);\n"
     << "  const uint64_t seed = std::strtoull(argv[3], nullptr, 10);\n"
@@ -107,6 +136,10 @@ std::string gate_testbench_text(const GateNetlist& n, const PrimitiveStimulus& s
     << "  std::mt19937_64 rng(seed);\n"
     << "  std::bernoulli_distribution flip(rate), zero(zeros), enable(enable_rate), side_draw(side_share);\n"
     << "  uint64_t enabled = 0, side = 0, zero_bytes = 0, data_bytes = 0;\n";
+  if (!s.factor_port.empty())
+    o << "  std::bernoulli_distribution keep_factor(0.5), factor_draw(factor_share), fill_flip(0.5);\n"
+      << "  std::uniform_int_distribution<uint32_t> factor_of(0, 32767);\n  constexpr uint64_t fill = " << kFactorFillCycles
+      << ";\n";
   if (driver)
     o << driver->declarations(ports) << "  for (uint64_t c = 0; c < cycles; ++c) {\n" << driver->cycle(ports);
   else

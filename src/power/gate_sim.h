@@ -26,7 +26,22 @@ namespace fsgen {
 // enable's cycles instead of taking random values (a dot array's load column).
 // With side_enable (one of the enables, under enable_of): instead of uniformly, it is the
 // one high in an enabled cycle with probability side_share (a dot array's loads against its
-// streams); its cycles are the side cycles.
+// streams); its cycles are the side cycles. A side_enable that is not one of the enables
+// qualifies them: it is high in an enabled cycle with probability side_share (the
+// rescaling array's sc, which rescales its accumulators in that cycle).
+// With factor_port (one Q0.15 rescale factor per row, a 32-bit word each): each row's
+// factor is drawn in reset, so that a point without writes rescales by factors a design's
+// last pass left (not by the reset value 0, which would keep the rescale multipliers from
+// switching), and in every cycle after reset, enabled or not, redrawn with probability
+// factor_share; a draw is 1.0 with probability one half (the row's running max unchanged),
+// else uniform in [0, 1), as a controller writes a row's factor in its softmax pass whether
+// or not the array streams; and the first kFactorFillCycles cycles after reset are enabled
+// with every data bit flipping with probability one half and no byte forced to zero
+// (whatever the toggle rate and zero fraction; their bytes are not counted), so that the
+// accumulators hold values, as a design's do between its passes (the rescale multipliers
+// acc x alpha switch with a factor only where acc is not zero); neither the reset's nor the
+// fill's cycles are counted as enabled or side cycles, since a point is measured after them.
+constexpr uint64_t kFactorFillCycles = 8;
 
 // The cycles a characterisation testbench holds the reset port low, from the first (one
 // number for the random driver and the kinds' drivers: blocks/testbench_driver.h).
@@ -45,7 +60,8 @@ struct PrimitiveStimulus {
   std::map<std::string, uint32_t> counters;
   std::string side_enable;
   double side_share = 0.5;
-  double factor_share = 0;  // a kind's driver's: the rescaling array's new factors (rescale_tiles)
+  std::string factor_port;
+  double factor_share = 0;
   // "axi_dma": instead of the above, the DMA's controller and AXI slave (its kind's driver,
   // src/blocks/dma/testbench.cpp); the rates keep their meaning for its data, enable_rate
   // sets how busy it is, and its enabled cycles are its data beats.
@@ -54,10 +70,6 @@ struct PrimitiveStimulus {
   // with probability min(1, 2 x toggle rate) as a dot product of INT8 operands that are
   // zero with the zero fraction; settings {MODE}: 0 attention, 1 FFN with gate passes at
   // side_share; side cycles: the gate passes' loads.
-  // "rescale_tiles": the fused attention's controller driving the rescaling array
-  // (src/blocks/pe_array_rescale/testbench.cpp): key tiles of stream steps, sc (the side
-  // cycles) on each later key tile's first, each row's factor new before it with
-  // probability factor_share.
   std::string driver;
   // Values the testbench holds for the whole run (PrimitiveDef::held_params), passed after
   // the stimulus' arguments, so one build serves all of them.

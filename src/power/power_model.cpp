@@ -169,7 +169,7 @@ std::vector<float> TreeEnsemble::predict_rows(const float* x, size_t rows) const
 
 namespace {
 
-constexpr const char* kFormat = "fsgen-power-model 8";
+constexpr const char* kFormat = "fsgen-power-model 7";
 
 // The activity features of a primitive's model, after its hyperparameters.
 std::vector<std::string> activity_features(const PrimitiveDef& def) {
@@ -284,12 +284,19 @@ const LinearFit* idle_writes_at(const PrimitivePowerModel& m, const std::vector<
   return m.idle_writes_fj.empty() ? nullptr : &nearest_size(m.idle_writes_fj, h);
 }
 
-// Dynamic fJ per element of one window: the idle line's (with its factor writes) where the
-// block holds still, else the trees' (trees_fj).
+// What a unit of factor toggles adds per element per cycle at h.
+double factor_slope(const PrimitivePowerModel& m, const std::vector<int>& h) {
+  const LinearFit* idle = idle_writes_at(m, h);
+  return idle ? idle->b.front() : 0.0;
+}
+
+// Dynamic fJ per element of one window: the idle line's where it applies, else the trees'
+// (trees_fj, learnt without the factor term) plus the factor writes'.
 double window_fj_per_element(const LinearFit* idle, double trees_fj, double alpha, double enable, double side,
                              double factor) {
   if (!idle) return trees_fj;
-  return holds_still(alpha, enable, side) ? idle->a + idle->b.front() * factor : trees_fj;
+  const double writes = idle->b.front() * factor;
+  return holds_still(alpha, enable, side) ? idle->a + writes : trees_fj + writes;
 }
 
 // The kernel points' fit (event_fj) and its quality, each training core left out in turn:
@@ -394,8 +401,7 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
     const bool held_out = std::hash<std::string>{}(p->key()) % 5 == 0;
     (held_out ? xte : xtr).insert((held_out ? xte : xtr).end(), f.begin(), f.end());
     if (held_out) yte.push_back(p->dynamic_fj), ete.push_back(elements), test_points.push_back(p);
-    else
-      ytr.push_back(float(p->dynamic_fj / elements));
+    else ytr.push_back(float(p->dynamic_fj / elements - factor_slope(m, p->h) * p->factor));
     by_size[p->h] = {p->leakage_mw, p->area_um2};
   }
   for (const auto& size : by_size) m.characterised_sizes.push_back(size.first);

@@ -107,13 +107,12 @@ struct PrimitivePowerModel {
   // characterised size, the dynamic fJ per element per cycle of a cycle it is not enabled
   // = a + b . (factor toggles) over its idle points (never enabled: the clock, the held
   // accumulators and the factor writes alone, as a design's controller makes them between
-  // passes): a their mean without writes, b the least-squares slope of the others above it.
-  // A window without enable, operand toggles or side is priced by it alone (most of a fused
-  // core's cycles: a characterised line, not the trees' leaf shared with the streaming
-  // points), so that its factor writes are priced in proportion to their toggles rather than
-  // by the trees' steps between a few idle points (a one-cycle write of one row lies between
-  // them); the others by the trees, whose factor feature prices the writes of a streaming
-  // window (they cost what the accumulators hold: nothing where they are cleared or zero).
+  // passes): a their mean without writes, b the least-squares slope of the others above it. A window without enable, operand toggles or side is priced
+  // by it alone (most of a fused core's cycles: a characterised line, not the trees' leaf
+  // shared with the streaming points); the others by the trees plus b x factor, the trees
+  // having learnt each point's label less that term, so that a window's factor writes are
+  // priced in proportion to their toggles rather than by the trees' steps between a few
+  // idle points (a one-cycle write of one row lies between them).
   std::map<std::vector<int>, LinearFit> idle_writes_fj;
   // A structural primitive (PrimitiveDef::structural) only, in place of the booster: the
   // dynamic fJ per cycle of an idle instance (its clock) = a + b . its size terms, least

@@ -6,14 +6,12 @@
 
 namespace fsgen {
 
-TestbenchDriver rescale_tiles_driver();  // testbench.cpp
-
 namespace {
 // Each PE's accumulator also feeds a multiplier by its row's factor alpha, switching with
 // every accumulation, whose product replaces the accumulator in the steps sc qualifies (the
-// first of every key tile but a query tile's first, which clears). Driven as the fused
-// attention's controller drives it, in key tiles (testbench.cpp, "rescale_tiles"): sc its
-// side enable, the factors' writes its factor port; its alpha on x and w, as probed.
+// first of every key tile but the first). Driven as the plain array, with sc a share of the
+// enabled cycles (its side enable) and the factors redrawn at it (gate_sim.h); its alpha on
+// x and w, as probed.
 PrimitiveDef power_primitive() {
   PrimitiveDef d;
   d.kind = "pe_array_rescale", d.module = "fsgen_array_os";
@@ -21,11 +19,10 @@ PrimitiveDef power_primitive() {
   d.sizes = {{2, 2}, {2, 4}, {4, 2}, {4, 4}};
   d.fixed = {{"RESCALE", 1}, {"SYSTOLIC", 0}};
   d.enables = {"en"};
-  d.alpha_ports = {"x", "w"};
+  d.held_low = {"clr", "rd_row"};
   d.elements = [](const std::vector<int>& h) { return double(h[0]) * h[1]; };
   d.side_enable = "sc";
   d.factor_port = "alpha";
-  d.driver = "rescale_tiles";
   return d;
 }
 
@@ -50,7 +47,6 @@ const BlockKind& pe_array_rescale_kind() {
     k.module = "fsgen_array_os";
     k.systemc_model = "src/blocks/pe_array_os/model.h (Accumulate::kRescale)";
     k.power = power_primitive();
-    k.testbench = rescale_tiles_driver();
     return k;
   }();
   return kind;

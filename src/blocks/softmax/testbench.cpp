@@ -31,6 +31,22 @@ namespace {
 // the unit).
 constexpr int kHeadDim = 16, kRows = 4, kTiles = 4;
 
+// Port access by 32-bit word and by byte, whatever type Verilator gives the port.
+const char* kPortAccess = R"(template <class P> void put32(P& p, int word, uint32_t v) {
+  if constexpr (!std::is_integral_v<P>) p[word] = v;
+  else if constexpr (sizeof(P) > 4) p = (p & ~(uint64_t(0xFFFFFFFFu) << (32 * word))) | uint64_t(v) << (32 * word);
+  else p = P(v);
+}
+template <class P> uint32_t get8(const P& p, int byte) {
+  if constexpr (!std::is_integral_v<P>) return (p[byte / 4] >> (8 * (byte % 4))) & 0xFFu;
+  else return uint32_t(uint64_t(p) >> (8 * byte)) & 0xFFu;
+}
+template <class P> void put8(P& p, int byte, uint32_t v) {
+  if constexpr (!std::is_integral_v<P>) p[byte / 4] = (p[byte / 4] & ~(0xFFu << (8 * (byte % 4)))) | v << (8 * (byte % 4));
+  else p = P((uint64_t(p) & ~(uint64_t(0xFF) << (8 * byte))) | uint64_t(v) << (8 * byte));
+}
+)";
+
 std::string softmax_declarations(const TestbenchPorts& ports) {
   const size_t tn = ports.at("row") / 32;
   num::AttentionParams attention;
@@ -101,7 +117,7 @@ std::string softmax_settled() {
 }  // namespace
 
 TestbenchDriver softmax_rows_driver() {
-  return {"softmax_rows", std::string("#include <algorithm>\n#include <type_traits>\n") + kTestbenchPortAccess,
+  return {"softmax_rows", std::string("#include <algorithm>\n#include <type_traits>\n") + kPortAccess,
           softmax_declarations, softmax_cycle, softmax_settled};
 }
 
