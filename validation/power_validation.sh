@@ -10,7 +10,7 @@
 # Resumable: designs already in the records are not run again. --whole-core also replays
 # each core's controller and register file (the structural primitives) and the
 # blocks without a model: the whole core is scored (slow: a controller's synthesis and
-# gate-level build take minutes per distinct controller). --only runs the named designs
+# takes minutes per distinct controller). --only runs the named designs
 # of the set (comma-separated).
 #
 # usage: validation/power_validation.sh [--liberty FILE] [--dataset CSV] [--out DIR] [--fsgen BIN]

@@ -170,7 +170,7 @@ Command explore_command(CLI::App& app) {
   cmd->add_option("--liberty", a->synthesis.liberty,
                   "--synth, --golden: liberty file (.lib or .lib.gz) of --power-model; default: the built-in fsgen45");
   cmd->add_option("--verify-dir", a->verify_dir,
-                  "--synth, --golden: folder for the designs' Verilog, netlists and gate-level builds (default "
+                  "--synth, --golden: folder for the designs' Verilog and netlists (default "
                   "<db>.verify)");
   cmd->add_option("--power-cap", a->comparisons.power_cap_mw,
                   "comparison: the fewest cycles among designs of at most this power, mW (default: the first "

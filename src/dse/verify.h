@@ -91,7 +91,7 @@ struct GoldenCheck {
   double wall_seconds = 0;
 };
 
-// The same designs as check_best_designs, one after another (their gate-level builds are
+// The same designs as check_best_designs, one after another (their netlists are
 // shared under work_dir, which one run holds at a time); `model` must be of `liberty`.
 std::vector<GoldenCheck> golden_best_designs(const std::vector<DesignRecord>& designs, uint32_t count,
                                              const PowerModel& model, const std::string& liberty,

@@ -259,7 +259,7 @@ std::vector<Stimulus> stimulus_grid(bool small, const PrimitiveDef& def) {
 }
 
 // A size's folder is named by its module parameters alone, so that the values of held
-// hyperparameters share its synthesis and gate-level build; their runs' folders by those.
+// hyperparameters share its synthesis and testbench; their runs' folders by those.
 std::string module_size_text(const PrimitiveDef& def, const std::vector<int>& h) {
   std::vector<int> module_h;
   for (size_t i = 0; i < h.size(); ++i)
@@ -274,7 +274,7 @@ std::string held_text(const PrimitiveDef& def, const std::vector<int>& h) {
   return text;
 }
 
-// One primitive at one size: synthesis, the engine, one gate-level build, then every
+// One primitive at one size: synthesis, the engine, one testbench build, then every
 // missing stimulus in parallel.
 class SizeRun {
  public:
@@ -286,7 +286,8 @@ class SizeRun {
       if (listed(def.held_params, def.params[i])) stim_.settings.push_back(h[i]);
     synth_ = synth_to_liberty(files, def.module, module_parameters(def, h), lib, dir_);
     netlist_ = read_netlist_json(synth_.netlist_json, def.module);
-    engine_ = std::make_unique<GatePowerModel>(netlist_, read_liberty_file(lib.path), GatePowerOptions{kClockMhz, 0.05, 0});
+    const LibertyLibrary cells = read_liberty_file(lib.path);
+    engine_ = std::make_unique<GatePowerModel>(netlist_, cells, GatePowerOptions{kClockMhz, 0.05, 0});
     if (def.structural()) return;  // no testbench: the engine alone labels its idle point
     stim_.cycles = o.cycles;
     stim_.enables = def.enables;
@@ -299,7 +300,7 @@ class SizeRun {
       FSGEN_ASSERT(at != def.params.end(), "a counter's modulus names a hyperparameter of its primitive");
       stim_.counters[port] = uint32_t(h[size_t(at - def.params.begin())]);
     }
-    binary_ = prepare_gate_simulation(synth_, netlist_, lib, stim_, dir_);
+    binary_ = prepare_gate_simulation(netlist_, cells, stim_, dir_);
     for (const auto& [port, bits] : netlist_.ports)
       for (int b : bits)
         if (b != GateNetlist::kConstantBit && alpha_measured_on(port)) alpha_bits_.push_back(b);
@@ -431,7 +432,7 @@ struct KernelRun {
 };
 
 // The kernel runs of this characterisation: every training kernel of the kernel sizes among
-// --sizes; none with --small or --no-kernel-runs (a training core's gate-level build takes
+// --sizes; none with --small or --no-kernel-runs (a training core's synthesis takes
 // minutes, an hour on a large liberty).
 std::vector<KernelRun> kernel_runs(const PrimitiveDef& d, const CharacterizeOptions& o) {
   std::vector<KernelRun> out;

@@ -18,18 +18,22 @@ GateNetlist read_netlist_json(const std::string& path, const std::string& top) {
   const auto& m = j["modules"][top];
   GateNetlist n;
   n.top = top;
-  auto bits_of = [&](const nlohmann::json& arr, const std::string& where, bool output) {
+  auto bits_of = [&](const nlohmann::json& arr, const std::string& name, bool output) {
     std::vector<int> bits;
+    std::vector<bool> high;
     for (const auto& b : arr) {
-      if (!b.is_number_integer() && !output) fail(path, where + ": constant bit, expected a net (flatten and map first)");
+      if (!b.is_number_integer() && !output)
+        fail(path, "port " + name + ": constant bit, expected a net (flatten and map first)");
       bits.push_back(b.is_number_integer() ? b.get<int>() : GateNetlist::kConstantBit);
+      high.push_back(b.is_string() && b.get<std::string>() == "1");
       n.max_bit = std::max(n.max_bit, bits.back());
     }
+    if (std::find(high.begin(), high.end(), true) != high.end()) n.tied_high[name] = high;
     return bits;
   };
   for (const auto& [name, p] : m["ports"].items()) {
     const bool output = p["direction"] == "output";
-    n.ports[name] = bits_of(p["bits"], "port " + name, output);
+    n.ports[name] = bits_of(p["bits"], name, output);
     if (output) n.outputs.insert(name);
   }
   for (const auto& [name, net] : m["netnames"].items()) {
@@ -50,6 +54,8 @@ GateNetlist read_netlist_json(const std::string& path, const std::string& top) {
       if (conn[0].is_number_integer()) {
         cell.pins[pin] = conn[0].get<int>();
         n.max_bit = std::max(n.max_bit, cell.pins[pin]);
+      } else {
+        cell.tied[pin] = conn[0].is_string() && conn[0].get<std::string>() == "1";
       }
       if (c.contains("port_directions") && c["port_directions"].contains(pin))
         cell.is_output[pin] = c["port_directions"][pin] == "output";

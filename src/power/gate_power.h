@@ -23,12 +23,14 @@ struct GateNetlist {
     std::string name, type;
     std::map<std::string, int> pins;  // pin -> net bit id (single-bit liberty pins)
     std::map<std::string, bool> is_output;
+    std::map<std::string, bool> tied;  // pin -> the constant it is tied to (not in pins)
   };
   std::string top;
   std::vector<Cell> cells;
   // An output bit the logic ties to 0 or 1 (an AXI burst type, say) is no net.
   static constexpr int kConstantBit = -1;
   std::map<std::string, std::vector<int>> ports;     // top-level port -> bits (kConstantBit: tied)
+  std::map<std::string, std::vector<bool>> tied_high;  // a port with tied bits -> per bit, tied to 1
   std::set<std::string> outputs;                     // the output ports
   std::map<std::string, std::vector<int>> netnames;  // every named net -> bits
   int max_bit = 0;

@@ -1,6 +1,7 @@
-// Gate-level simulation of a mapped netlist in Verilator with zero-delay cell models
-// made from the liberty's cell functions, and per-cycle toggle counts per net bit read
-// from its VCD: the golden activity the gate-level power engine turns into power.
+// Gate-level simulation of a mapped netlist on fsgen's simulator (power/gate_engine.h):
+// zero-delay, the liberty's cell functions, per-cycle toggle counts per net bit: the
+// golden activity the gate-level power engine turns into power. Verilator with the
+// cells' Verilog models is the reference it is checked against (replay_gates_on_verilator).
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -10,6 +11,7 @@
 
 #include "blocks/testbench_driver.h"
 #include "power/gate_power.h"
+#include "power/liberty.h"
 #include "power/techmap.h"
 
 namespace fsgen {
@@ -89,18 +91,20 @@ struct GateActivity {
 // the state its measured cycles start from.
 void drop_first_cycles(GateActivity& a, uint64_t n);
 
-// The C++ testbench (Verilator) that drives the netlist's input ports with the stimulus:
-// its kind's driver (PrimitiveDef::driver) or random ports.
-std::string gate_testbench_text(const GateNetlist& n, const PrimitiveStimulus& s);
+// The C++ testbench that drives the netlist's input ports with the stimulus (its kind's
+// driver, PrimitiveDef::driver, or random ports) on the gate-level simulator, which reads
+// the netlist from `netlist_file` (the simulator's format); it logs each cycle's toggles
+// to toggles.bin in its working folder.
+std::string gate_testbench_text(const GateNetlist& n, const PrimitiveStimulus& s, const std::string& netlist_file);
 
-// Builds (in out_dir) and runs the gate-level simulation of `synth`'s netlist.
-GateActivity simulate_gates(const SynthReport& synth, const GateNetlist& netlist, const Liberty& lib,
-                            const PrimitiveStimulus& stim, const std::string& out_dir);
+// Builds (in out_dir) and runs the gate-level simulation of a netlist.
+GateActivity simulate_gates(const GateNetlist& netlist, const LibertyLibrary& lib, const PrimitiveStimulus& stim,
+                            const std::string& out_dir);
 
 // The same in two steps, so that one build serves many runs, in parallel: the build
-// (reused while the netlist and the stimulus' port roles are unchanged) and one run in its
-// own folder. The stimulus' rates and seed may differ between runs of one build.
-std::filesystem::path prepare_gate_simulation(const SynthReport& synth, const GateNetlist& netlist, const Liberty& lib,
+// (reused while the stimulus' port roles are unchanged) and one run in its own folder.
+// The stimulus' rates and seed may differ between runs of one build.
+std::filesystem::path prepare_gate_simulation(const GateNetlist& netlist, const LibertyLibrary& lib,
                                               const PrimitiveStimulus& stim, const std::string& build_dir);
 GateActivity run_gate_simulation(const std::filesystem::path& binary, const GateNetlist& netlist,
                                  const PrimitiveStimulus& stim, const std::string& run_dir);
@@ -121,12 +125,18 @@ PortWaveforms read_vcd_waveforms(const std::string& vcd, const std::vector<std::
                                  const std::vector<std::pair<std::string, uint32_t>>& ports, uint64_t cycles);
 
 // Gate-level simulation of a netlist driven by recorded waveforms of its input ports
-// (the clock is driven by the testbench), in build_dir, after two untraced cycles of reset
-// (reset_n low, if the netlist has that port). keep_vcd: leave the netlist's VCD at
-// build_dir/gates.vcd (its top scope is the module) for a look at its outputs.
-GateActivity replay_gates(const SynthReport& synth, const GateNetlist& netlist, const Liberty& lib,
-                          const PortWaveforms& waves, const std::string& clock, const std::string& reset_n,
-                          const std::string& build_dir, bool keep_vcd = false);
+// (the clock is driven here), after two cycles of reset that are not counted (reset_n low,
+// if the netlist has that port; every net's first counted value is a toggle from 0, as in
+// a VCD). `outputs`: the output ports' values cycle by cycle, as the cycle's inputs set them
+// before its rising edge (as a waveform of the RTL shows them).
+GateActivity replay_gates(const GateNetlist& netlist, const LibertyLibrary& lib, const PortWaveforms& waves,
+                          const std::string& clock, const std::string& reset_n, PortWaveforms* outputs = nullptr);
+
+// The same replay on Verilator with the cells' Verilog models (Yosys' from the liberty),
+// built in build_dir, its toggles read from its VCD: the reference for replay_gates.
+GateActivity replay_gates_on_verilator(const SynthReport& synth, const GateNetlist& netlist, const Liberty& lib,
+                                       const PortWaveforms& waves, const std::string& clock, const std::string& reset_n,
+                                       const std::string& build_dir);
 
 // Per-cycle power trace (mW) of a simulated run: each cycle's toggles times their energy,
 // plus leakage.

@@ -24,12 +24,9 @@ std::vector<std::string> rtl_scope(const std::string& block) { return {"fsgen_to
 
 // Cycles in which the replayed netlist's outputs differ from the RTL instance's; the
 // replay's first `lead` cycles come before the RTL's first.
-uint64_t output_mismatches(const GateNetlist& netlist, const std::string& rtl_vcd, const std::string& gates_vcd,
-                           const std::string& block, uint64_t cycles, uint64_t lead) {
-  std::vector<std::pair<std::string, uint32_t>> outputs;
-  for (const auto& name : netlist.outputs) outputs.push_back({name, uint32_t(netlist.ports.at(name).size())});
-  const PortWaveforms rtl = read_vcd_waveforms(rtl_vcd, rtl_scope(block), outputs, cycles);
-  const PortWaveforms gates = read_vcd_waveforms(gates_vcd, {netlist.top}, outputs, cycles + lead);
+uint64_t output_mismatches(const std::string& rtl_vcd, const PortWaveforms& gates, const std::string& block,
+                           uint64_t cycles, uint64_t lead) {
+  const PortWaveforms rtl = read_vcd_waveforms(rtl_vcd, rtl_scope(block), gates.ports, cycles);
   const size_t per = rtl.words_per_cycle();
   uint64_t bad = 0;
   for (uint64_t c = 0; c < cycles; ++c)
@@ -95,13 +92,13 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
   for (const auto& [port, bits] : netlist.ports)
     if (!netlist.outputs.count(port) && port != "clk") inputs.push_back({port, uint32_t(bits.size())});
   const PortWaveforms waves = read_vcd_waveforms(vcd, rtl_scope(block), inputs, cycles);
+  const LibertyLibrary cells = read_liberty_file(lib.path);
+  PortWaveforms outputs;
   GateActivity activity =
-      replay_gates(synth, netlist, lib, controller ? with_start_cycle(waves) : waves, "clk", "rst_n", dir, true);
+      replay_gates(netlist, cells, controller ? with_start_cycle(waves) : waves, "clk", "rst_n", &outputs);
   if (controller) drop_first_cycles(activity, kStartCycles);
-  gb.output_mismatch_cycles = output_mismatches(netlist, vcd, (fs::path(dir) / "gates.vcd").string(), block, cycles,
-                                                controller ? kStartCycles : 0);
-  fs::remove(fs::path(dir) / "gates.vcd");
-  const GatePowerModel engine(netlist, read_liberty_file(lib.path), {g.spec.clock_mhz, 0.05, 0});
+  gb.output_mismatch_cycles = output_mismatches(vcd, outputs, block, cycles, controller ? kStartCycles : 0);
+  const GatePowerModel engine(netlist, cells, {g.spec.clock_mhz, 0.05, 0});
   gb.mw = power_trace_mw(engine, activity, g.spec.clock_mhz);
   gb.signals = energy_by_signal(netlist, engine, activity.toggled_per_cycle);
   for (double v : gb.mw) gb.average_mw += v / double(gb.mw.size());

@@ -285,12 +285,33 @@ LibertyPin read_pin(const LibertyGroup& g, const Units& u, const std::string& so
   return p;
 }
 
+LibertyFlop read_flop(const LibertyGroup& g, const std::string& where) {
+  if (g.args.size() != 2) fail(where, "ff group: expected two state variables, as ff (IQ, IQN)");
+  LibertyFlop f;
+  f.state = g.args[0];
+  f.state_n = g.args[1];
+  auto attr = [&](const char* name) { return g.simple.count(name) ? g.simple.at(name) : std::string(); };
+  f.clocked_on = attr("clocked_on");
+  f.next_state = attr("next_state");
+  if (f.clocked_on.empty() || f.next_state.empty()) fail(where, "ff group: expected clocked_on and next_state");
+  f.clear = attr("clear");
+  f.preset = attr("preset");
+  auto level = [&](const char* name) {
+    const std::string v = attr(name);
+    return v.empty() ? 'L' : v[0];
+  };
+  f.both_state = level("clear_preset_var1");
+  f.both_state_n = level("clear_preset_var2");
+  return f;
+}
+
 LibertyCell read_cell(const LibertyGroup& g, const Units& u, const std::string& source) {
   LibertyCell c;
   c.name = g.args.empty() ? "" : g.args[0];
   const std::string where = source + ":" + std::to_string(g.line);
   if (g.simple.count("area")) c.area_um2 = non_negative(g.simple.at("area"), where, "area");
   c.sequential = !g.find("ff").empty() || !g.find("latch").empty();
+  if (const auto ffs = g.find("ff"); ffs.size() == 1) c.flop = read_flop(*ffs[0], where);
   if (g.simple.count("cell_leakage_power")) {
     c.leakage_nw = non_negative(g.simple.at("cell_leakage_power"), where, "cell_leakage_power") * u.leak_nw;
   } else {

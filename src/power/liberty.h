@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,11 +56,22 @@ struct LibertyPin {
   double energy_fj(const std::string& related, bool rise, double slew_ns, double load_ff) const;
 };
 
+// A flip-flop's ff group: the two state variables it names (IQ, IQN) and its functions of
+// the cell's pins (next_state also of the state variables); clear and preset empty when
+// the flop has none. clear_and_preset: the state variables' values ('L', 'H') while both
+// are active.
+struct LibertyFlop {
+  std::string state, state_n;
+  std::string clocked_on, next_state, clear, preset;
+  char both_state = 'L', both_state_n = 'L';
+};
+
 struct LibertyCell {
   std::string name;
   double area_um2 = 0;
   double leakage_nw = 0;
   bool sequential = false;
+  std::optional<LibertyFlop> flop;  // an ff group (a latch or statetable cell has none)
   std::map<std::string, LibertyPin> pins;
 };
 

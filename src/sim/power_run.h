@@ -34,12 +34,12 @@ struct GoldenRun {
 };
 // Replays the blocks of the primitives with activity models (arrays, value networks,
 // accumulator caches, the DMA, the softmax unit; with `whole_core` every block with logic:
-// also the controller and register file, the core's largest gate-level builds) under prog.
+// also the controller and register file, the core's largest syntheses) under prog.
 // `rtl_root`: where the design's RTL is generated; `work`: golden_work_folder's, which one run
 // uses at a time (the caller holds its FolderLock).
 GoldenRun run_golden(const Graph& g, const Program& prog, const PowerModel& pm, const PowerTrace& t,
                      const std::string& liberty, const std::string& rtl_root, const std::string& work, bool whole_core);
-// The gate-level builds' folder below `out_root` for a liberty ("" for the built-in fsgen45).
+// The netlists' folder below `out_root` for a liberty ("" for the built-in fsgen45).
 std::string golden_work_folder(const std::string& out_root, const std::string& liberty);
 
 // Prints the power by block (and the golden comparison) on out and writes the files asked for.

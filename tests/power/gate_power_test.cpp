@@ -89,7 +89,7 @@ TEST(GatePower, GateLevelSimulationGivesAPerCycleTrace) {
   PrimitiveStimulus busy;
   busy.cycles = 400;
   busy.toggle_rate = 0.3;
-  const GateActivity a = simulate_gates(m.synth, n, m.lib, busy, sim_dir);
+  const GateActivity a = simulate_gates(n, lib, busy, sim_dir);
   EXPECT_EQ(a.toggles.at(n.ports.at("clk").at(0)), 2 * busy.cycles - 1);  // it starts low
   const std::vector<double> trace = power_trace_mw(model, a, 500);
   ASSERT_EQ(trace.size(), busy.cycles);
@@ -107,7 +107,7 @@ TEST(GatePower, GateLevelSimulationGivesAPerCycleTrace) {
   EXPECT_NEAR(model.power(rest.toggles, rest.cycles).total_mw(), rest_mean, 1e-6 * rest_mean);
   PrimitiveStimulus quiet = busy;
   quiet.toggle_rate = 0.05;
-  const GateActivity q = simulate_gates(m.synth, n, m.lib, quiet, sim_dir);
+  const GateActivity q = simulate_gates(n, lib, quiet, sim_dir);
   EXPECT_LT(model.power(q.toggles, quiet.cycles).total_mw(), 0.7 * mean);
   std::cout << "gate-level: " << mean << " mW at toggle rate 0.3, " << model.power(q.toggles, quiet.cycles).total_mw()
             << " mW at 0.05\n";
@@ -123,7 +123,7 @@ TEST(GatePower, EnergyBySignalGivesEachRegisterItsLogic) {
   const GatePowerModel model(n, read_liberty_file(m.lib.path), {500, 0.05, 0});
   PrimitiveStimulus stim;
   stim.cycles = 200;
-  const GateActivity a = simulate_gates(m.synth, n, m.lib, stim, test::scratch_dir("gate_sim_signals"));
+  const GateActivity a = simulate_gates(n, read_liberty_file(m.lib.path), stim, test::scratch_dir("gate_sim_signals"));
   const std::vector<SignalEnergy> signals = energy_by_signal(n, model, a.toggled_per_cycle);
   const PowerBreakdown p = model.power(a.toggles, stim.cycles);
   const double dynamic_fj = (p.internal_mw + p.switching_mw) * 1e-3 * (double(stim.cycles) / 500e6) * 1e15;

@@ -35,7 +35,7 @@ PrimitiveDef power_primitive() {
   };
   d.driver = PrimitiveDef::kIdleClock;
   // Training cores for its activity model: output- and weight-stationary, narrow and wide
-  // beats, the smallest and the larger buffers (each a gate-level build of minutes).
+  // beats, the smallest and the larger buffers (each a synthesis of minutes).
   d.kernel_sizes = {{2, 2, 8, 1, 0, 0}, {4, 2, 8, 2, 0, 0}, {2, 4, 16, 4, 0, 0}, {4, 4, 16, 4, 0, 0},
                     {4, 2, 2, 1, 1, 1}, {4, 4, 4, 2, 1, 1}, {8, 4, 4, 4, 1, 1}};
   return d;

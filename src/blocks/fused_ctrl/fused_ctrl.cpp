@@ -38,7 +38,7 @@ PrimitiveDef power_primitive() {
   };
   d.driver = PrimitiveDef::kIdleClock;
   // Training cores for its activity model: the three smallest controllers, output- and
-  // weight-stationary, head dimensions 4 and 8 (each a gate-level build of tens of minutes).
+  // weight-stationary, head dimensions 4 and 8 (each a synthesis of tens of minutes).
   d.kernel_sizes = {{2, 2, 4, 1, 0}, {2, 2, 8, 2, 0}, {2, 2, 4, 1, 1}};
   return d;
 }

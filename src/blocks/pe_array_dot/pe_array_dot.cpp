@@ -9,7 +9,7 @@ PrimitiveDef power_primitive() {
   PrimitiveDef d;
   d.kind = "pe_array_dot", d.module = "fsgen_array_dot";
   d.params = {"P", "K"};
-  d.sizes = {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}};
+  d.sizes = {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}, {16, 16}};
   // The controller streams x (v) and loads the stationary operand (w into column
   // ld_idx = 0, 1, ... K - 1; ld) in separate cycles. The loads are its side enable, a
   // share of the enabled cycles varied by the grid.

@@ -16,7 +16,7 @@ PrimitiveDef power_primitive() {
   PrimitiveDef d;
   d.kind = "pe_array_rescale", d.module = "fsgen_array_os";
   d.params = {"R", "C"};
-  d.sizes = {{2, 2}, {2, 4}, {4, 2}, {4, 4}};
+  d.sizes = {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {8, 8}, {16, 16}};
   d.fixed = {{"RESCALE", 1}, {"SYSTOLIC", 0}};
   d.enables = {"en"};
   d.held_low = {"clr", "rd_row"};
