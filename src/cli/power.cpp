@@ -52,8 +52,7 @@ Command power_command(CLI::App& app) {
   cmd->add_option("--liberty", o.liberty,
                   "the power model's liberty (memory macros, --golden); default: the built-in fsgen45");
   add_macro_options(cmd, o.macros);
-  cmd->add_option("-o,--out", o.out_root,
-                  "output root folder: the liberty copy, and the RTL and netlists of --golden")
+  cmd->add_option("-o,--out", o.out_root, "output root folder: the liberty copy, and the RTL and netlists of --golden")
       ->capture_default_str();
   cmd->add_option("--golden-csv", o.golden_csv,
                   "--golden: write the predicted and golden traces per block and window (CSV)");

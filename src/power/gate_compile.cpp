@@ -55,8 +55,10 @@ class FunctionParser {
   bool conjunction() {
     bool v = exclusive();
     for (;;) {
-      if (accept('&') || accept('*') || factor_follows()) v = exclusive() && v;
-      else return v;
+      if (accept('&') || accept('*') || factor_follows())
+        v = exclusive() && v;
+      else
+        return v;
     }
   }
   bool exclusive() {
@@ -161,9 +163,9 @@ fsgen_gates::Cell instance_of(const GateNetlist::Cell& c, const CellKind& k) {
   for (const auto& pin : k.inputs) {
     const auto bit = c.pins.find(pin);
     const auto tied = c.tied.find(pin);
-    out.in.push_back(bit != c.pins.end()                              ? bit->second
+    out.in.push_back(bit != c.pins.end()                    ? bit->second
                      : tied != c.tied.end() && tied->second ? fsgen_gates::kOne
-                                                                      : fsgen_gates::kZero);
+                                                            : fsgen_gates::kZero);
   }
   for (size_t i = 0; i < k.outputs.size(); ++i) {
     const auto bit = c.pins.find(k.outputs[i]);
@@ -199,7 +201,8 @@ std::vector<size_t> evaluation_order(const std::vector<fsgen_gates::Cell>& comb,
     for (size_t r : readers[order[at]])
       if (--waiting[r] == 0) order.push_back(r);
   if (order.size() != comb.size()) {
-    const size_t stuck = size_t(std::find_if(waiting.begin(), waiting.end(), [](size_t w) { return w > 0; }) - waiting.begin());
+    const size_t stuck =
+        size_t(std::find_if(waiting.begin(), waiting.end(), [](size_t w) { return w > 0; }) - waiting.begin());
     fail("netlist cell " + names[stuck], "on a loop of combinational cells: the gate-level simulator needs none");
   }
   return order;
@@ -228,9 +231,9 @@ fsgen_gates::Netlist compile_gate_netlist(const GateNetlist& netlist, const Libe
     p.output = netlist.outputs.count(name) > 0;
     const auto high = netlist.tied_high.find(name);
     for (size_t i = 0; i < bits.size(); ++i)
-      p.bits.push_back(bits[i] != GateNetlist::kConstantBit ? bits[i]
+      p.bits.push_back(bits[i] != GateNetlist::kConstantBit                 ? bits[i]
                        : high != netlist.tied_high.end() && high->second[i] ? fsgen_gates::kOne
-                                                                             : fsgen_gates::kZero);
+                                                                            : fsgen_gates::kZero);
     out.ports.push_back(std::move(p));
   }
   KindCompiler kinds(lib);

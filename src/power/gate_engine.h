@@ -30,8 +30,8 @@ struct Table {
 };
 
 struct Cell {
-  std::vector<int32_t> in;         // input pins' net bits (or constants)
-  std::vector<int32_t> out;        // output pins' net bits (kUnconnected: no net)
+  std::vector<int32_t> in;          // input pins' net bits (or constants)
+  std::vector<int32_t> out;         // output pins' net bits (kUnconnected: no net)
   std::vector<uint32_t> out_table;  // per output: its function of the inputs (a flop's: and IQ, IQN after them)
   bool flop = false;
   // A flop's functions of its inputs and state (as out_table's); -1: none.
@@ -240,7 +240,8 @@ class Simulator {
     if (c.clear < 0 && c.preset < 0) return false;
     FlopState& s = flops_[size_t(flat_[i].flop)];
     const uint32_t x = index(flat_[i], s);
-    const bool clear = c.clear >= 0 && table(uint32_t(c.clear), x), preset = c.preset >= 0 && table(uint32_t(c.preset), x);
+    const bool clear = c.clear >= 0 && table(uint32_t(c.clear), x),
+               preset = c.preset >= 0 && table(uint32_t(c.preset), x);
     if (!clear && !preset) return false;
     const uint8_t q = clear && preset ? c.both_q : preset, qn = clear && preset ? c.both_qn : clear;
     const bool changed = q != s.q || qn != s.qn;
@@ -257,7 +258,8 @@ class Simulator {
         const FlopState* s = f.flop >= 0 ? &flops_[size_t(f.flop)] : nullptr;
         if (s) apply_async(i);
         const uint32_t x = index(f, s);
-        for (uint32_t k = 0; k < f.n_out; ++k) value_[pins_[f.first_out + k]] = table(out_tables_[f.first_table + k], x);
+        for (uint32_t k = 0; k < f.n_out; ++k)
+          value_[pins_[f.first_out + k]] = table(out_tables_[f.first_table + k], x);
       }
       bool again = false;
       for (size_t i = 0; i < flat_.size(); ++i)

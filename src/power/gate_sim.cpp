@@ -120,7 +120,11 @@ namespace {
 // The C++ type of a port as Verilator declares it (CData, SData, IData, QData, VlWide), so
 // that a driver's `top->port` statements read the same on the gate-level simulator.
 std::string port_type(size_t bits) {
-  return bits <= 8 ? "uint8_t" : bits <= 16 ? "uint16_t" : bits <= 32 ? "uint32_t" : bits <= 64 ? "uint64_t" : "uint32_t";
+  return bits <= 8    ? "uint8_t"
+         : bits <= 16 ? "uint16_t"
+         : bits <= 32 ? "uint32_t"
+         : bits <= 64 ? "uint64_t"
+                      : "uint32_t";
 }
 
 // The testbench's `top`: the netlist's ports as members and eval(), which writes the inputs
@@ -133,8 +137,8 @@ std::string top_class(const GateNetlist& n) {
     o << "  " << port_type(bits.size()) << " " << port;
     if (bits.size() > 64) o << "[" << (bits.size() + 31) / 32 << "]";
     o << " = {};\n";
-    (n.outputs.count(port) ? out : in) << "    fsgen_sim." << (n.outputs.count(port) ? "read_port" : "write_port") << "(fsgen_port[" << k
-                                     << "], &" << port << ", sizeof " << port << ");\n";
+    (n.outputs.count(port) ? out : in) << "    fsgen_sim." << (n.outputs.count(port) ? "read_port" : "write_port")
+                                       << "(fsgen_port[" << k << "], &" << port << ", sizeof " << port << ");\n";
     ++k;
   }
   o << "  int fsgen_port[" << std::max<size_t>(k, 1) << "] = {};\n"
@@ -169,8 +173,7 @@ std::string gate_testbench_text(const GateNetlist& n, const PrimitiveStimulus& s
     << testbench_head(n, netlist_file)
     << "// Arguments: cycles, toggle rate, seed, zero fraction, enable rate, side share, factor share (one build\n"
     << "// serves every stimulus), then the held settings.\n"
-    << (driver ? driver->helpers : "")
-    << "int main(int argc, char** argv) {\n  if (argc < 8) return 2;\n"
+    << (driver ? driver->helpers : "") << "int main(int argc, char** argv) {\n  if (argc < 8) return 2;\n"
     << "  const uint64_t cycles = std::strtoull(argv[1], nullptr, 10);\n"
     << "  const double rate = std::strtod(argv[2], nullptr);\n"
     << "  const uint64_t seed = std::strtoull(argv[3], nullptr, 10);\n"
@@ -192,7 +195,8 @@ std::string gate_testbench_text(const GateNetlist& n, const PrimitiveStimulus& s
     o << "  for (uint64_t c = 0; c < cycles; ++c) {\n" << random_ports(n, s);
   o << "    top->" << s.clock << " = 0;\n    top->eval();\n    top->fsgen_sim.sample(log.cycle);\n";
   if (driver && driver->settled) o << driver->settled();
-  o << "    top->" << s.clock << " = 1;\n    top->eval();\n    top->fsgen_sim.sample(log.cycle);\n    log.end_cycle();\n  }\n"
+  o << "    top->" << s.clock
+    << " = 1;\n    top->eval();\n    top->fsgen_sim.sample(log.cycle);\n    log.end_cycle();\n  }\n"
     << "  delete top;\n"
     << "  std::printf(\"enabled %llu side %llu zero_bytes %llu data_bytes %llu\\n\", (unsigned long long)enabled,\n"
     << "              (unsigned long long)side, (unsigned long long)zero_bytes, (unsigned long long)data_bytes);\n"
@@ -432,8 +436,8 @@ fs::path prepare_gate_simulation(const GateNetlist& netlist, const LibertyLibrar
   const std::string tb_text = gate_testbench_text(netlist, stim, netlist_file.string());
   write_text_file(dir / "gate_tb.cpp", tb_text);
   const fs::path binary = dir / "gate_tb";
-  const std::string command = shell_quote(require_tool("g++")) + " -std=c++17 -O2 -I " + shell_quote(dir.string()) + " " +
-                              shell_quote((dir / "gate_tb.cpp").string()) + " -o " + shell_quote(binary.string());
+  const std::string command = shell_quote(require_tool("g++")) + " -std=c++17 -O2 -I " + shell_quote(dir.string()) +
+                              " " + shell_quote((dir / "gate_tb.cpp").string()) + " -o " + shell_quote(binary.string());
   const std::string stamp = (dir / "gate_tb.stamp").string(), key = engine + tb_text + command;
   if (fs::exists(binary) && stamp_matches(stamp, key)) return binary;
   const CommandResult b = run_command(command);

@@ -29,10 +29,9 @@ struct GoldenBlockPower {
 };
 
 // blocks: the blocks to replay (each with a block_instance; an accumulator cache that is a
-// memory macro is not logic to replay). liberty_file "": the built-in fsgen45. rtl_root: where the design's RTL is generated
-// and built; work_dir: netlists, one folder per module and
-// parameters (designs run with the same work_dir share them; not safe to share between
-// concurrent runs).
+// memory macro is not logic to replay). liberty_file "": the built-in fsgen45. rtl_root: where the design's RTL is
+// generated and built; work_dir: netlists, one folder per module and parameters (designs run with the same work_dir
+// share them; not safe to share between concurrent runs).
 std::vector<GoldenBlockPower> golden_block_power(const Graph& g, const Program& p, const std::vector<std::string>& blocks,
                                                  const std::string& liberty_file,
                                                  const std::string& rtl_root, const std::string& work_dir);

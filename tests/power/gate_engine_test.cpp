@@ -92,11 +92,13 @@ PortWaveforms random_waves(const GateNetlist& n, uint64_t cycles) {
 }
 
 void expect_same_toggles_as_verilator(const std::string& liberty_file) {
-  const std::string dir = test::scratch_dir("gate_engine_" + fs::path(liberty_file.empty() ? "fsgen45" : liberty_file).stem().string());
+  const std::string dir =
+      test::scratch_dir("gate_engine_" + fs::path(liberty_file.empty() ? "fsgen45" : liberty_file).stem().string());
   std::ofstream(dir + "/fsgen_array_os.v") << rtl_library().at("fsgen_array_os.v");
   std::ofstream(dir + "/fsgen_rescale.vh") << rtl_library().at("fsgen_rescale.vh");
   const Liberty lib = prepare_liberty(liberty_file, dir);
-  const SynthReport synth = synth_to_liberty({dir + "/fsgen_array_os.v"}, "fsgen_array_os", {{"R", 2}, {"C", 2}}, lib, dir);
+  const SynthReport synth =
+      synth_to_liberty({dir + "/fsgen_array_os.v"}, "fsgen_array_os", {{"R", 2}, {"C", 2}}, lib, dir);
   const GateNetlist n = read_netlist_json(synth.netlist_json, "fsgen_array_os");
   const PortWaveforms waves = random_waves(n, 150);
   PortWaveforms outputs;

@@ -11,8 +11,8 @@ PrimitiveDef power_primitive() {
   // SYSTOLIC: 0 broadcast, 1 systolic (operand registers in every PE, shifting every
   // cycle): a hyperparameter, so the model learns what the registers cost.
   d.params = {"R", "C", "SYSTOLIC"};
-  d.sizes = {{2, 2, 0}, {2, 4, 0}, {4, 2, 0}, {4, 4, 0}, {4, 8, 0}, {8, 4, 0},
-             {8, 8, 0}, {2, 2, 1}, {2, 4, 1}, {4, 2, 1}, {4, 4, 1}, {8, 8, 1}, {16, 16, 0}, {16, 16, 1}};
+  d.sizes = {{2, 2, 0}, {2, 4, 0}, {4, 2, 0}, {4, 4, 0}, {4, 8, 0}, {8, 4, 0},   {8, 8, 0},
+             {2, 2, 1}, {2, 4, 1}, {4, 2, 1}, {4, 4, 1}, {8, 8, 1}, {16, 16, 0}, {16, 16, 1}};
   d.fixed = {{"RESCALE", 0}};
   d.enables = {"en"};
   d.held_low = {"clr", "sc", "alpha", "rd_row"};
