@@ -9,7 +9,8 @@
 # baselines: a Markdown table and a predicted-against-golden PNG.
 # Resumable: designs already in the records are not run again. --whole-core also replays
 # each core's controller and register file (the structural primitives) and the
-# blocks without a model: the whole core is scored (slow: a controller's synthesis and
+# blocks without a model (fsgen power --golden without --modelled-only): the whole core is
+# scored (slow: a controller's synthesis
 # takes minutes per distinct controller). --only runs the named designs
 # of the set (comma-separated).
 #
@@ -18,7 +19,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$HERE")
-FSGEN=$ROOT/build/fsgen LIBERTY="" DATASET="" OUT="" DESIGNS=all WHOLE_CORE=() ONLY=""
+FSGEN=$ROOT/build/fsgen LIBERTY="" DATASET="" OUT="" DESIGNS=all WHOLE_CORE=(--modelled-only) ONLY=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --liberty) LIBERTY=$2; shift 2 ;;
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
     --out) OUT=$2; shift 2 ;;
     --fsgen) FSGEN=$2; shift 2 ;;
     --designs) DESIGNS=$2; shift 2 ;;
-    --whole-core) WHOLE_CORE=(--whole-core); shift ;;
+    --whole-core) WHOLE_CORE=(); shift ;;
     --only) ONLY=$2; shift 2 ;;
     *) echo "power_validation.sh: unknown argument '$1' (expected --liberty, --dataset, --out, --fsgen, --designs, --whole-core, --only)" >&2; exit 2 ;;
   esac

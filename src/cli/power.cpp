@@ -23,7 +23,7 @@ int run_power_command(const PowerArgs& a) {
   if (!o.golden && !o.golden_csv.empty()) fail("--golden-csv", "the golden trace needs the golden power: add --golden");
   if (!o.golden && !o.golden_signals.empty())
     fail("--golden-signals", "the energy by signal needs the golden power: add --golden");
-  if (!o.golden && o.whole_core) fail("--whole-core", "replaying the whole core needs --golden");
+  if (!o.golden && !o.whole_core) fail("--modelled-only", "replaying the modelled blocks alone needs --golden");
   const Graph g = elaborate(parse_spec_file(a.spec_path));
   const PowerModel pm = load_power_model(a.power_model);
   run_power(g, compile_kernel(g, a.kernel).program, pm, o, std::cout);
@@ -45,10 +45,12 @@ Command power_command(CLI::App& app) {
   cmd->add_option("--csv", o.csv, "write the trace as CSV (mW per block per window)");
   cmd->add_option("--vcd", o.vcd, "write the trace as a VCD of real-valued signals (GTKWave)");
   cmd->add_option("--png", o.png, "draw the trace as a PNG (gnuplot)");
-  cmd->add_flag("--golden", o.golden, "also compute the arrays' gate-level golden power on the same run (slow)");
-  cmd->add_flag("--whole-core", o.whole_core,
-                "--golden: replay the whole core: also the structural primitives (a matmul core's controller and "
-                "register file) and the blocks without a model (the controller's synthesis and build take minutes)");
+  cmd->add_flag("--golden", o.golden,
+                "also replay the whole core's RTL stimulus into its gate-level netlists on the same run: golden power "
+                "of every block (slow: a controller's synthesis takes minutes)");
+  cmd->add_flag("--modelled-only{false}", o.whole_core,
+                "--golden: replay only the blocks with activity models (PE arrays, value networks, accumulator caches, "
+                "the DMA, the softmax unit), not the controller and register file");
   cmd->add_option("--liberty", o.liberty,
                   "the power model's liberty (memory macros, --golden); default: the built-in fsgen45");
   add_macro_options(cmd, o.macros);

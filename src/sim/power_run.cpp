@@ -17,11 +17,11 @@ namespace fsgen {
 
 namespace {
 
-// Without --whole-core, the blocks of the primitives with activity models: the structural
-// ones (a matmul core's controller, the register file) have a core's largest gate-level
-// builds. Memory macros have no logic to replay. A block without a model is replayed for its
-// golden power alone: a primitive the model lacks (the softmax unit), and with --whole-core
-// the blocks no primitive covers.
+// With --modelled-only, the blocks of the primitives with activity models: the structural
+// ones (a matmul core's controller, the register file) have a core's largest syntheses.
+// Memory macros have no logic to replay. A block without a model is replayed for its
+// golden power alone: a primitive the model lacks (the softmax unit), and by default (the
+// whole core) the blocks no primitive covers.
 std::vector<std::string> replayed_blocks(const Graph& g, const PowerTrace& t, bool whole_core) {
   auto has_activity_model = [](const std::string& kind) {
     const auto& c = primitive_catalog();

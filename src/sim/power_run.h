@@ -21,7 +21,7 @@ struct PowerRunOptions {
   std::string out_root = "rtl_out";        // the liberty copy and the golden builds go below it
   std::string csv, vcd, png;               // the trace's files ("" for none)
   bool golden = false;                     // also replay the blocks at gate level
-  bool whole_core = false;                 // golden: every block, also the structural ones and those without a model
+  bool whole_core = true;                  // golden: every block, also the structural ones and those without a model
   std::string golden_csv, golden_signals;  // golden: traces per block and window; energy by RTL signal
   std::string record_path, record_name;    // golden: validation records to append, the design's name in them
 };

@@ -115,10 +115,10 @@ TEST(Cli, PowerErrorsAreOneLine) {
   EXPECT_EQ(signals.status, 1);
   EXPECT_NE(signals.out.find("--golden-signals: the energy by signal needs the golden power: add --golden"), std::string::npos)
       << signals.out;
-  const CliRun whole_core = fsgen_cli("power examples/os_8x8.yaml --whole-core");
-  EXPECT_EQ(whole_core.status, 1);
-  EXPECT_NE(whole_core.out.find("--whole-core: replaying the whole core needs --golden"), std::string::npos)
-      << whole_core.out;
+  const CliRun modelled = fsgen_cli("power examples/os_8x8.yaml --modelled-only");
+  EXPECT_EQ(modelled.status, 1);
+  EXPECT_NE(modelled.out.find("--modelled-only: replaying the modelled blocks alone needs --golden"), std::string::npos)
+      << modelled.out;
   const CliRun model = fsgen_cli("train data/power/fsgen45.csv -o " + dir + "/m.json");
   ASSERT_EQ(model.status, 0) << model.out;
   EXPECT_NE(model.out.find("ctrl              13 sizes, structural"), std::string::npos) << model.out;
