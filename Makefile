@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= 2
 FSGEN := $(BUILD)/fsgen
 
-.PHONY: deps build demo test test-sanitize fuzz validate validate-power bench bench-power bench-models clean
+.PHONY: deps build demo test test-sanitize fuzz validate validate-power power-flow bench bench-power bench-models clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -67,6 +67,12 @@ validate: build
 # Power models against gate-level golden power over the validation designs (slow; resumable).
 validate-power: build
 	./validation/power_validation.sh --fsgen $(FSGEN)
+
+# The power flow on one liberty in one command: characterise, train, validate, one report
+# (validation/power_flow.sh; LIBERTY=file.lib.gz, default the built-in fsgen45; SMALL=1: the
+# two smallest sizes of each primitive; slow, resumable).
+power-flow: build
+	./validation/power_flow.sh --fsgen $(FSGEN) $(if $(LIBERTY),--liberty $(LIBERTY)) $(if $(SMALL),--small)
 
 bench: build
 	$(FSGEN) bench
