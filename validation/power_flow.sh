@@ -8,18 +8,19 @@
 # stopped (the run times are then this run's).
 #
 # usage: validation/power_flow.sh [--liberty FILE] [--out DIR] [--fsgen BIN] [--jobs N] [--small]
-#                                 [--designs dense|sparse|softmax|all] [--whole-core] [--only A,B]
+#                                 [--max-elements N] [--designs dense|sparse|softmax|all] [--whole-core] [--only A,B]
 #   --liberty   a .lib or .lib.gz (default: the built-in fsgen45)
 #   --out       the flow's folder (default: validation_out/power_flow/<library>)
 #   --small     the two smallest sizes of each primitive and 8 stimuli each (fsgen characterize
 #               --small): minutes instead of hours, for a first look at a library
+#   --max-elements N  only sizes of at most N processing elements (fsgen characterize's)
 #   --designs   the validation designs (default: dense)
 #   --whole-core  replay the validation cores whole (their controllers too)
 #   --only      only these validation designs (comma-separated)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$HERE")
-FSGEN=$ROOT/build/fsgen LIBERTY="" OUT="" JOBS=2 SMALL=() DESIGNS=dense WHOLE_CORE=() ONLY=()
+FSGEN=$ROOT/build/fsgen LIBERTY="" OUT="" JOBS=2 SMALL=() MAX=() DESIGNS=dense WHOLE_CORE=() ONLY=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --liberty) LIBERTY=$2; shift 2 ;;
@@ -27,10 +28,11 @@ while [ $# -gt 0 ]; do
     --fsgen) FSGEN=$2; shift 2 ;;
     --jobs) JOBS=$2; shift 2 ;;
     --small) SMALL=(--small); shift ;;
+    --max-elements) MAX=(--max-elements "$2"); shift 2 ;;
     --designs) DESIGNS=$2; shift 2 ;;
     --whole-core) WHOLE_CORE=(--whole-core); shift ;;
     --only) ONLY=(--only "$2"); shift 2 ;;
-    *) echo "power_flow.sh: unknown argument '$1' (expected --liberty, --out, --fsgen, --jobs, --small, --designs, --whole-core, --only)" >&2; exit 2 ;;
+    *) echo "power_flow.sh: unknown argument '$1' (expected --liberty, --out, --fsgen, --jobs, --small, --max-elements, --designs, --whole-core, --only)" >&2; exit 2 ;;
   esac
 done
 [ -z "$LIBERTY" ] || [ -f "$LIBERTY" ] || { echo "power_flow.sh: --liberty $LIBERTY: no such file" >&2; exit 2; }
@@ -61,7 +63,7 @@ step() {
   echo "$name $((end - start))" >> "$TIMES"
 }
 
-step characterize "$FSGEN" -q characterize "${LIB_ARGS[@]}" "${SMALL[@]}" --jobs "$JOBS" -o "$DATASET"
+step characterize "$FSGEN" -q characterize "${LIB_ARGS[@]}" "${SMALL[@]}" "${MAX[@]}" --jobs "$JOBS" -o "$DATASET"
 step train "$FSGEN" train "$DATASET" -o "$OUT/model.json"
 step validate "$HERE/power_validation.sh" --fsgen "$FSGEN" "${LIB_ARGS[@]}" --dataset "$DATASET" \
   --out "$OUT/validation" --designs "$DESIGNS" "${WHOLE_CORE[@]}" "${ONLY[@]}"
@@ -69,7 +71,7 @@ step validate "$HERE/power_validation.sh" --fsgen "$FSGEN" "${LIB_ARGS[@]}" --da
 {
   echo "# fsgen power flow: $LIB_NAME"
   echo
-  echo "Liberty: ${LIBERTY:-the built-in fsgen45}. Dataset: \`$DATASET\`$([ ${#SMALL[@]} -gt 0 ] && echo ' (--small)')."
+  echo "Liberty: ${LIBERTY:-the built-in fsgen45}. Dataset: \`$DATASET\`$([ ${#SMALL[@]} -gt 0 ] && echo ' (--small)')$([ ${#MAX[@]} -gt 0 ] && echo " (--max-elements ${MAX[1]})")."
   echo "Made by \`validation/power_flow.sh\` on $(date -u +%Y-%m-%d), fsgen at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo 'an unknown commit')."
   echo
   echo "## Run time of this run (s)"
