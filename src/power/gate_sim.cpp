@@ -181,7 +181,7 @@ std::string gate_testbench_text(const GateNetlist& n, const PrimitiveStimulus& s
     << "  const double enable_rate = std::strtod(argv[5], nullptr);\n"
     << "  const double side_share = std::strtod(argv[6], nullptr);\n"
     << "  const double factor_share = std::strtod(argv[7], nullptr);\n"
-    << "  Top* top = load_top();\n  ToggleLog log;\n"
+    << "  Top* top = load_top();\n  ToggleLog log;\n  if (!log.f) return 4;\n"
     << "  std::mt19937_64 rng(seed);\n"
     << "  std::bernoulli_distribution flip(rate), zero(zeros), enable(enable_rate), side_draw(side_share);\n"
     << "  uint64_t enabled = 0, side = 0, zero_bytes = 0, data_bytes = 0;\n";
@@ -456,7 +456,9 @@ GateActivity run_gate_simulation(const fs::path& binary, const GateNetlist& netl
        << " " << stim.side_share << " " << stim.factor_share;
   for (int64_t v : stim.settings) args << " " << v;
   const CommandResult r = run_command("cd " + shell_quote(run_dir) + " && " + shell_quote(binary.string()) + " " + args.str());
-  if (r.status != 0) fail("gate-level simulation of " + netlist.top, r.output);
+  if (r.status != 0)
+    fail("gate-level simulation of " + netlist.top, "testbench exited with " + std::to_string(r.status) +
+                                                        " (2: arguments, 4: its toggle log not writable): " + r.output);
   const fs::path log = fs::path(run_dir) / "toggles.bin";
   GateActivity a = read_toggle_log(log, netlist, stim.cycles);
   fs::remove(log);
