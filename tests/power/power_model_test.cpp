@@ -1162,9 +1162,11 @@ TEST(Characterize, MalformedDatasetsAreOneLineErrors) {
   EXPECT_NE(test::error_of([] { primitive_def("crossbar"); }).find("unknown: expected one of pe_array_os"), std::string::npos);
   CharacterizeOptions sized = small_characterisation({"pe_array_rescale"}, 100, dir);
   sized.sizes = {"2x4", "3x3"};  // a size the catalog does not have is named before any synthesis
-  EXPECT_NE(test::error_of([&] { characterize(sized, dir + "/sized.csv"); })
-                .find("--sizes 3x3: expected a catalog size of the primitives characterised (2x2, 2x4, 4x2, 4x4, 8x8, 16x16)"),
-            std::string::npos);
+  EXPECT_NE(
+      test::error_of([&] {
+        characterize(sized, dir + "/sized.csv");
+      }).find("--sizes 3x3: expected a catalog size of the primitives characterised (2x2, 2x4, 4x2, 4x4, 8x8, 16x16)"),
+      std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(dir + "/sized.csv"));
   EXPECT_NE(test::error_of([&] { load_power_model(dir + "/missing.json"); }).find("missing.json"), std::string::npos);
 }
