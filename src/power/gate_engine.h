@@ -134,11 +134,36 @@ struct Netlist {
     if (!in) throw std::runtime_error("gate netlist: truncated");
     return n;
   }
+
+  // Every reference in range and every table of its cell's variables: a damaged file is an
+  // error, not a stray read.
+  void check() const {
+    auto net = [&](int32_t b) {
+      if (b < kUnconnected || (b >= 0 && uint32_t(b) >= bits)) throw std::runtime_error("gate netlist: a net bit out of range");
+    };
+    auto table = [&](int64_t t, size_t vars) {
+      if (t < 0 || size_t(t) >= tables.size() || tables[size_t(t)].vars != vars)
+        throw std::runtime_error("gate netlist: a table out of range or of another cell's variables");
+    };
+    for (const Port& p : ports)
+      for (int32_t b : p.bits) net(b);
+    for (const Cell& c : cells) {
+      const size_t vars = c.in.size() + (c.flop ? 2 : 0);
+      for (int32_t b : c.in) net(b);
+      for (size_t i = 0; i < c.out.size(); ++i) net(c.out[i]), table(c.out_table[i], vars);
+      if (!c.flop) continue;
+      table(c.clocked_on, vars);
+      table(c.next_state, vars);
+      if (c.clear >= 0) table(c.clear, vars);
+      if (c.preset >= 0) table(c.preset, vars);
+    }
+  }
 };
 
 class Simulator {
  public:
   explicit Simulator(const Netlist& n) : n_(n) {
+    n_.check();
     const uint32_t slots = n.bits + 3;  // the net bits, then constant 0, constant 1, unconnected
     value_.assign(slots, 0);
     value_[n.bits + 1] = 1;
