@@ -139,7 +139,8 @@ struct Netlist {
   // error, not a stray read.
   void check() const {
     auto net = [&](int32_t b) {
-      if (b < kUnconnected || (b >= 0 && uint32_t(b) >= bits)) throw std::runtime_error("gate netlist: a net bit out of range");
+      if (b < kUnconnected || (b >= 0 && uint32_t(b) >= bits))
+        throw std::runtime_error("gate netlist: a net bit out of range");
     };
     auto table = [&](int64_t t, size_t vars) {
       if (t < 0 || size_t(t) >= tables.size() || tables[size_t(t)].vars != vars)
