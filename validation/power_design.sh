@@ -10,7 +10,7 @@ design() {
   cat > "$SPECS/$name.yaml" <<YAML
 name: $name
 clock_mhz: 500
-pe_budget: 256
+pe_budget: ${PE_BUDGET:-256}
 memory: {bandwidth_gbps: $bw, latency_cycles: $lat, buffer_limit_bytes: 16384}
 arrays:
   a: {loop_order: $order, tiling: {m: $m, n: $n, k: $k}}

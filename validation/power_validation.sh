@@ -15,7 +15,7 @@
 # of the set (comma-separated).
 #
 # usage: validation/power_validation.sh [--liberty FILE] [--dataset CSV] [--out DIR] [--fsgen BIN]
-#                                       [--designs dense|sparse|softmax|all] [--whole-core] [--only A,B]
+#                                       [--designs dense|sparse|softmax|size|all] [--whole-core] [--only A,B]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$HERE")
@@ -36,7 +36,7 @@ LIB_NAME=fsgen45
 [ -n "$LIBERTY" ] && LIB_NAME=$(basename "$LIBERTY" | sed 's/\.gz$//; s/\.lib$//')
 DATASET=${DATASET:-$ROOT/data/power/$LIB_NAME.csv}
 OUT=${OUT:-$ROOT/validation_out/power/$LIB_NAME}
-case "$DESIGNS" in dense|sparse|softmax|all) ;; *) echo "power_validation.sh: --designs '$DESIGNS': expected dense, sparse, softmax or all" >&2; exit 2 ;; esac
+case "$DESIGNS" in dense|sparse|softmax|size|all) ;; *) echo "power_validation.sh: --designs '$DESIGNS': expected dense, sparse, softmax, size or all" >&2; exit 2 ;; esac
 [ -f "$DATASET" ] || { echo "power_validation.sh: no dataset $DATASET: make one with fsgen characterize${LIBERTY:+ --liberty $LIBERTY} -o $DATASET" >&2; exit 2; }
 mkdir -p "$OUT/specs"
 RECORDS=$OUT/records.csv
@@ -48,6 +48,7 @@ LIB_ARGS=()
   case "$DESIGNS" in dense|all) "$HERE/power_specs.sh" "$OUT/specs" ;; esac
   case "$DESIGNS" in sparse|all) "$HERE/sparse_power_specs.sh" "$OUT/specs" ;; esac
   case "$DESIGNS" in softmax|all) "$HERE/softmax_power_specs.sh" "$OUT/specs" ;; esac
+  case "$DESIGNS" in size|all) "$HERE/size_power_specs.sh" "$OUT/specs" ;; esac
 } > "$OUT/designs.txt"
 if [ -n "$ONLY" ]; then
   for name in ${ONLY//,/ }; do
