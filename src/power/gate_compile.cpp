@@ -203,7 +203,8 @@ std::vector<size_t> evaluation_order(const std::vector<fsgen_gates::Cell>& comb,
   if (order.size() != comb.size()) {
     const size_t stuck =
         size_t(std::find_if(waiting.begin(), waiting.end(), [](size_t w) { return w > 0; }) - waiting.begin());
-    fail("netlist cell " + names[stuck], "on or after a loop of combinational cells: the gate-level simulator needs none");
+    fail("netlist cell " + names[stuck],
+         "on or after a loop of combinational cells: the gate-level simulator needs none");
   }
   return order;
 }
