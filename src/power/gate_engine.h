@@ -215,8 +215,8 @@ class Simulator {
       if (flat_[i].flop < 0) continue;
       FlopState& s = flops_[size_t(flat_[i].flop)];
       const Cell& c = n_.cells[i];
-      const uint8_t clk = table(uint32_t(c.clocked_on), index(flat_[i], s));
-      if (clk && !s.clk) captures_.push_back({uint32_t(i), table(uint32_t(c.next_state), index(flat_[i], s))});
+      const uint8_t clk = table(uint32_t(c.clocked_on), index(flat_[i], &s));
+      if (clk && !s.clk) captures_.push_back({uint32_t(i), table(uint32_t(c.next_state), index(flat_[i], &s))});
       s.clk = clk;
     }
     if (captures_.empty()) return;
@@ -257,7 +257,6 @@ class Simulator {
     if (s) x |= uint32_t(s->q) << f.n_in | uint32_t(s->qn) << (f.n_in + 1);
     return x;
   }
-  uint32_t index(const Flat& f, const FlopState& s) const { return index(f, &s); }
   uint8_t table(uint32_t t, uint32_t x) const { return n_.tables[t].at(x); }
 
   // Clear and preset (levels) applied to a flop's state; true if it changed.
@@ -265,7 +264,7 @@ class Simulator {
     const Cell& c = n_.cells[i];
     if (c.clear < 0 && c.preset < 0) return false;
     FlopState& s = flops_[size_t(flat_[i].flop)];
-    const uint32_t x = index(flat_[i], s);
+    const uint32_t x = index(flat_[i], &s);
     const bool clear = c.clear >= 0 && table(uint32_t(c.clear), x),
                preset = c.preset >= 0 && table(uint32_t(c.preset), x);
     if (!clear && !preset) return false;

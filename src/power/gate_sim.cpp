@@ -23,6 +23,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A run of `cycles` cycles of the netlist in which no net bit has toggled yet.
+GateActivity quiet_activity(const GateNetlist& n, uint64_t cycles) {
+  GateActivity a;
+  a.cycles = cycles;
+  a.toggles.assign(static_cast<size_t>(n.max_bit) + 1, 0);
+  a.toggled_per_cycle.assign(cycles, {});
+  return a;
+}
+
+// One transition of net bit `bit` in cycle c.
+void count_toggle(GateActivity& a, uint64_t c, int bit) {
+  ++a.toggles[size_t(bit)];
+  a.toggled_per_cycle[c].push_back(bit);
+}
+
 std::string cell_models_path(const Liberty& lib, const std::string& dir) {
   return (fs::path(dir) / ("cells_" + lib.name + ".v")).string();
 }
@@ -314,10 +329,7 @@ namespace {
 // Per net bit of the netlist's top scope, its transitions per cycle (VCD time t belongs
 // to cycle t / 2).
 GateActivity read_vcd(const std::string& path, const GateNetlist& n, uint64_t cycles) {
-  GateActivity a;
-  a.cycles = cycles;
-  a.toggles.assign(static_cast<size_t>(n.max_bit) + 1, 0);
-  a.toggled_per_cycle.assign(cycles, {});
+  GateActivity a = quiet_activity(n, cycles);
   // VCD id code -> net bits, LSB first (a code a simulator gives several equal nets names each of them)
   std::multimap<std::string, std::vector<int>> code_bits;
   std::vector<char> value(a.toggles.size(), 0);
@@ -337,10 +349,7 @@ GateActivity read_vcd(const std::string& path, const GateNetlist& n, uint64_t cy
         const char b = (i < v.size() ? v[v.size() - 1 - i] : '0') == '1' ? 1 : 0;
         if (value[bits[i]] == b) continue;  // also a bit named twice
         value[bits[i]] = b;
-        if (cycle < cycles) {
-          ++a.toggles[bits[i]];
-          a.toggled_per_cycle[cycle].push_back(bits[i]);
-        }
+        if (cycle < cycles) count_toggle(a, cycle, bits[i]);
       }
     }
   };
@@ -400,10 +409,7 @@ void write_engine_netlist(const GateNetlist& netlist, const LibertyLibrary& lib,
 GateActivity read_toggle_log(const fs::path& path, const GateNetlist& n, uint64_t cycles) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path.string(), "cannot open the gate-level simulation's toggle log");
-  GateActivity a;
-  a.cycles = cycles;
-  a.toggles.assign(static_cast<size_t>(n.max_bit) + 1, 0);
-  a.toggled_per_cycle.assign(cycles, {});
+  GateActivity a = quiet_activity(n, cycles);
   std::vector<uint32_t> bits;
   for (uint64_t c = 0; c < cycles; ++c) {
     uint32_t k = 0;
@@ -413,8 +419,7 @@ GateActivity read_toggle_log(const fs::path& path, const GateNetlist& n, uint64_
     if (!in) fail(path.string(), "truncated at cycle " + std::to_string(c) + " of " + std::to_string(cycles));
     for (uint32_t b : bits) {
       if (b >= a.toggles.size()) fail(path.string(), "net bit " + std::to_string(b) + " is not in the netlist");
-      ++a.toggles[b];
-      a.toggled_per_cycle[c].push_back(int(b));
+      count_toggle(a, c, int(b));
     }
   }
   return a;
@@ -567,10 +572,7 @@ GateActivity replay_gates(const GateNetlist& netlist, const LibertyLibrary& lib,
     }
     outputs->words.assign(size_t(waves.cycles) * outputs->words_per_cycle(), 0);
   }
-  GateActivity a;
-  a.cycles = waves.cycles;
-  a.toggles.assign(static_cast<size_t>(netlist.max_bit) + 1, 0);
-  a.toggled_per_cycle.assign(waves.cycles, {});
+  GateActivity a = quiet_activity(netlist, waves.cycles);
   const size_t per = waves.words_per_cycle();
   std::vector<uint32_t> toggled;
   const uint8_t low = 0, high = 1;
@@ -595,7 +597,7 @@ GateActivity replay_gates(const GateNetlist& netlist, const LibertyLibrary& lib,
     sim.write_port(clk, &high, 1);
     sim.eval();
     sim.sample(toggled);
-    for (uint32_t b : toggled) ++a.toggles[b], a.toggled_per_cycle[c].push_back(int(b));
+    for (uint32_t b : toggled) count_toggle(a, c, int(b));
   }
   return a;
 }

@@ -78,7 +78,8 @@ std::future<void> synthesise_in_background(const std::vector<ArrayInstance>& ins
 }
 
 GoldenBlockPower replay_block(const Graph& g, const std::string& block, const ArrayInstance& inst, const Liberty& lib,
-                              const std::string& vcd, uint64_t cycles, const std::string& work_dir) {
+                              const LibertyLibrary& cells, const std::string& vcd, uint64_t cycles,
+                              const std::string& work_dir) {
   GoldenBlockPower gb;
   gb.block = block;
   gb.module = inst.module;
@@ -92,7 +93,6 @@ GoldenBlockPower replay_block(const Graph& g, const std::string& block, const Ar
   for (const auto& [port, bits] : netlist.ports)
     if (!netlist.outputs.count(port) && port != "clk") inputs.push_back({port, uint32_t(bits.size())});
   const PortWaveforms waves = read_vcd_waveforms(vcd, rtl_scope(block), inputs, cycles);
-  const LibertyLibrary cells = read_liberty_file(lib.path);
   PortWaveforms outputs;
   GateActivity activity =
       replay_gates(netlist, cells, controller ? with_start_cycle(waves) : waves, "clk", "rst_n", &outputs);
@@ -133,9 +133,10 @@ std::vector<GoldenBlockPower> golden_block_power(const Graph& g, const Program& 
     throw;
   }
   syntheses.get();  // a synthesis' error, here rather than in its replay
+  const LibertyLibrary cells = read_liberty_file(lib.path);  // once: a large liberty takes seconds to read
   std::vector<GoldenBlockPower> out;
   for (size_t i = 0; i < blocks.size(); ++i)
-    out.push_back(replay_block(g, blocks[i], instances[i], lib, vcd, rtl.cycles, work_dir));
+    out.push_back(replay_block(g, blocks[i], instances[i], lib, cells, vcd, rtl.cycles, work_dir));
   fs::remove(vcd);
   return out;
 }
