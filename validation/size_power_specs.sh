@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The power validation's designs at size (power_validation.sh --designs size): matmul-only
-# cores whose arrays are 8x8 and 16x16, of the characterised variants (output-stationary
+# The power validation's designs at size (power_validation.sh --designs size): cores whose
+# arrays are 8x8 and 16x16: matmul cores of the characterised variants (output-stationary
 # broadcast and systolic, weight-stationary dot arrays), dense and with half the operands
-# zero. Writes one spec per design into the folder given as $1 and prints one line per
-# design, "name|kernel arguments" (power_design.sh).
+# zero; fused cores (their softmax unit at TN = 8 and 16) running attention (prefill and
+# decode) and the gated FFN; and a value-sparse matmul core whose networks feed one lane per
+# PE column of an 8x8 array. Writes one spec per design into the folder given as $1 and
+# prints one line per design, "name|kernel arguments" (power_design.sh).
 set -euo pipefail
 SPECS=${1:?usage: size_power_specs.sh <folder>}
 mkdir -p "$SPECS"
@@ -20,3 +22,14 @@ design sys_8x8_k8        "output_stationary, movement: systolic" 8 8 8 4 4 matmu
 design ws_n8_k8          $WS 8 8 8   4 4 matmul $MM8
 PE_BUDGET=512 design os_16x16_k16   $OS 16 16 16 8 4 matmul $MM16
 PE_BUDGET=512 design ws_n16_k16     $WS 16 16 16 8 4 matmul $MM16
+FUSED="matmul, attention"
+design att_8x8           $OS 8 8 8   4 4 "$FUSED" --kernel attention --heads 1 --tokens 16 --seed 5
+design att_8x8_decode    $OS 8 8 8   4 4 "$FUSED" --kernel attention --stage decode --heads 2 --context 24 --seed 8
+design ffn_8x8           $OS 8 8 8   4 4 "$FUSED" --kernel ffn --tokens 8 --ffn 16 --seed 12
+PE_BUDGET=512 design att_16x16 $OS 16 16 16 8 4 "$FUSED" --kernel attention --heads 1 --tokens 32 --seed 5
+
+# Value-sparse: w's zeros skipped in windows of 4 k steps, one lane per PE column (8 lanes).
+design sparse_8x8_z50    $OS 8 8 8   4 4 matmul $MM8 --zeros 0.5
+sed -i 's|^  a: {loop_order: output_stationary, tiling: {m: 8, n: 8, k: 8}}$|  a: {loop_order: output_stationary, tiling: {m: 8, n: 8, k: 8}, sparse_tiling: {n: "1:8:8:8", k: "1:1:4:4"}}|' \
+  "$SPECS/sparse_8x8_z50.yaml"
+printf 'sparsity:\n  - {kind: compute_value, tensor: w, condition: "w==0"}\n' >> "$SPECS/sparse_8x8_z50.yaml"

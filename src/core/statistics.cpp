@@ -61,8 +61,9 @@ std::vector<double> least_squares_with_intercept(const std::vector<std::pair<std
     y(Eigen::Index(r)) = points[r].second;
   }
   Eigen::MatrixXd normal = x.transpose() * x;
-  const double scale = points.empty() ? 0 : normal.diagonal().maxCoeff();
-  normal.diagonal().array() += 1e-9 * scale;
+  // Each term's ridge in its own scale: a term of large values (a 16x16 controller's buffer
+  // bytes) does not bias the others, the intercept among them.
+  normal.diagonal() *= 1 + 1e-9;
   // Column-pivoting QR: a term that never varies (a zero column) gets the coefficient 0.
   const Eigen::VectorXd c = points.empty() ? Eigen::VectorXd::Zero(k)
                                            : Eigen::VectorXd(normal.colPivHouseholderQr().solve(x.transpose() * y));

@@ -25,7 +25,7 @@ double rms_difference(const std::vector<double>& got, const std::vector<double>&
 double nrmse(const std::vector<double>& got, const std::vector<double>& want);
 
 // Least squares of y = c0 + c1 x1 + ... over the points (x, y), every x of the same length.
-// A vanishing ridge (1e-9 of the normal matrix' largest diagonal entry) keeps fewer points
+// A vanishing ridge (1e-9 of each diagonal entry of the normal matrix) keeps fewer points
 // than terms solvable. Returns {c0, c1, ...}; {0} for no points.
 std::vector<double> least_squares_with_intercept(const std::vector<std::pair<std::vector<double>, double>>& points);
 

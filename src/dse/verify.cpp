@@ -187,6 +187,7 @@ std::vector<SynthesisCheck> synthesise_best_designs(const std::vector<DesignReco
                                                     const std::function<void(uint64_t, uint64_t)>& progress) {
   std::filesystem::create_directories(work_dir);
   model.require_liberty(prepare_liberty(request.liberty, work_dir).name);  // before hours of synthesis
+  if (area_mapping) model.require_area_mapping();
   const std::vector<DesignFigures> figs = figures_of(designs);
   const std::vector<const DesignFigures*> best = best_designs(figs, count);
   // Designs side by side, each block after block: a design's controller is most of its

@@ -206,7 +206,8 @@ std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, c
           {"cycles", std::to_string(o.cycles)},
           {"seed", std::to_string(o.seed)},
           {"grid", o.small_grid ? "small" : "full"},
-          {"stimulus", kStimulus}};
+          {"stimulus", kStimulus},
+          {"mapping", kAreaMapping}};
 }
 
 struct Stimulus {
@@ -393,6 +394,9 @@ std::ofstream open_dataset(const std::string& path, const std::map<std::string, 
   if (fs::exists(path)) drop_torn_last_line(path);
   if (fs::exists(path) && fs::file_size(path) > 0) {  // else a new dataset (a cut left no whole line)
     const Dataset d = read_dataset(path);
+    if (area_mapping_of(d.provenance) != kAreaMapping)
+      fail(path, "its netlists were mapped with " + area_mapping_of(d.provenance) + ", this fsgen maps with " +
+                     kAreaMapping + ": write a new dataset");
     for (const auto& [k, v] : prov)
       if (d.provenance.count(k) && d.provenance.at(k) != v && k != "yosys" && k != "verilator")
         fail(path, "provenance '" + k + "' is '" + d.provenance.at(k) + "', this run's is '" + v +

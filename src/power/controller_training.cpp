@@ -87,14 +87,15 @@ Program TrainingKernel::compile(const Graph& g) const {
   return compile_matmul(g, drawn(matmul, values, seed));
 }
 
-std::string core_spec_around_controller(const std::string& name, int tm, int tn, int tk, int w, int st, bool fused) {
+std::string core_spec_around_controller(const std::string& name, int tm, int tn, int tk, int w, int st, int sa, int sb,
+                                        bool fused) {
   const char* order = st == 0 ? "output_stationary" : "weight_stationary";
   std::ostringstream s;
   s << "name: " << name << "\n"
     << "clock_mhz: " << kTrainingClockMhz << "\n"
-    << "pe_budget: 256\n"
+    << "pe_budget: " << std::max(256, tm * (tn + tk)) << "\n"
     << "memory: {bandwidth_gbps: " << w * kTrainingClockMhz / 1000 << ", latency_cycles: 4, buffer_limit_bytes: 16384, "
-    << "operand_tiles: {a: 1, b: 1}}\n"
+    << "operand_tiles: {a: " << sa << ", b: " << sb << "}}\n"
     << "arrays:\n"
     << "  a: {loop_order: " << order << ", tiling: {m: " << tm << ", n: " << tn << ", k: " << tk << "}}\n"
     << "  b: {loop_order: " << order << ", tiling: {m: " << tm << ", n: " << tk << ", k: " << tn << "}}\n"
@@ -106,8 +107,8 @@ std::string core_spec_around_controller(const std::string& name, int tm, int tn,
 std::string training_core_spec(const std::string& kind, const std::vector<int>& h) {
   const bool fused = kind == "fused_ctrl";
   FSGEN_ASSERT(fused || kind == "ctrl", "a training core is built around a controller");
-  FSGEN_ASSERT(h.size() == (fused ? 5u : 6u), "a controller's hyperparameters are TM, TN, TK, W, ST (matmul: and M_LIVE)");
-  return core_spec_around_controller(core_name(kind, h), h[0], h[1], h[2], h[3], h[4], fused);
+  FSGEN_ASSERT(h.size() == (fused ? 7u : 8u), "a controller's hyperparameters are TM, TN, TK, W, ST, (matmul: M_LIVE,) SA, SB");
+  return core_spec_around_controller(core_name(kind, h), h[0], h[1], h[2], h[3], h[4], h.end()[-2], h.end()[-1], fused);
 }
 
 std::vector<TrainingKernel> training_kernels(const std::string& kind, const std::vector<int>& h) {

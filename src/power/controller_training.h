@@ -20,8 +20,10 @@ namespace fsgen {
 
 // The spec (YAML) of a core named `name` whose controller has tiles TM x TN x TK (array b's
 // m x k x n as a fused core plans it) and W-byte beats at 500 MHz: output-stationary arrays
-// (ST 0) or weight-stationary ones (ST 1); with the fused kernels built when `fused`.
-std::string core_spec_around_controller(const std::string& name, int tm, int tn, int tk, int w, int st, bool fused);
+// (ST 0) or weight-stationary ones (ST 1), SA and SB slots for the operand tiles; with the
+// fused kernels built when `fused`.
+std::string core_spec_around_controller(const std::string& name, int tm, int tn, int tk, int w, int st, int sa, int sb,
+                                        bool fused);
 // The training core of controller kind `kind` at hyperparameters h: for `ctrl` a matmul
 // core (TM, TN, TK, W, ST, M_LIVE: weight-stationary cores keep live output tiles), for
 // `fused_ctrl` a fused core (TM, TN, TK, W, ST).

@@ -1,4 +1,5 @@
 #include "power/power_model.h"
+#include "power/techmap.h"
 
 #include <xgboost/c_api.h>
 
@@ -474,6 +475,13 @@ void PowerModel::require_liberty(const std::string& liberty_name) const {
   if (trained != liberty_name)
     fail("--liberty", "the power model was characterised on liberty '" + trained + "', not '" + liberty_name +
                           "': give the model's liberty, or a model of this one");
+}
+
+void PowerModel::require_area_mapping() const {
+  if (area_mapping_of(provenance) != kAreaMapping)
+    fail("power model", "its dataset's netlists were mapped with " + area_mapping_of(provenance) +
+                            ", fsgen's golden netlists with " + kAreaMapping +
+                            ": characterise with this fsgen and train again");
 }
 
 StructuralEnergy PowerModel::structural_energy(const std::string& kind, const std::vector<int>& h) const {

@@ -157,6 +157,9 @@ class PowerModel {
   const PrimitivePowerModel& primitive(const std::string& kind) const;  // UserError when not trained
   // UserError unless the model was characterised on the liberty named `liberty_name`.
   void require_liberty(const std::string& liberty_name) const;
+  // UserError unless the model's dataset was mapped as fsgen maps golden netlists
+  // (kAreaMapping): before comparing it with a golden run or with synthesised areas.
+  void require_area_mapping() const;
   // Dynamic energy of one instance per cycle, fJ, for each activity (one model call for
   // all: a trace's windows are predicted together); not of a structural primitive
   // (structural_energy).

@@ -123,13 +123,30 @@ std::string synthesis_output(const fs::path& script, const std::string& generic_
   return read_text_file(report.string());
 }
 
+// ABC's script for area mapping, without the SAT sweeping (&fraig -x, scorr) and the extra
+// rewriting (dc2) of the default script: on a fused 8x8 controller (198,087 cells, fsgen45)
+// 5.4 against 72 minutes, on a TN = 2 softmax unit 29 s against 4 min 22 s, for 2.2 to 2.6 %
+// more area (docs/POWER.md, "Area mapping").
+constexpr const char* kAreaScript = "+strash;&get,-n;&dch,-f;&nf;&put";
+
+}  // namespace
+
+const char* const kAreaMapping = "abc: strash; &get -n; &dch -f; &nf; &put";
+
+std::string area_mapping_of(const std::map<std::string, std::string>& provenance) {
+  const auto it = provenance.find("mapping");
+  return it != provenance.end() ? it->second : "abc: its default script (&fraig -x, scorr, dc2, dretime, &dch -f, &nf)";
+}
+
+namespace {
+
 // Yosys' abc command: area mapping, or (target above 0) delay mapping at that period
 // followed by buffer trees and gate sizing. Yosys' own -D script stops after the mapping,
 // which leaves a signal that drives thousands of pins on one X1 cell; ABC's `map -D` keeps
 // the adders' carry trees where `&nf -D` (after Yosys' area rewriting) turns them into
 // ripple chains (a 32-bit accumulate: 1.37 against 1.88 ns on fsgen45).
 std::string abc_command(const std::string& liberty, double delay_target_ns) {
-  if (delay_target_ns <= 0) return "abc -liberty " + liberty;
+  if (delay_target_ns <= 0) return "abc -liberty " + liberty + " -script " + kAreaScript;
   const std::string d = std::to_string(int64_t(std::lround(delay_target_ns * 1000)));
   // `topo` before `buffer`: on a large mapped network (an 8x8 rescaling array, a fused
   // controller) ABC's buffer otherwise fails on a node without fanout, or crashes.

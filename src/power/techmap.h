@@ -28,6 +28,15 @@ struct SynthReport {
   std::string netlist_json;                   // the same netlist as Yosys JSON
 };
 
+// How ABC maps a netlist for area (SynthOptions::delay_target_ns 0: the power flow's
+// netlists, in characterisation and golden runs alike, and the areas). A characterisation
+// dataset records it (provenance "mapping"); a golden run refuses a power model whose
+// netlists were mapped otherwise, since the two would not be the same gates.
+extern const char* const kAreaMapping;
+// The area mapping a dataset's or model's provenance records: before the key existed,
+// ABC's default script.
+std::string area_mapping_of(const std::map<std::string, std::string>& provenance);
+
 struct SynthOptions {
   // Modules that stay instances without contents (memory macros; their area is not in
   // area_um2).

@@ -69,6 +69,7 @@ void write_trace_files(const PowerTrace& t, const PowerRunOptions& o) {
 GoldenRun run_golden(const Graph& g, const Program& prog, const PowerModel& pm, const PowerTrace& t,
                      const std::string& liberty, const std::string& rtl_root, const std::string& work,
                      bool whole_core) {
+  pm.require_area_mapping();
   GoldenRun run;
   run.golden = golden_block_power(g, prog, replayed_blocks(g, t, whole_core), liberty, rtl_root, work);
   run.comparison = compare_to_golden(t, run.golden, pm);

@@ -255,6 +255,20 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
 
   o.cycles = 300;  // another setting: the dataset refuses to mix
   EXPECT_NE(test::error_of([&] { characterize(o, path); }).find("provenance 'cycles'"), std::string::npos);
+
+  // The area mapping is recorded; a dataset without it (mapped by ABC's default script) is
+  // not resumed, and a model trained on it is refused a golden comparison.
+  EXPECT_EQ(d.provenance.at("mapping"), kAreaMapping);
+  EXPECT_NO_THROW(m.require_area_mapping());
+  std::string text = test::read_file(path);
+  text.erase(text.find("# mapping: "), text.find('\n', text.find("# mapping: ")) + 1 - text.find("# mapping: "));
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+  o.cycles = 200;
+  EXPECT_NE(test::error_of([&] { characterize(o, path); }).find("mapped with abc: its default script"),
+            std::string::npos);
+  const PowerModel older = train_power_model(read_dataset(path), 5);
+  EXPECT_NE(test::error_of([&] { older.require_area_mapping(); }).find("characterise with this fsgen"),
+            std::string::npos);
 }
 
 // Estimation predicts each path through the trees once (rows whose features lie in the same
@@ -1093,7 +1107,7 @@ TEST(Characterize, FusedControllerSizesAreFusedCoresControllers) {
   for (const auto& h : fused.sizes) {
     const int tn = h[1];
     const Graph g =
-        elaborate(parse_spec_text(core_spec_around_controller("fused", h[0], tn, h[2], h[3], h[4], true), "fused core"));
+        elaborate(parse_spec_text(core_spec_around_controller("fused", h[0], tn, h[2], h[3], h[4], h[5], h[6], true), "fused core"));
     EXPECT_EQ(g.block("ctrl").kind, "fused_ctrl");
     const ArrayInstance ctrl = *block_instance(g, "ctrl");
     EXPECT_EQ(ctrl.params.at("ATTN"), 1);

@@ -15,12 +15,14 @@ namespace {
 PrimitiveDef power_primitive() {
   PrimitiveDef d;
   d.kind = "fused_ctrl", d.module = "fsgen_ctrl";
-  d.params = {"TM", "TN", "TK", "W", "ST"};
+  // SA, SB: the operand tiles' slots (memory.operand_tiles; two: double-buffered).
+  d.params = {"TM", "TN", "TK", "W", "ST", "SA", "SB"};
   // Head dimensions and query rows varied apart (2x2x8 against 4x2x4), so that each size
   // left out of the fit still leaves them separable.
-  d.sizes = {{2, 2, 4, 1, 0}, {2, 4, 4, 2, 0}, {4, 2, 8, 2, 0}, {4, 4, 8, 4, 0},
-             {2, 2, 8, 2, 0}, {2, 2, 4, 1, 1}, {4, 2, 4, 1, 1}};
-  d.fixed = {{"N_LIVE", 0}, {"ATTN", 1}, {"KC", 0}, {"VC", 0}, {"SYS_A", 0}, {"SYS_B", 0}, {"SA", 1}, {"SB", 1}, {"TAGW", 11}};
+  d.sizes = {{2, 2, 4, 1, 0, 1, 1}, {2, 4, 4, 2, 0, 1, 1}, {4, 2, 8, 2, 0, 1, 1},   {4, 4, 8, 4, 0, 1, 1},
+             {2, 2, 8, 2, 0, 1, 1}, {2, 2, 4, 1, 1, 1, 1}, {4, 2, 4, 1, 1, 1, 1},   {4, 4, 8, 4, 0, 2, 2},
+             {8, 8, 8, 8, 0, 2, 2}, {8, 16, 8, 8, 1, 2, 2}, {16, 16, 16, 16, 0, 2, 2}};
+  d.fixed = {{"N_LIVE", 0}, {"ATTN", 1}, {"KC", 0}, {"VC", 0}, {"SYS_A", 0}, {"SYS_B", 0}, {"TAGW", 11}};
   d.derived = [](const std::vector<int>& h) {
     const int tm = h[0], tn = h[1], tk = h[2], st = h[4];
     return std::map<std::string, int64_t>{{"BM", tm},    {"BN", tk}, {"BK", tn}, {"STB", st}, {"DUAL", st == 0 ? 1 : 0},
@@ -32,14 +34,14 @@ PrimitiveDef power_primitive() {
   // Flip-flops and logic: the operand and P buffers (a byte each), a head dimension's
   // output row and normaliser, and a query row's running max, sum and rescale factor.
   d.size_terms = [](const std::vector<int>& h) {
-    const int tm = h[0], tn = h[1], tk = h[2], st = h[4];
+    const int tm = h[0], tn = h[1], tk = h[2], st = h[4], sa = h[5], sb = h[6];
     const int nb = st == 0 ? tn + tk : tn;
-    return std::vector<double>{double(tm * tk + tk * nb + tm * tn), double(tk), double(tm)};
+    return std::vector<double>{double(sa * tm * tk + sb * tk * nb + tm * tn), double(tk), double(tm)};
   };
   d.driver = PrimitiveDef::kIdleClock;
   // Training cores for its activity model: the three smallest controllers, output- and
   // weight-stationary, head dimensions 4 and 8 (each a synthesis of tens of minutes).
-  d.kernel_sizes = {{2, 2, 4, 1, 0}, {2, 2, 8, 2, 0}, {2, 2, 4, 1, 1}};
+  d.kernel_sizes = {{2, 2, 4, 1, 0, 1, 1}, {2, 2, 8, 2, 0, 1, 1}, {2, 2, 4, 1, 1, 1, 1}};
   return d;
 }
 }  // namespace

@@ -13,13 +13,13 @@ namespace {
 // state. MODE, held on its ports: 0 attention (the online softmax), 1 FFN (the activation
 // table, and the gate passes, which multiply by the stored activations: its side enable).
 // Its alpha is measured on the score row, the bus the SystemC model probes as its input.
-// Sizes: rows of one and two scores (TN = 2 is about 24,000 cells, its synthesis minutes;
-// TN = 4 took Yosys over half an hour here), wider rows scaled per score.
+// Sizes: rows of 1 to 16 scores, the examples' (TN = 2 is about 24,000 cells; its area
+// mapping takes half a minute, docs/POWER.md "Area mapping").
 PrimitiveDef power_primitive() {
   PrimitiveDef d;
   d.kind = "softmax", d.module = "fsgen_softmax";
   d.params = {"TN", "MODE"};
-  d.sizes = {{1, 0}, {1, 1}, {2, 0}, {2, 1}};
+  d.sizes = {{1, 0}, {1, 1}, {2, 0}, {2, 1}, {4, 0}, {4, 1}, {8, 0}, {8, 1}, {16, 0}, {16, 1}};
   d.fixed = {{"WIN", 0}};
   d.enables = {"ld"};
   d.elements = [](const std::vector<int>& h) { return double(h[0]); };
