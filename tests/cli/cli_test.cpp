@@ -121,7 +121,7 @@ TEST(Cli, PowerErrorsAreOneLine) {
       << modelled.out;
   const CliRun model = fsgen_cli("train data/power/fsgen45.csv -o " + dir + "/m.json");
   ASSERT_EQ(model.status, 0) << model.out;
-  EXPECT_NE(model.out.find("ctrl              13 sizes, structural"), std::string::npos) << model.out;
+  EXPECT_NE(model.out.find("ctrl              16 sizes, structural"), std::string::npos) << model.out;
   EXPECT_NE(model.out.find("csr               1 size, structural"), std::string::npos) << model.out;
   EXPECT_NE(model.out.find(" kernel windows, energy per event (7 events); each training core left out in turn: run energy "
                            "MAPE "),
