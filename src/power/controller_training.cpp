@@ -107,7 +107,8 @@ std::string core_spec_around_controller(const std::string& name, int tm, int tn,
 std::string training_core_spec(const std::string& kind, const std::vector<int>& h) {
   const bool fused = kind == "fused_ctrl";
   FSGEN_ASSERT(fused || kind == "ctrl", "a training core is built around a controller");
-  FSGEN_ASSERT(h.size() == (fused ? 7u : 8u), "a controller's hyperparameters are TM, TN, TK, W, ST, (matmul: M_LIVE,) SA, SB");
+  FSGEN_ASSERT(h.size() == (fused ? 7u : 8u),
+               "a controller's hyperparameters are TM, TN, TK, W, ST, (matmul: M_LIVE,) SA, SB");
   return core_spec_around_controller(core_name(kind, h), h[0], h[1], h[2], h[3], h[4], h.end()[-2], h.end()[-1], fused);
 }
 

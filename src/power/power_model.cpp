@@ -1,5 +1,4 @@
 #include "power/power_model.h"
-#include "power/techmap.h"
 
 #include <xgboost/c_api.h>
 
@@ -21,6 +20,7 @@
 #include "core/statistics.h"
 #include "core/write_file.h"
 #include "power/controller_events.h"
+#include "power/techmap.h"
 
 namespace fsgen {
 

@@ -1106,8 +1106,8 @@ TEST(Characterize, FusedControllerSizesAreFusedCoresControllers) {
   const PrimitiveDef& fused = primitive_def("fused_ctrl");
   for (const auto& h : fused.sizes) {
     const int tn = h[1];
-    const Graph g =
-        elaborate(parse_spec_text(core_spec_around_controller("fused", h[0], tn, h[2], h[3], h[4], h[5], h[6], true), "fused core"));
+    const Graph g = elaborate(parse_spec_text(
+        core_spec_around_controller("fused", h[0], tn, h[2], h[3], h[4], h[5], h[6], true), "fused core"));
     EXPECT_EQ(g.block("ctrl").kind, "fused_ctrl");
     const ArrayInstance ctrl = *block_instance(g, "ctrl");
     EXPECT_EQ(ctrl.params.at("ATTN"), 1);

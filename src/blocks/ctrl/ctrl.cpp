@@ -17,11 +17,12 @@ PrimitiveDef power_primitive() {
   d.kind = "ctrl", d.module = "fsgen_ctrl";
   // SA, SB: the operand tiles' slots (memory.operand_tiles; two: double-buffered).
   d.params = {"TM", "TN", "TK", "W", "ST", "M_LIVE", "SA", "SB"};
-  d.sizes = {{2, 2, 8, 1, 0, 0, 1, 1},  {2, 4, 8, 2, 0, 0, 1, 1},  {4, 2, 8, 2, 0, 0, 1, 1},  {4, 4, 8, 2, 0, 0, 1, 1},
-             {4, 4, 16, 4, 0, 0, 1, 1}, {2, 2, 16, 2, 0, 0, 1, 1}, {2, 4, 16, 4, 0, 0, 1, 1}, {8, 8, 8, 4, 0, 0, 1, 1},
-             {4, 2, 2, 1, 1, 1, 1, 1},  {4, 4, 4, 2, 1, 1, 1, 1},  {8, 4, 2, 2, 1, 1, 1, 1},  {8, 4, 4, 4, 1, 1, 1, 1},
-             {4, 2, 4, 2, 1, 1, 1, 1},  {4, 4, 8, 2, 0, 0, 2, 2},  {8, 8, 8, 8, 0, 0, 2, 2},  {16, 16, 16, 16, 0, 0, 2, 2}};
-  d.fixed = {{"N_LIVE", 0}, {"ATTN", 0}, {"STB", 0}, {"KC", 0}, {"VC", 0},
+  d.sizes = {
+      {2, 2, 8, 1, 0, 0, 1, 1},  {2, 4, 8, 2, 0, 0, 1, 1},  {4, 2, 8, 2, 0, 0, 1, 1},  {4, 4, 8, 2, 0, 0, 1, 1},
+      {4, 4, 16, 4, 0, 0, 1, 1}, {2, 2, 16, 2, 0, 0, 1, 1}, {2, 4, 16, 4, 0, 0, 1, 1}, {8, 8, 8, 4, 0, 0, 1, 1},
+      {4, 2, 2, 1, 1, 1, 1, 1},  {4, 4, 4, 2, 1, 1, 1, 1},  {8, 4, 2, 2, 1, 1, 1, 1},  {8, 4, 4, 4, 1, 1, 1, 1},
+      {4, 2, 4, 2, 1, 1, 1, 1},  {4, 4, 8, 2, 0, 0, 2, 2},  {8, 8, 8, 8, 0, 0, 2, 2},  {16, 16, 16, 16, 0, 0, 2, 2}};
+  d.fixed = {{"N_LIVE", 0}, {"ATTN", 0},  {"STB", 0},   {"KC", 0},   {"VC", 0},
              {"DUAL", 0},   {"SYS_A", 0}, {"SYS_B", 0}, {"TAGW", 11}};
   d.wiring = {"ORD0", "ORD1", "ORD2"};
   d.enables = {};
@@ -32,7 +33,8 @@ PrimitiveDef power_primitive() {
   d.size_terms = [](const std::vector<int>& h) {
     const int tm = h[0], tn = h[1], tk = h[2], w = h[3], st = h[4], m_live = h[5], sa = h[6], sb = h[7];
     const int x_bus = st == 0 ? tm : tk, w_bus = st == 2 ? tk : tn;
-    return std::vector<double>{double(sa * tm * tk + sb * tk * tn), double(tn), double(x_bus + w_bus), double(w), double(m_live)};
+    return std::vector<double>{double(sa * tm * tk + sb * tk * tn), double(tn), double(x_bus + w_bus), double(w),
+                               double(m_live)};
   };
   d.driver = PrimitiveDef::kIdleClock;
   // Training cores for its activity model: output- and weight-stationary, narrow and wide

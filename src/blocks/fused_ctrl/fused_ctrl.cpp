@@ -19,8 +19,8 @@ PrimitiveDef power_primitive() {
   d.params = {"TM", "TN", "TK", "W", "ST", "SA", "SB"};
   // Head dimensions and query rows varied apart (2x2x8 against 4x2x4), so that each size
   // left out of the fit still leaves them separable.
-  d.sizes = {{2, 2, 4, 1, 0, 1, 1}, {2, 4, 4, 2, 0, 1, 1}, {4, 2, 8, 2, 0, 1, 1},   {4, 4, 8, 4, 0, 1, 1},
-             {2, 2, 8, 2, 0, 1, 1}, {2, 2, 4, 1, 1, 1, 1}, {4, 2, 4, 1, 1, 1, 1},   {4, 4, 8, 4, 0, 2, 2},
+  d.sizes = {{2, 2, 4, 1, 0, 1, 1}, {2, 4, 4, 2, 0, 1, 1},  {4, 2, 8, 2, 0, 1, 1},    {4, 4, 8, 4, 0, 1, 1},
+             {2, 2, 8, 2, 0, 1, 1}, {2, 2, 4, 1, 1, 1, 1},  {4, 2, 4, 1, 1, 1, 1},    {4, 4, 8, 4, 0, 2, 2},
              {8, 8, 8, 8, 0, 2, 2}, {8, 16, 8, 8, 1, 2, 2}, {16, 16, 16, 16, 0, 2, 2}};
   d.fixed = {{"N_LIVE", 0}, {"ATTN", 1}, {"KC", 0}, {"VC", 0}, {"SYS_A", 0}, {"SYS_B", 0}, {"TAGW", 11}};
   d.derived = [](const std::vector<int>& h) {
