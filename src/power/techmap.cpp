@@ -123,14 +123,12 @@ std::string synthesis_output(const fs::path& script, const std::string& generic_
   return read_text_file(report.string());
 }
 
+}  // namespace
+
 // ABC's script for area mapping, without the SAT sweeping (&fraig -x, scorr) and the extra
 // rewriting (dc2) of the default script: on a fused 8x8 controller (198,087 cells, fsgen45)
 // 5.4 against 72 minutes, on a TN = 2 softmax unit 29 s against 4 min 22 s, for 2.2 to 2.6 %
 // more area (docs/POWER.md, "Area mapping").
-constexpr const char* kAreaScript = "+strash;&get,-n;&dch,-f;&nf;&put";
-
-}  // namespace
-
 const char* const kAreaMapping = "abc: strash; &get -n; &dch -f; &nf; &put";
 
 std::string area_mapping_of(const std::map<std::string, std::string>& provenance) {
@@ -140,25 +138,32 @@ std::string area_mapping_of(const std::map<std::string, std::string>& provenance
 
 namespace {
 
+// `text` with every occurrence of `from` replaced by `to`.
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); !from.empty() && at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// kAreaMapping's commands as Yosys' `abc -script` takes them: '+', then ';'-separated, a
+// command's arguments joined by ','.
+std::string abc_area_script() {
+  const std::string commands = std::string(kAreaMapping).substr(std::string("abc: ").size());
+  return "+" + replace_all(replace_all(commands, "; ", ";"), " ", ",");
+}
+
 // Yosys' abc command: area mapping, or (target above 0) delay mapping at that period
 // followed by buffer trees and gate sizing. Yosys' own -D script stops after the mapping,
 // which leaves a signal that drives thousands of pins on one X1 cell; ABC's `map -D` keeps
 // the adders' carry trees where `&nf -D` (after Yosys' area rewriting) turns them into
 // ripple chains (a 32-bit accumulate: 1.37 against 1.88 ns on fsgen45).
 std::string abc_command(const std::string& liberty, double delay_target_ns) {
-  if (delay_target_ns <= 0) return "abc -liberty " + liberty + " -script " + kAreaScript;
+  if (delay_target_ns <= 0) return "abc -liberty " + liberty + " -script " + abc_area_script();
   const std::string d = std::to_string(int64_t(std::lround(delay_target_ns * 1000)));
   // `topo` before `buffer`: on a large mapped network (an 8x8 rescaling array, a fused
   // controller) ABC's buffer otherwise fails on a node without fanout, or crashes.
   return "abc -D " + d + " -liberty " + liberty + " -script +strash;dch,-f;map,-D," + d +
          ";topo;buffer,-c;topo;stime,-c;upsize,-c,-D," + d + ";dnsize,-c,-D," + d;
-}
-
-// `text` with every occurrence of `from` replaced by `to`.
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); !from.empty() && at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
 }
 
 }  // namespace
