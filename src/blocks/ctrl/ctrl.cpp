@@ -39,8 +39,9 @@ PrimitiveDef power_primitive() {
   d.driver = PrimitiveDef::kIdleClock;
   // Training cores for its activity model: output- and weight-stationary, narrow and wide
   // beats, the smallest and the larger buffers (each a synthesis of minutes), and the
-  // double-buffered 8x8 and 16x16 tiles of the examples (their buffers 2 and 8 times the
-  // largest other training core's, which a fit over the small cores alone overprices).
+  // double-buffered 8x8 and 16x16 tiles of the validation cores at size (their buffers 2
+  // and 8 times the largest other training core's, which a fit over the small cores alone
+  // overprices).
   d.kernel_sizes = {{2, 2, 8, 1, 0, 0, 1, 1},  {4, 2, 8, 2, 0, 0, 1, 1}, {2, 4, 16, 4, 0, 0, 1, 1},
                     {4, 4, 16, 4, 0, 0, 1, 1}, {4, 2, 2, 1, 1, 1, 1, 1}, {4, 4, 4, 2, 1, 1, 1, 1},
                     {8, 4, 4, 4, 1, 1, 1, 1},  {8, 8, 8, 8, 0, 0, 2, 2}, {16, 16, 16, 16, 0, 0, 2, 2}};
