@@ -11,6 +11,19 @@
 
 namespace fsgen {
 
+// A primitive's activity in a window (or a characterised point): its model's features
+// after the hyperparameters.
+struct PrimitiveActivity {
+  double alpha = 0;   // data-input toggles / (bits x cycles)
+  double enable = 0;  // share of cycles busy
+  double zeros = 0;   // share of zero operand bytes
+  double side = 0;    // share of cycles with the side enable (PrimitiveDef::side_enable)
+  double factor = 0;  // toggles on the rescale factors / (bits x cycles) (PrimitiveDef::factor_port)
+  double state = 0;   // toggles of its state register / (bits x cycles) (PrimitiveDef::state_register)
+  double state_ones = 0;   // the share of its state register's bits at 1 over the cycles
+  double factor_ones = 0;  // the share of its factor port's bits at 1 over the cycles
+};
+
 struct PrimitiveDef {
   std::string kind;                      // the graph block kind: pe_array_os, pe_array_dot, ...
   std::string module;                    // its RTL module
@@ -76,6 +89,19 @@ struct PrimitiveDef {
   // grid. Not a data port: alpha is not measured on it; its toggles are a feature of their
   // own (factor), which the SystemC model gives from its probe of the port.
   std::string factor_port{};
+  // A register of every element whose bits' toggles are a feature of their own (state):
+  // the flip-flops named so in the netlist (the last part of their hierarchical name), per
+  // bit and cycle, which the SystemC model gives from the values it holds there
+  // (BlockTimeline::state). The rescaling array's accumulators: what its rescale steps and
+  // the multipliers behind them switch depends on the values they hold, which no port
+  // shows. "" none.
+  std::string state_register{};
+  // Terms of a linear model of the dynamic energy per element per cycle in the activity
+  // (PrimitivePowerModel::activity_fj), under the trees: where the energy is a sum of
+  // switching of known sources (the rescaling array's accumulators, and its multipliers
+  // driven by the factors times the accumulators' bits at 1), a few dozen points per size
+  // fit it where trees, cutting the features into steps, do not. Empty: trees alone.
+  std::function<std::vector<double>(const PrimitiveActivity&)> activity_terms{};
   // Toggle rates characterised beyond the grid's, at every zero fraction and enable rate:
   // the softmax unit's 0.5, rows whose every score is new (its driver redraws a score with
   // probability 2 x rate), as the rows of a pass are (other queries' scores), which the

@@ -50,15 +50,18 @@ double nrmse(const std::vector<double>& got, const std::vector<double>& want) {
   return ref > 0 ? std::sqrt((head(got, n) - head(want, n)).square().sum() / ref) : 0;
 }
 
-std::vector<double> least_squares_with_intercept(const std::vector<std::pair<std::vector<double>, double>>& points) {
+std::vector<double> least_squares_with_intercept(const std::vector<std::pair<std::vector<double>, double>>& points,
+                                                 const std::vector<double>& weights) {
+  FSGEN_ASSERT(weights.empty() || weights.size() == points.size(), "one weight per point");
   const Eigen::Index k = points.empty() ? 1 : Eigen::Index(points.front().first.size()) + 1;
   Eigen::MatrixXd x(Eigen::Index(points.size()), k);
   Eigen::VectorXd y(Eigen::Index(points.size()));
   for (size_t r = 0; r < points.size(); ++r) {
     FSGEN_ASSERT(Eigen::Index(points[r].first.size()) + 1 == k, "every point with the same terms");
-    x(Eigen::Index(r), 0) = 1.0;
-    for (Eigen::Index c = 1; c < k; ++c) x(Eigen::Index(r), c) = points[r].first[size_t(c - 1)];
-    y(Eigen::Index(r)) = points[r].second;
+    const double w = weights.empty() ? 1.0 : weights[r];
+    x(Eigen::Index(r), 0) = w;
+    for (Eigen::Index c = 1; c < k; ++c) x(Eigen::Index(r), c) = w * points[r].first[size_t(c - 1)];
+    y(Eigen::Index(r)) = w * points[r].second;
   }
   Eigen::MatrixXd normal = x.transpose() * x;
   // Each term's ridge in its own scale: a term of large values (a 16x16 controller's buffer

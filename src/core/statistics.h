@@ -26,8 +26,10 @@ double nrmse(const std::vector<double>& got, const std::vector<double>& want);
 
 // Least squares of y = c0 + c1 x1 + ... over the points (x, y), every x of the same length.
 // A vanishing ridge (1e-9 of each diagonal entry of the normal matrix) keeps fewer points
-// than terms solvable. Returns {c0, c1, ...}; {0} for no points.
-std::vector<double> least_squares_with_intercept(const std::vector<std::pair<std::vector<double>, double>>& points);
+// than terms solvable. Returns {c0, c1, ...}; {0} for no points. With weights (one per
+// point), the sum of each point's squared residual times its weight's square.
+std::vector<double> least_squares_with_intercept(const std::vector<std::pair<std::vector<double>, double>>& points,
+                                                 const std::vector<double>& weights = {});
 
 inline uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 

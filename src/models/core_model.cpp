@@ -199,6 +199,10 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
     fin_timeline_ = &result.timelines["normalise"];
     fin_timeline_->switching_lag = 0;  // its spans are the cycles the divider's operands change in
     alpha_probe_ = result.find_probe("array_b", "alpha");
+    if (alpha_probe_) {
+      factor_trace_ = &result.timelines["array_b"].factor;
+      factor_trace_->bits = uint32_t(alpha_q_.size()) * 32;
+    }
     FSGEN_ASSERT(sm_in_ && sm_out_ && fin_in_probe_ && fin_out_probe_,
                  "attention probes missing from the graph");
   }

@@ -216,6 +216,8 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   // and array b's probe of them (an output-stationary array b's rescale multipliers).
   std::vector<uint32_t> alpha_q_;
   ToggleProbe* alpha_probe_ = nullptr;
+  RegisterTrace* factor_trace_ = nullptr;  // the same registers' switching, for array b's power model
+  std::vector<uint32_t> alpha_before_;     // alpha_q before the write being recorded
   std::vector<int32_t> s_row_, fin_in_;
   std::vector<uint8_t> p_row_, fin_out_;
   ToggleProbe *sm_in_ = nullptr, *sm_out_ = nullptr, *fin_in_probe_ = nullptr, *fin_out_probe_ = nullptr;

@@ -126,7 +126,7 @@ struct RunResultCodec {
   }
 
   void encode(const RunResult& r) {
-    str("fsgen-run-9");
+    str("fsgen-run-10");
     str(r.model);
     u64(r.cycles);
     f64(r.wall_seconds);
@@ -173,6 +173,15 @@ struct RunResultCodec {
         u64(o.bytes);
         u64(o.zeros);
       }
+      for (const RegisterTrace* reg : {&t.state, &t.factor}) {
+        u64(reg->bits);
+        u64(reg->samples.size());
+        for (const StateSample& st : reg->samples) {
+          u64(st.cycle);
+          u64(st.toggles);
+          u64(st.ones);
+        }
+      }
     }
     u64(r.rtl_blocks.size());
     for (const RtlBlockRun& b : r.rtl_blocks) {
@@ -190,7 +199,7 @@ struct RunResultCodec {
 
   RunResult decode() {
     RunResult r;
-    if (get_str() != "fsgen-run-9") fail("run result", "not an fsgen run record");
+    if (get_str() != "fsgen-run-10") fail("run result", "not an fsgen run record");
     r.model = get_str();
     r.cycles = get_u64();
     r.wall_seconds = get_f64();
@@ -239,6 +248,17 @@ struct RunResultCodec {
         o.zeros = static_cast<uint32_t>(get_u64());
         t.operands.push_back(o);
       }
+      for (RegisterTrace* reg : {&t.state, &t.factor}) {
+        reg->bits = static_cast<uint32_t>(get_u64());
+        const uint64_t states = get_count(24);
+        reg->samples.reserve(states);
+        for (uint64_t j = 0; j < states; ++j) {
+          StateSample& st = reg->samples.emplace_back();
+          st.cycle = get_u64();
+          st.toggles = static_cast<uint32_t>(get_u64());
+          st.ones = static_cast<uint32_t>(get_u64());
+        }
+      }
     }
     for (uint64_t n = get_u64(), i = 0; i < n; ++i) {
       RtlBlockRun& b = r.rtl_blocks.emplace_back();
@@ -253,6 +273,20 @@ struct RunResultCodec {
     return r;
   }
 };
+
+void RegisterTrace::record(uint64_t cycle, const uint32_t* before, const uint32_t* value) {
+  uint32_t toggles = 0, ones = 0;
+  for (uint32_t i = 0; i < bits / 32; ++i) {
+    toggles += uint32_t(__builtin_popcount(before[i] ^ value[i]));
+    ones += uint32_t(__builtin_popcount(value[i]));
+  }
+  if (toggles == 0) return;
+  if (!samples.empty() && samples.back().cycle == cycle) {
+    samples.back().toggles += toggles, samples.back().ones = ones;
+    return;
+  }
+  samples.push_back({cycle, toggles, ones});
+}
 
 void record_operands(BlockActivity& act, BlockTimeline& timeline, uint64_t cycle, const uint8_t* v, size_t n) {
   const auto zeros = static_cast<uint32_t>(std::count(v, v + n, uint8_t{0}));

@@ -87,6 +87,23 @@ struct OperandSample {
   uint32_t bytes = 0, zeros = 0;
 };
 
+// A state register switching: `toggles` bits flipped in `cycle`, after which `ones` of its
+// bits are 1 until the next sample.
+struct StateSample {
+  uint64_t cycle = 0;
+  uint32_t toggles = 0, ones = 0;
+};
+
+// A register's switching over a run: its samples in cycle order, and its width in bits (0:
+// not recorded). It is all 0 until the first sample.
+struct RegisterTrace {
+  std::vector<StateSample> samples;
+  uint32_t bits = 0;
+  // `value` (bits / 32 words) is the register from `cycle` on, `before` it before: a sample
+  // (merged into the last one when that is of the same cycle).
+  void record(uint64_t cycle, const uint32_t* before, const uint32_t* value);
+};
+
 // When a block worked (SystemC only). A PE array: the cycles it streamed operands (busy)
 // and those with an enable high (streaming, or loading a stationary operand); a dot
 // array's loads of its stationary operand (side). The DMA: its
@@ -99,6 +116,10 @@ struct OperandSample {
 struct BlockTimeline {
   std::vector<CycleSpan> busy, enabled, side;
   std::vector<OperandSample> operands;  // in cycle order, one per cycle with operands
+  // The block's state register (PrimitiveDef::state_register: the rescaling array's
+  // accumulators) and the register behind its factor port (PrimitiveDef::factor_port: the
+  // controller's alpha_q), in the cycles they switch in (no lag applies).
+  RegisterTrace state, factor;
   // Cycles from a span to the switching it causes in the RTL: a PE array model records the
   // cycle its controller raises the enable, and the array's registers switch one cycle
   // later; the DMA records the cycles its own registers switch in.

@@ -108,10 +108,14 @@ std::string CharPoint::key() const {
 namespace {
 
 constexpr double kClockMhz = 1000;  // the engine's clock for the labels (energy per cycle does not depend on it)
-// Format 4; formats 3 (no factor column) and 2 (nor window and events) are read too, as
-// their rows with the missing columns at 0 (empty events): a primitive with a factor port
-// needs format 4 to be trained (power_model.cpp).
+// Format 5; formats 4 (no state column), 3 (nor factor) and 2 (nor window and events) are
+// read too, as their rows with the missing columns at 0 (empty events): a primitive with a
+// factor port needs format 4 to be trained, one with a state register format 5
+// (power_model.cpp).
 const char* kColumns =
+    "kind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,factor,factor_ones,state,"
+    "state_ones,events,dynamic_fj,leakage_mw,area_um2";
+const char* kColumnsFormat4 =
     "kind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,factor,events,dynamic_fj,leakage_mw,"
     "area_um2";
 const char* kColumnsFormat3 =
@@ -119,7 +123,7 @@ const char* kColumnsFormat3 =
 const char* kColumnsFormat2 = "kind,h,toggle_rate,zero_fraction,enable_rate,seed,alpha,enable,zeros,side,dynamic_fj,leakage_mw,area_um2";
 
 const char* columns_of_format(int format) {
-  return format == 2 ? kColumnsFormat2 : format == 3 ? kColumnsFormat3 : kColumns;
+  return format == 2 ? kColumnsFormat2 : format == 3 ? kColumnsFormat3 : format == 4 ? kColumnsFormat4 : kColumns;
 }
 
 size_t column_count(const char* columns) { return size_t(std::count(columns, columns + std::strlen(columns), ',')) + 1; }
@@ -140,8 +144,8 @@ std::vector<double> parse_events(const std::string& text, const std::string& pla
 std::string row_of(const CharPoint& p) {
   CsvLine line;
   line << p.kind << hyperparameter_text(p.h) << p.toggle_rate << p.zero_fraction << p.enable_rate << p.seed << p.window
-       << p.alpha << p.enable << p.zeros << p.side << p.factor << events_text(p.events) << p.dynamic_fj << p.leakage_mw
-       << p.area_um2;
+       << p.alpha << p.enable << p.zeros << p.side << p.factor << p.factor_ones << p.state << p.state_ones << events_text(p.events)
+       << p.dynamic_fj << p.leakage_mw << p.area_um2;
   return line.str();
 }
 
@@ -151,6 +155,7 @@ CharPoint point_of(const std::string& text, const std::string& where, int format
   row.expect_fields(column_count(columns), columns);
   if (format == 2) row.insert(6, "0"), row.insert(11, "");  // no window, no events
   if (format <= 3) row.insert(11, "0");                     // no factor
+  if (format <= 4) row.insert(12, "0"), row.insert(13, "0"), row.insert(14, "0");  // no factor ones, no state
   CharPoint p;
   p.kind = row.text(0);
   p.h = parse_hyperparameters(row.text(1), where);
@@ -164,10 +169,13 @@ CharPoint point_of(const std::string& text, const std::string& where, int format
   p.zeros = row.number(9, "zeros");
   p.side = row.number(10, "side");
   p.factor = row.number(11, "factor");
-  p.events = parse_events(row.text(12), where);
-  p.dynamic_fj = row.number(13, "dynamic_fj");
-  p.leakage_mw = row.number(14, "leakage_mw");
-  p.area_um2 = row.number(15, "area_um2");
+  p.factor_ones = row.number(12, "factor_ones");
+  p.state = row.number(13, "state");
+  p.state_ones = row.number(14, "state_ones");
+  p.events = parse_events(row.text(15), where);
+  p.dynamic_fj = row.number(16, "dynamic_fj");
+  p.leakage_mw = row.number(17, "leakage_mw");
+  p.area_um2 = row.number(18, "area_um2");
   return p;
 }
 
@@ -184,9 +192,11 @@ CharPoint point_of(const std::string& text, const std::string& where, int format
 // its factors in reset and measures its points (labels and features) after the fill, the
 // others' unchanged; version 16 drives the DMA with bursts in flight; version 17 drives its
 // read and write command ports, the others' unchanged; version 18 the same on the DMA whose
-// head burst's tag and last beat are registers of their own, the others' unchanged.
+// head burst's tag and last beat are registers of their own, the others' unchanged; version
+// 19 holds the rescaling array's factors at 0 in its points without factor writes, the
+// others' unchanged.
 const char* kStimulus =
-    "18 (the controller under kernels: four matmuls on training cores of its kernel sizes, its netlist replaying "
+    "19 (the controller under kernels: four matmuls on training cores of its kernel sizes, its netlist replaying "
     "their RTL's ports, in windows of 16 cycles; the fused controller the same way under five attention and FFN "
     "kernels; the controller and register file: idle, the clock alone, labelled by the engine without simulation; dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or "
     "0.9 of them, a Latin square over rate, zeros and enable; the DMA (its queue of bursts in flight at OUT = 8, 11-bit "
@@ -196,7 +206,8 @@ const char* kStimulus =
     "rate 0.5; the rescaling array: sc that share of the enabled cycles, its accumulators filled in the 8 cycles "
     "after reset (operand bits flipping with probability 0.5, no byte zeroed), each row's Q0.15 factor drawn in "
     "reset, then redrawn in any cycle at a share 0, 0.25 or 1 (a second Latin square; idle points also at 0.05, "
-    "0.1, 0.25, 0.5 and 1), 1.0 half the time; its points measured on the cycles after the fill)";
+    "0.1, 0.25, 0.5 and 1), 1.0 half the time, at share 0 never drawn (held at 0); its points measured on the "
+    "cycles after the fill)";
 
 std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, const Liberty& lib) {
   return {{"format", "fsgen-characterisation " + std::to_string(kDatasetFormat)},
@@ -275,6 +286,45 @@ std::string held_text(const PrimitiveDef& def, const std::vector<int>& h) {
   return text;
 }
 
+// The bits of every flip-flop register named `name` in the netlist (the last part of its
+// hierarchical name: "row[0].pe[1].acc" for "acc"); UserError if there is none.
+std::vector<int> register_bits(const GateNetlist& n, const std::string& name, const std::string& kind) {
+  std::vector<int> bits;
+  for (const auto& [net, net_bits] : n.netnames) {
+    const size_t dot = net.rfind('.');
+    if ((dot == std::string::npos ? net : net.substr(dot + 1)) != name) continue;
+    for (int b : net_bits)
+      if (b != GateNetlist::kConstantBit) bits.push_back(b);
+  }
+  if (bits.empty()) fail(n.top, kind + ": no register named '" + name + "' in its netlist (its state register)");
+  std::sort(bits.begin(), bits.end());
+  bits.erase(std::unique(bits.begin(), bits.end()), bits.end());
+  return bits;
+}
+
+// Toggles of `bits` per bit and cycle in a run (0 without bits).
+double toggle_rate_of(const std::vector<int>& bits, const GateActivity& a) {
+  uint64_t toggles = 0;
+  for (int b : bits) toggles += a.toggles.at(size_t(b));
+  return bits.empty() ? 0 : double(toggles) / (double(bits.size()) * double(a.cycles));
+}
+
+// The share of `bits` (flip-flops at 0 when the run starts: its reset clears them) at 1 over
+// a run's cycles after the first `skip`, each bit's level followed through its toggles (a
+// cycle's level is the one its toggles leave); 0 without bits.
+double ones_share_of(const std::vector<int>& bits, const GateActivity& a, uint64_t skip) {
+  if (bits.empty() || a.cycles <= skip) return 0;
+  std::vector<uint8_t> watched(size_t(a.toggles.size()), 0), level(watched.size(), 0);
+  for (int b : bits) watched[size_t(b)] = 1;
+  uint64_t ones = 0, sum = 0;
+  for (uint64_t c = 0; c < a.cycles; ++c) {
+    for (int b : a.toggled_per_cycle[c])
+      if (watched[size_t(b)]) ones = level[size_t(b)] ? ones - 1 : ones + 1, level[size_t(b)] ^= 1;
+    if (c >= skip) sum += ones;
+  }
+  return double(sum) / (double(bits.size()) * double(a.cycles - skip));
+}
+
 // One primitive at one size: synthesis, the engine, one testbench build, then every
 // missing stimulus in parallel.
 class SizeRun {
@@ -306,6 +356,7 @@ class SizeRun {
       for (int b : bits)
         if (b != GateNetlist::kConstantBit && alpha_measured_on(port)) alpha_bits_.push_back(b);
         else if (b != GateNetlist::kConstantBit && port == def.factor_port) factor_bits_.push_back(b);
+    if (!def.state_register.empty()) state_bits_ = register_bits(netlist_, def.state_register, def.kind);
   }
 
   CharPoint run(const Stimulus& s, size_t index) const {
@@ -319,8 +370,10 @@ class SizeRun {
     stim.seed = o_.seed + index;
     GateActivity a =
         run_gate_simulation(binary_, netlist_, stim, (fs::path(dir_) / (runs_ + "run" + std::to_string(index))).string());
-    drop_first_cycles(a, set_up_cycles());
     CharPoint p = unlabelled(s, stim.seed);
+    p.state_ones = ones_share_of(state_bits_, a, set_up_cycles());
+    p.factor_ones = ones_share_of(factor_bits_, a, set_up_cycles());
+    drop_first_cycles(a, set_up_cycles());
     uint64_t alpha_toggles = 0;
     for (int b : alpha_bits_) alpha_toggles += a.toggles.at(size_t(b));
     p.alpha = alpha_bits_.empty() ? 0 : double(alpha_toggles) / (double(alpha_bits_.size()) * double(a.cycles));
@@ -330,6 +383,7 @@ class SizeRun {
     uint64_t factor_toggles = 0;
     for (int b : factor_bits_) factor_toggles += a.toggles.at(size_t(b));
     p.factor = factor_bits_.empty() ? 0 : double(factor_toggles) / (double(factor_bits_.size()) * double(a.cycles));
+    p.state = toggle_rate_of(state_bits_, a);
     const PowerBreakdown pw = engine_->power(a.toggles, a.cycles);
     p.dynamic_fj = (pw.internal_mw + pw.switching_mw) / kClockMhz * 1e6;
     p.leakage_mw = pw.leakage_mw;
@@ -384,7 +438,7 @@ class SizeRun {
   std::unique_ptr<GatePowerModel> engine_;
   PrimitiveStimulus stim_;
   fs::path binary_;
-  std::vector<int> alpha_bits_, factor_bits_;
+  std::vector<int> alpha_bits_, factor_bits_, state_bits_;
 };
 
 // Opens the dataset for appending: an existing one's provenance is checked and its keys
@@ -412,7 +466,10 @@ Dataset read_dataset(const std::string& path) {
   const CsvDataset csv = read_csv_dataset(path, "characterisation dataset");
   Dataset d;
   d.provenance = csv.provenance;
-  d.format = csv.header == kColumnsFormat2 ? 2 : csv.header == kColumnsFormat3 ? 3 : kDatasetFormat;
+  d.format = csv.header == kColumnsFormat2   ? 2
+             : csv.header == kColumnsFormat3 ? 3
+             : csv.header == kColumnsFormat4 ? 4
+                                             : kDatasetFormat;
   if (csv.header != columns_of_format(d.format))
     fail(csv.header_where, "expected the column header " + std::string(kColumns));
   for (const CsvDataset::Row& row : csv.rows) d.points.push_back(point_of(row.text, row.where, d.format));

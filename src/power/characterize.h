@@ -13,7 +13,10 @@
 //   zeros  zero bytes / data bytes presented while enabled (zero operand share)
 //   side   cycles with the side enable / cycles (PrimitiveDef::side_enable; 0 without one)
 //   factor toggles on the rescale factors' bits / (bits x cycles) (PrimitiveDef::factor_port;
-//          0 without one)
+//          0 without one); factor_ones the share of those bits at 1 over the cycles
+//   state  toggles of the state register's bits / (bits x cycles) (PrimitiveDef::
+//          state_register: the rescaling array's accumulators; 0 without one); state_ones
+//          the share of its bits at 1 over the cycles
 // Labels: dynamic energy per cycle (internal + switching), leakage, and area.
 // The controllers (a matmul and a fused core's) also have kernel points
 // (PrimitiveDef::kernel_sizes): windows of kernels on training cores, with their events' rates
@@ -53,6 +56,9 @@ struct CharPoint {
   double toggle_rate = 0, zero_fraction = 0, enable_rate = 0;  // stimulus settings
   uint64_t seed = 0;
   double alpha = 0, enable = 0, zeros = 0, side = 0, factor = 0;  // measured features
+  // PrimitiveDef::state_register's toggles / (bits x cycles), and the share of its bits at 1
+  // over the cycles; 0 without one. The same share of the factor port's bits.
+  double state = 0, state_ones = 0, factor_ones = 0;
   // A kernel-driven point (PrimitiveDef::kernel_sizes): its window's first cycle in the run,
   // and per event of controller_events(kind) its count per cycle; empty for the others.
   uint64_t window = 0;
@@ -62,9 +68,9 @@ struct CharPoint {
   std::string key() const;  // identifies the point for resuming
 };
 
-// The dataset format written (fsgen-characterisation N; 2 and 3 are read too), and the first
-// with the factor column.
-constexpr int kDatasetFormat = 4, kDatasetFormatWithFactor = 4;
+// The dataset format written (fsgen-characterisation N; 2 to 4 are read too), the first
+// with the factor column and the first with the state column.
+constexpr int kDatasetFormat = 5, kDatasetFormatWithFactor = 4, kDatasetFormatWithState = 5;
 
 struct Dataset {
   std::map<std::string, std::string> provenance;  // liberty, tools, cycles, seed

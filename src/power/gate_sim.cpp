@@ -58,14 +58,15 @@ bool listed(const std::vector<std::string>& names, const std::string& n) {
 
 
 
-// Each 32-bit word of `port` (one Q0.15 factor per row) drawn in the first reset cycle and
-// then, every cycle after reset, redrawn with probability factor_share: 1.0 (32768) with
-// probability one half, else uniform in [0, 1) (PrimitiveStimulus::factor_port).
+// Each 32-bit word of `port` (one Q0.15 factor per row) drawn in the first reset cycle
+// (unless factor_share is 0: every factor stays 0) and then, every cycle after reset,
+// redrawn with probability factor_share: 1.0 (32768) with probability one half, else uniform
+// in [0, 1) (PrimitiveStimulus::factor_port).
 std::string redraw_factors(const std::string& port, size_t width) {
   std::ostringstream o;
   const size_t words = (width + 31) / 32;
   o << "    for (int w = 0; w < " << words << "; ++w)\n"
-    << "      if (c == 0 || (c >= " << kResetCycles << " && factor_draw(rng))) {\n"
+    << "      if ((c == 0 && factor_share > 0) || (c >= " << kResetCycles << " && factor_draw(rng))) {\n"
     << "        const uint32_t f = keep_factor(rng) ? 32768u : factor_of(rng);\n";
   if (width > 64) o << "        top->" << port << "[w] = f;\n";
   else

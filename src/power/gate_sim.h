@@ -32,10 +32,11 @@ namespace fsgen {
 // qualifies them: it is high in an enabled cycle with probability side_share (the
 // rescaling array's sc, which rescales its accumulators in that cycle).
 // With factor_port (one Q0.15 rescale factor per row, a 32-bit word each): each row's
-// factor is drawn in reset, so that a point without writes rescales by factors a design's
-// last pass left (not by the reset value 0, which would keep the rescale multipliers from
-// switching), and in every cycle after reset, enabled or not, redrawn with probability
-// factor_share; a draw is 1.0 with probability one half (the row's running max unchanged),
+// factor is drawn in reset, so that a point with writes starts from factors a design's last
+// pass left, and in every cycle after reset, enabled or not, redrawn with probability
+// factor_share; with factor_share 0 every factor keeps its reset value 0, as a design's
+// array b holds until its controller first writes them (an FFN's, a query tile's first key
+// tile's): its rescale multipliers then switch with nothing; a draw is 1.0 with probability one half (the row's running max unchanged),
 // else uniform in [0, 1), as a controller writes a row's factor in its softmax pass whether
 // or not the array streams; and the first kFactorFillCycles cycles after reset are enabled
 // with every data bit flipping with probability one half and no byte forced to zero

@@ -170,33 +170,40 @@ std::vector<float> TreeEnsemble::predict_rows(const float* x, size_t rows) const
 
 namespace {
 
-constexpr const char* kFormat = "fsgen-power-model 7";
+constexpr const char* kFormat = "fsgen-power-model 8";
 
 // The activity features of a primitive's model, after its hyperparameters.
 std::vector<std::string> activity_features(const PrimitiveDef& def) {
   if (def.structural()) return {};
   std::vector<std::string> f = {"alpha", "enable", "zeros"};
   if (!def.side_enable.empty()) f.push_back("side");
-  if (!def.factor_port.empty()) f.push_back("factor");
+  if (!def.factor_port.empty()) f.push_back("factor"), f.push_back("factor_ones");
+  if (!def.state_register.empty()) f.push_back("state"), f.push_back("state_ones");
   return f;
 }
 
 // One row of activity features: alpha, enable, zeros, then side for a primitive with a
-// side enable and factor for one with a factor port, in that order (the row's first
-// activity_features(def).size() entries are its features).
-using ActivityRow = std::array<float, 5>;
+// side enable, factor and factor_ones for one with a factor port, state and state_ones for one
+// with a state register, in that order (the row's first activity_features(def).size() entries
+// are its features).
+using ActivityRow = std::array<float, 8>;
 
-ActivityRow activity_row(const PrimitiveDef& def, double alpha, double enable, double zeros, double side, double factor) {
-  ActivityRow r{float(alpha), float(enable), float(zeros), 0.0f, 0.0f};
+ActivityRow activity_row(const PrimitiveDef& def, const PrimitiveActivity& a) {
+  ActivityRow r{float(a.alpha), float(a.enable), float(a.zeros), 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
   size_t at = 3;
-  if (!def.side_enable.empty()) r[at++] = float(side);
-  if (!def.factor_port.empty()) r[at++] = float(factor);
+  if (!def.side_enable.empty()) r[at++] = float(a.side);
+  if (!def.factor_port.empty()) r[at++] = float(a.factor), r[at++] = float(a.factor_ones);
+  if (!def.state_register.empty()) r[at++] = float(a.state), r[at++] = float(a.state_ones);
   return r;
+}
+
+PrimitiveActivity activity_of(const CharPoint& p) {
+  return {p.alpha, p.enable, p.zeros, p.side, p.factor, p.state, p.state_ones, p.factor_ones};
 }
 
 std::vector<float> features_of(const PrimitiveDef& def, const CharPoint& p, size_t activity_columns) {
   std::vector<float> f(p.h.begin(), p.h.end());
-  const ActivityRow a = activity_row(def, p.alpha, p.enable, p.zeros, p.side, p.factor);
+  const ActivityRow a = activity_row(def, activity_of(p));
   f.insert(f.end(), a.begin(), a.begin() + long(activity_columns));
   return f;
 }
@@ -285,19 +292,36 @@ const LinearFit* idle_writes_at(const PrimitivePowerModel& m, const std::vector<
   return m.idle_writes_fj.empty() ? nullptr : &nearest_size(m.idle_writes_fj, h);
 }
 
-// What a unit of factor toggles adds per element per cycle at h.
-double factor_slope(const PrimitivePowerModel& m, const std::vector<int>& h) {
+// What a window's trees do not learn, dynamic fJ per element: the activity fit's where the
+// primitive has one (PrimitivePowerModel::activity_fj), else the factor writes' along the
+// idle line's slope at h (0 without one).
+double below_trees_fj(const PrimitiveDef& def, const PrimitivePowerModel& m, const std::vector<int>& h,
+                      const PrimitiveActivity& a) {
+  if (!m.activity_fj.b.empty()) return m.activity_fj.at(def.activity_terms(a));
   const LinearFit* idle = idle_writes_at(m, h);
-  return idle ? idle->b.front() : 0.0;
+  return idle ? idle->b.front() * a.factor : 0.0;
 }
 
 // Dynamic fJ per element of one window: the idle line's where it applies, else the trees'
-// (trees_fj, learnt without the factor term) plus the factor writes'.
-double window_fj_per_element(const LinearFit* idle, double trees_fj, double alpha, double enable, double side,
-                             double factor) {
-  if (!idle) return trees_fj;
-  const double writes = idle->b.front() * factor;
-  return holds_still(alpha, enable, side) ? idle->a + writes : trees_fj + writes;
+// (trees_fj) plus what they did not learn (below_trees_fj).
+double window_fj_per_element(const PrimitiveDef& def, const PrimitivePowerModel& m, const std::vector<int>& h,
+                             double trees_fj, const PrimitiveActivity& a) {
+  const LinearFit* idle = idle_writes_at(m, h);
+  if (idle && holds_still(a.alpha, a.enable, a.side)) return idle->a + idle->b.front() * a.factor;
+  return trees_fj + below_trees_fj(def, m, h, a);
+}
+
+// PrimitivePowerModel::activity_fj over the training points that are not idle.
+LinearFit fit_activity_energy(const PrimitiveDef& def, const std::vector<const CharPoint*>& training) {
+  FitPoints pts;
+  std::vector<double> weights;
+  for (const CharPoint* p : training) {
+    if (holds_still(p->alpha, p->enable, p->side) || p->dynamic_fj <= 0) continue;
+    pts.push_back({def.activity_terms(activity_of(*p)), p->dynamic_fj / def.elements(p->h)});
+    weights.push_back(1.0 / pts.back().second);
+  }
+  const std::vector<double> c = least_squares_with_intercept(pts, weights);
+  return {c.front(), std::vector<double>(c.begin() + 1, c.end())};
 }
 
 // The kernel points' fit (event_fj) and its quality, each training core left out in turn:
@@ -396,13 +420,20 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
   std::vector<const CharPoint*> test_points;
   std::map<std::vector<int>, std::pair<double, double>> by_size;  // leakage, area
   if (!def.factor_port.empty()) m.idle_writes_fj = fit_idle_writes(def, pts);
+  auto held_out = [](const CharPoint* p) { return std::hash<std::string>{}(p->key()) % 5 == 0; };
+  if (def.activity_terms) {
+    std::vector<const CharPoint*> training;
+    for (const CharPoint* p : pts)
+      if (!held_out(p)) training.push_back(p);
+    m.activity_fj = fit_activity_energy(def, training);
+  }
   for (const CharPoint* p : pts) {
     const double elements = def.elements(p->h);
     const auto f = features_of(def, *p, activity.size());
-    const bool held_out = std::hash<std::string>{}(p->key()) % 5 == 0;
-    (held_out ? xte : xtr).insert((held_out ? xte : xtr).end(), f.begin(), f.end());
-    if (held_out) yte.push_back(p->dynamic_fj), ete.push_back(elements), test_points.push_back(p);
-    else ytr.push_back(float(p->dynamic_fj / elements - factor_slope(m, p->h) * p->factor));
+    const bool test = held_out(p);
+    (test ? xte : xtr).insert((test ? xte : xtr).end(), f.begin(), f.end());
+    if (test) yte.push_back(p->dynamic_fj), ete.push_back(elements), test_points.push_back(p);
+    else ytr.push_back(float(p->dynamic_fj / elements - below_trees_fj(def, m, p->h, activity_of(*p))));
     by_size[p->h] = {p->leakage_mw, p->area_um2};
   }
   for (const auto& size : by_size) m.characterised_sizes.push_back(size.first);
@@ -426,7 +457,8 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
     std::vector<double> got(yte.size());
     for (size_t i = 0; i < yte.size(); ++i) {
       const CharPoint& t = *test_points[i];
-      got[i] = window_fj_per_element(idle_writes_at(m, t.h), double(pred[i]), t.alpha, t.enable, t.side, t.factor) * ete[i];
+      got[i] = window_fj_per_element(def, m, t.h, double(pred[i]), activity_of(t)) * ete[i];
+      if (getenv("DBG_HELD") && kind == getenv("DBG_HELD")) fprintf(stderr, "HELD %s %.3f %.3f %.3f %.3f %.3f %.1f %.1f %.1f\n", hyperparameter_text(t.h,'x').c_str(), t.alpha, t.enable, t.zeros, t.side, t.factor, got[i], yte[i], 100*(got[i]-yte[i])/yte[i]);
     }
     m.quality.mape = mape_percent(got, yte);
     m.quality.pearson = pearson_r(got, yte);
@@ -518,11 +550,12 @@ std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::v
   // same intervals between the trees' split conditions. Short windows repeat a few
   // activities exactly (looked up first, without the intervals' searches); longer ones
   // differ mostly within an interval.
-  using Key = std::array<uint32_t, 5>;  // a row's feature bits, or its intervals
+  using Key = std::array<uint32_t, std::tuple_size_v<ActivityRow>>;  // a row's feature bits, or its intervals
   struct KeyHash {
     size_t operator()(const Key& k) const {
       return (size_t(k[0]) * 0x9E3779B97F4A7C15ull) ^ (size_t(k[1]) * 0xC2B2AE3D27D4EB4Full) ^ k[2] ^
-             (size_t(k[3]) << 32) ^ (size_t(k[4]) * 0x165667B19E3779F9ull);
+             (size_t(k[3]) << 32) ^ (size_t(k[4]) * 0x165667B19E3779F9ull) ^ (size_t(k[5]) * 0x27D4EB2F165667C5ull) ^
+             (size_t(k[6]) << 16) ^ (size_t(k[7]) * 0x94D049BB133111EBull);
     }
   };
   std::unordered_map<Key, size_t, KeyHash> path_of_row, path_of_intervals;
@@ -530,7 +563,7 @@ std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::v
   std::vector<float> x;
   for (size_t i = 0; i < activity.size(); ++i) {
     const PrimitiveActivity& a = activity[i];
-    const ActivityRow f = activity_row(def, a.alpha, a.enable, a.zeros, a.side, a.factor);
+    const ActivityRow f = activity_row(def, a);
     Key bits;
     std::memcpy(bits.data(), f.data(), sizeof bits);
     const auto [seen, new_row] = path_of_row.emplace(bits, 0);
@@ -546,12 +579,9 @@ std::vector<double> PowerModel::dynamic_fj(const std::string& kind, const std::v
   const std::vector<float> per_element =
       m.trees->with_fixed(std::vector<float>(h.begin(), h.end())).predict_rows(x.data(), path_of_intervals.size());
   const double elements = def.elements(h);
-  const LinearFit* idle = idle_writes_at(m, h);
   std::vector<double> out(activity.size());
-  for (size_t i = 0; i < out.size(); ++i) {
-    const PrimitiveActivity& a = activity[i];
-    out[i] = std::max(0.0, window_fj_per_element(idle, per_element[path[i]], a.alpha, a.enable, a.side, a.factor)) * elements;
-  }
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = std::max(0.0, window_fj_per_element(def, m, h, per_element[path[i]], activity[i])) * elements;
   return out;
 }
 
@@ -590,10 +620,15 @@ PowerModel train_power_model(const Dataset& d, int rounds) {
   std::map<std::string, std::vector<const CharPoint*>> by_kind;
   for (const auto& p : d.points) by_kind[p.kind].push_back(&p);
   if (by_kind.empty()) fail("dataset", "no points to train on");
-  for (const auto& [kind, pts] : by_kind)
+  for (const auto& [kind, pts] : by_kind) {
     if (d.format < kDatasetFormatWithFactor && !primitive_def(kind).factor_port.empty())
       fail("dataset", kind + ": format " + std::to_string(d.format) + " has no factor toggles, expected format " +
                           std::to_string(kDatasetFormatWithFactor) + " (characterise " + kind + " again)");
+    if (d.format < kDatasetFormatWithState && !primitive_def(kind).state_register.empty())
+      fail("dataset", kind + ": format " + std::to_string(d.format) + " has no " + primitive_def(kind).state_register +
+                          " register toggles, expected format " + std::to_string(kDatasetFormatWithState) +
+                          " (characterise " + kind + " again)");
+  }
   for (const auto& [kind, pts] : by_kind) m.primitives[kind] = train_primitive(kind, pts, rounds);
   return m;
 }
@@ -614,6 +649,7 @@ void save_power_model(const PowerModel& m, const std::string& path) {
     for (const auto& [h, f] : p.cycle_energy) e["cycle_energy"].push_back({{"h", h}, {"a", f.a}, {"b_enable_side_alpha", f.b}});
     for (const auto& [h, f] : p.idle_writes_fj)
       e["idle_writes_fj"].push_back({{"h", h}, {"a", f.a}, {"b_per_factor", f.b.front()}});
+    if (!p.activity_fj.b.empty()) e["activity_fj"] = {{"a", p.activity_fj.a}, {"b_per_term", p.activity_fj.b}};
     if (primitive_def(kind).structural()) {
       e["target"] = "dynamic energy per cycle of an idle instance (its clock), fJ";
       e["idle_fj"] = {{"a", p.idle_fj.a}, {"b_per_size_term", p.idle_fj.b}};
@@ -676,6 +712,14 @@ PowerModel load_power_model(const std::string& path) {
                            "fsgen train)");
         for (const auto& f : e.at("idle_writes_fj"))
           p.idle_writes_fj[f.at("h").get<std::vector<int>>()] = {f.at("a"), {f.at("b_per_factor").get<double>()}};
+      }
+      if (def.activity_terms) {
+        if (!e.contains("activity_fj"))
+          fail(path, kind + ": expected its energy in its activity terms (\"activity_fj\"; retrain with fsgen train)");
+        p.activity_fj = {e.at("activity_fj").at("a"), e.at("activity_fj").at("b_per_term").get<std::vector<double>>()};
+        if (p.activity_fj.b.size() != def.activity_terms(PrimitiveActivity{}).size())
+          fail(path, kind + ": expected " + std::to_string(def.activity_terms(PrimitiveActivity{}).size()) +
+                         " activity-energy coefficients");
       }
       if (def.structural()) {
         p.idle_fj = {e.at("idle_fj").at("a"), e.at("idle_fj").at("b_per_size_term").get<std::vector<double>>()};

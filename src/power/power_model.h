@@ -114,6 +114,12 @@ struct PrimitivePowerModel {
   // priced in proportion to their toggles rather than by the trees' steps between a few
   // idle points (a one-cycle write of one row lies between them).
   std::map<std::vector<int>, LinearFit> idle_writes_fj;
+  // A primitive with activity terms (PrimitiveDef::activity_terms, the rescaling array) only:
+  // the dynamic fJ per element per cycle of a window the idle line does not price, = a + b .
+  // its terms, least squares weighted by 1 / label (relative errors) over its training points
+  // of every size that are not idle; the trees learn what it leaves of each label, and the
+  // factor writes are its terms (no b x factor on top). Empty b: none.
+  LinearFit activity_fj;
   // A structural primitive (PrimitiveDef::structural) only, in place of the booster: the
   // dynamic fJ per cycle of an idle instance (its clock) = a + b . its size terms, least
   // squares over its characterised sizes. Its quality is then each size left out in turn.
@@ -138,13 +144,6 @@ struct StructuralEnergy {
 };
 
 // A primitive instance's activity over some cycles: the model's features.
-struct PrimitiveActivity {
-  double alpha = 0;   // data-input toggles / (bits x cycles)
-  double enable = 0;  // share of cycles busy
-  double zeros = 0;   // share of zero operand bytes
-  double side = 0;    // share of cycles with the side enable (PrimitiveDef::side_enable)
-  double factor = 0;  // toggles on the rescale factors / (bits x cycles) (PrimitiveDef::factor_port)
-};
 
 class PowerModel {
  public:

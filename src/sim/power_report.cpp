@@ -96,6 +96,35 @@ std::pair<std::vector<double>, uint64_t> probe_toggles(const std::vector<const T
   return {t, bits};
 }
 
+// A register of a block per window (BlockTimeline::state or factor): its toggles, the sum
+// over the window's cycles of its bits at 1, and its width.
+struct RegisterSeries {
+  std::vector<double> toggles, ones;
+  uint64_t bits = 0;
+};
+
+RegisterSeries register_series(const RunResult& r, const Block& b, RegisterTrace BlockTimeline::*which,
+                               const std::string& what, const PowerTrace& t) {
+  const auto own = r.timelines.find(b.name);
+  if (own == r.timelines.end() || (own->second.*which).bits == 0)
+    fail("power of " + b.name, "its model takes its " + what + "'s switching, which this run did not record (expected a SystemC run)");
+  const RegisterTrace& reg = own->second.*which;
+  const uint64_t windows = t.windows(), window = t.window, end = t.cycles;
+  RegisterSeries s{window_series(windows), window_series(windows), reg.bits};
+  for (size_t i = 0; i < reg.samples.size() && reg.samples[i].cycle < end; ++i) {
+    const StateSample& at = reg.samples[i];
+    s.toggles[at.cycle / window] += at.toggles;
+    // Its ones from its cycle to the next sample's (or the trace's end), window by window.
+    const uint64_t until = i + 1 < reg.samples.size() ? std::min(end, reg.samples[i + 1].cycle) : end;
+    for (uint64_t c = at.cycle; c < until;) {
+      const uint64_t stop = std::min(until, (c / window + 1) * window);
+      s.ones[c / window] += double(at.ones) * double(stop - c);
+      c = stop;
+    }
+  }
+  return s;
+}
+
 const std::vector<double>* find_or_null(const std::map<std::string, std::vector<double>>& m, const std::string& key) {
   const auto it = m.find(key);
   return it == m.end() ? nullptr : &it->second;
@@ -246,6 +275,8 @@ struct BlockSeries {
   uint64_t bits = 0;            // their width
   std::vector<double> factor_toggles;  // of its factor port's probe (PrimitiveDef::factor_port)
   uint64_t factor_bits = 0;
+  RegisterSeries state;   // of its state register (PrimitiveDef::state_register)
+  RegisterSeries factors;  // of the register behind its factor port, for its ones
   double run_zeros = 0;         // the run's zero share, for windows without operands
 
   double enabled_cycles(uint64_t w) const {
@@ -254,7 +285,12 @@ struct BlockSeries {
   PrimitiveActivity at(uint64_t w, double len) const {
     return {bits ? toggles[w] / (double(bits) * len) : 0.0, enabled_cycles(w) / len,
             window_zero_share(bytes, zero_bytes, w, run_zeros), window_value(side, w) / len,
-            factor_bits ? factor_toggles[w] / (double(factor_bits) * len) : 0.0};
+            factor_bits ? factor_toggles[w] / (double(factor_bits) * len) : 0.0,
+            share(state.toggles, state.bits, w, len), share(state.ones, state.bits, w, len),
+            share(factors.ones, factors.bits, w, len)};
+  }
+  static double share(const std::vector<double>& series, uint64_t bits, uint64_t w, double len) {
+    return bits ? series[w] / (double(bits) * len) : 0.0;
   }
 };
 
@@ -334,6 +370,10 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
   std::tie(series.toggles, series.bits) = probe_toggles(source.probes, windows, t.window);
   if (const ToggleProbe* factors = def.factor_port.empty() ? nullptr : r.find_probe(b.name, def.factor_port))
     std::tie(series.factor_toggles, series.factor_bits) = probe_toggles({factors}, windows, t.window);
+  if (!def.state_register.empty())
+    series.state = register_series(r, b, &BlockTimeline::state, def.state_register + " register", t);
+  if (!def.factor_port.empty())
+    series.factors = register_series(r, b, &BlockTimeline::factor, def.factor_port + " port", t);
   series.run_zeros = bp.zeros;
   const bool by_command = series.side && def.side_opens_burst;
   const std::vector<CommandWindows> commands =
@@ -352,6 +392,7 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
       activity[w - first] = series.at(w, len);
       bp.alpha += activity[w - first].alpha * len / double(t.cycles);
       bp.factor += activity[w - first].factor * len / double(t.cycles);
+      bp.state += activity[w - first].state * len / double(t.cycles);
       bp.busy += window_value(series.busy, w) / double(t.cycles);
       bp.enable += series.enabled_cycles(w) / double(t.cycles);
     }
@@ -670,6 +711,8 @@ void print_power(const PowerTrace& t, std::ostream& out) {
     if (b.kind != "sram_macro" && !primitive_def(b.kind).structural()) {
       out << "; alpha " << b.alpha << ", busy " << b.busy << ", enabled " << b.enable << ", zeros " << b.zeros;
       if (!primitive_def(b.kind).factor_port.empty()) out << ", factor toggles " << b.factor;
+      if (!primitive_def(b.kind).state_register.empty())
+        out << ", " << primitive_def(b.kind).state_register << " toggles " << b.state;
     }
     out << ")\n";
     if (!b.variant_note.empty()) out << "             extrapolated (not characterised): " << b.variant_note << "\n";

@@ -29,9 +29,9 @@ struct BlockPower {
   std::vector<double> mw;  // per window
   double average_mw = 0, leakage_mw = 0;
   // The run's features: input toggle rate, busy (streaming) share, enabled share (busy or
-  // loading a stationary operand), zero-byte share, and the rescale factors' toggle rate (a
-  // primitive with a factor port).
-  double alpha = 0, busy = 0, enable = 0, zeros = 0, factor = 0;
+  // loading a stationary operand), zero-byte share, the rescale factors' toggle rate (a
+  // primitive with a factor port) and its state register's (one with a state register).
+  double alpha = 0, busy = 0, enable = 0, zeros = 0, factor = 0, state = 0;
   // Empty when the block's RTL parameters are the characterised primitive's and its
   // hyperparameters' values were all characterised; otherwise what differs (e.g.
   // "RESCALE=1, characterised 0", "R=8 (characterised 2, 4)"): the estimate extrapolates.

@@ -256,6 +256,64 @@ TEST(FastModel, OperandSamplesAreTheActivityCycleByCycle) {
   }
 }
 
+// Array b's accumulators (its power model's state register) are traced step by step: one
+// sample per stream cycle that flips a bit, each after its step's enabled cycle, with at most
+// every bit flipped or at 1; the controller's factor registers likewise; both survive the
+// run record's round trip. Array a (not rescaling) has no trace.
+TEST(FastModel, RescalingArraysAccumulatorsAndFactorsAreTraced) {
+  const Graph g = graph_of(test::tiny_attention_core_spec());
+  AttentionProblem ap;
+  ap.q_heads = 2;
+  ap.tokens = 40;
+  const RunResult r = run_on_systemc(g, compile_attention(g, ap).program);
+  const BlockTimeline& t = r.timelines.at("array_b");
+  EXPECT_EQ(t.state.bits, g.array_b.spec.tile_m * g.array_b.spec.tile_n * 32);
+  EXPECT_EQ(t.factor.bits, g.array_b.spec.tile_m * 32);
+  EXPECT_EQ(r.timelines.at("array_a").state.bits, 0u);
+  ASSERT_FALSE(t.state.samples.empty());
+  ASSERT_FALSE(t.factor.samples.empty());
+  for (const RegisterTrace* reg : {&t.state, &t.factor}) {
+    uint64_t previous = 0;
+    for (const StateSample& s : reg->samples) {
+      EXPECT_GT(s.cycle, previous);
+      previous = s.cycle;
+      EXPECT_GT(s.toggles, 0u);
+      EXPECT_LE(s.toggles, reg->bits);
+      EXPECT_LE(s.ones, reg->bits);
+    }
+  }
+  size_t span = 0;
+  for (const StateSample& s : t.state.samples) {
+    while (span < t.enabled.size() && t.enabled[span].start + t.enabled[span].cycles + 1 < s.cycle) ++span;
+    ASSERT_LT(span, t.enabled.size()) << "cycle " << s.cycle;
+    EXPECT_GE(s.cycle, t.enabled[span].start + 2);
+  }
+  const RunResult back = decode_run_result(encode_run_result(r));
+  const BlockTimeline& d = back.timelines.at("array_b");
+  ASSERT_EQ(d.state.samples.size(), t.state.samples.size());
+  EXPECT_EQ(d.state.samples.back().ones, t.state.samples.back().ones);
+  EXPECT_EQ(d.factor.samples.back().toggles, t.factor.samples.back().toggles);
+  EXPECT_EQ(d.factor.bits, t.factor.bits);
+}
+
+// A register trace's sample counts the bits a write flips and the bits at 1 after it;
+// writes in one cycle join its sample, a write that flips nothing adds none.
+TEST(FastModel, RegisterTraceCountsFlipsAndOnes) {
+  RegisterTrace reg;
+  reg.bits = 64;
+  const uint32_t zero[2] = {0, 0}, a[2] = {0xF, 0x1}, b[2] = {0xF, 0x3};
+  reg.record(5, zero, a);
+  reg.record(5, a, b);
+  reg.record(6, b, b);
+  reg.record(9, b, zero);
+  ASSERT_EQ(reg.samples.size(), 2u);
+  EXPECT_EQ(reg.samples[0].cycle, 5u);
+  EXPECT_EQ(reg.samples[0].toggles, 6u);
+  EXPECT_EQ(reg.samples[0].ones, 6u);
+  EXPECT_EQ(reg.samples[1].toggles, 6u);
+  EXPECT_EQ(reg.samples[1].ones, 0u);
+}
+
 // A damaged run record (the simulation process's answer, a co-simulation's result file)
 // fails as truncated wherever it is cut, and a count larger than the record holds fails
 // before anything is reserved for it.
@@ -276,7 +334,7 @@ TEST(FastModel, DamagedRunRecordIsAUserError) {
               std::string::npos) << "cut at " << cut;
   // The probe's event count: after the header, model, cycles, wall time, outputs, probe
   // count, block, port, width and toggles.
-  const size_t events_at = (8 + 11) + (8 + 7) + 8 + 8 + 8 + 8 + (8 + 7) + (8 + 1) + 8 + 8;
+  const size_t events_at = (8 + 12) + (8 + 7) + 8 + 8 + 8 + 8 + (8 + 7) + (8 + 1) + 8 + 8;
   ASSERT_EQ(record.substr(events_at, 8), std::string("\x04\0\0\0\0\0\0\0", 8));
   std::string huge = record;
   const uint64_t count = uint64_t(1) << 60;

@@ -498,12 +498,24 @@ TEST(Characterize, RescalingArrayScAndFactorsAreItsEvents) {
     EXPECT_TRUE(p.factor == 0 || (p.factor > 0.02 && p.factor < 0.08) || (p.factor > 0.12 && p.factor < 0.26))
         << p.key() << " factor " << p.factor;
     factor_shares.insert(p.factor == 0 ? 0 : p.factor < 0.1 ? 1 : 2);
+    // Without writes the factors stay 0 from reset; with them about 4 of a factor's 32 bits
+    // are 1 (1.0 half the time, else 15 random bits).
+    if (p.factor == 0) EXPECT_EQ(p.factor_ones, 0.0) << p.key();
+    else EXPECT_TRUE(p.factor_ones > 0.05 && p.factor_ones < 0.25) << p.key() << " factor ones " << p.factor_ones;
+    // The accumulators (acc, 32 bits per PE) switch with the enabled steps and hold values
+    // from the fill: some of their bits are 1 in every point.
+    EXPECT_GT(p.state, 0.0) << p.key();
+    EXPECT_LT(p.state, 0.6) << p.key();
+    EXPECT_GT(p.state_ones, 0.0) << p.key();
+    EXPECT_LT(p.state_ones, 1.0) << p.key();
   }
   EXPECT_EQ(factor_shares.size(), 3u);
   expect_side_at_grid_shares(d);  // sc
   const PowerModel m = train_power_model(d, 20);
   EXPECT_EQ(m.primitive("pe_array_rescale").features,
-            (std::vector<std::string>{"R", "C", "alpha", "enable", "zeros", "side", "factor"}));
+            (std::vector<std::string>{"R", "C", "alpha", "enable", "zeros", "side", "factor", "factor_ones", "state",
+                                      "state_ones"}));
+  EXPECT_EQ(m.primitive("pe_array_rescale").activity_fj.b.size(), 14u);
 
   const Graph g = elaborate(parse_spec_text(test::tiny_attention_core_spec(), "tiny_attention.yaml"));
   EXPECT_EQ(g.block("array_b").kind, "pe_array_rescale");
@@ -1005,12 +1017,12 @@ TEST(Characterize, RecountingEventsKeepsLabelsAndOtherRows) {
   const std::string dir = test::scratch_dir("recount_events");
   const std::vector<int> h = primitive_def("fused_ctrl").kernel_sizes.front();
   const std::string size = hyperparameter_text(h), header =
-      "# seed: 1\nkind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,factor,events,"
-      "dynamic_fj,leakage_mw,area_um2\n";
-  const std::string other = "pe_array_os,2;2;0,0.1,0,0.5,1,0,0.1,0.5,0,0,0,,100,0.1,10";
+      "# seed: 1\nkind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,factor,factor_ones,"
+      "state,state_ones,events,dynamic_fj,leakage_mw,area_um2\n";
+  const std::string other = "pe_array_os,2;2;0,0.1,0,0.5,1,0,0.1,0.5,0,0,0,0,0,0,,100,0.1,10";
   auto kernel_row = [&](uint64_t seed, uint64_t window, double label) {
     return "fused_ctrl," + size + ",0,0,0," + std::to_string(seed) + "," + std::to_string(window) +
-           ",0,0,0,0,0,1;0;0;0;0;0;0;0;0;0;0;0;0," + std::to_string(int(label)) + ",2,90000";
+           ",0,0,0,0,0,0,0,0,1;0;0;0;0;0;0;0;0;0;0;0;0," + std::to_string(int(label)) + ",2,90000";
   };
   std::ofstream(dir + "/d.csv") << header << kernel_row(201, 16, 1000) << "\n" << other << "\n"
                                 << kernel_row(201, 40, 2000) << "\n";
@@ -1172,6 +1184,22 @@ TEST(Characterize, MalformedDatasetsAreOneLineErrors) {
   EXPECT_EQ(read_dataset(dir + "/g.csv").points.front().factor, 0.0);
   EXPECT_NE(test::error_of([&] { train_power_model(read_dataset(dir + "/g.csv"), 5); })
                 .find("pe_array_rescale: format 3 has no factor toggles, expected format 4"),
+            std::string::npos);
+  // Format 5 adds the factor bits' ones, its accumulators' toggles and ones after the factor
+  // toggles; its points of format 4 lack them, so they do not train either.
+  std::ofstream g4(dir + "/g4.csv");
+  g4 << header4;
+  for (int seed = 1; seed <= 8; ++seed)
+    g4 << "pe_array_rescale,2;2,0.1,0,0.5," << seed << ",0,0.1,0.5,0,0.1,0.2,," << 100 + seed << ",0.1,10\n";
+  g4.close();
+  const Dataset d4 = read_dataset(dir + "/g4.csv");
+  EXPECT_EQ(d4.format, 4);
+  EXPECT_EQ(d4.points.front().factor, 0.2);
+  EXPECT_EQ(d4.points.front().state, 0.0);
+  EXPECT_EQ(d4.points.front().dynamic_fj, 101.0);
+  EXPECT_NE(test::error_of([&] { train_power_model(d4, 5); })
+                .find("pe_array_rescale: format 4 has no acc register toggles, expected format 5 (characterise "
+                      "pe_array_rescale again)"),
             std::string::npos);
   EXPECT_NE(test::error_of([] { primitive_def("crossbar"); }).find("unknown: expected one of pe_array_os"), std::string::npos);
   CharacterizeOptions sized = small_characterisation({"pe_array_rescale"}, 100, dir);

@@ -38,6 +38,7 @@ class OsArrayModel : public PeArrayModel {
                     AccTile) override {
     if (systolic_) record_skewed_feed(cycle0, a, b);
     for (uint32_t kk = 0; kk < tk_; ++kk) {
+      const StateTracker state(*this, cycle0 + kk + 2);
       for (uint32_t i = 0; i < tm_; ++i) x_[i] = a.at(i, kk);
       for (uint32_t j = 0; j < tn_; ++j) w_[j] = b.at(kk, j);
       if (!systolic_) {
@@ -73,7 +74,33 @@ class OsArrayModel : public PeArrayModel {
     std::memcpy(out, acc_.data() + size_t(r) * tn_, cols * sizeof(int32_t));
   }
 
+  // Records the accumulators' switching in the timeline (BlockTimeline::state).
+  void record_state() {
+    record_state_ = true;
+    timeline_.state.bits = tm_ * tn_ * 32;
+    acc_before_.resize(acc_.size());
+  }
+
  private:
+  // Around one step: the accumulators' bits that it flips, in the cycle the registers hold
+  // their new values from (the step's operands reach the PEs in cycle0 + kk + 1; the
+  // accumulators take the sums at that cycle's end), when the array records its state.
+  class StateTracker {
+   public:
+    StateTracker(OsArrayModel& m, uint64_t cycle) : m_(m), cycle_(cycle) {
+      if (m_.record_state_) std::copy(m_.acc_.begin(), m_.acc_.end(), m_.acc_before_.begin());
+    }
+    ~StateTracker() {
+      if (m_.record_state_)
+        m_.timeline_.state.record(cycle_, reinterpret_cast<const uint32_t*>(m_.acc_before_.data()),
+                                  reinterpret_cast<const uint32_t*>(m_.acc_.data()));
+    }
+
+   private:
+    OsArrayModel& m_;
+    uint64_t cycle_;
+  };
+
   // The common step, acc += x w^T over the sign-extended operands: an Eigen rank-1 update
   // in uint32, which wraps as the RTL's 32-bit accumulators do (num::wrap_add). Measured
   // 2-4 % faster than the plain loop over the whole simulation (BENCHMARKS.md).
@@ -106,6 +133,8 @@ class OsArrayModel : public PeArrayModel {
   BlockActivity& act_;
   BlockTimeline& timeline_;
   std::vector<int32_t> acc_;
+  bool record_state_ = false;
+  std::vector<int32_t> acc_before_;  // the accumulators before the current step (record_state)
   std::vector<uint8_t> x_, w_;
   std::vector<uint32_t> xu_, wu_;  // sign-extended operands of the current step
 };
@@ -113,8 +142,10 @@ class OsArrayModel : public PeArrayModel {
 }  // namespace
 
 std::unique_ptr<PeArrayModel> make_os_array_model(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w,
-                                                  BlockActivity& act, BlockTimeline& timeline) {
-  return std::make_unique<OsArrayModel>(plan, x, w, act, timeline);
+                                                  BlockActivity& act, BlockTimeline& timeline, bool record_state) {
+  auto m = std::make_unique<OsArrayModel>(plan, x, w, act, timeline);
+  if (record_state) m->record_state();
+  return m;
 }
 
 }  // namespace fsgen

@@ -7,8 +7,10 @@
 
 namespace fsgen {
 
+// With record_state, it records its accumulators' switching (BlockTimeline::state:
+// the rescaling array's state register, a feature of its power model).
 std::unique_ptr<PeArrayModel> make_os_array_model(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w,
-                                                  BlockActivity& act, BlockTimeline& timeline);
+                                                  BlockActivity& act, BlockTimeline& timeline, bool record_state);
 
 // The array as its Verilated RTL (model_rtl.cpp), `reference` its cycle model beside it.
 std::unique_ptr<PeArrayModel> make_rtl_os_array_model(const ArrayPlan& plan, std::unique_ptr<PeArrayModel> reference,

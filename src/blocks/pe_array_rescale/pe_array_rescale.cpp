@@ -11,7 +11,31 @@ namespace {
 // every accumulation, whose product replaces the accumulator in the steps sc qualifies (the
 // first of every key tile but the first). Driven as the plain array, with sc a share of the
 // enabled cycles (its side enable) and the factors redrawn at it (gate_sim.h); its alpha on
-// x and w, as probed.
+// x and w, as probed; its accumulators' toggles a feature (state): a rescale step's and the
+// multipliers' switching follow the values they hold.
+// What a PE's energy per cycle is made of: its operand registers and multiplier (alpha,
+// the enable and the non-zero share of the enabled cycles); its accumulator's flip-flops
+// (state) and the rescale multiplier behind them, whose partial products switch with an
+// accumulator bit where the factor's bit is 1 (state x factor_ones) and with a factor bit
+// where the accumulator's is 1 (factor x state_ones); the rescale steps (side, and side
+// times either operand's ones); and the held bits (the ones shares, and enable times them).
+std::vector<double> energy_terms(const PrimitiveActivity& a) {
+  return {a.alpha,
+          a.enable,
+          a.enable * (1 - a.zeros),
+          a.state,
+          a.state * a.state_ones,
+          a.state * a.factor_ones,
+          a.factor,
+          a.factor * a.state_ones,
+          a.side,
+          a.side * a.state_ones,
+          a.side * a.factor_ones,
+          a.state_ones,
+          a.factor_ones,
+          a.enable * a.state_ones};
+}
+
 PrimitiveDef power_primitive() {
   PrimitiveDef d;
   d.kind = "pe_array_rescale", d.module = "fsgen_array_os";
@@ -23,6 +47,8 @@ PrimitiveDef power_primitive() {
   d.elements = [](const std::vector<int>& h) { return double(h[0]) * h[1]; };
   d.side_enable = "sc";
   d.factor_port = "alpha";
+  d.state_register = "acc";
+  d.activity_terms = energy_terms;
   return d;
 }
 
