@@ -14,12 +14,12 @@ namespace fsgen {
 // A primitive's activity in a window (or a characterised point): its model's features
 // after the hyperparameters.
 struct PrimitiveActivity {
-  double alpha = 0;   // data-input toggles / (bits x cycles)
-  double enable = 0;  // share of cycles busy
-  double zeros = 0;   // share of zero operand bytes
-  double side = 0;    // share of cycles with the side enable (PrimitiveDef::side_enable)
-  double factor = 0;  // toggles on the rescale factors / (bits x cycles) (PrimitiveDef::factor_port)
-  double state = 0;   // toggles of its state register / (bits x cycles) (PrimitiveDef::state_register)
+  double alpha = 0;        // data-input toggles / (bits x cycles)
+  double enable = 0;       // share of cycles busy
+  double zeros = 0;        // share of zero operand bytes
+  double side = 0;         // share of cycles with the side enable (PrimitiveDef::side_enable)
+  double factor = 0;       // toggles on the rescale factors / (bits x cycles) (PrimitiveDef::factor_port)
+  double state = 0;        // toggles of its state register / (bits x cycles) (PrimitiveDef::state_register)
   double state_ones = 0;   // the share of its state register's bits at 1 over the cycles
   double factor_ones = 0;  // the share of its factor port's bits at 1 over the cycles
 };

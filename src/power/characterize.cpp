@@ -116,8 +116,8 @@ const char* kColumns =
     "kind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,factor,factor_ones,state,"
     "state_ones,events,dynamic_fj,leakage_mw,area_um2";
 const char* kColumnsFormat4 =
-    "kind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,factor,events,dynamic_fj,leakage_mw,"
-    "area_um2";
+    "kind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,factor,events,dynamic_fj,"
+    "leakage_mw,area_um2";
 const char* kColumnsFormat3 =
     "kind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,events,dynamic_fj,leakage_mw,area_um2";
 const char* kColumnsFormat2 = "kind,h,toggle_rate,zero_fraction,enable_rate,seed,alpha,enable,zeros,side,dynamic_fj,leakage_mw,area_um2";
@@ -144,8 +144,8 @@ std::vector<double> parse_events(const std::string& text, const std::string& pla
 std::string row_of(const CharPoint& p) {
   CsvLine line;
   line << p.kind << hyperparameter_text(p.h) << p.toggle_rate << p.zero_fraction << p.enable_rate << p.seed << p.window
-       << p.alpha << p.enable << p.zeros << p.side << p.factor << p.factor_ones << p.state << p.state_ones << events_text(p.events)
-       << p.dynamic_fj << p.leakage_mw << p.area_um2;
+       << p.alpha << p.enable << p.zeros << p.side << p.factor << p.factor_ones << p.state << p.state_ones
+       << events_text(p.events) << p.dynamic_fj << p.leakage_mw << p.area_um2;
   return line.str();
 }
 
@@ -198,9 +198,10 @@ CharPoint point_of(const std::string& text, const std::string& where, int format
 const char* kStimulus =
     "19 (the controller under kernels: four matmuls on training cores of its kernel sizes, its netlist replaying "
     "their RTL's ports, in windows of 16 cycles; the fused controller the same way under five attention and FFN "
-    "kernels; the controller and register file: idle, the clock alone, labelled by the engine without simulation; dot arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or "
-    "0.9 of them, a Latin square over rate, zeros and enable; the DMA (its queue of bursts in flight at OUT = 8, 11-bit "
-    "tags, the head burst in registers; a read and a write command port): bursts one at a time answered by an AXI slave; the "
+    "kernels; the controller and register file: idle, the clock alone, labelled by the engine without simulation; dot "
+    "arrays: x with v, w with ld, ld_idx counting columns, one enable at a time, ld a share 0.1, 0.5 or 0.9 of them, "
+    "a Latin square over rate, zeros and enable; the DMA (its queue of bursts in flight at OUT = 8, 11-bit tags, the "
+    "head burst in registers; a read and a write command port): bursts one at a time answered by an AXI slave; the "
     "softmax unit: passes of score rows of INT8 dot products loaded back to back, its outputs fed back, its state "
     "ports the last row's, gate passes a share of the FFN's, gate turned after a pass's last load, also at toggle "
     "rate 0.5; the rescaling array: sc that share of the enabled cycles, its accumulators filled in the 8 cycles "
@@ -368,8 +369,8 @@ class SizeRun {
     stim.side_share = s.side_share;
     stim.factor_share = s.factor_share;
     stim.seed = o_.seed + index;
-    GateActivity a =
-        run_gate_simulation(binary_, netlist_, stim, (fs::path(dir_) / (runs_ + "run" + std::to_string(index))).string());
+    GateActivity a = run_gate_simulation(binary_, netlist_, stim,
+                                         (fs::path(dir_) / (runs_ + "run" + std::to_string(index))).string());
     CharPoint p = unlabelled(s, stim.seed);
     p.state_ones = ones_share_of(state_bits_, a, set_up_cycles());
     p.factor_ones = ones_share_of(factor_bits_, a, set_up_cycles());

@@ -56,8 +56,6 @@ bool listed(const std::vector<std::string>& names, const std::string& n) {
   return std::find(names.begin(), names.end(), n) != names.end();
 }
 
-
-
 // Each 32-bit word of `port` (one Q0.15 factor per row) drawn in the first reset cycle
 // (unless factor_share is 0: every factor stays 0) and then, every cycle after reset,
 // redrawn with probability factor_share: 1.0 (32768) with probability one half, else uniform

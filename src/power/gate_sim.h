@@ -36,14 +36,13 @@ namespace fsgen {
 // pass left, and in every cycle after reset, enabled or not, redrawn with probability
 // factor_share; with factor_share 0 every factor keeps its reset value 0, as a design's
 // array b holds until its controller first writes them (an FFN's, a query tile's first key
-// tile's): its rescale multipliers then switch with nothing; a draw is 1.0 with probability one half (the row's running max unchanged),
-// else uniform in [0, 1), as a controller writes a row's factor in its softmax pass whether
-// or not the array streams; and the first kFactorFillCycles cycles after reset are enabled
-// with every data bit flipping with probability one half and no byte forced to zero
-// (whatever the toggle rate and zero fraction; their bytes are not counted), so that the
-// accumulators hold values, as a design's do between its passes (the rescale multipliers
-// acc x alpha switch with a factor only where acc is not zero); neither the reset's nor the
-// fill's cycles are counted as enabled or side cycles, since a point is measured after them.
+// tile's): its rescale multipliers then switch with nothing; a draw is 1.0 with probability one half (the row's running
+// max unchanged), else uniform in [0, 1), as a controller writes a row's factor in its softmax pass whether or not the
+// array streams; and the first kFactorFillCycles cycles after reset are enabled with every data bit flipping with
+// probability one half and no byte forced to zero (whatever the toggle rate and zero fraction; their bytes are not
+// counted), so that the accumulators hold values, as a design's do between its passes (the rescale multipliers acc x
+// alpha switch with a factor only where acc is not zero); neither the reset's nor the fill's cycles are counted as
+// enabled or side cycles, since a point is measured after them.
 constexpr uint64_t kFactorFillCycles = 8;
 
 // The cycles a characterisation testbench holds the reset port low, from the first (one

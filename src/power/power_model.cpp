@@ -432,8 +432,10 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
     const auto f = features_of(def, *p, activity.size());
     const bool test = held_out(p);
     (test ? xte : xtr).insert((test ? xte : xtr).end(), f.begin(), f.end());
-    if (test) yte.push_back(p->dynamic_fj), ete.push_back(elements), test_points.push_back(p);
-    else ytr.push_back(float(p->dynamic_fj / elements - below_trees_fj(def, m, p->h, activity_of(*p))));
+    if (test)
+      yte.push_back(p->dynamic_fj), ete.push_back(elements), test_points.push_back(p);
+    else
+      ytr.push_back(float(p->dynamic_fj / elements - below_trees_fj(def, m, p->h, activity_of(*p))));
     by_size[p->h] = {p->leakage_mw, p->area_um2};
   }
   for (const auto& size : by_size) m.characterised_sizes.push_back(size.first);
@@ -458,7 +460,9 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
     for (size_t i = 0; i < yte.size(); ++i) {
       const CharPoint& t = *test_points[i];
       got[i] = window_fj_per_element(def, m, t.h, double(pred[i]), activity_of(t)) * ete[i];
-      if (getenv("DBG_HELD") && kind == getenv("DBG_HELD")) fprintf(stderr, "HELD %s %.3f %.3f %.3f %.3f %.3f %.1f %.1f %.1f\n", hyperparameter_text(t.h,'x').c_str(), t.alpha, t.enable, t.zeros, t.side, t.factor, got[i], yte[i], 100*(got[i]-yte[i])/yte[i]);
+      if (getenv("DBG_HELD") && kind == getenv("DBG_HELD"))
+        fprintf(stderr, "HELD %s %.3f %.3f %.3f %.3f %.3f %.1f %.1f %.1f\n", hyperparameter_text(t.h, 'x').c_str(),
+                t.alpha, t.enable, t.zeros, t.side, t.factor, got[i], yte[i], 100 * (got[i] - yte[i]) / yte[i]);
     }
     m.quality.mape = mape_percent(got, yte);
     m.quality.pearson = pearson_r(got, yte);

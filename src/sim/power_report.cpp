@@ -107,7 +107,8 @@ RegisterSeries register_series(const RunResult& r, const Block& b, RegisterTrace
                                const std::string& what, const PowerTrace& t) {
   const auto own = r.timelines.find(b.name);
   if (own == r.timelines.end() || (own->second.*which).bits == 0)
-    fail("power of " + b.name, "its model takes its " + what + "'s switching, which this run did not record (expected a SystemC run)");
+    fail("power of " + b.name,
+         "its model takes its " + what + "'s switching, which this run did not record (expected a SystemC run)");
   const RegisterTrace& reg = own->second.*which;
   const uint64_t windows = t.windows(), window = t.window, end = t.cycles;
   RegisterSeries s{window_series(windows), window_series(windows), reg.bits};
@@ -275,18 +276,21 @@ struct BlockSeries {
   uint64_t bits = 0;            // their width
   std::vector<double> factor_toggles;  // of its factor port's probe (PrimitiveDef::factor_port)
   uint64_t factor_bits = 0;
-  RegisterSeries state;   // of its state register (PrimitiveDef::state_register)
-  RegisterSeries factors;  // of the register behind its factor port, for its ones
+  RegisterSeries state;         // of its state register (PrimitiveDef::state_register)
+  RegisterSeries factors;       // of the register behind its factor port, for its ones
   double run_zeros = 0;         // the run's zero share, for windows without operands
 
   double enabled_cycles(uint64_t w) const {
     return enabled && w < enabled->size() ? (*enabled)[w] : window_value(busy, w);
   }
   PrimitiveActivity at(uint64_t w, double len) const {
-    return {bits ? toggles[w] / (double(bits) * len) : 0.0, enabled_cycles(w) / len,
-            window_zero_share(bytes, zero_bytes, w, run_zeros), window_value(side, w) / len,
+    return {bits ? toggles[w] / (double(bits) * len) : 0.0,
+            enabled_cycles(w) / len,
+            window_zero_share(bytes, zero_bytes, w, run_zeros),
+            window_value(side, w) / len,
             factor_bits ? factor_toggles[w] / (double(factor_bits) * len) : 0.0,
-            share(state.toggles, state.bits, w, len), share(state.ones, state.bits, w, len),
+            share(state.toggles, state.bits, w, len),
+            share(state.ones, state.bits, w, len),
             share(factors.ones, factors.bits, w, len)};
   }
   static double share(const std::vector<double>& series, uint64_t bits, uint64_t w, double len) {

@@ -500,8 +500,10 @@ TEST(Characterize, RescalingArrayScAndFactorsAreItsEvents) {
     factor_shares.insert(p.factor == 0 ? 0 : p.factor < 0.1 ? 1 : 2);
     // Without writes the factors stay 0 from reset; with them about 4 of a factor's 32 bits
     // are 1 (1.0 half the time, else 15 random bits).
-    if (p.factor == 0) EXPECT_EQ(p.factor_ones, 0.0) << p.key();
-    else EXPECT_TRUE(p.factor_ones > 0.05 && p.factor_ones < 0.25) << p.key() << " factor ones " << p.factor_ones;
+    if (p.factor == 0)
+      EXPECT_EQ(p.factor_ones, 0.0) << p.key();
+    else
+      EXPECT_TRUE(p.factor_ones > 0.05 && p.factor_ones < 0.25) << p.key() << " factor ones " << p.factor_ones;
     // The accumulators (acc, 32 bits per PE) switch with the enabled steps and hold values
     // from the fill: some of their bits are 1 in every point.
     EXPECT_GT(p.state, 0.0) << p.key();
@@ -1016,9 +1018,12 @@ TEST(ControllerEvents, TheFfnDividesNothing) {
 TEST(Characterize, RecountingEventsKeepsLabelsAndOtherRows) {
   const std::string dir = test::scratch_dir("recount_events");
   const std::vector<int> h = primitive_def("fused_ctrl").kernel_sizes.front();
-  const std::string size = hyperparameter_text(h), header =
-      "# seed: 1\nkind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,factor,factor_ones,"
-      "state,state_ones,events,dynamic_fj,leakage_mw,area_um2\n";
+  const std::string
+      size = hyperparameter_text(h),
+      header =
+          "# seed: "
+          "1\nkind,h,toggle_rate,zero_fraction,enable_rate,seed,window,alpha,enable,zeros,side,factor,factor_ones,"
+          "state,state_ones,events,dynamic_fj,leakage_mw,area_um2\n";
   const std::string other = "pe_array_os,2;2;0,0.1,0,0.5,1,0,0.1,0.5,0,0,0,0,0,0,,100,0.1,10";
   auto kernel_row = [&](uint64_t seed, uint64_t window, double label) {
     return "fused_ctrl," + size + ",0,0,0," + std::to_string(seed) + "," + std::to_string(window) +
