@@ -460,9 +460,6 @@ PrimitivePowerModel train_primitive(const std::string& kind, const std::vector<c
     for (size_t i = 0; i < yte.size(); ++i) {
       const CharPoint& t = *test_points[i];
       got[i] = window_fj_per_element(def, m, t.h, double(pred[i]), activity_of(t)) * ete[i];
-      if (getenv("DBG_HELD") && kind == getenv("DBG_HELD"))
-        fprintf(stderr, "HELD %s %.3f %.3f %.3f %.3f %.3f %.1f %.1f %.1f\n", hyperparameter_text(t.h, 'x').c_str(),
-                t.alpha, t.enable, t.zeros, t.side, t.factor, got[i], yte[i], 100 * (got[i] - yte[i]) / yte[i]);
     }
     m.quality.mape = mape_percent(got, yte);
     m.quality.pearson = pearson_r(got, yte);

@@ -335,6 +335,14 @@ TEST(PowerModel, AnIdleWindowIsPricedAtTheIdlePoints) {
   EXPECT_NE(test::error_of([&] { load_power_model(dir + "/no_idle_lines.json"); })
                 .find("pe_array_rescale: expected its idle and factor-write energy per size"),
             std::string::npos);
+  // So is the linear model under its trees (PrimitivePowerModel::activity_fj).
+  j = read_json_file(dir + "/model.json", "model");
+  j["primitives"]["pe_array_rescale"].erase("activity_fj");
+  std::ofstream(dir + "/no_activity_fit.json") << j.dump();
+  EXPECT_NE(test::error_of([&] {
+              load_power_model(dir + "/no_activity_fit.json");
+            }).find("pe_array_rescale: expected its energy in its activity terms"),
+            std::string::npos);
 }
 
 // A pass's rows are other queries' scores, every score new: the shipped softmax points
