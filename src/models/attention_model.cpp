@@ -48,7 +48,7 @@ void FusedCore::end_softmax_pass(uint64_t c0, bool gate_pass) {
 // The controller writes query row `row`'s rescale factor into alpha_q, which holds it from
 // `cycle` on (with P's row, in the passes that rescale: not a query tile's first key tile).
 void FusedCore::write_factor(uint64_t cycle, uint32_t row, uint32_t alpha) {
-  alpha_before_ = alpha_q_;
+  if (factor_trace_) alpha_before_ = alpha_q_;
   alpha_q_[row] = alpha;
   if (alpha_probe_) alpha_probe_->update(cycle, alpha_q_.data());
   if (factor_trace_) factor_trace_->record(cycle, alpha_before_.data(), alpha_q_.data());

@@ -375,15 +375,11 @@ class SizeRun {
     p.state_ones = ones_share_of(state_bits_, a, set_up_cycles());
     p.factor_ones = ones_share_of(factor_bits_, a, set_up_cycles());
     drop_first_cycles(a, set_up_cycles());
-    uint64_t alpha_toggles = 0;
-    for (int b : alpha_bits_) alpha_toggles += a.toggles.at(size_t(b));
-    p.alpha = alpha_bits_.empty() ? 0 : double(alpha_toggles) / (double(alpha_bits_.size()) * double(a.cycles));
+    p.alpha = toggle_rate_of(alpha_bits_, a);
     p.enable = double(a.enabled_cycles) / double(a.cycles);
     p.zeros = a.data_bytes ? double(a.zero_bytes) / double(a.data_bytes) : 0;
     p.side = double(a.side_cycles) / double(a.cycles);
-    uint64_t factor_toggles = 0;
-    for (int b : factor_bits_) factor_toggles += a.toggles.at(size_t(b));
-    p.factor = factor_bits_.empty() ? 0 : double(factor_toggles) / (double(factor_bits_.size()) * double(a.cycles));
+    p.factor = toggle_rate_of(factor_bits_, a);
     p.state = toggle_rate_of(state_bits_, a);
     const PowerBreakdown pw = engine_->power(a.toggles, a.cycles);
     p.dynamic_fj = (pw.internal_mw + pw.switching_mw) / kClockMhz * 1e6;

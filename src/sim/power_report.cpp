@@ -274,10 +274,8 @@ struct BlockSeries {
   const std::vector<double>* zero_bytes = nullptr;
   std::vector<double> toggles;  // of its probes
   uint64_t bits = 0;            // their width
-  std::vector<double> factor_toggles;  // of its factor port's probe (PrimitiveDef::factor_port)
-  uint64_t factor_bits = 0;
+  RegisterSeries factors;       // of the register behind its factor port (PrimitiveDef::factor_port)
   RegisterSeries state;         // of its state register (PrimitiveDef::state_register)
-  RegisterSeries factors;       // of the register behind its factor port, for its ones
   double run_zeros = 0;         // the run's zero share, for windows without operands
 
   double enabled_cycles(uint64_t w) const {
@@ -288,7 +286,7 @@ struct BlockSeries {
             enabled_cycles(w) / len,
             window_zero_share(bytes, zero_bytes, w, run_zeros),
             window_value(side, w) / len,
-            factor_bits ? factor_toggles[w] / (double(factor_bits) * len) : 0.0,
+            share(factors.toggles, factors.bits, w, len),
             share(state.toggles, state.bits, w, len),
             share(state.ones, state.bits, w, len),
             share(factors.ones, factors.bits, w, len)};
@@ -372,12 +370,10 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
   series.bytes = find_or_null(timeline.operand_bytes, source.timed_block);
   series.zero_bytes = find_or_null(timeline.zero_bytes, source.timed_block);
   std::tie(series.toggles, series.bits) = probe_toggles(source.probes, windows, t.window);
-  if (const ToggleProbe* factors = def.factor_port.empty() ? nullptr : r.find_probe(b.name, def.factor_port))
-    std::tie(series.factor_toggles, series.factor_bits) = probe_toggles({factors}, windows, t.window);
-  if (!def.state_register.empty())
-    series.state = register_series(r, b, &BlockTimeline::state, def.state_register + " register", t);
   if (!def.factor_port.empty())
     series.factors = register_series(r, b, &BlockTimeline::factor, def.factor_port + " port", t);
+  if (!def.state_register.empty())
+    series.state = register_series(r, b, &BlockTimeline::state, def.state_register + " register", t);
   series.run_zeros = bp.zeros;
   const bool by_command = series.side && def.side_opens_burst;
   const std::vector<CommandWindows> commands =

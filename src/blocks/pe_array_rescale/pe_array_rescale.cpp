@@ -7,12 +7,6 @@
 namespace fsgen {
 
 namespace {
-// Each PE's accumulator also feeds a multiplier by its row's factor alpha, switching with
-// every accumulation, whose product replaces the accumulator in the steps sc qualifies (the
-// first of every key tile but the first). Driven as the plain array, with sc a share of the
-// enabled cycles (its side enable) and the factors redrawn at it (gate_sim.h); its alpha on
-// x and w, as probed; its accumulators' toggles a feature (state): a rescale step's and the
-// multipliers' switching follow the values they hold.
 // What a PE's energy per cycle is made of: its operand registers and multiplier (alpha,
 // the enable and the non-zero share of the enabled cycles); its accumulator's flip-flops
 // (state) and the rescale multiplier behind them, whose partial products switch with an
@@ -36,6 +30,12 @@ std::vector<double> energy_terms(const PrimitiveActivity& a) {
           a.enable * a.state_ones};
 }
 
+// Each PE's accumulator also feeds a multiplier by its row's factor alpha, switching with
+// every accumulation, whose product replaces the accumulator in the steps sc qualifies (the
+// first of every key tile but the first). Driven as the plain array, with sc a share of the
+// enabled cycles (its side enable) and the factors redrawn at it (gate_sim.h); its alpha on
+// x and w, as probed; its accumulators' toggles a feature (state): a rescale step's and the
+// multipliers' switching follow the values they hold.
 PrimitiveDef power_primitive() {
   PrimitiveDef d;
   d.kind = "pe_array_rescale", d.module = "fsgen_array_os";
