@@ -92,16 +92,18 @@ struct PrimitiveDef {
   // A register of every element whose bits' toggles are a feature of their own (state):
   // the flip-flops named so in the netlist (the last part of their hierarchical name), per
   // bit and cycle, which the SystemC model gives from the values it holds there
-  // (BlockTimeline::state). The rescaling array's accumulators: what its rescale steps and
-  // the multipliers behind them switch depends on the values they hold, which no port
+  // (BlockTimeline::state). An array's accumulators: what they switch, and the rescaling
+  // array's rescale steps and multipliers behind them, depends on the values they hold and
+  // on when each PE takes its sums (a systolic grid's i + j cycles apart), which no port
   // shows. "" none.
   std::string state_register{};
-  // Terms of a linear model of the dynamic energy per element per cycle in the activity
-  // (PrimitivePowerModel::activity_fj), under the trees: where the energy is a sum of
-  // switching of known sources (the rescaling array's accumulators, and its multipliers
-  // driven by the factors times the accumulators' bits at 1), a few dozen points per size
-  // fit it where trees, cutting the features into steps, do not. Empty: trees alone.
-  std::function<std::vector<double>(const PrimitiveActivity&)> activity_terms{};
+  // Terms of a linear model of the dynamic energy per element per cycle in the activity at
+  // hyperparameters h (PrimitivePowerModel::activity_fj), under the trees: where the energy
+  // is a sum of switching of known sources (an array's accumulators, the rescaling array's
+  // multipliers driven by the factors times the accumulators' bits at 1), a few dozen
+  // points per size fit it where trees, cutting the features into steps, do not. Empty:
+  // trees alone.
+  std::function<std::vector<double>(const std::vector<int>& h, const PrimitiveActivity&)> activity_terms{};
   // Toggle rates characterised beyond the grid's, at every zero fraction and enable rate:
   // the softmax unit's 0.5, rows whose every score is new (its driver redraws a score with
   // probability 2 x rate), as the rows of a pass are (other queries' scores), which the

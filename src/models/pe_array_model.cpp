@@ -14,9 +14,7 @@ std::unique_ptr<PeArrayModel> make_pe_array_model(const ArrayPlan& plan, RunResu
   BlockActivity& act = result.activity[block];
   BlockTimeline& timeline = result.timelines[block];
   if (plan.sparse.skips_steps()) return make_sparse_os_array_model(plan, *x, *w, act, timeline, result.sparse[block]);
-  // Array b rescales (pe_array_rescale), whose power model takes its accumulators' toggles.
-  if (plan.stationarity == Stationarity::kOutput)
-    return make_os_array_model(plan, *x, *w, act, timeline, /*record_state=*/block == "array_b");
+  if (plan.stationarity == Stationarity::kOutput) return make_os_array_model(plan, *x, *w, act, timeline);
   ToggleProbe* y = result.find_probe(block, "y");
   FSGEN_ASSERT(y, "dot array y probe missing from the graph");
   // array_a writes into acc_a, array_b into acc_b.

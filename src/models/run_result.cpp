@@ -280,7 +280,11 @@ void RegisterTrace::record(uint64_t cycle, const uint32_t* before, const uint32_
     toggles += uint32_t(__builtin_popcount(before[i] ^ value[i]));
     ones += uint32_t(__builtin_popcount(value[i]));
   }
-  if (toggles == 0) return;
+  if (toggles != 0) add(cycle, toggles, ones);
+}
+
+void RegisterTrace::add(uint64_t cycle, uint32_t toggles, uint32_t ones) {
+  FSGEN_ASSERT(samples.empty() || samples.back().cycle <= cycle, "a register's samples in cycle order");
   if (!samples.empty() && samples.back().cycle == cycle) {
     samples.back().toggles += toggles, samples.back().ones = ones;
     return;

@@ -102,6 +102,9 @@ struct RegisterTrace {
   // `value` (bits / 32 words) is the register from `cycle` on, `before` it before: a sample
   // (merged into the last one when that is of the same cycle).
   void record(uint64_t cycle, const uint32_t* before, const uint32_t* value);
+  // A sample of `toggles` flips in `cycle` (no earlier than the last one's), `ones` bits at 1
+  // after it: merged into the last sample when of the same cycle.
+  void add(uint64_t cycle, uint32_t toggles, uint32_t ones);
 };
 
 // When a block worked (SystemC only). A PE array: the cycles it streamed operands (busy)
@@ -116,8 +119,8 @@ struct RegisterTrace {
 struct BlockTimeline {
   std::vector<CycleSpan> busy, enabled, side;
   std::vector<OperandSample> operands;  // in cycle order, one per cycle with operands
-  // The block's state register (PrimitiveDef::state_register: the rescaling array's
-  // accumulators) and the register behind its factor port (PrimitiveDef::factor_port: the
+  // The block's state register (PrimitiveDef::state_register: an output-stationary
+  // array's accumulators, model_accumulators.h) and the register behind its factor port (PrimitiveDef::factor_port: the
   // controller's alpha_q), in the cycles they switch in (no lag applies).
   RegisterTrace state, factor;
   // Cycles from a span to the switching it causes in the RTL: a PE array model records the

@@ -15,7 +15,7 @@
 //   factor toggles on the rescale factors' bits / (bits x cycles) (PrimitiveDef::factor_port;
 //          0 without one); factor_ones the share of those bits at 1 over the cycles
 //   state  toggles of the state register's bits / (bits x cycles) (PrimitiveDef::
-//          state_register: the rescaling array's accumulators; 0 without one); state_ones
+//          state_register: an output-stationary array's accumulators; 0 without one); state_ones
 //          the share of its bits at 1 over the cycles
 // Labels: dynamic energy per cycle (internal + switching), leakage, and area.
 // The controllers (a matmul and a fused core's) also have kernel points

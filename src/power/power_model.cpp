@@ -297,7 +297,7 @@ const LinearFit* idle_writes_at(const PrimitivePowerModel& m, const std::vector<
 // idle line's slope at h (0 without one).
 double below_trees_fj(const PrimitiveDef& def, const PrimitivePowerModel& m, const std::vector<int>& h,
                       const PrimitiveActivity& a) {
-  if (!m.activity_fj.b.empty()) return m.activity_fj.at(def.activity_terms(a));
+  if (!m.activity_fj.b.empty()) return m.activity_fj.at(def.activity_terms(h, a));
   const LinearFit* idle = idle_writes_at(m, h);
   return idle ? idle->b.front() * a.factor : 0.0;
 }
@@ -317,7 +317,7 @@ LinearFit fit_activity_energy(const PrimitiveDef& def, const std::vector<const C
   std::vector<double> weights;
   for (const CharPoint* p : training) {
     if (holds_still(p->alpha, p->enable, p->side) || p->dynamic_fj <= 0) continue;
-    pts.push_back({def.activity_terms(activity_of(*p)), p->dynamic_fj / def.elements(p->h)});
+    pts.push_back({def.activity_terms(p->h, activity_of(*p)), p->dynamic_fj / def.elements(p->h)});
     weights.push_back(1.0 / pts.back().second);
   }
   const std::vector<double> c = least_squares_with_intercept(pts, weights);
@@ -613,6 +613,31 @@ double PowerModel::area_um2(const std::string& kind, const std::vector<int>& h) 
   return std::max(0.0, primitive(kind).area_um2.at(primitive_def(kind).size_terms_at(h)));
 }
 
+namespace {
+
+// UserError unless the points of `kind` measure the activity columns its features read: its
+// factor toggles and its state register's (formats before them have none; a dataset of the
+// right format whose primitive was characterised before it declared its state register has
+// them all 0, though its enabled points switch it).
+void require_activity_columns(const Dataset& d, const std::string& kind, const std::vector<const CharPoint*>& pts) {
+  const PrimitiveDef& def = primitive_def(kind);
+  const std::string again = " (characterise " + kind + " again)";
+  if (d.format < kDatasetFormatWithFactor && !def.factor_port.empty())
+    fail("dataset", kind + ": format " + std::to_string(d.format) + " has no factor toggles, expected format " +
+                        std::to_string(kDatasetFormatWithFactor) + again);
+  if (def.state_register.empty()) return;
+  if (d.format < kDatasetFormatWithState)
+    fail("dataset", kind + ": format " + std::to_string(d.format) + " has no " + def.state_register +
+                        " register toggles, expected format " + std::to_string(kDatasetFormatWithState) + again);
+  const bool enabled = std::any_of(pts.begin(), pts.end(), [](const CharPoint* p) { return p->enable > 0; });
+  const bool measured = std::any_of(pts.begin(), pts.end(), [](const CharPoint* p) { return p->state > 0; });
+  if (enabled && !measured)
+    fail("dataset", kind + ": its enabled points have no " + def.state_register +
+                        " register toggles, expected them measured" + again);
+}
+
+}  // namespace
+
 PowerModel train_power_model(const Dataset& d, int rounds) {
   PowerModel m;
   m.provenance = d.provenance;
@@ -621,15 +646,7 @@ PowerModel train_power_model(const Dataset& d, int rounds) {
   std::map<std::string, std::vector<const CharPoint*>> by_kind;
   for (const auto& p : d.points) by_kind[p.kind].push_back(&p);
   if (by_kind.empty()) fail("dataset", "no points to train on");
-  for (const auto& [kind, pts] : by_kind) {
-    if (d.format < kDatasetFormatWithFactor && !primitive_def(kind).factor_port.empty())
-      fail("dataset", kind + ": format " + std::to_string(d.format) + " has no factor toggles, expected format " +
-                          std::to_string(kDatasetFormatWithFactor) + " (characterise " + kind + " again)");
-    if (d.format < kDatasetFormatWithState && !primitive_def(kind).state_register.empty())
-      fail("dataset", kind + ": format " + std::to_string(d.format) + " has no " + primitive_def(kind).state_register +
-                          " register toggles, expected format " + std::to_string(kDatasetFormatWithState) +
-                          " (characterise " + kind + " again)");
-  }
+  for (const auto& [kind, pts] : by_kind) require_activity_columns(d, kind, pts);
   for (const auto& [kind, pts] : by_kind) m.primitives[kind] = train_primitive(kind, pts, rounds);
   return m;
 }
@@ -718,9 +735,9 @@ PowerModel load_power_model(const std::string& path) {
         if (!e.contains("activity_fj"))
           fail(path, kind + ": expected its energy in its activity terms (\"activity_fj\"; retrain with fsgen train)");
         p.activity_fj = {e.at("activity_fj").at("a"), e.at("activity_fj").at("b_per_term").get<std::vector<double>>()};
-        if (p.activity_fj.b.size() != def.activity_terms(PrimitiveActivity{}).size())
-          fail(path, kind + ": expected " + std::to_string(def.activity_terms(PrimitiveActivity{}).size()) +
-                         " activity-energy coefficients");
+        const size_t terms_of_fit = def.activity_terms(def.sizes.front(), PrimitiveActivity{}).size();
+        if (p.activity_fj.b.size() != terms_of_fit)
+          fail(path, kind + ": expected " + std::to_string(terms_of_fit) + " activity-energy coefficients");
       }
       if (def.structural()) {
         p.idle_fj = {e.at("idle_fj").at("a"), e.at("idle_fj").at("b_per_size_term").get<std::vector<double>>()};

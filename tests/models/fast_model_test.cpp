@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "blocks/pe_array_os/model_accumulators.h"
 #include "compiler/attention.h"
 #include "compiler/ffn.h"
 #include "compiler/matmul.h"
@@ -269,7 +270,8 @@ TEST(FastModel, RescalingArraysAccumulatorsAndFactorsAreTraced) {
   const BlockTimeline& t = r.timelines.at("array_b");
   EXPECT_EQ(t.state.bits, g.array_b.spec.tile_m * g.array_b.spec.tile_n * 32);
   EXPECT_EQ(t.factor.bits, g.array_b.spec.tile_m * 32);
-  EXPECT_EQ(r.timelines.at("array_a").state.bits, 0u);
+  EXPECT_EQ(r.timelines.at("array_a").state.bits, g.array_a.spec.tile_m * g.array_a.spec.tile_n * 32);
+  EXPECT_FALSE(r.timelines.at("array_a").state.samples.empty());
   ASSERT_FALSE(t.state.samples.empty());
   ASSERT_FALSE(t.factor.samples.empty());
   for (const RegisterTrace* reg : {&t.state, &t.factor}) {
@@ -284,9 +286,9 @@ TEST(FastModel, RescalingArraysAccumulatorsAndFactorsAreTraced) {
   }
   size_t span = 0;
   for (const StateSample& s : t.state.samples) {
-    while (span < t.enabled.size() && t.enabled[span].start + t.enabled[span].cycles + 1 < s.cycle) ++span;
+    while (span < t.enabled.size() && t.enabled[span].start + t.enabled[span].cycles < s.cycle) ++span;
     ASSERT_LT(span, t.enabled.size()) << "cycle " << s.cycle;
-    EXPECT_GE(s.cycle, t.enabled[span].start + 2);
+    EXPECT_GE(s.cycle, t.enabled[span].start + 1);
   }
   const RunResult back = decode_run_result(encode_run_result(r));
   const BlockTimeline& d = back.timelines.at("array_b");
@@ -312,6 +314,52 @@ TEST(FastModel, RegisterTraceCountsFlipsAndOnes) {
   EXPECT_EQ(reg.samples[0].ones, 6u);
   EXPECT_EQ(reg.samples[1].toggles, 6u);
   EXPECT_EQ(reg.samples[1].ones, 0u);
+}
+
+// A systolic grid's PE (i, j) takes a step's sum i + j cycles after PE (0, 0): one step that
+// sets every accumulator of a 2x3 grid is sampled over four cycles, the PEs of each
+// anti-diagonal together, the bits at 1 summed as they arrive; a broadcast grid's in one.
+TEST(FastModel, SystolicAccumulatorsSwitchAlongTheirDiagonals) {
+  const int32_t zero[6] = {0, 0, 0, 0, 0, 0}, sums[6] = {1, 3, 7, 1, 3, 7};
+  RegisterTrace systolic, broadcast;
+  AccumulatorTrace s(2, 3, true, systolic), b(2, 3, false, broadcast);
+  for (AccumulatorTrace* t : {&s, &b}) {
+    t->before_step(zero);
+    t->after_step(10, sums);
+    t->end_tile();
+  }
+  EXPECT_EQ(systolic.bits, 192u);
+  ASSERT_EQ(systolic.samples.size(), 4u);
+  const uint32_t toggles[4] = {1, 2 + 1, 3 + 2, 3}, ones[4] = {1, 4, 9, 12};
+  for (size_t c = 0; c < 4; ++c) {
+    EXPECT_EQ(systolic.samples[c].cycle, 10 + c);
+    EXPECT_EQ(systolic.samples[c].toggles, toggles[c]) << c;
+    EXPECT_EQ(systolic.samples[c].ones, ones[c]) << c;
+  }
+  ASSERT_EQ(broadcast.samples.size(), 1u);
+  EXPECT_EQ(broadcast.samples[0].cycle, 10u);
+  EXPECT_EQ(broadcast.samples[0].toggles, 12u);
+  EXPECT_EQ(broadcast.samples[0].ones, 12u);
+}
+
+// On a systolic core, the array's accumulators switch from its stream's second cycle (the
+// first operands reach PE (0, 0) a cycle after the enable) to its drain's end: none before a
+// tile's stream reaches the first PE, none after it leaves the last.
+TEST(FastModel, SystolicArraysAccumulatorsSwitchWithinTheirStreams) {
+  const Graph g = graph_of(test::replace(test::tiny_matmul_core_spec(), "a: {loop_order: output_stationary,",
+                                         "a: {loop_order: output_stationary, movement: systolic,"));
+  ASSERT_TRUE(g.array_a.spec.systolic);
+  MatmulProblem mp;
+  mp.m = 4, mp.n = 8, mp.k = 16;
+  const RunResult r = run_on_systemc(g, compile_matmul(g, mp));
+  const BlockTimeline& t = r.timelines.at("array_a");
+  ASSERT_FALSE(t.state.samples.empty());
+  size_t span = 0;
+  for (const StateSample& s : t.state.samples) {
+    while (span < t.enabled.size() && t.enabled[span].start + t.enabled[span].cycles < s.cycle) ++span;
+    ASSERT_LT(span, t.enabled.size()) << "cycle " << s.cycle;
+    EXPECT_GE(s.cycle, t.enabled[span].start + 1);
+  }
 }
 
 // A damaged run record (the simulation process's answer, a co-simulation's result file)

@@ -163,18 +163,22 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
   Booster xgboost;
   xgboost.from_json(os.booster.dump());
   std::vector<float> rows;
+  const size_t columns = os.features.size();  // R, C, SYSTOLIC, alpha, enable, zeros, state, state_ones
+  ASSERT_EQ(columns, 8u);
   for (const auto& p : d.points) {
-    const std::vector<float> row = {float(p.h[0]), float(p.h[1]), float(p.h[2]), float(p.alpha), float(p.enable), float(p.zeros)};
+    const std::vector<float> row = {float(p.h[0]),   float(p.h[1]),  float(p.h[2]),  float(p.alpha),
+                                    float(p.enable), float(p.zeros), float(p.state), float(p.state_ones)};
     const float xgb = xgboost.predict(row, row.size()).front();
     EXPECT_NEAR(os.trees->predict(row.data()), xgb, 1e-4 * std::abs(xgb)) << p.key();
     if (p.kind == "pe_array_os") rows.insert(rows.end(), row.begin(), row.end());
   }
-  const std::vector<float> together = os.trees->predict_rows(rows.data(), rows.size() / 6);
-  for (size_t r = 0; r < together.size(); ++r) EXPECT_EQ(together[r], os.trees->predict(rows.data() + 6 * r));
+  const std::vector<float> together = os.trees->predict_rows(rows.data(), rows.size() / columns);
+  for (size_t r = 0; r < together.size(); ++r) EXPECT_EQ(together[r], os.trees->predict(rows.data() + columns * r));
   // With an instance's hyperparameters fixed, its rows' predictions are the same.
   for (size_t r = 0; r < together.size(); ++r) {
-    const TreeEnsemble fixed = os.trees->with_fixed(std::vector<float>(rows.begin() + long(6 * r), rows.begin() + long(6 * r + 3)));
-    EXPECT_EQ(fixed.predict(rows.data() + 6 * r), together[r]);
+    const TreeEnsemble fixed = os.trees->with_fixed(
+        std::vector<float>(rows.begin() + long(columns * r), rows.begin() + long(columns * r + 3)));
+    EXPECT_EQ(fixed.predict(rows.data() + columns * r), together[r]);
   }
   EXPECT_EQ(os.quality.train_points + os.quality.test_points, 16u);
   EXPECT_EQ(m.primitive("sparse_net").quality.train_points + m.primitive("sparse_net").quality.test_points, 16u);
@@ -273,21 +277,29 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
 
 // Estimation predicts each path through the trees once (rows whose features lie in the same
 // intervals between the trees' split conditions, and exact repeats): every window still gets
-// what its own row predicts through the whole trees.
+// what its own row predicts through the whole trees, plus its activity fit's energy.
 TEST(PowerModel, EveryWindowGetsItsOwnRowsPrediction) {
   const PowerModel m = train_power_model(read_dataset("data/power/fsgen45.csv"), 50);
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> unit(0, 1);
   std::vector<PrimitiveActivity> windows;
   for (int i = 0; i < 3000; ++i) {
-    windows.push_back({0.5 * unit(rng), unit(rng), unit(rng), 0});
+    PrimitiveActivity a;
+    a.alpha = 0.5 * unit(rng), a.enable = unit(rng), a.zeros = unit(rng);
+    a.state = 0.3 * unit(rng), a.state_ones = unit(rng);
+    windows.push_back(a);
     if (i % 3 == 0) windows.push_back(windows.back());
   }
-  const std::vector<double> fj = m.dynamic_fj("pe_array_os", {4, 4, 0}, windows);
-  const TreeEnsemble& trees = *m.primitive("pe_array_os").trees;
+  const std::vector<int> h = {4, 4, 0};
+  const std::vector<double> fj = m.dynamic_fj("pe_array_os", h, windows);
+  const PrimitivePowerModel& os = m.primitive("pe_array_os");
+  ASSERT_FALSE(os.activity_fj.b.empty());
   for (size_t i = 0; i < windows.size(); ++i) {
-    const float row[6] = {4, 4, 0, float(windows[i].alpha), float(windows[i].enable), float(windows[i].zeros)};
-    ASSERT_EQ(fj[i], std::max(0.0, double(trees.predict(row))) * 16) << "window " << i;
+    const PrimitiveActivity& a = windows[i];
+    const float row[8] = {
+        4, 4, 0, float(a.alpha), float(a.enable), float(a.zeros), float(a.state), float(a.state_ones)};
+    const double linear = os.activity_fj.at(primitive_def("pe_array_os").activity_terms(h, a));
+    ASSERT_DOUBLE_EQ(fj[i], std::max(0.0, double(os.trees->predict(row)) + linear) * 16) << "window " << i;
   }
 }
 
@@ -1213,6 +1225,20 @@ TEST(Characterize, MalformedDatasetsAreOneLineErrors) {
   EXPECT_NE(test::error_of([&] { train_power_model(d4, 5); })
                 .find("pe_array_rescale: format 4 has no acc register toggles, expected format 5 (characterise "
                       "pe_array_rescale again)"),
+            std::string::npos);
+  // An array characterised in format 5 before its state register was declared has the
+  // column all 0 though its points stream: refused as well.
+  Dataset unmeasured;
+  unmeasured.format = 5;
+  for (int seed = 1; seed <= 8; ++seed) {
+    CharPoint p;
+    p.kind = "pe_array_os", p.h = {2, 2, 0}, p.seed = uint64_t(seed), p.enable_rate = 0.5, p.enable = 0.5;
+    p.alpha = 0.1, p.dynamic_fj = 100 + seed;
+    unmeasured.points.push_back(p);
+  }
+  EXPECT_NE(test::error_of([&] { train_power_model(unmeasured, 5); })
+                .find("pe_array_os: its enabled points have no acc register toggles, expected them measured "
+                      "(characterise pe_array_os again)"),
             std::string::npos);
   EXPECT_NE(test::error_of([] { primitive_def("crossbar"); }).find("unknown: expected one of pe_array_os"), std::string::npos);
   CharacterizeOptions sized = small_characterisation({"pe_array_rescale"}, 100, dir);

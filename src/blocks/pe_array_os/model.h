@@ -7,10 +7,10 @@
 
 namespace fsgen {
 
-// With record_state, it records its accumulators' switching (BlockTimeline::state:
-// the rescaling array's state register, a feature of its power model).
+// It records its accumulators' switching (BlockTimeline::state: the state register of
+// pe_array_os's and pe_array_rescale's power models, model_accumulators.h).
 std::unique_ptr<PeArrayModel> make_os_array_model(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w,
-                                                  BlockActivity& act, BlockTimeline& timeline, bool record_state);
+                                                  BlockActivity& act, BlockTimeline& timeline);
 
 // The array as its Verilated RTL (model_rtl.cpp), `reference` its cycle model beside it.
 std::unique_ptr<PeArrayModel> make_rtl_os_array_model(const ArrayPlan& plan, std::unique_ptr<PeArrayModel> reference,

@@ -5,6 +5,26 @@
 namespace fsgen {
 
 namespace {
+// What a PE's energy per cycle is made of: its operand registers and multiplier (alpha,
+// the enable and the non-zero share of the enabled cycles; a systolic PE's operand
+// registers shift them on, SYSTOLIC times each); its accumulator's flip-flops and adder
+// (state, and state times the bits at 1 it switches among); and the held bits (the ones
+// share, and the enable times it).
+std::vector<double> energy_terms(const std::vector<int>& h, const PrimitiveActivity& a) {
+  const double systolic = h[2];
+  return {a.alpha,
+          a.enable,
+          a.enable * (1 - a.zeros),
+          a.state,
+          a.state * a.state_ones,
+          a.state_ones,
+          a.enable * a.state_ones,
+          systolic * a.alpha,
+          systolic * a.enable,
+          systolic * a.enable * (1 - a.zeros),
+          systolic * a.state};
+}
+
 PrimitiveDef power_primitive() {
   PrimitiveDef d;
   d.kind = "pe_array_os", d.module = "fsgen_array_os";
@@ -25,6 +45,8 @@ PrimitiveDef power_primitive() {
   d.size_terms = [](const std::vector<int>& h) {
     return std::vector<double>{double(h[0]) * h[1], double(h[0]) * h[1] * h[2]};
   };
+  d.state_register = "acc";
+  d.activity_terms = energy_terms;
   return d;
 }
 }  // namespace

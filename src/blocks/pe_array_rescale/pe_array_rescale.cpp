@@ -13,7 +13,7 @@ namespace {
 // accumulator bit where the factor's bit is 1 (state x factor_ones) and with a factor bit
 // where the accumulator's is 1 (factor x state_ones); the rescale steps (side, and side
 // times either operand's ones); and the held bits (the ones shares, and enable times them).
-std::vector<double> energy_terms(const PrimitiveActivity& a) {
+std::vector<double> energy_terms(const std::vector<int>&, const PrimitiveActivity& a) {
   return {a.alpha,
           a.enable,
           a.enable * (1 - a.zeros),

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "blocks/pe_array_os/model_accumulators.h"
 #include "core/error.h"
 #include "core/numerics.h"
 
@@ -19,12 +20,32 @@ class SparseOsArrayModel : public PeArrayModel {
  public:
   SparseOsArrayModel(const ArrayPlan& plan, ToggleProbe& x, ToggleProbe& w, BlockActivity& act, BlockTimeline& timeline,
                      SparseActivity& stats)
-      : plan_(plan), tm_(plan.spec.tile_m), tn_(plan.spec.tile_n), tk_(plan.spec.tile_k), sk_(plan.sparse.window()),
-        lm_(plan.sparse.lanes_m()), ln_(plan.sparse.lanes_n()), rpl_(tm_ / lm_), cpl_(tn_ / ln_),
+      : plan_(plan),
+        tm_(plan.spec.tile_m),
+        tn_(plan.spec.tile_n),
+        tk_(plan.spec.tile_k),
+        sk_(plan.sparse.window()),
+        lm_(plan.sparse.lanes_m()),
+        ln_(plan.sparse.lanes_n()),
+        rpl_(tm_ / lm_),
+        cpl_(tn_ / ln_),
         drain_(plan.spec.systolic ? tm_ + tn_ - 2 : 0),
-        x_sparse_(plan.sparse.x_sparse), w_sparse_(plan.sparse.w_sparse), x_probe_(x), w_probe_(w), act_(act),
-        timeline_(timeline), stats_(stats), acc_(size_t(tm_) * tn_, 0), need_(size_t(lm_) * ln_), sel_(need_.size()),
-        x_(size_t(tm_) * ln_), w_(size_t(tn_) * lm_), w_by_lane_(size_t(lm_) * tn_), x_nz_(lm_), w_nz_(ln_) {
+        x_sparse_(plan.sparse.x_sparse),
+        w_sparse_(plan.sparse.w_sparse),
+        x_probe_(x),
+        w_probe_(w),
+        act_(act),
+        timeline_(timeline),
+        stats_(stats),
+        acc_(size_t(tm_) * tn_, 0),
+        acc_trace_(tm_, tn_, drain_ != 0, timeline.state),
+        need_(size_t(lm_) * ln_),
+        sel_(need_.size()),
+        x_(size_t(tm_) * ln_),
+        w_(size_t(tn_) * lm_),
+        w_by_lane_(size_t(lm_) * tn_),
+        x_nz_(lm_),
+        w_nz_(ln_) {
     FSGEN_ASSERT(sk_ >= 1 && sk_ <= 64 && tk_ % sk_ == 0, "window checked by plan_sparsity");
   }
 
@@ -40,6 +61,7 @@ class SparseOsArrayModel : public PeArrayModel {
       } while (std::any_of(need_.begin(), need_.end(), [](uint64_t n) { return n != 0; }));
     }
     if (drain_) drain(c);
+    acc_trace_.end_tile();
     c += drain_;
     const uint64_t stream = c - cycle0;
     act_.busy_cycles += stream;
@@ -113,7 +135,9 @@ class SparseOsArrayModel : public PeArrayModel {
     w_probe_.update(c + 1, w_.data());
     record_operands(act_, timeline_, c + 1, x_.data(), x_.size());
     record_operands(act_, timeline_, c + 1, w_.data(), w_.size());
+    acc_trace_.before_step(acc_.data());
     accumulate(mode);
+    acc_trace_.after_step(c + 1, acc_.data());
   }
 
   // The first drain cycle registers zeros on the lane buses; they stay until the next stream.
@@ -153,6 +177,7 @@ class SparseOsArrayModel : public PeArrayModel {
   BlockTimeline& timeline_;
   SparseActivity& stats_;
   std::vector<int32_t> acc_;
+  AccumulatorTrace acc_trace_;  // the accumulators' switching (BlockTimeline::state)
   std::vector<uint64_t> need_;  // per block: window steps still to issue
   std::vector<int> sel_;        // per block: this cycle's step, -1 for none
   std::vector<uint8_t> x_, w_;  // lane buses
