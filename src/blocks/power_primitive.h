@@ -83,6 +83,12 @@ struct PrimitiveDef {
   // The block's probes (graph port names) whose toggles give alpha in estimation; empty:
   // its input ports, or, with alpha_ports, every probed port of the block.
   std::vector<std::string> probes{};
+  // Cycles a data port's values take to cross the block at hyperparameters h, switching its
+  // registers and logic on their way (a systolic grid's x along its C columns, w down its R
+  // rows): estimation spreads each cycle's toggles at the port evenly over that many cycles,
+  // as its elements see them (in steady streams, as the characterisation drives them, the
+  // same rate). Empty, or 1: the cycle they arrive in.
+  std::function<uint32_t(const std::vector<int>& h, const std::string& port)> port_transit{};
   // A port of Q0.15 factors, one per 32-bit word, that the random driver redraws in any
   // cycle, enabled or not (the rescaling array's alpha, which its controller writes in the
   // softmax pass; PrimitiveStimulus::factor_port), at a share of the cycles varied by the

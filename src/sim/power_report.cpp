@@ -83,15 +83,19 @@ ActivitySource activity_source(const Graph& g, const RunResult& r, const Block& 
   return s;
 }
 
-// Toggles per window of the probes, and their width.
-std::pair<std::vector<double>, uint64_t> probe_toggles(const std::vector<const ToggleProbe*>& probes, uint64_t windows,
+// Toggles per window of the probes, and their width; each probe's spread over the cycles
+// its values take to cross the block (PrimitiveDef::port_transit at h).
+std::pair<std::vector<double>, uint64_t> probe_toggles(const PrimitiveDef& def, const std::vector<int>& h,
+                                                       const std::vector<const ToggleProbe*>& probes, uint64_t windows,
                                                        uint64_t window) {
   std::vector<double> t = window_series(windows);
   uint64_t bits = 0;
   for (const ToggleProbe* probe : probes) {
     bits += probe->width_bits();
+    const uint64_t transit = def.port_transit ? std::max(1u, def.port_transit(h, probe->port())) : 1;
     for (const auto& [cycle, n] : probe->events())
-      if (cycle / window < windows) t[cycle / window] += n;
+      for (uint64_t c = cycle; c < cycle + transit && c / window < windows; ++c)
+        t[c / window] += double(n) / double(transit);
   }
   return {t, bits};
 }
@@ -369,7 +373,7 @@ BlockPower primitive_power(const Graph& g, const RunResult& r, const ActivityTim
   series.side = def.side_enable.empty() ? nullptr : find_or_null(timeline.side, b.name);
   series.bytes = find_or_null(timeline.operand_bytes, source.timed_block);
   series.zero_bytes = find_or_null(timeline.zero_bytes, source.timed_block);
-  std::tie(series.toggles, series.bits) = probe_toggles(source.probes, windows, t.window);
+  std::tie(series.toggles, series.bits) = probe_toggles(def, bp.h, source.probes, windows, t.window);
   if (!def.factor_port.empty())
     series.factors = register_series(r, b, &BlockTimeline::factor, def.factor_port + " port", t);
   if (!def.state_register.empty())

@@ -275,6 +275,43 @@ TEST(Characterize, DatasetIsResumableAndTrainsAModel) {
             std::string::npos);
 }
 
+// A systolic grid's operands cross it, x along its columns and w down its rows: estimation
+// spreads a port's toggles over those cycles, keeping them all: the run's alpha is the ports'
+// toggles over their bits and cycles, in one-cycle windows as in one window.
+TEST(PowerModel, SystolicOperandsAreSpreadOverTheirWayAcrossTheGrid) {
+  const PrimitiveDef& def = primitive_def("pe_array_os");
+  EXPECT_EQ(def.port_transit({4, 8, 1}, "x"), 8u);
+  EXPECT_EQ(def.port_transit({4, 8, 1}, "w"), 4u);
+  EXPECT_EQ(def.port_transit({4, 8, 0}, "x"), 1u);
+  const PowerModel m = train_power_model(read_dataset("data/power/fsgen45.csv"), 20);
+  const Graph g =
+      elaborate(parse_spec_text(test::replace(test::tiny_matmul_core_spec(), "a: {loop_order: output_stationary,",
+                                              "a: {loop_order: output_stationary, movement: systolic,"),
+                                "tiny_systolic.yaml"));
+  MatmulProblem mp;
+  mp.m = 4, mp.n = 8, mp.k = 16;
+  const Program prog = compile_matmul(g, mp);
+  const RunResult r = run_on_systemc(g, prog);
+  double toggles = 0, bits = 0;
+  for (const char* port : {"x", "w"}) {
+    const ToggleProbe* probe = r.find_probe("array_a", port);
+    ASSERT_NE(probe, nullptr);
+    for (const auto& event : probe->events()) toggles += double(event.second);
+    bits += probe->width_bits();
+  }
+  auto array_a = [](const PowerTrace& t) {
+    const auto it =
+        std::find_if(t.blocks.begin(), t.blocks.end(), [](const BlockPower& b) { return b.block == "array_a"; });
+    EXPECT_NE(it, t.blocks.end());
+    return it == t.blocks.end() ? BlockPower{} : *it;
+  };
+  const PowerTrace t = estimate_power(g, prog, m, 1);
+  const BlockPower a = array_a(t);
+  EXPECT_EQ(a.h, (std::vector<int>{2, 4, 1}));
+  EXPECT_NEAR(a.alpha, toggles / (bits * double(t.cycles)), 1e-9);
+  EXPECT_NEAR(array_a(estimate_power(g, prog, m, t.cycles)).alpha, a.alpha, 1e-9);
+}
+
 // Estimation predicts each path through the trees once (rows whose features lie in the same
 // intervals between the trees' split conditions, and exact repeats): every window still gets
 // what its own row predicts through the whole trees, plus its activity fit's energy.

@@ -47,6 +47,10 @@ PrimitiveDef power_primitive() {
   };
   d.state_register = "acc";
   d.activity_terms = energy_terms;
+  d.port_transit = [](const std::vector<int>& h, const std::string& port) -> uint32_t {
+    if (h[2] == 0) return 1;  // broadcast: every PE reads the ports
+    return uint32_t(port == "x" ? h[1] : port == "w" ? h[0] : 1);
+  };
   return d;
 }
 }  // namespace
