@@ -94,16 +94,17 @@ struct StateSample {
   uint32_t toggles = 0, ones = 0;
 };
 
-// A register's switching over a run: its samples in cycle order, and its width in bits (0:
-// not recorded). It is all 0 until the first sample.
+// A register's switching over a run: its samples in cycle order (each kernel's), and its
+// width in bits (0: not recorded). It is all 0 until the first sample.
 struct RegisterTrace {
   std::vector<StateSample> samples;
   uint32_t bits = 0;
   // `value` (bits / 32 words) is the register from `cycle` on, `before` it before: a sample
   // (merged into the last one when that is of the same cycle).
   void record(uint64_t cycle, const uint32_t* before, const uint32_t* value);
-  // A sample of `toggles` flips in `cycle` (no earlier than the last one's), `ones` bits at 1
-  // after it: merged into the last sample when of the same cycle.
+  // A sample of `toggles` flips in `cycle`, `ones` bits at 1 after it: merged into the last
+  // sample when of the same cycle. (A kernel's samples come in cycle order; a host's next
+  // kernel on the same platform counts its cycles from 0 again.)
   void add(uint64_t cycle, uint32_t toggles, uint32_t ones);
 };
 
