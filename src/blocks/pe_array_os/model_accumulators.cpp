@@ -42,6 +42,8 @@ FSGEN_POPCOUNT_CLONES void count_changes_by_diagonal(const uint32_t* was, const 
     }
 }
 
+#undef FSGEN_POPCOUNT_CLONES
+
 }  // namespace
 
 void AccumulatorTrace::after_step(uint64_t cycle, const int32_t* acc) {

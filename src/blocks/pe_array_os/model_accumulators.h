@@ -1,6 +1,6 @@
 // The accumulators of an output-stationary PE grid as its state register (BlockTimeline::state,
-// PrimitiveDef::state_register "acc"): the bits each step flips, in the cycle each PE's
-// register holds the new sum. Shared by the dense and the sparse grid models.
+// PrimitiveDef::state_register "acc"): the bits each step flips, in the cycle whose closing
+// edge each PE's register takes the new sum at. Shared by the dense and the sparse grid models.
 #pragma once
 #include <cstdint>
 #include <vector>
