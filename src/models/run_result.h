@@ -120,9 +120,10 @@ struct RegisterTrace {
 struct BlockTimeline {
   std::vector<CycleSpan> busy, enabled, side;
   std::vector<OperandSample> operands;  // in cycle order, one per cycle with operands
-  // The block's state register (PrimitiveDef::state_register: an output-stationary
-  // array's accumulators, model_accumulators.h) and the register behind its factor port (PrimitiveDef::factor_port: the
-  // controller's alpha_q), in the cycles they switch in (no lag applies).
+  // The block's state register (PrimitiveDef::state_register: an output-stationary array's
+  // accumulators, model_accumulators.h) and the register behind its factor port
+  // (PrimitiveDef::factor_port: the controller's alpha_q), in the cycles they switch in (no
+  // lag applies).
   RegisterTrace state, factor;
   // Cycles from a span to the switching it causes in the RTL: a PE array model records the
   // cycle its controller raises the enable, and the array's registers switch one cycle
