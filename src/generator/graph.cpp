@@ -48,6 +48,13 @@ bool Graph::has_block(const std::string& name) const {
   return false;
 }
 
+uint64_t Graph::buf_a_bytes() const { return uint64_t(a_slots) * array_a.spec.tile_m * array_a.spec.tile_k; }
+
+uint64_t Graph::buf_b_bytes() const {
+  return std::max(uint64_t(fused_b_slots()) * array_a.spec.tile_n, uint64_t(b_slots) * matmul_tile_n()) *
+         array_a.spec.tile_k;
+}
+
 std::vector<Graph::Probe> Graph::probes() const {
   std::vector<Probe> out;
   for (const auto& b : blocks)
@@ -287,6 +294,15 @@ void plan_operand_slots(Graph& g) {
   g.b_slots = operand_slots(g, "w", uint64_t(a.tile_k) * g.matmul_tile_n(), m.operand_tiles_b, m.operand_tiles_b_place);
 }
 
+// The controller's operand buffers (fsgen_ctrl_buffer.v), sized once the slots are planned.
+void add_operand_buffers(Graph& g) {
+  const uint32_t word = g.memory.beat_bytes;
+  g.blocks.push_back(make_block("buf_a", "op_buffer", "operand buffer of A tiles (Q, X in the fused kernels)",
+                                {{"bytes", int64_t(g.buf_a_bytes())}, {"word_bytes", word}}, {}));
+  g.blocks.push_back(make_block("buf_b", "op_buffer", "operand buffer of B tiles (K, V, W in the fused kernels)",
+                                {{"bytes", int64_t(g.buf_b_bytes())}, {"word_bytes", word}}, {}));
+}
+
 // Array b of the fused kernels and, when both arrays are output-stationary, its role
 // in matmul: a.n + b.n columns per tile, b's columns fed by the same A tile.
 void plan_fused_array_b(Graph& g) {
@@ -488,6 +504,7 @@ Graph elaborate(const DesignSpec& spec) {
   }
   if (g.attention) add_attention_blocks(g);
   plan_operand_slots(g);
+  add_operand_buffers(g);
   return g;
 }
 

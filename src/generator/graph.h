@@ -100,6 +100,10 @@ struct Graph {
   // The fused kernels' slots of buf_b (fsgen_ctrl.v's FB): slot 0, the K and the V cache slots
   // and, last, attention's V working slot (its V rows load beside the score pass).
   uint32_t fused_b_slots() const { return attention ? 2 + k_cache_tiles + v_cache_tiles : 1; }
+  // Bytes of the controller's operand buffers (fsgen_ctrl.v's BUF_B and buf_a): buf_a holds
+  // the A slots (Q, X tiles), buf_b the larger of the B slots and the fused kernels' slots.
+  uint64_t buf_a_bytes() const;
+  uint64_t buf_b_bytes() const;
   // Matmul on both arrays (output-stationary a and b of a fused core): one matmul tile is
   // a.n + b.n columns wide; array a computes the first a.n, array b the next b.n over
   // the same A tile and k steps. array_b_matmul is array b seen in that mode.

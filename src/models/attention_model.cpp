@@ -18,6 +18,8 @@ namespace fsgen {
 // view of the key rows in buf_b; the first head tile clears S, the others add to it.
 void FusedCore::scores(bool reload, uint32_t b_slot, uint32_t head_tile) {
   const uint32_t d = plan_.spec.tile_k;
+  buf_a_activity_.read_bytes += uint64_t(plan_.spec.tile_m) * d;
+  buf_b_activity_.read_bytes += uint64_t(plan_.spec.tile_n) * d;
   advance(array_a_->run_tile(
       now(), TileView::row_major(buffer({BufferSlot::kA, head_tile}), d), TileView::transposed(b_slot_data(b_slot), d),
       reload, head_tile == 0 ? Accumulate::kClear : Accumulate::kAdd, nullptr, {s_acc_.data(), plan_.spec.tile_n}));
@@ -145,9 +147,11 @@ void FusedCore::update_o(bool first_kv, uint32_t b_slot) {
   const uint32_t sm = os ? plan_.spec.tile_m : b.tile_m, sn = os ? d : b.tile_n, sk = os ? tkv : b.tile_k;
   for (uint32_t m0 = 0; m0 < plan_.spec.tile_m; m0 += sm)
     for (uint32_t n0 = 0; n0 < d; n0 += sn)
-      for (uint32_t k0 = 0; k0 < tkv; k0 += sk)
+      for (uint32_t k0 = 0; k0 < tkv; k0 += sk) {
+        buf_b_activity_.read_bytes += uint64_t(sk) * sn;  // the pass's V rows
         advance(array_b_->run_tile(now(), p.offset(m0, k0), v.offset(k0, n0), true, k0 == 0 ? mode : Accumulate::kAdd,
                                    alpha_.data() + m0, {o_acc_.data() + size_t(m0) * d + n0, d}));
+      }
 }
 
 // A_FIN: per valid query row READ, CONV (normalise), ISSUE and its write burst, into O's
@@ -165,6 +169,7 @@ void FusedCore::store_o_rows(uint32_t h, uint32_t q0, uint32_t rows, uint32_t bl
       if (regs_.residual) y += static_cast<int8_t>(x[size_t(r) * d + c]);
       fin_out_[c] = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(y, -128, 127)));
     }
+    if (regs_.residual) buf_a_activity_.read_bytes += d;
     fin_out_probe_->update(read_cycle + 2, fin_out_.data());
   };
   auto row_addr = [&](uint32_t r) { return regs_.addr_c + h * regs_.head_stride_q + (q0 + r) * row + block * d; };

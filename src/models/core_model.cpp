@@ -157,12 +157,16 @@ void Dma::end_kernel() {
 // ---------------------------------------------------------------- fused core
 FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, CycleClock& clock, RunResult& result,
                      const RtlBlockMakers& rtl)
-    : sc_module(name), TileSequencer(g, result.activity, result.sparse), dma_(dma), clock_(clock), result_(result) {
+    : sc_module(name),
+      TileSequencer(g, result.activity, result.sparse),
+      dma_(dma),
+      clock_(clock),
+      result_(result),
+      buf_a_activity_(result.activity["buf_a"]),
+      buf_b_activity_(result.activity["buf_b"]) {
   const ArraySpec& a = plan_.spec;
-  buf_a_.assign(size_t(g.a_slots) * a.tile_m * a.tile_k, 0);
-  buf_b_.assign(std::max<size_t>(size_t(g.fused_b_slots()) * a.tile_n, size_t(g.b_slots) * tile_n_) *
-                    a.tile_k,
-                0);
+  buf_a_.assign(g.buf_a_bytes(), 0);
+  buf_b_.assign(g.buf_b_bytes(), 0);
   acc_row_.assign(tile_n_, 0);
   out_row_.assign(tile_n_, 0);
   array_a_ = make_array(plan_, result, "array_a", rtl);
@@ -293,6 +297,20 @@ uint8_t* FusedCore::buffer(BufferSlot s) {
   return buf_b_.data() + size_t(s.slot) * plan_.spec.tile_n * plan_.spec.tile_k;
 }
 
+BlockActivity* FusedCore::buffer_activity(BufferSlot dst) {
+  switch (dst.kind) {
+    case BufferSlot::kA:
+      return &buf_a_activity_;
+    case BufferSlot::kB:
+    case BufferSlot::kMatmulB:
+      return &buf_b_activity_;
+    case BufferSlot::kLut:
+    case BufferSlot::kPool:
+      break;
+  }
+  return nullptr;
+}
+
 const uint8_t* FusedCore::b_slot_data(uint32_t slot) const {
   return buf_b_.data() + size_t(slot) * plan_.spec.tile_n * plan_.spec.tile_k;
 }
@@ -319,6 +337,7 @@ void FusedCore::load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_
                           LoadEnd end) {
   const uint32_t beats = row_bytes / graph_.memory.beat_bytes;
   uint8_t* buf = buffer(dst);
+  if (BlockActivity* written = buffer_activity(dst)) written->write_bytes += uint64_t(rows) * row_bytes;
   std::vector<uint8_t> in(dst.transposed ? size_t(rows) * row_bytes : 0);  // transposed: the rows as they come
   end_transfer(load_transfer_end(now(), rows, nullptr,
                                  dma_reads(addr, stride, beats, dst.transposed ? in.data() : buf, row_bytes), end));
@@ -333,6 +352,7 @@ void FusedCore::load_compressed_rows(uint32_t meta_addr, uint32_t meta_bytes, ui
   std::vector<uint8_t> meta(meta_bytes);
   end_transfer(load_transfer_end(now(), 1, nullptr, dma_reads(meta_addr, 0, meta_bytes / beat, meta.data(), 0)));
   uint8_t* buf = buffer(dst);
+  if (BlockActivity* written = buffer_activity(dst)) written->write_bytes += uint64_t(rows) * row_bytes;  // or cleared
   auto skipped = [&](uint32_t r) {
     if (meta[r / 8] >> (r % 8) & 1) return false;
     std::memset(buf + size_t(r) * row_bytes, 0, row_bytes);  // ISSUE clears the row
@@ -394,6 +414,8 @@ void FusedCore::matmul_tile(bool reload_stationary, uint32_t kt, uint32_t acc_sl
   const TileView tile_a = TileView::row_major(buffer({BufferSlot::kA, a_slot}), a.tile_k);
   const uint8_t* tile_b = buffer({BufferSlot::kMatmulB, b_slot});
   const Accumulate mode = kt == 0 ? Accumulate::kClear : Accumulate::kAdd;
+  buf_a_activity_.read_bytes += uint64_t(a.tile_m) * a.tile_k;
+  buf_b_activity_.read_bytes += uint64_t(a.tile_k) * tile_n_;
   const uint64_t c0 = now();
   const uint64_t cycles =
       array_a_->run_tile(c0, tile_a, TileView::row_major(tile_b, tile_n_), reload_stationary, mode, nullptr,

@@ -183,6 +183,10 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   uint64_t pending_ = 0;
   sc_core::sc_event start_event_;
   std::vector<uint8_t> buf_a_, buf_b_;  // buf_b_: slot 0, then the K and V cache slots
+  BlockActivity& buf_a_activity_;
+  BlockActivity& buf_b_activity_;
+  // The operand buffer a load into `dst` writes (nullptr: the LUT and the pooled key are not one).
+  BlockActivity* buffer_activity(BufferSlot dst);
   std::vector<int32_t> acc_cache_;  // accumulator cache: acc_slots output tiles
   int32_t* tile_ptr_ = nullptr;      // the current output tile's slot in it
   std::vector<int32_t> acc_row_;

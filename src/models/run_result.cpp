@@ -126,7 +126,7 @@ struct RunResultCodec {
   }
 
   void encode(const RunResult& r) {
-    str("fsgen-run-10");
+    str("fsgen-run-11");
     str(r.model);
     u64(r.cycles);
     f64(r.wall_seconds);
@@ -147,6 +147,8 @@ struct RunResultCodec {
       u64(a.misses);
       u64(a.reads);
       u64(a.writes);
+      u64(a.read_bytes);
+      u64(a.write_bytes);
     }
     u64(r.sparse.size());
     for (const auto& [name, s] : r.sparse) {
@@ -199,7 +201,7 @@ struct RunResultCodec {
 
   RunResult decode() {
     RunResult r;
-    if (get_str() != "fsgen-run-10") fail("run result", "not an fsgen run record");
+    if (get_str() != "fsgen-run-11") fail("run result", "not an fsgen run record");
     r.model = get_str();
     r.cycles = get_u64();
     r.wall_seconds = get_f64();
@@ -219,6 +221,8 @@ struct RunResultCodec {
       a.misses = get_u64();
       a.reads = get_u64();
       a.writes = get_u64();
+      a.read_bytes = get_u64();
+      a.write_bytes = get_u64();
       r.activity[name] = a;
     }
     for (uint64_t n = get_u64(), i = 0; i < n; ++i) {

@@ -49,6 +49,8 @@ struct BlockActivity {
   uint64_t misses = 0;         // caches: tile lookups that went to off-chip memory
   uint64_t reads = 0;          // accumulator caches: rows read (a partial-sum update reads, then writes)
   uint64_t writes = 0;         // accumulator caches: rows written
+  uint64_t read_bytes = 0;     // operand buffers: bytes read (a tile's bytes per pass that feeds it)
+  uint64_t write_bytes = 0;    // operand buffers: bytes written (beats landed, rows cleared)
 };
 
 // What sparsity saved, per sparse array (its value networks) and for the DMA (window

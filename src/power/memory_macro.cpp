@@ -72,20 +72,32 @@ MemoryMacro sram_macro(const std::string& block, uint64_t bytes, uint32_t word_b
   return m;
 }
 
+bool DesignMacros::has(const std::string& block) const {
+  return std::any_of(macros.begin(), macros.end(), [&](const MemoryMacro& m) { return m.block == block; });
+}
+
 DesignMacros design_macros(const Graph& g, const MacroTechnology& t, const MacroOptions& o) {
-  // The accumulator caches share one RTL module, so they are macros together: when the
-  // largest reaches the threshold.
-  uint64_t largest = 0;
-  for (const Block& b : g.blocks)
-    if (b.kind == "acc_cache") largest = std::max<uint64_t>(largest, g.spec.cache_bytes.at(b.name));
   DesignMacros d;
-  if (largest == 0 || largest < o.threshold_bytes) return d;
-  d.module = "fsgen_acc_cache";
-  for (const Block& b : g.blocks)
+  // Each module's blocks with their bytes and access width, in bits.
+  auto add_module = [&](const std::string& module,
+                        const std::vector<std::tuple<std::string, uint64_t, uint32_t>>& blocks) {
+    uint64_t largest = 0;
+    for (const auto& [name, bytes, bits] : blocks) largest = std::max(largest, bytes);
+    if (largest == 0 || largest < o.threshold_bytes) return;
+    d.modules.push_back(module);
+    for (const auto& [name, bytes, bits] : blocks) d.macros.push_back(sram_macro(name, bytes, bits, t));
+  };
+  std::vector<std::tuple<std::string, uint64_t, uint32_t>> caches, buffers;
+  for (const Block& b : g.blocks) {
     if (b.kind == "acc_cache") {
       const ArrayPlan& plan = b.name == "acc_b" ? g.array_b : g.array_a;
-      d.macros.push_back(sram_macro(b.name, g.spec.cache_bytes.at(b.name), plan.spec.tile_n * 32, t));
+      caches.emplace_back(b.name, g.spec.cache_bytes.at(b.name), plan.spec.tile_n * 32);
+    } else if (b.kind == "op_buffer") {
+      buffers.emplace_back(b.name, uint64_t(b.param("bytes")), g.memory.beat_bytes * 8);
     }
+  }
+  add_module("fsgen_acc_cache", caches);
+  add_module("fsgen_ctrl_buffer", buffers);
   return d;
 }
 

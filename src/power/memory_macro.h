@@ -43,12 +43,15 @@ struct MemoryMacro {
 };
 MemoryMacro sram_macro(const std::string& block, uint64_t bytes, uint32_t word_bits, const MacroTechnology& t);
 
-// The buffers of a design that are macros: its accumulator caches (one RTL module, so
-// all of them) when the largest reaches the threshold; accessed a row of tile_n INT32 at
-// a time. The operand buffers inside the controller stay flip-flops.
+// The buffers of a design that are macros, each RTL module's instances together (one
+// module is one black box) when the largest of them reaches the threshold: the
+// accumulator caches (fsgen_acc_cache, accessed a row of tile_n INT32 at a time) and the
+// controller's operand buffers (fsgen_ctrl_buffer, buf_a and buf_b, accessed a beat at a
+// time).
 struct DesignMacros {
   std::vector<MemoryMacro> macros;
-  std::string module;  // "" when the design has none
+  std::vector<std::string> modules;  // the black boxes of their synthesis
+  bool has(const std::string& block) const;
 };
 DesignMacros design_macros(const Graph& g, const MacroTechnology& t, const MacroOptions& o);
 

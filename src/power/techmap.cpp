@@ -250,9 +250,10 @@ CommandResult run_sta(const SynthReport& synth, const std::string& top, const Li
 
 TimedNetlist synth_and_time(const std::vector<std::string>& files, const std::string& top,
                             const std::map<std::string, int64_t>& params, const Liberty& lib,
-                            const std::string& out_dir, double period_ns) {
+                            const std::string& out_dir, double period_ns, const std::vector<std::string>& blackboxes) {
   SynthOptions options;
   options.delay_target_ns = period_ns;
+  options.blackboxes = blackboxes;
   TimedNetlist t;
   t.synth = synth_to_liberty(files, top, params, lib, out_dir, options);
   t.timing = critical_path(t.synth, top, lib, "clk", period_ns);

@@ -77,7 +77,8 @@ struct TimedNetlist {
 };
 TimedNetlist synth_and_time(const std::vector<std::string>& files, const std::string& top,
                             const std::map<std::string, int64_t>& params, const Liberty& lib,
-                            const std::string& out_dir, double period_ns);
+                            const std::string& out_dir, double period_ns,
+                            const std::vector<std::string>& blackboxes = {});
 
 // OpenSTA's vectorless power of a mapped netlist: every non-clock net at `activity`
 // transitions per clock period (set_power_activity -global). The Debian build sums rise

@@ -119,9 +119,11 @@ std::optional<ArrayInstance> synthesis_instance(const Graph& g, const std::strin
 }
 
 // Synthesises and times each of `todo` in a folder of its own under dir/synth, `jobs` at a
-// time (each its own Yosys and OpenSTA); a block that fails keeps its error and the others go on.
+// time (each its own Yosys and OpenSTA), the memory macros' modules black boxes; a block that
+// fails keeps its error and the others go on.
 std::vector<BlockSynthesis> synthesise_blocks(std::vector<BlockSynthesis> todo, const Graph& g, const std::string& dir,
-                                              const Liberty& lib, double period_ns, unsigned jobs) {
+                                              const Liberty& lib, double period_ns, unsigned jobs,
+                                              const std::vector<std::string>& macro_modules) {
   std::vector<std::string> files;
   for (const auto& f : verilog_files(g)) files.push_back((std::filesystem::path(dir) / f).string());
   std::atomic<size_t> next{0};
@@ -131,7 +133,8 @@ std::vector<BlockSynthesis> synthesise_blocks(std::vector<BlockSynthesis> todo, 
       try {
         const std::string block_dir = (std::filesystem::path(dir) / "synth" / b.block).string();
         std::filesystem::create_directories(block_dir);
-        b.netlist = synth_and_time(files, b.instance.module, b.instance.params, lib, block_dir, period_ns);
+        b.netlist =
+            synth_and_time(files, b.instance.module, b.instance.params, lib, block_dir, period_ns, macro_modules);
       } catch (const std::exception& e) {
         b.error = e.what();
       }
@@ -193,7 +196,7 @@ DesignSynthesis synthesise_design(const Graph& g, const std::string& dir, const 
     else
       d.inside.push_back(name);
   }
-  d.blocks = synthesise_blocks(std::move(todo), g, dir, d.lib, 1000.0 / g.spec.clock_mhz, request.jobs);
+  d.blocks = synthesise_blocks(std::move(todo), g, dir, d.lib, 1000.0 / g.spec.clock_mhz, request.jobs, macros.modules);
   return d;
 }
 

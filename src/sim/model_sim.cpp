@@ -209,6 +209,8 @@ class ModelRun {
       s.misses += a.misses;
       s.reads += a.reads;
       s.writes += a.writes;
+      s.read_bytes += a.read_bytes;
+      s.write_bytes += a.write_bytes;
     }
   }
 

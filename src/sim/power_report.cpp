@@ -148,27 +148,72 @@ double window_zero_share(const std::vector<double>* bytes, const std::vector<dou
   return b > 0 && zeros ? window_value(zeros, w) / b : run_share;
 }
 
-// A memory macro's power per window of trace t: its accesses placed where its array is busy.
-BlockPower macro_power(const MemoryMacro& m, const BlockActivity& accesses, const std::vector<double>& array_busy,
-                       const PowerTrace& t) {
+// A memory macro's accesses in a run (words of its width) and the windows' busy cycles of
+// the blocks that make them: the reads where the arrays that read it are busy, the writes
+// where the block that fills it is.
+struct MacroAccesses {
+  double reads = 0, writes = 0;
+  std::vector<double> reading, writing;
+};
+
+// An accumulator cache's rows, read and written as its array computes; an operand buffer's
+// words, read as the arrays it feeds compute (buf_a feeds array a, buf_b both) and written as
+// the DMA's read beats land.
+MacroAccesses macro_accesses(const MemoryMacro& m, const Block& b, const RunResult& r,
+                             const ActivityTimeline& timeline) {
+  const BlockActivity a = r.activity.count(b.name) ? r.activity.at(b.name) : BlockActivity{};
+  auto busy_of = [&](std::initializer_list<const char*> blocks) {
+    std::vector<double> sum;
+    for (const char* block : blocks)
+      if (const std::vector<double>* busy = find_or_null(timeline.busy, block)) {
+        sum.resize(std::max(sum.size(), busy->size()));
+        for (size_t w = 0; w < busy->size(); ++w) sum[w] += (*busy)[w];
+      }
+    return sum;
+  };
+  MacroAccesses acc;
+  if (b.kind == "op_buffer") {
+    const double word_bytes = m.word_bits / 8.0;
+    acc.reads = double(a.read_bytes) / word_bytes, acc.writes = double(a.write_bytes) / word_bytes;
+    acc.reading = b.name == "buf_a" ? busy_of({"array_a"}) : busy_of({"array_a", "array_b"});
+    acc.writing = busy_of({"dma"});
+  } else {
+    acc.reads = double(a.reads), acc.writes = double(a.writes);
+    acc.reading = busy_of({b.name == "acc_b" ? "array_b" : "array_a"});
+    acc.writing = acc.reading;
+  }
+  return acc;
+}
+
+// `energy_pj` over the windows of trace t in proportion to `busy` (evenly without it), in mW.
+void add_spread(std::vector<double>& mw, double energy_pj, const std::vector<double>& busy, const PowerTrace& t) {
+  double total = 0;
+  for (double b : busy) total += b;
+  for (uint64_t w = 0; w < t.windows(); ++w) {
+    const double len = double(t.window_cycles(w));
+    const double share = total > 0 ? window_value(&busy, w) / total : len / double(t.cycles);
+    mw[w] += energy_pj * share / len * t.clock_mhz * 1e-3;  // pJ per cycle x cycles per us -> mW
+  }
+}
+
+// A memory macro's power per window of trace t: leakage, and its accesses' energy where
+// they are made.
+BlockPower macro_power(const MemoryMacro& m, const MacroAccesses& acc, const PowerTrace& t) {
   BlockPower bp;
   bp.block = m.block, bp.kind = "sram_macro", bp.h = {int(m.bytes), int(m.word_bits)};
   std::ostringstream d;
   d << std::fixed << std::setprecision(2) << "SRAM macro model, " << m.bytes << " B of " << m.word_bits
-    << "-bit rows: read " << m.read_pj << " pJ, write " << m.write_pj << " pJ; " << accesses.reads << " reads, "
-    << accesses.writes << " writes";
+    << "-bit words: read " << m.read_pj << " pJ, write " << m.write_pj << " pJ; " << std::setprecision(0) << acc.reads
+    << " reads, " << acc.writes << " writes";
   bp.model = d.str();
   bp.leakage_mw = m.leakage_mw;
-  const double energy_pj = double(accesses.reads) * m.read_pj + double(accesses.writes) * m.write_pj;
-  double busy_total = 0;
-  for (double b : array_busy) busy_total += b;
   bp.mw = window_series(t.windows(), bp.leakage_mw);
+  add_spread(bp.mw, acc.reads * m.read_pj, acc.reading, t);
+  add_spread(bp.mw, acc.writes * m.write_pj, acc.writing, t);
   for (uint64_t w = 0; w < t.windows(); ++w) {
-    const double len = double(t.window_cycles(w)), busy_w = window_value(&array_busy, w);
-    const double share = busy_total > 0 ? busy_w / busy_total : len / double(t.cycles);
-    bp.mw[w] += energy_pj * share / len * t.clock_mhz * 1e-3;  // pJ per cycle x cycles per us -> mW
+    const double len = double(t.window_cycles(w));
     bp.average_mw += bp.mw[w] * len / double(t.cycles);
-    bp.busy += busy_w / double(t.cycles);
+    bp.busy += std::min(len, window_value(&acc.reading, w)) / double(t.cycles);
   }
   return bp;
 }
@@ -337,9 +382,12 @@ BlockPower structural_power(const RunResult& r, const Block& b,
   const size_t sizes = m.characterised_sizes.size();
   const StructuralEnergy energy = model.structural_energy(b.kind, bp.h);
   const bool events = !energy.per_event_fj.empty();
+  const bool buffers_apart =
+      !def.buffer_slot_params.empty() && params.at(def.buffer_slot_params.front()) == 0;  // SRAM macros
   bp.model = "structural primitive " + b.kind + (bp.h.empty() ? "" : " " + hyperparameter_text(bp.h, 'x')) +
-             controller_contents(b.kind) + ": clock and leakage fitted over " +
-             std::to_string(sizes) + " synthesised size" + (sizes == 1 ? "" : "s") +
+             controller_contents(b.kind) + (buffers_apart ? " (its operand buffers SRAM macros, priced apart)" : "") +
+             ": clock and leakage fitted over " + std::to_string(sizes) + " synthesised size" +
+             (sizes == 1 ? "" : "s") +
              (events ? ", its switching per event fitted over " + std::to_string(m.event_quality.train_points) +
                            " kernel windows of training cores"
                      : ", the kernel's switching of its logic not modelled");
@@ -493,17 +541,19 @@ PowerTrace estimate_run_power(const Graph& g, const std::string& kernel, const K
   for (const auto& b : g.blocks) {
     const auto macro = std::find_if(macros.macros.begin(), macros.macros.end(), [&](const MemoryMacro& m) { return m.block == b.name; });
     if (macro != macros.macros.end()) {
-      const std::string array = "array_" + b.name.substr(b.name.rfind('_') + 1);
-      static const std::vector<double> never_busy;
-      const std::vector<double>* busy = find_or_null(timeline.busy, array);
-      const BlockActivity acc = r.activity.count(b.name) ? r.activity.at(b.name) : BlockActivity{};
-      t.blocks.push_back(macro_power(*macro, acc, busy ? *busy : never_busy, t));
+      t.blocks.push_back(macro_power(*macro, macro_accesses(*macro, b, r, timeline), t));
       continue;
     }
     const std::optional<ArrayInstance> inst = block_instance(g, b.name);
-    if (inst && model.primitives.count(b.kind))
-      t.blocks.push_back(primitive_power(g, r, timeline, b, instance_parameters(primitive_def(b.kind), *inst, regs), model, t));
-    else t.not_modelled.push_back(b.name);
+    if (inst && model.primitives.count(b.kind)) {
+      const PrimitiveDef& def = primitive_def(b.kind);
+      std::map<std::string, int64_t> params = instance_parameters(def, *inst, regs);
+      if (macros.has("buf_a"))
+        for (const std::string& slots : def.buffer_slot_params) params[slots] = 0;
+      t.blocks.push_back(primitive_power(g, r, timeline, b, params, model, t));
+    } else {
+      t.not_modelled.push_back(b.name);
+    }
   }
   // A modelled controller's netlist holds the requantiser (and a fused core's normaliser).
   if (std::any_of(t.blocks.begin(), t.blocks.end(), [](const BlockPower& b) { return b.block == "ctrl"; }))

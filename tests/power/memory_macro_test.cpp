@@ -2,15 +2,17 @@
 // macro left a black box by synthesis.
 #include "power/memory_macro.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
 #include "compiler/matmul.h"
+#include "flow/tech_library.h"
 #include "generator/spec.h"
 #include "models/platform.h"
+#include "power/power_model.h"
 #include "power/techmap.h"
 #include "sim/power_report.h"
-#include "flow/tech_library.h"
 #include "test_util.h"
 
 namespace fsgen {
@@ -53,7 +55,7 @@ TEST(MemoryMacro, AccumulatorCachesAboveTheThresholdAreMacrosWithCountedAccesses
   const MacroOptions o;  // 1 KiB
   const DesignMacros d = design_macros(g, at_anchor(), o);
   ASSERT_FALSE(d.macros.empty());
-  EXPECT_EQ(d.module, "fsgen_acc_cache");
+  EXPECT_EQ(d.modules, std::vector<std::string>{"fsgen_acc_cache"});  // the operand buffers stay flip-flops
   EXPECT_EQ(d.macros.front().block, "acc_a");
   EXPECT_EQ(d.macros.front().word_bits, 8u * 32u);
   MacroOptions high;
@@ -67,6 +69,46 @@ TEST(MemoryMacro, AccumulatorCachesAboveTheThresholdAreMacrosWithCountedAccesses
   const BlockActivity& acc = r.activity.at("acc_a");
   EXPECT_EQ(acc.writes, r.activity.at("array_a").busy_cycles);
   EXPECT_GE(acc.reads, 16u);  // at least every output row read once
+}
+
+// The controller's operand buffers: flip-flops below the threshold, both SRAM macros of
+// beat-wide words at it; every pass reads its tiles' bytes once, every byte loaded is
+// written; the controller is then priced without its buffers' flip-flops.
+TEST(MemoryMacro, OperandBuffersAtSizeAreMacrosWithTheirAccessesCounted) {
+  const Graph g = elaborate(parse_spec_text(test::base_spec() + "kernels: [matmul]\n", "mm.yaml"));
+  EXPECT_EQ(g.block("buf_a").param("bytes"), int64_t(g.a_slots) * 8 * 8);
+  EXPECT_EQ(g.block("buf_b").param("bytes"), int64_t(g.b_slots) * 8 * 8);
+  EXPECT_TRUE(design_macros(g, at_anchor(), MacroOptions{}).macros.empty());  // 1 KiB
+  const DesignMacros d = design_macros(g, at_anchor(), MacroOptions{64, 45});
+  EXPECT_EQ(d.modules, std::vector<std::string>{"fsgen_ctrl_buffer"});
+  ASSERT_TRUE(d.has("buf_a") && d.has("buf_b"));
+  EXPECT_EQ(d.macros.front().word_bits, 8u * 8u);  // a beat of the 8-byte bus
+
+  MatmulProblem p;
+  p.m = 32, p.n = 32, p.k = 32;
+  const Program prog = compile_matmul(g, p);
+  const RunResult r = run_on_systemc(g, prog);
+  const uint64_t passes = 4 * 4 * 4, tile = 8 * 8;
+  const BlockActivity &a = r.activity.at("buf_a"), &b = r.activity.at("buf_b");
+  EXPECT_EQ(a.read_bytes, passes * tile);
+  EXPECT_EQ(b.read_bytes, passes * tile);
+  for (const BlockActivity* buf : {&a, &b}) {
+    EXPECT_GE(buf->write_bytes, 32u * 32u);  // every operand byte at least once
+    EXPECT_LE(buf->write_bytes, passes * tile);
+    EXPECT_EQ(buf->write_bytes % tile, 0u);  // whole tiles
+  }
+
+  const PowerModel model = train_power_model(read_dataset("data/power/fsgen45.csv"), 50);
+  auto ctrl_of = [](const PowerTrace& t) {
+    return *std::find_if(t.blocks.begin(), t.blocks.end(), [](const BlockPower& bp) { return bp.block == "ctrl"; });
+  };
+  const BlockPower flops = ctrl_of(estimate_power(g, prog, model, 64));
+  const BlockPower apart = ctrl_of(estimate_power(g, prog, model, 64, d));
+  EXPECT_EQ(flops.h[6], int(g.a_slots));  // SA
+  EXPECT_EQ(apart.h[6], 0);
+  EXPECT_EQ(apart.h[7], 0);  // SB
+  EXPECT_NE(apart.model.find("its operand buffers SRAM macros, priced apart"), std::string::npos) << apart.model;
+  EXPECT_LT(apart.average_mw, flops.average_mw);
 }
 
 TEST(MemoryMacro, SynthesisLeavesAMacroABlackBox) {

@@ -36,6 +36,7 @@ PrimitiveDef power_primitive() {
     return std::vector<double>{double(sa * tm * tk + sb * tk * tn), double(tn), double(x_bus + w_bus), double(w),
                                double(m_live)};
   };
+  d.buffer_slot_params = {"SA", "SB"};
   d.driver = PrimitiveDef::kIdleClock;
   // Training cores for its activity model: output- and weight-stationary, narrow and wide
   // beats, the smallest and the larger buffers (each a synthesis of minutes), and the
@@ -54,7 +55,8 @@ const BlockKind& ctrl_kind() {
     BlockKind k;
     k.name = "ctrl";
     k.description = "tile sequencer: loop nest, reuse, operand buffers";
-    k.rtl_files = {"fsgen_ctrl.v", "fsgen_ctrl_rows.v", "fsgen_ctrl_pass.v", "fsgen_ctrl_meta.v"};
+    k.rtl_files = {"fsgen_ctrl.v", "fsgen_ctrl_rows.v", "fsgen_ctrl_pass.v", "fsgen_ctrl_buffer.v",
+                   "fsgen_ctrl_meta.v"};
     k.module = "fsgen_ctrl";
     k.systemc_model = "src/blocks/ctrl/sequencer.h, src/models/core_model.h (FusedCore)";
     k.power = power_primitive();

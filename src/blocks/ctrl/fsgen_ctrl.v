@@ -23,6 +23,8 @@
 // Units, each instantiated only by a core that uses it:
 //   fsgen_ctrl_rows    every load (one instance) and store (another) of every kernel, a DMA
 //                      command per row (always);
+//   fsgen_ctrl_buffer  the operand buffers buf_a and buf_b (always): flip-flops, or SRAM
+//                      macros at size;
 //   fsgen_ctrl_window  SPARSE = 1: compute-value sparsity's window scheduler, beside the
 //                      value networks (src/blocks/sparse_net/);
 //   fsgen_ctrl_topk    GRP = 1: block TopK's ranking of key tiles (src/blocks/fused_ctrl/);
@@ -238,13 +240,21 @@ module fsgen_ctrl #(
   reg        first;
   reg [7:0]  kk;                         // the softmax pass's row (A_SM)
   reg        yv_q;
-  // Operand buffers (register files / SRAM): SA tiles of A and SB tiles of B in matmul, each
-  // slot tagged with its tile; the pass reads the slots sa, sb while the loader fills the
-  // next slots (pa, pb: a ring).
+  // Operand buffers (fsgen_ctrl_buffer.v: flip-flops, or an SRAM macro at size): SA tiles
+  // of A and SB tiles of B in matmul, each slot tagged with its tile; the pass reads the
+  // slots sa, sb while the loader fills the next slots (pa, pb: a ring).
   localparam integer A_SLOT = TM*TK, B_SLOT = TK*NB;  // bytes of a matmul slot
   localparam integer SAW = (SA > 1) ? $clog2(SA) : 1, SBW = (SB > 1) ? $clog2(SB) : 1;
   localparam integer SLW = TAGW - 10;                 // slot bits of a read tag (>= SAW, SBW)
-  reg [7:0] buf_a [0:SA*TM*TK-1];
+  // Read lanes of buf_a, in groups: the array feed (a column of A, or a row), the window
+  // scheduler's steps, the normaliser's residual row (ATTN), block TopK's Q tile (GRP).
+  localparam integer RA_FEED = 0, NA_FEED = (ST == 0) ? TM : TK;
+  localparam integer RA_WIN = RA_FEED + NA_FEED, NA_WIN = TM*SK;
+  localparam integer RA_FIN = RA_WIN + NA_WIN, NA_FIN = (ATTN != 0) ? TK : 0;
+  localparam integer RA_Q = RA_FIN + NA_FIN, NA_Q = (GRP != 0) ? TM*TK : 0;
+  localparam integer RL_A = RA_Q + NA_Q;
+  wire [RL_A*32-1:0] ra_a;  // each lane's byte address
+  wire [RL_A*8-1:0]  rd_a;  // and the byte there
   // Matmul: TK x NB tiles of B. Fused kernels: slot 0, then the K and V cache slots.
   // Fused kernels: slot 0, the K and V cache slots, and the V working slot (attention's V
   // rows load beside the score pass, so they need a slot of their own).
@@ -258,7 +268,19 @@ module fsgen_ctrl #(
   reg [15:0]    tb_k [0:SB-1], tb_n [0:SB-1];  // B tile (k, n) of each slot
   reg [SA-1:0]  ta_v;
   reg [SB-1:0]  tb_v;
-  reg [7:0] buf_b [0:BUF_B-1];
+  // Read lanes of buf_b: the array feed (a row of B, or a column), array b's matmul columns
+  // (DUAL), the window scheduler's steps in both views (matmul B, fused K), and the fused
+  // kernels' key feed of array a and V feed of array b (ATTN).
+  localparam integer RB_FEED = 0, NB_FEED = (ST == 2) ? TK : TN;
+  localparam integer RB_DUAL = RB_FEED + NB_FEED, NB_DUAL = (DUAL != 0) ? TK : 0;
+  localparam integer RB_WMM = RB_DUAL + NB_DUAL, NB_WIN = TN*SK;
+  localparam integer RB_WAT = RB_WMM + NB_WIN;
+  localparam integer RB_KEY = RB_WAT + NB_WIN, NB_KEY = (ATTN == 0) ? 0 : (ST == 2) ? TK : TN;
+  localparam integer RB_V = RB_KEY + NB_KEY;
+  localparam integer NB_V = (ATTN == 0) ? 0 : (STB == 0) ? TK : (STB == 1) ? BN : BK;
+  localparam integer RL_B = RB_V + NB_V;
+  wire [RL_B*32-1:0] ra_b;
+  wire [RL_B*8-1:0]  rd_b;
   reg [NB*32-1:0] acc_row_q /*verilator public_flat_rd*/;
   reg [NB*8-1:0]  out_row_q /*verilator public_flat_rd*/;
 
@@ -561,32 +583,40 @@ module fsgen_ctrl #(
     if (ST == 0 && SYS_A != 0) begin : os_sys_feed  // lane g of A's column / B's row, g cycles late
       for (g = 0; g < TM; g = g + 1) begin : xa
         wire [8:0] sk = skew(ka, g, TK);
-        assign x_next[g*8 +: 8] = (sk[8] && g < m_rows) ? buf_a[a_rd + g*TK + {24'd0, sk[7:0]}] : 8'd0;
+        assign ra_a[(RA_FEED + g)*32 +: 32] = a_rd + g*TK + {24'd0, sk[7:0]};
+        assign x_next[g*8 +: 8] = (sk[8] && g < m_rows) ? rd_a[(RA_FEED + g)*8 +: 8] : 8'd0;
       end
       for (g = 0; g < TN; g = g + 1) begin : wb
         wire [8:0] sk = skew(ka, g, TK);
-        assign w_next[g*8 +: 8] = sk[8] ? buf_b[b_rd + {24'd0, sk[7:0]}*NB + g] : 8'd0;
+        assign ra_b[(RB_FEED + g)*32 +: 32] = b_rd + {24'd0, sk[7:0]}*NB + g;
+        assign w_next[g*8 +: 8] = sk[8] ? rd_b[(RB_FEED + g)*8 +: 8] : 8'd0;
       end
     end else if (ST == 0) begin : os_feed
       for (g = 0; g < TM; g = g + 1) begin : xa
-        assign x_next[g*8 +: 8] = (g < m_rows) ? buf_a[a_rd + g*TK + {24'd0, kx}] : 8'd0;
+        assign ra_a[(RA_FEED + g)*32 +: 32] = a_rd + g*TK + {24'd0, kx};
+        assign x_next[g*8 +: 8] = (g < m_rows) ? rd_a[(RA_FEED + g)*8 +: 8] : 8'd0;
       end
       for (g = 0; g < TN; g = g + 1) begin : wb
-        assign w_next[g*8 +: 8] = buf_b[b_rd + kw*NB + g];
+        assign ra_b[(RB_FEED + g)*32 +: 32] = b_rd + kw*NB + g;
+        assign w_next[g*8 +: 8] = rd_b[(RB_FEED + g)*8 +: 8];
       end
     end else if (ST == 1) begin : ws_feed
       for (g = 0; g < TK; g = g + 1) begin : xa
-        assign x_next[g*8 +: 8] = (kx < m_rows) ? buf_a[a_rd + kx*TK + g] : 8'd0;
+        assign ra_a[(RA_FEED + g)*32 +: 32] = a_rd + kx*TK + g;
+        assign x_next[g*8 +: 8] = (kx < m_rows) ? rd_a[(RA_FEED + g)*8 +: 8] : 8'd0;
       end
       for (g = 0; g < TN; g = g + 1) begin : wb
-        assign w_next[g*8 +: 8] = buf_b[b_rd + kw*NB + g];
+        assign ra_b[(RB_FEED + g)*32 +: 32] = b_rd + kw*NB + g;
+        assign w_next[g*8 +: 8] = rd_b[(RB_FEED + g)*8 +: 8];
       end
     end else begin : is_feed
       for (g = 0; g < TK; g = g + 1) begin : xb
-        assign x_next[g*8 +: 8] = buf_b[b_rd + g*NB + {24'd0, kx}];
+        assign ra_b[(RB_FEED + g)*32 +: 32] = b_rd + g*NB + {24'd0, kx};
+        assign x_next[g*8 +: 8] = rd_b[(RB_FEED + g)*8 +: 8];
       end
       for (g = 0; g < TK; g = g + 1) begin : wa
-        assign w_next[g*8 +: 8] = (kw < m_rows) ? buf_a[a_rd + kw*TK + g] : 8'd0;
+        assign ra_a[(RA_FEED + g)*32 +: 32] = a_rd + kw*TK + g;
+        assign w_next[g*8 +: 8] = (kw < m_rows) ? rd_a[(RA_FEED + g)*8 +: 8] : 8'd0;
       end
     end
     for (g = 0; g < NB; g = g + 1) begin : rq
@@ -602,11 +632,13 @@ module fsgen_ctrl #(
     if (DUAL != 0 && SYS_B != 0) begin : dual_sys_feed
       for (g = 0; g < TK; g = g + 1) begin : wbm
         wire [8:0] sk = skew(ka, g, TK);
-        assign wb_mm[g*8 +: 8] = sk[8] ? buf_b[b_rd + {24'd0, sk[7:0]}*NB + TN + g] : 8'd0;
+        assign ra_b[(RB_DUAL + g)*32 +: 32] = b_rd + {24'd0, sk[7:0]}*NB + TN + g;
+        assign wb_mm[g*8 +: 8] = sk[8] ? rd_b[(RB_DUAL + g)*8 +: 8] : 8'd0;
       end
     end else if (DUAL != 0) begin : dual_feed
       for (g = 0; g < TK; g = g + 1) begin : wbm
-        assign wb_mm[g*8 +: 8] = buf_b[b_rd + kw*NB + TN + g];
+        assign ra_b[(RB_DUAL + g)*32 +: 32] = b_rd + kw*NB + TN + g;
+        assign wb_mm[g*8 +: 8] = rd_b[(RB_DUAL + g)*8 +: 8];
       end
     end else begin : no_dual_feed
       assign wb_mm = {TK*8{1'b0}};
@@ -704,7 +736,8 @@ module fsgen_ctrl #(
       wire [TM*TK*8-1:0] q_tile;
       genvar gq;
       for (gq = 0; gq < TM*TK; gq = gq + 1) begin : q_bytes
-        assign q_tile[gq*8 +: 8] = buf_a[gq];
+        assign ra_a[(RA_Q + gq)*32 +: 32] = gq;
+        assign q_tile[gq*8 +: 8] = rd_a[(RA_Q + gq)*8 +: 8];
       end
       fsgen_ctrl_topk #(.TM(TM), .TN(TN), .TK(TK), .W(W), .TOPK(TOPK), .GT(GT)) u_topk (
           .clk(clk), .begin_tile(state == A_QT), .score(state == A_TKC), .pick(state == A_TKS && !tk_picked),
@@ -765,21 +798,17 @@ module fsgen_ctrl #(
   wire [7:0] kb;                          // first k step of the current window
   // Window step t of column j: B[kb + t][j] of the matmul tile, or, in the fused kernels,
   // K[j][kb + t] of the key tile in buf_b slot b_slot (B = K^T).
-  function [7:0] b_at;
-    input integer t;
-    input integer j;
-    begin
-      b_at = at_mode ? buf_b[bb + j*TK + {24'd0, kb} + t] : buf_b[b_rd + ({24'd0, kb} + t)*NB + j];
-    end
-  endfunction
   genvar ga, gb, gt;
   generate
     for (gt = 0; gt < SK; gt = gt + 1) begin : sp_win
       for (ga = 0; ga < TM; ga = ga + 1) begin : xw
-        assign xwin[(ga*SK + gt)*8 +: 8] = (ga < m_rows) ? buf_a[a_rd + ga*TK + {24'd0, kb} + gt] : 8'd0;
+        assign ra_a[(RA_WIN + ga*SK + gt)*32 +: 32] = a_rd + ga*TK + {24'd0, kb} + gt;
+        assign xwin[(ga*SK + gt)*8 +: 8] = (ga < m_rows) ? rd_a[(RA_WIN + ga*SK + gt)*8 +: 8] : 8'd0;
       end
       for (gb = 0; gb < TN; gb = gb + 1) begin : ww
-        assign wwin[(gb*SK + gt)*8 +: 8] = b_at(gt, gb);
+        assign ra_b[(RB_WMM + gb*SK + gt)*32 +: 32] = b_rd + ({24'd0, kb} + gt)*NB + gb;
+        assign ra_b[(RB_WAT + gb*SK + gt)*32 +: 32] = bb + gb*TK + {24'd0, kb} + gt;
+        assign wwin[(gb*SK + gt)*8 +: 8] = at_mode ? rd_b[(RB_WAT + gb*SK + gt)*8 +: 8] : rd_b[(RB_WMM + gb*SK + gt)*8 +: 8];
       end
     end
     if (SPARSE != 0) begin : window
@@ -812,19 +841,22 @@ module fsgen_ctrl #(
     if (ATTN != 0) begin : fused_feed
       if (ST == 2) begin : at_is   // Q rows stationary, K rows streamed
         for (g = 0; g < TK; g = g + 1) begin : xk
-          assign x_at[g*8 +: 8] = buf_b[bb + kx*TK + g];
+          assign ra_b[(RB_KEY + g)*32 +: 32] = bb + kx*TK + g;
+          assign x_at[g*8 +: 8] = rd_b[(RB_KEY + g)*8 +: 8];
         end
         assign w_at = w_next;
       end else if (ST == 0 && SYS_A != 0) begin : at_os_sys  // skewed columns of Q and K
         assign x_at = x_next;
         for (g = 0; g < TN; g = g + 1) begin : wkt
           wire [8:0] sk = skew(ka, g, TK);
-          assign w_at[g*8 +: 8] = sk[8] ? buf_b[bb + g*TK + {24'd0, sk[7:0]}] : 8'd0;
+          assign ra_b[(RB_KEY + g)*32 +: 32] = bb + g*TK + {24'd0, sk[7:0]};
+          assign w_at[g*8 +: 8] = sk[8] ? rd_b[(RB_KEY + g)*8 +: 8] : 8'd0;
         end
       end else begin : at_os_ws    // x: column (OS) or row (WS) of Q; w: column ka of the K tile
         assign x_at = x_next;
         for (g = 0; g < TN; g = g + 1) begin : wkt
-          assign w_at[g*8 +: 8] = buf_b[bb + g*TK + {24'd0, kw}];
+          assign ra_b[(RB_KEY + g)*32 +: 32] = bb + g*TK + {24'd0, kw};
+          assign w_at[g*8 +: 8] = rd_b[(RB_KEY + g)*8 +: 8];
         end
       end
       if (STB == 0 && SYS_B != 0) begin : b_os_sys  // skewed columns of P and rows of V
@@ -834,25 +866,29 @@ module fsgen_ctrl #(
         end
         for (g = 0; g < TK; g = g + 1) begin : wbv
           wire [8:0] sk = skew(kbp, g, TN);
-          assign wb_next[g*8 +: 8] = sk[8] ? buf_b[bb + {24'd0, sk[7:0]}*TK + g] : 8'd0;
+          assign ra_b[(RB_V + g)*32 +: 32] = bb + {24'd0, sk[7:0]}*TK + g;
+          assign wb_next[g*8 +: 8] = sk[8] ? rd_b[(RB_V + g)*8 +: 8] : 8'd0;
         end
       end else if (STB == 0) begin : b_os     // column kbp of P along rows, row kbp of V down columns
         for (g = 0; g < TM; g = g + 1) begin : xbp
           assign xb_next[g*8 +: 8] = p_buf[g*TN + kp];
         end
         for (g = 0; g < TK; g = g + 1) begin : wbv
-          assign wb_next[g*8 +: 8] = buf_b[bb + kp*TK + g];
+          assign ra_b[(RB_V + g)*32 +: 32] = bb + kp*TK + g;
+          assign wb_next[g*8 +: 8] = rd_b[(RB_V + g)*8 +: 8];
         end
       end else if (STB == 1) begin : b_ws  // V rows into the PEs, rows of P streamed (sub-tile b_mo, b_no, b_ko)
         for (g = 0; g < BK; g = g + 1) begin : xbp
           assign xb_next[g*8 +: 8] = p_buf[({24'd0, b_mo} + kbm)*TN + {24'd0, b_ko} + g];
         end
         for (g = 0; g < BN; g = g + 1) begin : wbv
-          assign wb_next[g*8 +: 8] = buf_b[bb + ({24'd0, b_ko} + kbk)*TK + {24'd0, b_no} + g];
+          assign ra_b[(RB_V + g)*32 +: 32] = bb + ({24'd0, b_ko} + kbk)*TK + {24'd0, b_no} + g;
+          assign wb_next[g*8 +: 8] = rd_b[(RB_V + g)*8 +: 8];
         end
       end else begin : b_is                // P rows into the PEs, columns of V streamed
         for (g = 0; g < BK; g = g + 1) begin : xbv
-          assign xb_next[g*8 +: 8] = buf_b[bb + ({24'd0, b_ko} + g)*TK + {24'd0, b_no} + kbn];
+          assign ra_b[(RB_V + g)*32 +: 32] = bb + ({24'd0, b_ko} + g)*TK + {24'd0, b_no} + kbn;
+          assign xb_next[g*8 +: 8] = rd_b[(RB_V + g)*8 +: 8];
         end
         for (g = 0; g < BK; g = g + 1) begin : wbp
           assign wb_next[g*8 +: 8] = p_buf[({24'd0, b_mo} + kbm)*TN + {24'd0, b_ko} + g];
@@ -866,7 +902,8 @@ module fsgen_ctrl #(
       wire        fin_go = state == A_FIN && rows_conv;
       wire [31:0] fin_l = (fin_go && !at_ffn) ? l_run[rr_fin] : 32'd0;
       for (g = 0; g < TK; g = g + 1) begin : fin
-        wire [7:0] fin_x = (fin_go && attn_flags[1]) ? buf_a[{24'd0, at_xslot} * A_SLOT + rr_fin*TK + g] : 8'd0;
+        assign ra_a[(RA_FIN + g)*32 +: 32] = {24'd0, at_xslot} * A_SLOT + rr_fin*TK + g;
+        wire [7:0] fin_x = (fin_go && attn_flags[1]) ? rd_a[(RA_FIN + g)*8 +: 8] : 8'd0;
         assign fin_next[g*8 +: 8] = at_ffn ? ffn_out(fin_in_q[g*32 +: 32], fin_x) : normalise(fin_in_q[g*32 +: 32], fin_l, fin_x);
       end
       /* verilator lint_on WIDTH */
@@ -887,26 +924,42 @@ module fsgen_ctrl #(
   wire [31:0] b_wr = {{(32-SBW){1'b0}}, rt_slot[SBW-1:0]} * B_SLOT;
   wire [31:0] a_clr = {{(32-SAW){1'b0}}, pa} * A_SLOT;  // a skipped row's slot
   wire [31:0] b_clr = {{(32-SBW){1'b0}}, pb} * B_SLOT;
+  // buf_a rows are TK bytes for every kernel (A, Q, X); buf_b rows are TN bytes of B in
+  // matmul (a transposed B's beat goes down a column) and TK bytes of K, V, W in the fused
+  // kernels, whose loads are guarded by their parameters as cmd_addr's terms are (a pooled
+  // key, at_ld_dst 3, goes to the TopK unit). Each write lane's byte address:
+  wire [4*W*32-1:0] wa_a, wa_b;
+  wire [TK*32-1:0]  ca_a;
+  wire [NB*32-1:0]  ca_b;
+  genvar gl;
+  generate
+    for (gl = 0; gl < W; gl = gl + 1) begin : wr_lane
+      assign wa_a[gl*32 +: 32] =
+          (beat_a ? a_wr : {24'd0, at_ld_aslot} * A_SLOT) + {24'd0, rt_row}*TK + rd_beat*W + gl;
+      assign wa_b[gl*32 +: 32] = b_wr + rt_row*NB + rd_beat*W + gl;
+      assign wa_b[(W + gl)*32 +: 32] = b_wr + (rd_beat*W + gl)*NB + {24'd0, rt_row};
+      assign wa_b[(2*W + gl)*32 +: 32] = vb + rt_row*TK + rd_beat*W + gl;
+      assign wa_b[(3*W + gl)*32 +: 32] = bb + rt_row*TK + rd_beat*W + gl;
+    end
+    for (gl = 0; gl < TK; gl = gl + 1) begin : clr_a_lane
+      assign ca_a[gl*32 +: 32] = a_clr + r_row*TK + gl;
+    end
+    for (gl = 0; gl < NB; gl = gl + 1) begin : clr_b_lane
+      assign ca_b[gl*32 +: 32] = b_clr + r_row*NB + gl;
+    end
+  endgenerate
+  assign wa_a[4*W*32-1:W*32] = {3*W*32{1'b0}};
+  fsgen_ctrl_buffer #(.BYTES(SA*TM*TK), .RL(RL_A), .W(W), .CL(TK)) u_buf_a (
+      .clk(clk), .wr({3'b000, beat_a || (rd_valid && state == A_LD && at_ld_dst == 2'd0)}), .wr_addr(wa_a),
+      .wr_data({{3*W*8{1'b0}}, rd_data}), .clr(r_issue && ld_a && skip_a_row), .clr_addr(ca_a),
+      .rd_addr(ra_a), .rd_data(rd_a));
+  fsgen_ctrl_buffer #(.BYTES(BUF_B), .RL(RL_B), .W(W), .CL(NB)) u_buf_b (
+      .clk(clk),
+      .wr({(ATTN != 0) && rd_valid && state == A_LD && at_ld_dst == 2'd1,
+           (ATTN != 0) && rd_valid && rt_dst == D_FUSED && rt_slot[0], beat_b && bt, beat_b && !bt}),
+      .wr_addr(wa_b), .wr_data({4{rd_data}}), .clr(r_issue && ld_b && skip_b_row), .clr_addr(ca_b),
+      .rd_addr(ra_b), .rd_data(rd_b));
   always @(posedge clk) begin
-    // buf_a rows are TK bytes for every kernel (A, Q, X); buf_b rows are TN bytes of B
-    // in matmul and TK bytes of K, V, W in the fused kernels.
-    if (beat_a || (rd_valid && state == A_LD && at_ld_dst == 2'd0))
-      for (b = 0; b < W; b = b + 1)
-        buf_a[(beat_a ? a_wr : {24'd0, at_ld_aslot} * A_SLOT) + {24'd0, rt_row}*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
-    if (beat_b && !bt)
-      for (b = 0; b < W; b = b + 1) buf_b[b_wr + rt_row*NB + rd_beat*W + b] <= rd_data[b*8 +: 8];
-    if (beat_b && bt)
-      for (b = 0; b < W; b = b + 1) buf_b[b_wr + (rd_beat*W + b)*NB + {24'd0, rt_row}] <= rd_data[b*8 +: 8];
-    if (r_issue && ld_a && skip_a_row)
-      for (b = 0; b < TK; b = b + 1) buf_a[a_clr + r_row*TK + b] <= 8'd0;
-    if (r_issue && ld_b && skip_b_row)
-      for (b = 0; b < NB; b = b + 1) buf_b[b_clr + r_row*NB + b] <= 8'd0;
-    if ((ATTN != 0) && rd_valid && rt_dst == D_FUSED && rt_slot[0])
-      for (b = 0; b < W; b = b + 1) buf_b[vb + rt_row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
-    // Loads of the fused kernels, guarded by their parameters as cmd_addr's terms are (a
-    // pooled key, at_ld_dst 3, goes to the TopK unit).
-    if ((ATTN != 0) && rd_valid && state == A_LD && at_ld_dst == 2'd1)
-      for (b = 0; b < W; b = b + 1) buf_b[bb + rt_row*TK + rd_beat*W + b] <= rd_data[b*8 +: 8];
     if ((ATTN != 0) && rd_valid && state == A_LD && at_ld_dst == 2'd2)
       for (b = 0; b < W; b = b + 1) lut[(rt_row*TK + rd_beat*W + b) & 255] <= rd_data[b*8 +: 8];
     if (sm_v_q && (at_ffn || state == S_ACT))

@@ -38,6 +38,7 @@ PrimitiveDef power_primitive() {
     const int nb = st == 0 ? tn + tk : tn;
     return std::vector<double>{double(sa * tm * tk + sb * tk * nb + tm * tn), double(tk), double(tm)};
   };
+  d.buffer_slot_params = {"SA", "SB"};
   d.driver = PrimitiveDef::kIdleClock;
   // Training cores for its activity model: the three smallest controllers, output- and
   // weight-stationary, head dimensions 4 and 8 (each a synthesis of tens of minutes), and
