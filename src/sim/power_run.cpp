@@ -35,6 +35,19 @@ std::vector<std::string> replayed_blocks(const Graph& g, const PowerTrace& t, bo
   return replayed;
 }
 
+// A controller whose operand buffers are macros reads them through black boxes whose data
+// the replay does not have: refused before anything runs.
+void require_replayable(const Graph& g, const PowerTrace& t, bool whole_core) {
+  const bool buffers_are_macros = std::any_of(t.blocks.begin(), t.blocks.end(), [](const BlockPower& b) {
+    return b.kind == "sram_macro" && b.block.rfind("buf_", 0) == 0;
+  });
+  const std::vector<std::string> replayed = replayed_blocks(g, t, whole_core);
+  if (buffers_are_macros && std::find(replayed.begin(), replayed.end(), "ctrl") != replayed.end())
+    fail("--golden", "design " + g.spec.name + "'s operand buffers are SRAM macros (--macro-threshold " +
+                         "reached): its controller's netlist reads them through black boxes the replay has no data " +
+                         "for; give --modelled-only, or a --macro-threshold above buf_a's and buf_b's bytes");
+}
+
 // The replayed blocks' gate-level golden power beside the prediction, and the files asked for.
 void compare_with_golden(const Graph& g, const Program& prog, const PowerModel& pm, const PowerTrace& t,
                          const PowerRunOptions& o, const std::string& work, std::ostream& out) {
@@ -92,6 +105,7 @@ void run_power(const Graph& g, const Program& prog, const PowerModel& pm, const 
   const DesignMacros macros =
       design_macros(g, macro_technology(read_liberty_file(lib.path), o.macros.node_nm), o.macros);
   const PowerTrace t = estimate_power(g, prog, pm, o.window, macros);
+  if (o.golden) require_replayable(g, t, o.whole_core);
   print_power(t, out);
   if (o.golden) compare_with_golden(g, prog, pm, t, o, work, out);
   write_trace_files(t, o);
