@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/options.h"
 #include "core/csv.h"
 #include "core/error.h"
 #include "core/progress.h"
@@ -102,6 +103,8 @@ int run_explore(ExploreArgs a) {
     model = std::make_unique<PowerModel>(load_power_model(a.power_model));
     a.run.power_model = model.get();
     a.run.power_model_name = a.power_model;
+    a.run.macros = a.synthesis.macros;
+    a.run.macro_technology = macro_technology_of(a.synthesis.liberty, a.synthesis.macros.node_nm);
   }
   a.synthesis.jobs = a.run.jobs;
   if (a.synth && (!a.verify || !model))
@@ -169,6 +172,7 @@ Command explore_command(CLI::App& app) {
                 "--power-model's power models on the same run");
   cmd->add_option("--liberty", a->synthesis.liberty,
                   "--synth, --golden: liberty file (.lib or .lib.gz) of --power-model; default: the built-in fsgen45");
+  add_macro_options(cmd, a->synthesis.macros);
   cmd->add_option("--verify-dir", a->verify_dir,
                   "--synth, --golden: folder for the designs' Verilog and netlists (default "
                   "<db>.verify)");

@@ -74,12 +74,13 @@ std::string power_by_block_text(std::vector<std::pair<std::string, double>> bloc
 // The design's power models, one per zero share of the benchmarks (each calibrated once).
 class DesignPower {
  public:
-  DesignPower(const Graph& g, const ExploreOptions& o) : g_(g), o_(o) {}
+  DesignPower(const Graph& g, const ExploreOptions& o)
+      : g_(g), o_(o), macros_(design_macros(g, o.macro_technology, o.macros)) {}
   const ActivityPowerModel& at(double zeros) {
     auto it = by_zeros_.find(zeros);
     if (it != by_zeros_.end()) return it->second;
     try {
-      return by_zeros_.emplace(zeros, calibrate_activity_power(g_, *o_.power_model, zeros)).first->second;
+      return by_zeros_.emplace(zeros, calibrate_activity_power(g_, *o_.power_model, zeros, macros_)).first->second;
     } catch (const UserError& e) {
       fail("power sample", e.what());
     }
@@ -102,6 +103,7 @@ class DesignPower {
  private:
   const Graph& g_;
   const ExploreOptions& o_;
+  const DesignMacros macros_;
   std::map<double, ActivityPowerModel> by_zeros_;
 };
 
@@ -122,7 +124,7 @@ ModelSimReport simulate_benchmark(const Graph& g, const SpaceBenchmark& b, SimMo
 // The timing model's max clock (when the primitive models have one), and what it rests on.
 void record_max_clock(const Graph& g, const ExploreOptions& o, DesignRecord& d) {
   if (o.power_model->timing.empty()) return;
-  const DesignClock c = design_clock(g, *o.power_model);
+  const DesignClock c = design_clock(g, *o.power_model, design_macros(g, o.macro_technology, o.macros));
   d.max_clock_mhz = c.mhz;
   std::ostringstream m;
   m << "fsgen timing model (" << o.power_model_name << "): set by " << c.limiting_block << " (" << std::setprecision(3)
@@ -154,9 +156,11 @@ DesignRecord evaluate_point(const DesignSpace& s, const DesignPoint& p, const Ex
   d.pes = g->array_a.spec.pe_count() + (g->attention ? g->array_b.spec.pe_count() : 0);
   d.clock_mhz = g->spec.clock_mhz;
   if (o.power_model) {
-    const DesignArea a = design_area(*g, *o.power_model);
+    const DesignMacros macros = design_macros(*g, o.macro_technology, o.macros);
+    const DesignArea a = design_area(*g, *o.power_model, macros);
     d.area_um2 = a.um2;
-    d.area_model = "fsgen primitive area models (" + o.power_model_name + ")";
+    d.area_model = "fsgen primitive area models (" + o.power_model_name + ")" +
+                   (macros.macros.empty() ? "" : " and the SRAM macro model");
     if (!a.not_modelled.empty()) {
       d.area_model += ", without";
       for (const auto& b : a.not_modelled) d.area_model += " " + b;

@@ -10,6 +10,7 @@
 #include "dse/results_db.h"
 #include "dse/space.h"
 #include "generator/graph.h"
+#include "power/memory_macro.h"
 #include "sim/model_sim.h"
 
 namespace fsgen {
@@ -19,6 +20,10 @@ class PowerModel;
 struct ExploreOptions {
   const PowerModel* power_model = nullptr;  // area and power models (nullptr: neither estimated)
   std::string power_model_name;             // its file, named in the records
+  // Buffers from macros.threshold_bytes up are SRAM macros, priced by the macro model in
+  // the power model's technology (its liberty's voltage and leakage).
+  MacroOptions macros;
+  MacroTechnology macro_technology;
   uint32_t jobs = 1;                        // designs evaluated at once (threads)
   uint64_t limit = 0;                       // the first `limit` points only (0: all)
   uint32_t rank = 0, ranks = 1;             // this process's share: the points whose hash % ranks == rank

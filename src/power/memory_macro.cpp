@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "flow/tech_library.h"
 
 namespace fsgen {
 
@@ -59,6 +60,12 @@ MacroTechnology macro_technology(const LibertyLibrary& lib, double node_nm) {
   return {node_nm, lib.nom_voltage > 0 ? lib.nom_voltage : kAnchorVdd, 2 * smallest->leakage_nw};
 }
 
+MacroTechnology macro_technology_of(const std::string& liberty_file, double node_nm) {
+  return macro_technology(liberty_file.empty() ? read_liberty(tech_library().at("fsgen45.lib"), "fsgen45.lib")
+                                               : read_liberty_file(liberty_file),
+                          node_nm);
+}
+
 MemoryMacro sram_macro(const std::string& block, uint64_t bytes, uint32_t word_bits, const MacroTechnology& t) {
   FSGEN_ASSERT(bytes > 0 && word_bits > 0, "an SRAM macro needs a capacity and a word");
   MemoryMacro m;
@@ -72,8 +79,9 @@ MemoryMacro sram_macro(const std::string& block, uint64_t bytes, uint32_t word_b
   return m;
 }
 
-bool DesignMacros::has(const std::string& block) const {
-  return std::any_of(macros.begin(), macros.end(), [&](const MemoryMacro& m) { return m.block == block; });
+const MemoryMacro* DesignMacros::find(const std::string& block) const {
+  const auto it = std::find_if(macros.begin(), macros.end(), [&](const MemoryMacro& m) { return m.block == block; });
+  return it == macros.end() ? nullptr : &*it;
 }
 
 DesignMacros design_macros(const Graph& g, const MacroTechnology& t, const MacroOptions& o) {

@@ -34,6 +34,8 @@ struct MacroTechnology {
 };
 // The library's nominal voltage and inverter leakage; UserError when it has no inverter.
 MacroTechnology macro_technology(const LibertyLibrary& lib, double node_nm);
+// The same of a liberty file (.lib or .lib.gz); "" the built-in fsgen45.
+MacroTechnology macro_technology_of(const std::string& liberty_file, double node_nm);
 
 struct MemoryMacro {
   std::string block;  // the graph block it implements
@@ -51,7 +53,8 @@ MemoryMacro sram_macro(const std::string& block, uint64_t bytes, uint32_t word_b
 struct DesignMacros {
   std::vector<MemoryMacro> macros;
   std::vector<std::string> modules;  // the black boxes of their synthesis
-  bool has(const std::string& block) const;
+  const MemoryMacro* find(const std::string& block) const;  // nullptr: the block is not a macro
+  bool has(const std::string& block) const { return find(block) != nullptr; }
 };
 DesignMacros design_macros(const Graph& g, const MacroTechnology& t, const MacroOptions& o);
 

@@ -14,8 +14,10 @@ namespace fsgen {
 
 namespace {
 
-// Whose busy cycles price block b in run r.
+// Whose busy cycles price block b in run r: its own, its array's, or (an operand buffer, read
+// as the arrays compute and written as the DMA loads) theirs all.
 std::vector<std::string> busy_blocks_of(const Graph& g, const RunResult& r, const std::string& b) {
+  if (g.block(b).kind == "op_buffer") return {"array_a", "array_b", "dma"};
   if (r.activity.count(b)) return {b};
   for (const Edge& e : g.edges) {
     const std::string& other = e.from_block == b ? e.to_block : e.to_block == b ? e.from_block : "";
@@ -94,7 +96,8 @@ double ActivityPowerModel::power_mw(const std::map<std::string, BlockActivity>& 
   return mw;
 }
 
-ActivityPowerModel calibrate_activity_power(const Graph& g, const PowerModel& model, double zeros) {
+ActivityPowerModel calibrate_activity_power(const Graph& g, const PowerModel& model, double zeros,
+                                            const DesignMacros& macros) {
   ActivityPowerModel m;
   std::map<std::string, SampleEnergy> energy;
   std::vector<std::string> order;
@@ -105,7 +108,7 @@ ActivityPowerModel calibrate_activity_power(const Graph& g, const PowerModel& mo
     m.sample_fast_cycles += run_fast(g, regs, 0, OperandZeros{zeros, zeros}).result.cycles;
     m.sample_cycles += r.cycles;
     m.sample += (m.sample.empty() ? "" : " and ") + p.kernel;
-    const PowerTrace t = estimate_run_power(g, p.kernel, regs, r, model, std::max<uint64_t>(r.cycles, 1));
+    const PowerTrace t = estimate_run_power(g, p.kernel, regs, r, model, std::max<uint64_t>(r.cycles, 1), macros);
     m.not_modelled = t.not_modelled;
     for (const BlockPower& bp : t.blocks) {
       SampleEnergy& e = energy[bp.block];

@@ -18,6 +18,7 @@
 #include "generator/graph.h"
 #include "models/fast_model.h"
 #include "models/run_result.h"
+#include "power/memory_macro.h"
 #include "power/power_model.h"
 
 namespace fsgen {
@@ -52,7 +53,9 @@ struct ActivityPowerModel {
 // The sample: a matmul of two output tiles (one, when the accumulator cache holds one) over
 // four k tiles and, on a fused core, a prefill
 // attention head over two key tiles, every operand's values zero at the share `zeros`.
-ActivityPowerModel calibrate_activity_power(const Graph& g, const PowerModel& model, double zeros);
+// Buffers among `macros` are priced by the SRAM macro model.
+ActivityPowerModel calibrate_activity_power(const Graph& g, const PowerModel& model, double zeros,
+                                            const DesignMacros& macros = {});
 // The sample's programs (what a model layer runs: a projection matmul, attention).
 std::vector<Program> sample_programs(const Graph& g, double zeros);
 

@@ -309,6 +309,16 @@ std::map<std::string, int64_t> instance_parameters(const PrimitiveDef& def, cons
   return params;
 }
 
+// The parameters an instance is priced at: a controller whose operand buffers are SRAM
+// macros holds none of their slots in its netlist.
+std::map<std::string, int64_t> priced_parameters(const PrimitiveDef& def, const ArrayInstance& inst,
+                                                 const KernelRegs& regs, const DesignMacros& macros) {
+  std::map<std::string, int64_t> params = instance_parameters(def, inst, regs);
+  if (macros.has("buf_a"))
+    for (const std::string& slots : def.buffer_slot_params) params[slots] = 0;
+  return params;
+}
+
 // Windows are priced in chunks of this many (a chunk is extended to hold its last command
 // whole): a per-cycle trace of a long run keeps only its output series whole, not every
 // window's features.
@@ -470,18 +480,22 @@ double PowerTrace::total_average_mw() const {
 }
 
 std::vector<BlockEstimate> block_estimates(const Graph& g, const PowerModel& model,
-                                           std::vector<std::string>* not_modelled) {
+                                           std::vector<std::string>* not_modelled, const DesignMacros& macros) {
   std::vector<BlockEstimate> out;
   KernelRegs regs{};
   regs.kernel = g.attention ? 1 : 0;  // held hyperparameters (the softmax unit's MODE) as attention sets them
   for (const auto& b : g.blocks) {
+    if (const MemoryMacro* macro = macros.find(b.name)) {
+      out.push_back({b.name, "sram_macro", macro->area_um2, 0, 0});
+      continue;
+    }
     const std::optional<ArrayInstance> inst = block_instance(g, b.name);
     if (!inst || !model.primitives.count(b.kind)) {
       if (not_modelled && !priced_with_controller(g, b.name)) not_modelled->push_back(b.name);
       continue;
     }
     const PrimitiveDef& def = primitive_def(b.kind);
-    const std::vector<int> h = hyperparameters_of(def, instance_parameters(def, *inst, regs));
+    const std::vector<int> h = hyperparameters_of(def, priced_parameters(def, *inst, regs, macros));
     BlockEstimate e;
     e.block = b.name, e.kind = b.kind;
     e.area_um2 = model.area_um2(b.kind, h);
@@ -494,15 +508,16 @@ std::vector<BlockEstimate> block_estimates(const Graph& g, const PowerModel& mod
   return out;
 }
 
-DesignArea design_area(const Graph& g, const PowerModel& model) {
+DesignArea design_area(const Graph& g, const PowerModel& model, const DesignMacros& macros) {
   DesignArea a;
-  for (const BlockEstimate& e : block_estimates(g, model, &a.not_modelled)) a.um2 += e.area_um2;
+  for (const BlockEstimate& e : block_estimates(g, model, &a.not_modelled, macros)) a.um2 += e.area_um2;
   return a;
 }
 
-DesignClock design_clock(const Graph& g, const PowerModel& model) {
+DesignClock design_clock(const Graph& g, const PowerModel& model, const DesignMacros& macros) {
   DesignClock c;
-  for (const BlockEstimate& e : block_estimates(g, model, &c.not_modelled)) {
+  for (const BlockEstimate& e : block_estimates(g, model, &c.not_modelled, macros)) {
+    if (e.kind == "sram_macro") continue;  // a compiler's macro brings its own timing
     if (e.delay_ns <= 0) {
       c.not_modelled.push_back(e.block);
       continue;
@@ -539,18 +554,14 @@ PowerTrace estimate_run_power(const Graph& g, const std::string& kernel, const K
   // design's tile times included), in the windows of its probes.
   const ActivityTimeline timeline = ActivityTimeline::from_spans(r, window, t.windows());
   for (const auto& b : g.blocks) {
-    const auto macro = std::find_if(macros.macros.begin(), macros.macros.end(), [&](const MemoryMacro& m) { return m.block == b.name; });
-    if (macro != macros.macros.end()) {
+    if (const MemoryMacro* macro = macros.find(b.name)) {
       t.blocks.push_back(macro_power(*macro, macro_accesses(*macro, b, r, timeline), t));
       continue;
     }
     const std::optional<ArrayInstance> inst = block_instance(g, b.name);
     if (inst && model.primitives.count(b.kind)) {
       const PrimitiveDef& def = primitive_def(b.kind);
-      std::map<std::string, int64_t> params = instance_parameters(def, *inst, regs);
-      if (macros.has("buf_a"))
-        for (const std::string& slots : def.buffer_slot_params) params[slots] = 0;
-      t.blocks.push_back(primitive_power(g, r, timeline, b, params, model, t));
+      t.blocks.push_back(primitive_power(g, r, timeline, b, priced_parameters(def, *inst, regs, macros), model, t));
     } else {
       t.not_modelled.push_back(b.name);
     }

@@ -96,13 +96,15 @@ PowerTrace estimate_run_power(const Graph& g, const std::string& kernel, const K
 // A block's figures by its primitive's models: area, and where the primitive models have
 // a timing model, its worst path delay and how far beyond the characterised sizes it lies
 // (KindTiming::beyond; delay 0 without one). Blocks without a primitive model are left out,
-// and named in `not_modelled` when given (unless the controller's model prices them).
+// and named in `not_modelled` when given (unless the controller's model prices them). A
+// memory macro's area is the SRAM macro model's (kind "sram_macro", not timed).
 struct BlockEstimate {
   std::string block, kind;
   double area_um2 = 0, delay_ns = 0, beyond = 0;
 };
 std::vector<BlockEstimate> block_estimates(const Graph& g, const PowerModel& model,
-                                           std::vector<std::string>* not_modelled = nullptr);
+                                           std::vector<std::string>* not_modelled = nullptr,
+                                           const DesignMacros& macros = {});
 
 // The design's area by the primitive area models (PowerModel::area_um2) of its blocks that
 // have one; the others are named in `not_modelled`.
@@ -110,7 +112,7 @@ struct DesignArea {
   double um2 = 0;
   std::vector<std::string> not_modelled;
 };
-DesignArea design_area(const Graph& g, const PowerModel& model);
+DesignArea design_area(const Graph& g, const PowerModel& model, const DesignMacros& macros = {});
 
 // The design's max clock by the timing model (PowerModel::timing) of its blocks that have
 // one: its slowest block's worst path. Blocks larger than their kind's characterised sizes
@@ -122,7 +124,7 @@ struct DesignClock {
   double limiting_delay_ns = 0;
   std::vector<std::string> extrapolated, not_modelled;
 };
-DesignClock design_clock(const Graph& g, const PowerModel& model);
+DesignClock design_clock(const Graph& g, const PowerModel& model, const DesignMacros& macros = {});
 
 void print_power(const PowerTrace& t, std::ostream& out);
 void write_power_csv(const PowerTrace& t, std::ostream& out);

@@ -109,6 +109,11 @@ TEST(MemoryMacro, OperandBuffersAtSizeAreMacrosWithTheirAccessesCounted) {
   EXPECT_EQ(apart.h[7], 0);  // SB
   EXPECT_NE(apart.model.find("its operand buffers SRAM macros, priced apart"), std::string::npos) << apart.model;
   EXPECT_LT(apart.average_mw, flops.average_mw);
+  // The design's area (the explorer's): the macros' by the SRAM model, the controller's without
+  // its buffers' flip-flops.
+  double macros_um2 = 0;
+  for (const MemoryMacro& m : d.macros) macros_um2 += m.area_um2;
+  EXPECT_LT(design_area(g, model, d).um2 - macros_um2, design_area(g, model).um2);
 }
 
 TEST(MemoryMacro, SynthesisLeavesAMacroABlackBox) {
