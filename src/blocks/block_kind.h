@@ -49,7 +49,7 @@ struct BlockKind {
   // the normaliser and the K/V tile caches are inside the controller's, fsgen_ctrl).
   std::string host_module;
   // Whether the host's power model covers it (the requantiser and the normaliser are in
-  // every characterised controller; the tile caches are not: those controllers have none).
+  // every characterised controller; the tile caches are slots of its operand buffer buf_b).
   bool priced_with_host = false;
   // Where its cycle-level behaviour is modelled: its folder's model.h, or the core model in
   // src/models.
