@@ -85,7 +85,7 @@ void print_graph(const Graph& g, std::ostream& out) {
   out << "\n  matmul operand buffers: " << g.a_slots << " A " << (g.a_slots == 1 ? "tile" : "tiles") << ", "
       << g.b_slots << " B " << (g.b_slots == 1 ? "tile" : "tiles") << " (a tile held is not loaded again";
   if (g.double_buffered()) out << "; the loader fills the free slots during the passes, up to 4 tiles ahead";
-  out << ")";
+  out << "; buf_a " << g.buf_a_bytes() << " B, buf_b " << g.buf_b_bytes() << " B)";
   if (!g.single_buffered_why.empty()) out << "\n    single-buffered: " << g.single_buffered_why;
   out << "\n  kernels: matmul";
   if (g.matmul_on_both) out << " (on arrays a and b: " << g.matmul_tile_n() << "-column tiles)";

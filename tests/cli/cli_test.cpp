@@ -49,7 +49,7 @@ TEST(Cli, CheckShowsAnUnbuiltSparsePlan) {
   EXPECT_NE(llm.out.find("matmul epilogue: the activation and gate product on stored rows"), std::string::npos)
       << llm.out;
   EXPECT_NE(llm.out.find("matmul operand buffers: 32 A tiles, 3 B tiles (a tile held is not loaded again; the loader "
-                         "fills the free slots during the passes, up to 4 tiles ahead)"),
+                         "fills the free slots during the passes, up to 4 tiles ahead; buf_a 65536 B, buf_b 20480 B)"),
             std::string::npos)
       << llm.out;
   EXPECT_NE(ok.out.find("design 8G_1b2c"), std::string::npos) << ok.out;
