@@ -134,8 +134,10 @@ void map_for_area(const Graph& g, const std::string& dir, const DesignSynthesis&
       const std::string area_dir = (std::filesystem::path(dir) / "synth" / b->block / "area").string();
       try {
         std::filesystem::create_directories(area_dir);
+        SynthOptions options;
+        options.blackboxes = synthesis.macro_modules;
         blocks[i].synth_um2 =
-            synth_to_liberty(files, b->instance.module, b->instance.params, synthesis.lib, area_dir).area_um2;
+            synth_to_liberty(files, b->instance.module, b->instance.params, synthesis.lib, area_dir, options).area_um2;
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> hold(lock);
         error = e.what();
@@ -157,7 +159,9 @@ SynthesisCheck synthesise_design_check(const DesignRecord& d, const PowerModel& 
   SynthesisCheck c;
   c.design = d.name, c.space = d.space, c.liberty = synthesis.lib.name;
   std::vector<std::string> not_modelled;
-  const std::vector<BlockEstimate> estimates = block_estimates(g, model, &not_modelled);
+  // Priced as synthesised: the macros' blocks apart, a controller without their flip-flops.
+  const std::vector<BlockEstimate> estimates =
+      block_estimates(g, model, &not_modelled, DesignMacros{synthesis.macros, synthesis.macro_modules});
   for (const BlockSynthesis& b : synthesis.blocks) {
     const auto e =
         std::find_if(estimates.begin(), estimates.end(), [&](const BlockEstimate& x) { return x.block == b.block; });

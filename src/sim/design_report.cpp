@@ -196,6 +196,7 @@ DesignSynthesis synthesise_design(const Graph& g, const std::string& dir, const 
     else
       d.inside.push_back(name);
   }
+  d.macro_modules = macros.modules;
   d.blocks = synthesise_blocks(std::move(todo), g, dir, d.lib, 1000.0 / g.spec.clock_mhz, request.jobs, macros.modules);
   return d;
 }

@@ -38,6 +38,7 @@ struct DesignSynthesis {
   std::vector<BlockSynthesis> blocks;  // those with logic of their own, mapped and timed
   std::vector<MemoryMacro> macros;     // those that are memory macros (not mapped)
   std::vector<std::string> inside;     // those whose logic is inside the controller's module
+  std::vector<std::string> macro_modules;  // the modules the blocks' syntheses left black boxes
 };
 
 // Maps each requested block of the generated design in dir (its Verilog written there) onto
