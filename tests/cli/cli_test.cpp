@@ -204,6 +204,13 @@ TEST(Cli, GenerateSynthTimesEachBlock) {
   const CliRun inside = fsgen_cli("generate " + dir + "/tiny.yaml -o " + dir + "/none --synth --blocks requant");
   EXPECT_NE(inside.out.find("block 'requant' is part of the controller's module: name ctrl"), std::string::npos)
       << inside.out;
+  // Operand buffers at the threshold: SRAM macros, black boxes in the controller OpenSTA times.
+  const CliRun macros =
+      fsgen_cli("generate " + dir + "/tiny.yaml -o " + dir + "/macros --synth --blocks ctrl --macro-threshold 16");
+  ASSERT_EQ(macros.status, 0) << macros.out;
+  EXPECT_NE(macros.out.find("\n  ctrl "), std::string::npos) << macros.out;
+  EXPECT_NE(test::read_file(dir + "/macros/tiny/synth/ctrl/fsgen_ctrl_fsgen45.ys").find("blackbox fsgen_ctrl_buffer"),
+            std::string::npos);
 }
 
 TEST(Cli, SimulateReportsTheModelAndAMatch) {
