@@ -100,10 +100,13 @@ TEST(BlockRegistry, ThePowerCatalogIsTheKindsPrimitivesInOrder) {
   EXPECT_EQ(catalog, from_kinds);
   EXPECT_EQ(catalog, (std::vector<std::string>{"pe_array_os", "pe_array_rescale", "pe_array_dot", "sparse_net",
                                                "acc_cache", "dma", "softmax", "ctrl", "fused_ctrl", "csr"}));
-  // Priced with the controller: the requantiser and the normaliser, not the tile caches.
+  // Priced with the controller: the requantiser, the normaliser, and (below the macro
+  // threshold) the operand buffers and the tile caches among their slots; not the skew registers.
   EXPECT_TRUE(block_kind("requant").priced_with_controller());
   EXPECT_TRUE(block_kind("normalise").priced_with_controller());
-  EXPECT_FALSE(block_kind("tile_cache").priced_with_controller());
+  EXPECT_TRUE(block_kind("op_buffer").priced_with_controller());
+  EXPECT_TRUE(block_kind("tile_cache").priced_with_controller());
+  EXPECT_FALSE(block_kind("skew").priced_with_controller());
   EXPECT_EQ(block_kind("fused_ctrl").power_note, " (with the requantiser and the normaliser)");
 }
 
