@@ -52,7 +52,7 @@ MemoryMacro sram_macro(const std::string& block, uint64_t bytes, uint32_t word_b
 // time).
 struct DesignMacros {
   std::vector<MemoryMacro> macros;
-  std::vector<std::string> modules;  // the black boxes of their synthesis
+  std::vector<std::string> modules;                         // the black boxes of their synthesis
   const MemoryMacro* find(const std::string& block) const;  // nullptr: the block is not a macro
   bool has(const std::string& block) const { return find(block) != nullptr; }
 };

@@ -240,10 +240,9 @@ bool print_synthesis(const Graph& g, const std::string& dir, const SynthesisRequ
     macro_area += m.area_um2;
     any_macro = true;
     out << "  memory macro " << m.block << " (" << m.bytes << " B, " << m.word_bits << "-bit words; SRAM macro model, "
-        << std::defaultfloat << std::setprecision(6) << mo.node_nm << std::fixed << " nm): area " << std::setprecision(1) << m.area_um2
-        << " um^2, read " << std::setprecision(2)
-        << m.read_pj << " pJ, write " << m.write_pj << " pJ, leakage " << std::setprecision(4) << m.leakage_mw
-        << " mW\n";
+        << std::defaultfloat << std::setprecision(6) << mo.node_nm << std::fixed << " nm): area "
+        << std::setprecision(1) << m.area_um2 << " um^2, read " << std::setprecision(2) << m.read_pj << " pJ, write "
+        << m.write_pj << " pJ, leakage " << std::setprecision(4) << m.leakage_mw << " mW\n";
   }
   out << "  logic area " << std::setprecision(1) << logic_area << " um^2";
   if (any_macro) out << ", with the macros " << logic_area + macro_area << " um^2";

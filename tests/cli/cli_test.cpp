@@ -150,11 +150,12 @@ TEST(Cli, PowerErrorsAreOneLine) {
   EXPECT_EQ(lib.status, 1);
   EXPECT_EQ(std::count(lib.out.begin(), lib.out.end(), '\n'), 1) << lib.out;
   // A controller reading macro buffers has nothing to replay them with: refused before any output.
-  const CliRun macros = fsgen_cli("power examples/os_8x8.yaml --power-model " + dir + "/m.json --golden --macro-threshold 64 -o " +
-                                  dir + "/out --csv " + dir + "/t.csv");
+  const CliRun macros = fsgen_cli("power examples/os_8x8.yaml --power-model " + dir +
+                                  "/m.json --golden --macro-threshold 64 -o " + dir + "/out --csv " + dir + "/t.csv");
   EXPECT_EQ(macros.status, 1);
   EXPECT_EQ(std::count(macros.out.begin(), macros.out.end(), '\n'), 1) << macros.out;
-  EXPECT_NE(macros.out.find("--golden: design os_8x8's operand buffers are SRAM macros"), std::string::npos) << macros.out;
+  EXPECT_NE(macros.out.find("--golden: design os_8x8's operand buffers are SRAM macros"), std::string::npos)
+      << macros.out;
   EXPECT_FALSE(std::filesystem::exists(dir + "/t.csv"));
   const CliRun records = fsgen_cli("power-validate " + dir + "/missing.csv --dataset data/power/fsgen45.csv");
   EXPECT_EQ(records.status, 1);
