@@ -74,8 +74,7 @@ std::string power_by_block_text(std::vector<std::pair<std::string, double>> bloc
 // The design's power models, one per zero share of the benchmarks (each calibrated once).
 class DesignPower {
  public:
-  DesignPower(const Graph& g, const ExploreOptions& o)
-      : g_(g), o_(o), macros_(design_macros(g, o.macro_technology, o.macros)) {}
+  DesignPower(const Graph& g, const ExploreOptions& o, const DesignMacros& macros) : g_(g), o_(o), macros_(macros) {}
   const ActivityPowerModel& at(double zeros) {
     auto it = by_zeros_.find(zeros);
     if (it != by_zeros_.end()) return it->second;
@@ -103,7 +102,7 @@ class DesignPower {
  private:
   const Graph& g_;
   const ExploreOptions& o_;
-  const DesignMacros macros_;
+  const DesignMacros& macros_;
   std::map<double, ActivityPowerModel> by_zeros_;
 };
 
@@ -122,9 +121,9 @@ ModelSimReport simulate_benchmark(const Graph& g, const SpaceBenchmark& b, SimMo
 }
 
 // The timing model's max clock (when the primitive models have one), and what it rests on.
-void record_max_clock(const Graph& g, const ExploreOptions& o, DesignRecord& d) {
+void record_max_clock(const Graph& g, const ExploreOptions& o, const DesignMacros& macros, DesignRecord& d) {
   if (o.power_model->timing.empty()) return;
-  const DesignClock c = design_clock(g, *o.power_model, design_macros(g, o.macro_technology, o.macros));
+  const DesignClock c = design_clock(g, *o.power_model, macros);
   d.max_clock_mhz = c.mhz;
   std::ostringstream m;
   m << "fsgen timing model (" << o.power_model_name << "): set by " << c.limiting_block << " (" << std::setprecision(3)
@@ -155,8 +154,8 @@ DesignRecord evaluate_point(const DesignSpace& s, const DesignPoint& p, const Ex
   if (!g) return d;
   d.pes = g->array_a.spec.pe_count() + (g->attention ? g->array_b.spec.pe_count() : 0);
   d.clock_mhz = g->spec.clock_mhz;
+  const DesignMacros macros = design_macros(*g, o.macro_technology, o.macros);  // priced only with a power model
   if (o.power_model) {
-    const DesignMacros macros = design_macros(*g, o.macro_technology, o.macros);
     const DesignArea a = design_area(*g, *o.power_model, macros);
     d.area_um2 = a.um2;
     d.area_model = "fsgen primitive area models (" + o.power_model_name + ")" +
@@ -165,14 +164,14 @@ DesignRecord evaluate_point(const DesignSpace& s, const DesignPoint& p, const Ex
       d.area_model += ", without";
       for (const auto& b : a.not_modelled) d.area_model += " " + b;
     }
-    record_max_clock(*g, o, d);
+    record_max_clock(*g, o, macros, d);
   }
   d.reason = constraint_broken(s.constraints, *g, d.pes, d.area_um2);
   if (!d.reason.empty()) {
     d.status = "excluded";
     return d;
   }
-  DesignPower power(*g, o);
+  DesignPower power(*g, o, macros);
   for (const SpaceBenchmark& b : s.benchmarks) {
     try {
       const ModelSimReport r = simulate_benchmark(*g, b);

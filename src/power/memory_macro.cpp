@@ -84,6 +84,10 @@ const MemoryMacro* DesignMacros::find(const std::string& block) const {
   return it == macros.end() ? nullptr : &*it;
 }
 
+bool DesignMacros::holds_operand_buffers() const {
+  return std::find(modules.begin(), modules.end(), "fsgen_ctrl_buffer") != modules.end();
+}
+
 DesignMacros design_macros(const Graph& g, const MacroTechnology& t, const MacroOptions& o) {
   DesignMacros d;
   // Each module's blocks with their bytes and access width, in bits.

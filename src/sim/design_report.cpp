@@ -187,9 +187,7 @@ DesignSynthesis synthesise_design(const Graph& g, const std::string& dir, const 
   const DesignMacros macros = design_macros(g, macro_technology(read_liberty_file(d.lib.path), mo.node_nm), mo);
   std::vector<BlockSynthesis> todo;
   for (const auto& name : d.requested) {
-    const auto macro =
-        std::find_if(macros.macros.begin(), macros.macros.end(), [&](const MemoryMacro& m) { return m.block == name; });
-    if (macro != macros.macros.end())
+    if (const MemoryMacro* macro = macros.find(name))
       d.macros.push_back(*macro);
     else if (auto inst = synthesis_instance(g, name))
       todo.push_back({name, *inst, {}, ""});

@@ -314,7 +314,7 @@ std::map<std::string, int64_t> instance_parameters(const PrimitiveDef& def, cons
 std::map<std::string, int64_t> priced_parameters(const PrimitiveDef& def, const ArrayInstance& inst,
                                                  const KernelRegs& regs, const DesignMacros& macros) {
   std::map<std::string, int64_t> params = instance_parameters(def, inst, regs);
-  if (macros.has("buf_a"))
+  if (macros.holds_operand_buffers())
     for (const std::string& slots : def.buffer_slot_params) params[slots] = 0;
   return params;
 }

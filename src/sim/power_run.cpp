@@ -37,12 +37,9 @@ std::vector<std::string> replayed_blocks(const Graph& g, const PowerTrace& t, bo
 
 // A controller whose operand buffers are macros reads them through black boxes whose data
 // the replay does not have: refused before anything runs.
-void require_replayable(const Graph& g, const PowerTrace& t, bool whole_core) {
-  const bool buffers_are_macros = std::any_of(t.blocks.begin(), t.blocks.end(), [](const BlockPower& b) {
-    return b.kind == "sram_macro" && b.block.rfind("buf_", 0) == 0;
-  });
+void require_replayable(const Graph& g, const PowerTrace& t, bool whole_core, const DesignMacros& macros) {
   const std::vector<std::string> replayed = replayed_blocks(g, t, whole_core);
-  if (buffers_are_macros && std::find(replayed.begin(), replayed.end(), "ctrl") != replayed.end())
+  if (macros.holds_operand_buffers() && std::find(replayed.begin(), replayed.end(), "ctrl") != replayed.end())
     fail("--golden", "design " + g.spec.name + "'s operand buffers are SRAM macros (--macro-threshold " +
                          "reached): its controller's netlist reads them through black boxes the replay has no data " +
                          "for; give --modelled-only, or a --macro-threshold above buf_a's and buf_b's bytes");
@@ -105,7 +102,7 @@ void run_power(const Graph& g, const Program& prog, const PowerModel& pm, const 
   const DesignMacros macros =
       design_macros(g, macro_technology(read_liberty_file(lib.path), o.macros.node_nm), o.macros);
   const PowerTrace t = estimate_power(g, prog, pm, o.window, macros);
-  if (o.golden) require_replayable(g, t, o.whole_core);
+  if (o.golden) require_replayable(g, t, o.whole_core, macros);
   print_power(t, out);
   if (o.golden) compare_with_golden(g, prog, pm, t, o, work, out);
   write_trace_files(t, o);
