@@ -3,6 +3,7 @@
 // path of the mapped netlist. The library is fsgen's own generic 45 nm class library
 // (tech/fsgen45.lib, built in) or any .lib / .lib.gz the user names.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -25,7 +26,8 @@ struct SynthReport {
   uint64_t cells = 0;                         // mapped cells in all
   std::map<std::string, uint64_t> cell_use;   // cells by liberty cell name
   std::string netlist;                        // the mapped Verilog netlist written
-  std::string netlist_json;                   // the same netlist as Yosys JSON
+  std::string netlist_json;                   // Yosys' netlist as JSON (before a timing netlist's fan-out buffers)
+  uint64_t fanout_buffers = 0;                // timing netlists: buffers on the flip-flops' fan-out (in cells, area)
 };
 
 // How ABC maps a netlist for area (SynthOptions::delay_target_ns 0: the power flow's
@@ -46,6 +48,9 @@ struct SynthOptions {
   // mapping, then buffer trees on high-fanout nets and gate sizing (ABC's buffer, upsize and
   // dnsize), so a control signal that reaches every PE is timed through a buffer tree.
   double delay_target_ns = 0;
+  // Delay mapping: a flip-flop output feeding more cell inputs than this gets a buffer tree
+  // (fanout_buffers.h; ABC times flip-flop outputs as ideal drivers and leaves them bare).
+  size_t max_fanout = 8;
 };
 
 // Synthesises `top` from `files` (with parameters `params` on the top), flattened, onto
