@@ -16,7 +16,7 @@ struct CompileOptions {
 
 int run_compile(const CompileOptions& o) {
   const Graph g = elaborate(parse_spec_file(o.spec_path));
-  const Program prog = compile_matmul(g, matmul_problem(o.kernel));
+  const Program prog = compile_matmul(g, matmul_problem(o.kernel, g));
   save_program(prog, o.program_out);
   std::cout << "wrote " << o.program_out << ": " << prog.kernel << " for design " << g.spec.name << ", "
             << prog.writes.size() << " register writes, " << prog.inputs.size() << " input regions\n";

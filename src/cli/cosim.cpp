@@ -21,7 +21,7 @@ int run_cosim(const CosimOptions& o) {
   const KernelOptions& k = o.kernel;
   const CosimReport rep = k.kernel == "attention" ? cosim_attention(g, attention_problem(k), o.out_root, o.vcd)
                           : k.kernel == "ffn"     ? cosim_ffn(g, ffn_problem(k), o.out_root, o.vcd)
-                                                  : cosim_matmul(g, matmul_problem(k), o.out_root, o.vcd);
+                                                  : cosim_matmul(g, matmul_problem(k, g), o.out_root, o.vcd);
   print_cosim(rep, std::cout);
   if (!o.vcd.empty()) std::cout << "wrote " << o.vcd << " (the RTL run's waveform)\n";
   return rep.pass() ? 0 : 1;

@@ -76,9 +76,13 @@ std::vector<std::string> epilogue_choices() {
 }  // namespace
 
 void add_problem_options(CLI::App* cmd, KernelOptions& o) {
-  cmd->add_option("--m", o.m, "rows of A and C")->capture_default_str();
-  cmd->add_option("--n", o.n, "columns of B and C")->capture_default_str();
-  cmd->add_option("--k", o.k, "reduction length")->capture_default_str();
+  const std::string given = " (default: 32, rounded up to a multiple of the design's tile)";
+  const CLI::Validator positive(
+      [](std::string& v) { return v.find_first_not_of("0+") == std::string::npos ? "expected a positive size" : ""; },
+      "");
+  cmd->add_option("--m", o.m, "rows of A and C" + given)->check(positive);
+  cmd->add_option("--n", o.n, "columns of B and C" + given)->check(positive);
+  cmd->add_option("--k", o.k, "reduction length" + given)->check(positive);
   cmd->add_option("--epilogue", o.epilogue,
                   "matmul: the activation unit on each stored row (a fused core): act(requant(A B)), or gated: B holds "
                   "W1's n columns then W3's, C = requant(act(u) x requant(g))")
@@ -94,11 +98,12 @@ void add_problem_options(CLI::App* cmd, KernelOptions& o) {
                   "attention's keys, the FFN's W1 and W3");
 }
 
-MatmulProblem matmul_problem(const KernelOptions& o) {
+MatmulProblem matmul_problem(const KernelOptions& o, const Graph& g) {
+  auto dim = [](unsigned given, uint32_t tile) { return given != 0 ? given : (32 + tile - 1) / tile * tile; };
   MatmulProblem p;
-  p.m = o.m;
-  p.n = o.n;
-  p.k = o.k;
+  p.m = dim(o.m, g.array_a.spec.tile_m);
+  p.n = dim(o.n, g.matmul_tile_n());
+  p.k = dim(o.k, g.array_a.spec.tile_k);
   p.seed = o.seed;
   p.values = o.values.resolved();
   p.zeros_in_a = o.values.zeros_in.find('a') != std::string::npos;
@@ -175,10 +180,10 @@ ChosenKernel compile_kernel(const Graph& g, const KernelOptions& o) {
     c.expected = std::move(f.expected);
     c.least_bytes = least_traffic_bytes(p, g.spec.array_a.tile_k);
   } else {
-    const MatmulProblem prob = matmul_problem(o);
+    const MatmulProblem prob = matmul_problem(o, g);
     c.program = compile_matmul(g, prob);
     c.expected = matmul_expected(c.program, prob);
-    c.macs = double(o.m) * prob.b_columns() * o.k;
+    c.macs = double(prob.m) * prob.b_columns() * prob.k;
     c.least_bytes = least_traffic_bytes(prob);
   }
   return c;

@@ -49,7 +49,7 @@ void add_ffn_options(CLI::App* cmd, FfnOptions& o);
 // the attention and FFN options.
 struct KernelOptions {
   std::string kernel = "matmul";
-  unsigned m = 32, n = 32, k = 32;
+  unsigned m = 0, n = 0, k = 0;  // 0: not given (matmul_problem picks the design's default)
   std::string epilogue = "none";  // matmul: none, silu, gelu, gated-silu, gated-gelu
   unsigned long long seed = 1;
   ValueOptions values;
@@ -61,7 +61,9 @@ void add_kernel_choice(CLI::App* cmd, KernelOptions& o, const std::vector<std::s
 // The matmul's shape, the seed and the operands' options.
 void add_problem_options(CLI::App* cmd, KernelOptions& o);
 
-MatmulProblem matmul_problem(const KernelOptions& o);
+// The matmul of --m, --n, --k on design g; one not given is 32 rounded up to a multiple of
+// g's tile in that dimension (llm_16x16's k tile is 128).
+MatmulProblem matmul_problem(const KernelOptions& o, const Graph& g);
 AttentionProblem attention_problem(const KernelOptions& o);
 FfnProblem ffn_problem(const KernelOptions& o);
 

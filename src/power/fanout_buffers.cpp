@@ -115,8 +115,10 @@ void build_tree(const std::string& net, std::vector<Load> loads, size_t max_fano
     if (load.buffer) connect(load, net);
 }
 
-std::string unquoted(std::string s) {
-  s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return c == '"' || c == ' '; }), s.end());
+// A liberty function without its quotes, spaces and parentheses: "(A)" is "A".
+std::string bare_function(std::string s) {
+  s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return c == '"' || c == ' ' || c == '(' || c == ')'; }),
+          s.end());
   return s;
 }
 
@@ -135,8 +137,9 @@ const LibertyCell& fanout_buffer_cell(const LibertyLibrary& lib, size_t max_fano
     if (cell.sequential || cell.pins.size() != 2) continue;
     const LibertyPin *in = nullptr, *out = nullptr;
     for (const auto& [pin_name, pin] : cell.pins) (pin.output ? out : in) = &pin;
-    if (!in || !out || unquoted(out->function) != in->name || out->transitions.empty()) continue;
-    const double ns = out->transition_ns(0.05, load_ff);
+    if (!in || !out || bare_function(out->function) != in->name || out->transitions.empty()) continue;
+    // In a tree the buffer drives typical pins at the leaves and its own inputs above them.
+    const double ns = out->transition_ns(0.05, load_ff) + out->transition_ns(0.05, max_fanout * in->capacitance_ff);
     if (ns < best_ns || (ns == best_ns && best && cell.area_um2 < best->area_um2)) {
       best = &cell;
       best_ns = ns;

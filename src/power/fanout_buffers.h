@@ -23,7 +23,8 @@ struct FanoutBuffers {
 };
 
 // The library's buffer for fan-out trees: of the cells whose one output follows their one
-// input, the one with the fastest output transition into `max_fanout` typical input pins.
+// input, the one whose output transitions fastest into `max_fanout` typical input pins (a
+// leaf) plus into `max_fanout` of its own inputs (a level above).
 // UserError if the library has none.
 const LibertyCell& fanout_buffer_cell(const LibertyLibrary& lib, size_t max_fanout);
 

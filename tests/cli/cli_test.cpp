@@ -222,6 +222,17 @@ TEST(Cli, SimulateReportsTheModelAndAMatch) {
   EXPECT_NE(r.out.find("fast model"), std::string::npos) << r.out;
 }
 
+// Without --m/--n/--k a matmul is 32 rounded up to the design's tiles (llm_16x16's k tile is
+// 128); a size of 0 is refused, not taken for the default.
+TEST(Cli, MatmulSizesDefaultToTheDesignsTiles) {
+  const CliRun r = fsgen_cli("simulate examples/llm_16x16.yaml");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("matmul m=32 n=32 k=128"), std::string::npos) << r.out;
+  const CliRun zero = fsgen_cli("simulate examples/os_8x8.yaml --k 0");
+  EXPECT_NE(zero.status, 0);
+  EXPECT_NE(zero.out.find("--k: expected a positive size"), std::string::npos) << zero.out;
+}
+
 TEST(Cli, SimulateAModel) {
   const std::string dir = test::scratch_dir("cli_model");
   const CliRun r = fsgen_cli("simulate examples/llm_16x16.yaml --model SmolLM2-135M --stage decode --context 64 --tokens 2 "
