@@ -49,7 +49,7 @@ void add_ffn_options(CLI::App* cmd, FfnOptions& o);
 // the attention and FFN options.
 struct KernelOptions {
   std::string kernel = "matmul";
-  unsigned m = 0, n = 0, k = 0;  // 0: not given (matmul_problem picks the design's default)
+  unsigned m = 0, n = 0, k = 0;   // 0: not given (matmul_problem picks the design's default)
   std::string epilogue = "none";  // matmul: none, silu, gelu, gated-silu, gated-gelu
   unsigned long long seed = 1;
   ValueOptions values;

@@ -75,7 +75,9 @@ std::map<std::string, std::string> provenance_of(const CharacterizeOptions& o, c
           {"yosys", tool_version("yosys", "-V")},
           {"opensta", tool_version("sta", "-version")},
           {"period_ns", period.str()},
-          {"mapping", "yosys: abc for delay at the period, buffered fan-out, sized gates; flip-flop fan-out trees; OpenSTA from the ports"}};
+          {"mapping",
+           "yosys: abc for delay at the period, buffered fan-out, sized gates; flip-flop fan-out trees; OpenSTA from "
+           "the ports"}};
 }
 
 // Opens the dataset for appending: an existing one must have this run's liberty and period,
