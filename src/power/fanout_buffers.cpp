@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
-#include <regex>
 #include <sstream>
 #include <vector>
 
@@ -29,7 +28,7 @@ struct Instance {
 // What a tree's driver feeds: an original pin (its line) or the input of a new buffer.
 struct Load {
   bool buffer;
-  size_t index;  // line, or buffer index
+  size_t index;  // into the loads' pins, or into the module's buffers
 };
 
 struct Buffer {
@@ -49,13 +48,34 @@ struct ParsedNetlist {
   std::vector<Instance> instances;
 };
 
+// `.PIN(expr),` or `.PIN(expr)` after the indentation: the pin and its expression.
+bool parse_pin(const std::string& line, std::string& pin, std::string& expr) {
+  const size_t dot = line.find_first_not_of(' ');
+  if (dot == std::string::npos || line[dot] != '.') return false;
+  const size_t open = line.find('(', dot);
+  size_t close = line.size();
+  if (close > 0 && line[close - 1] == ',') --close;
+  if (open == std::string::npos || close == 0 || line[close - 1] != ')' || close - 1 < open) return false;
+  pin = line.substr(dot + 1, open - dot - 1);
+  expr = line.substr(open + 1, close - 2 - open);
+  return true;
+}
+
+// `TYPE NAME (` after the indentation (NAME may be an escaped identifier): the cell type.
+bool parse_instance(const std::string& line, std::string& type) {
+  const size_t start = line.find_first_not_of(' ');
+  if (start == std::string::npos || start == 0 || line.back() != '(' || line[start] == '.') return false;
+  const size_t space = line.find(' ', start);
+  if (space == std::string::npos || space + 1 >= line.size() - 1) return false;
+  type = line.substr(start, space - start);
+  return type != "module";
+}
+
 ParsedNetlist parse_netlist(const std::string& path) {
   std::ifstream in(path);
   if (!in) fail(path, "cannot read the mapped netlist");
   ParsedNetlist n;
-  static const std::regex header(R"(^\s+([A-Za-z_][A-Za-z0-9_$]*)\s+(\S+)\s*\($)");
-  static const std::regex pin(R"(^\s+\.([A-Za-z_][A-Za-z0-9_]*)\((.*)\),?$)");
-  std::smatch m;
+  std::string pin, expr, type;
   bool in_header = false, in_instance = false;
   for (std::string line; std::getline(in, line);) {
     const size_t at = n.lines.size();
@@ -71,10 +91,10 @@ ParsedNetlist parse_netlist(const std::string& path) {
     }
     if (line == "endmodule" && !n.modules.empty()) n.modules.back().end = at;
     if (in_header || n.modules.empty()) continue;
-    if (in_instance && std::regex_match(line, m, pin)) {
-      n.instances.back().pins.push_back({at, m[1], m[2]});
-    } else if (std::regex_match(line, m, header) && m[1] != "module") {
-      n.instances.push_back({m[1], n.modules.size() - 1, {}});
+    if (in_instance && parse_pin(line, pin, expr)) {
+      n.instances.back().pins.push_back({at, pin, expr});
+    } else if (parse_instance(line, type)) {
+      n.instances.push_back({type, n.modules.size() - 1, {}});
       in_instance = true;
     } else {
       in_instance = false;
