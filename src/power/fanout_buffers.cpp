@@ -1,8 +1,10 @@
 #include "power/fanout_buffers.h"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -21,8 +23,10 @@ struct PinLine {
 
 struct Instance {
   std::string type;
-  size_t module;  // index of the module it belongs to
+  size_t module;             // index of the module it belongs to
+  size_t first = 0, last = 0;  // its lines, header to `);`
   std::vector<PinLine> pins;
+  std::string other;         // the text of lines that are not one pin each (a black box's concatenations)
 };
 
 // What a tree's driver feeds: an original pin (its line) or the input of a new buffer.
@@ -41,11 +45,14 @@ struct Module {
   std::vector<Buffer> buffers;
 };
 
-// The parts of the netlist the pass reads: modules, instances and their pins, by line.
+// The parts of the netlist the pass reads: modules, instances and their pins, by line; the
+// names the ports declare and the text of the assigns (nets these name keep their drivers).
 struct ParsedNetlist {
   std::vector<std::string> lines;
   std::vector<Module> modules;
   std::vector<Instance> instances;
+  std::set<std::string> ports;
+  std::string assigns;
 };
 
 // `.PIN(expr),` or `.PIN(expr)` after the indentation: the pin and its expression.
@@ -91,28 +98,41 @@ ParsedNetlist parse_netlist(const std::string& path) {
     }
     if (line == "endmodule" && !n.modules.empty()) n.modules.back().end = at;
     if (in_header || n.modules.empty()) continue;
-    if (in_instance && parse_pin(line, pin, expr)) {
-      n.instances.back().pins.push_back({at, pin, expr});
+    if (in_instance) {
+      Instance& inst = n.instances.back();
+      if (line == "  );") {
+        inst.last = at;
+        in_instance = false;
+      } else if (parse_pin(line, pin, expr)) {
+        inst.pins.push_back({at, pin, expr});
+      } else {
+        inst.other += line + "\n";
+      }
     } else if (parse_instance(line, type)) {
-      n.instances.push_back({type, n.modules.size() - 1, {}});
+      n.instances.push_back({type, n.modules.size() - 1, at, at, {}, {}});
       in_instance = true;
-    } else {
-      in_instance = false;
+    } else if (line.rfind("  input ", 0) == 0 || line.rfind("  output ", 0) == 0) {
+      const size_t end = line.find_last_not_of("; ");
+      const size_t start = line.find_last_of(' ', end);
+      n.ports.insert(line.substr(start + 1, end - start));
+    } else if (line.rfind("  assign ", 0) == 0) {
+      n.assigns += line + "\n";
     }
   }
   return n;
 }
 
 // A balanced tree over `loads` (each at most `max_fanout` per driver), its root on `net`;
-// the pins it moves get their new net in `lines`.
+// every pin gets its driver's net in `lines` (a pin on the root that named another net too).
 void build_tree(const std::string& net, std::vector<Load> loads, size_t max_fanout, const std::vector<PinLine>& pin_of,
-                ParsedNetlist& n, Module& module, uint64_t& next_name) {
+                ParsedNetlist& n, Module& module, const std::string& prefix, uint64_t& next_name) {
   auto connect = [&](const Load& load, const std::string& driver) {
     if (load.buffer) {
       module.buffers[load.index].input = driver;
       return;
     }
     const PinLine& p = pin_of[load.index];
+    if (p.expr == driver) return;
     std::string& line = n.lines[p.line];
     const size_t at = line.find("(" + p.expr + ")");
     line.replace(at + 1, p.expr.size(), driver);
@@ -123,7 +143,7 @@ void build_tree(const std::string& net, std::vector<Load> loads, size_t max_fano
     size_t first = 0;
     for (size_t g = 0; g < groups; ++g) {
       const size_t count = loads.size() / groups + (g < loads.size() % groups ? 1 : 0);
-      const std::string out = "_fanout" + std::to_string(next_name++) + "_";
+      const std::string out = prefix + std::to_string(next_name++) + "_";
       module.buffers.push_back({"", out});
       for (size_t i = first; i < first + count; ++i) connect(loads[i], out);
       next.push_back({true, module.buffers.size() - 1});
@@ -131,8 +151,7 @@ void build_tree(const std::string& net, std::vector<Load> loads, size_t max_fano
     }
     loads = std::move(next);
   }
-  for (const Load& load : loads)
-    if (load.buffer) connect(load, net);
+  for (const Load& load : loads) connect(load, net);
 }
 
 // A liberty function without its quotes, spaces and parentheses: "(A)" is "A".
@@ -140,6 +159,38 @@ std::string bare_function(std::string s) {
   s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return c == '"' || c == ' ' || c == '(' || c == ')'; }),
           s.end());
   return s;
+}
+
+// A cell whose one output follows its one input: a buffer.
+bool is_buffer(const LibertyCell& cell, const LibertyPin*& in, const LibertyPin*& out) {
+  in = out = nullptr;
+  if (cell.sequential || cell.pins.size() != 2) return false;
+  for (const auto& [pin_name, pin] : cell.pins) (pin.output ? out : in) = &pin;
+  return in && out && bare_function(out->function) == in->name;
+}
+
+// A net whose driver the pass may not move: a port's bit, a net an assign or a black box
+// names, a constant.
+bool is_pinned(const std::string& net, const ParsedNetlist& n, const std::set<std::string>& black_box_nets) {
+  if (net.empty() || std::isdigit(static_cast<unsigned char>(net[0]))) return true;
+  if (n.ports.count(net.substr(0, net.find('['))) || black_box_nets.count(net)) return true;
+  return n.assigns.find(net) != std::string::npos;
+}
+
+// The nets the black boxes' pins name (their expressions' words).
+std::set<std::string> black_box_nets(const ParsedNetlist& n, const LibertyLibrary& lib) {
+  std::set<std::string> nets;
+  for (const Instance& inst : n.instances) {
+    if (lib.cells.count(inst.type)) continue;
+    std::string text = inst.other;
+    for (const PinLine& p : inst.pins) text += " " + p.expr + " ";
+    std::istringstream words(text);
+    for (std::string w; words >> w;) {
+      w.erase(std::remove_if(w.begin(), w.end(), [](char c) { return c == '{' || c == '}' || c == ','; }), w.end());
+      if (!w.empty()) nets.insert(w);
+    }
+  }
+  return nets;
 }
 
 }  // namespace
@@ -154,12 +205,10 @@ const LibertyCell& fanout_buffer_cell(const LibertyLibrary& lib, size_t max_fano
   const LibertyCell* best = nullptr;
   double best_ns = std::numeric_limits<double>::infinity();
   for (const auto& [name, cell] : lib.cells) {
-    if (cell.sequential || cell.pins.size() != 2) continue;
-    const LibertyPin *in = nullptr, *out = nullptr;
-    for (const auto& [pin_name, pin] : cell.pins) (pin.output ? out : in) = &pin;
-    if (!in || !out || bare_function(out->function) != in->name || out->transitions.empty()) continue;
+    const LibertyPin *in, *out;
+    if (!is_buffer(cell, in, out) || out->delays.empty()) continue;
     // In a tree the buffer drives typical pins at the leaves and its own inputs above them.
-    const double ns = out->transition_ns(0.05, load_ff) + out->transition_ns(0.05, max_fanout * in->capacitance_ff);
+    const double ns = out->delay_ns(0.05, load_ff) + out->delay_ns(0.05, max_fanout * in->capacitance_ff);
     if (ns < best_ns || (ns == best_ns && best && cell.area_um2 < best->area_um2)) {
       best = &cell;
       best_ns = ns;
@@ -170,44 +219,71 @@ const LibertyCell& fanout_buffer_cell(const LibertyLibrary& lib, size_t max_fano
   return *best;
 }
 
-FanoutBuffers buffer_register_fanout(const std::string& in_v, const std::string& out_v, const LibertyLibrary& lib,
-                                     size_t max_fanout) {
+FanoutBuffers rebuild_fanout_trees(const std::string& in_v, const std::string& out_v, const LibertyLibrary& lib,
+                                   size_t max_fanout) {
   if (max_fanout < 2) fail("fan-out buffering", "expected a maximum fan-out of at least 2");
   ParsedNetlist n = parse_netlist(in_v);
   const LibertyCell& buf = fanout_buffer_cell(lib, max_fanout);
   std::string buf_in, buf_out;
   for (const auto& [pin_name, pin] : buf.pins) (pin.output ? buf_out : buf_in) = pin_name;
-
-  // Each net's driver (a sequential cell's output) and its loads (liberty cells' inputs).
-  std::map<std::string, size_t> register_module;     // net -> module of its flip-flop
-  std::map<std::string, std::vector<size_t>> loads;  // net -> indices into `pins`
-  std::vector<PinLine> pins;
-  for (const Instance& inst : n.instances) {
-    const auto cell = lib.cells.find(inst.type);
-    if (cell == lib.cells.end()) continue;  // a black box
-    for (const PinLine& p : inst.pins) {
-      const auto pin = cell->second.pins.find(p.pin);
-      if (pin == cell->second.pins.end()) continue;
-      if (pin->second.output) {
-        if (cell->second.sequential) register_module[p.expr] = inst.module;
-      } else {
-        loads[p.expr].push_back(pins.size());
-        pins.push_back(p);
-      }
-    }
-  }
   FanoutBuffers result;
   result.buffer_cell = buf.name;
+
+  // The synthesis' buffers whose output only cell pins read: removed, their loads moved to
+  // the net that drives them (through a chain, its first net).
+  const std::set<std::string> boxed = black_box_nets(n, lib);
+  std::map<std::string, std::string> source_of;  // a removed buffer's output -> its input
+  std::vector<bool> removed(n.instances.size(), false), dropped_line(n.lines.size(), false);
+  for (size_t i = 0; i < n.instances.size(); ++i) {
+    const Instance& inst = n.instances[i];
+    const auto cell = lib.cells.find(inst.type);
+    const LibertyPin *in, *out;
+    if (cell == lib.cells.end() || !is_buffer(cell->second, in, out) || inst.pins.size() != 2) continue;
+    const PinLine& a = inst.pins[0].pin == in->name ? inst.pins[0] : inst.pins[1];
+    const PinLine& z = inst.pins[0].pin == in->name ? inst.pins[1] : inst.pins[0];
+    if (a.pin != in->name || z.pin != out->name || is_pinned(z.expr, n, boxed)) continue;
+    source_of[z.expr] = a.expr;
+    removed[i] = true;
+    for (size_t l = inst.first; l <= inst.last; ++l) dropped_line[l] = true;
+    result.removed[inst.type] += 1;
+    result.removed_area_um2 += cell->second.area_um2;
+  }
+  auto root_of = [&](std::string net) {
+    for (auto it = source_of.find(net); it != source_of.end(); it = source_of.find(net)) net = it->second;
+    return net;
+  };
+
+  // Every net's loads (liberty cells' inputs) by the net that now drives them.
+  std::map<std::string, std::pair<size_t, std::vector<size_t>>> loads;  // net -> (module, indices into `pins`)
+  std::vector<PinLine> pins;
+  for (size_t i = 0; i < n.instances.size(); ++i) {
+    const auto cell = lib.cells.find(n.instances[i].type);
+    if (removed[i] || cell == lib.cells.end()) continue;
+    for (const PinLine& p : n.instances[i].pins) {
+      const auto pin = cell->second.pins.find(p.pin);
+      if (pin == cell->second.pins.end() || pin->second.output) continue;
+      auto& l = loads[root_of(p.expr)];
+      l.first = n.instances[i].module;
+      l.second.push_back(pins.size());
+      pins.push_back(p);
+    }
+  }
+  // The trees' nets are named apart from every name the netlist has (a netlist given its
+  // trees before has nets of the first prefix).
+  std::string prefix = "_fanout";
+  while (std::any_of(n.lines.begin(), n.lines.end(),
+                     [&](const std::string& line) { return line.find(prefix) != std::string::npos; }))
+    prefix = "_" + prefix;
   uint64_t next_name = 0;
-  for (const auto& [net, module] : register_module) {
-    const auto l = loads.find(net);
-    if (l == loads.end() || l->second.size() <= max_fanout) continue;
+  for (const auto& [net, l] : loads) {
     std::vector<Load> tree_loads;
-    for (size_t i : l->second) tree_loads.push_back({false, i});
-    const size_t before = n.modules[module].buffers.size();
-    build_tree(net, tree_loads, max_fanout, pins, n, n.modules[module], next_name);
-    result.nets += 1;
-    result.buffers += n.modules[module].buffers.size() - before;
+    for (size_t i : l.second) tree_loads.push_back({false, i});
+    const bool constant = std::isdigit(static_cast<unsigned char>(net[0]));
+    Module& module = n.modules[l.first];
+    const size_t before = module.buffers.size();
+    build_tree(net, tree_loads, constant ? tree_loads.size() : max_fanout, pins, n, module, prefix, next_name);
+    if (module.buffers.size() > before) result.nets += 1;
+    result.buffers += module.buffers.size() - before;
   }
   result.area_um2 = double(result.buffers) * buf.area_um2;
 
@@ -223,7 +299,7 @@ FanoutBuffers buffer_register_fanout(const std::string& in_v, const std::string&
         out << "  " << buf.name << " " << end_of[i]->buffers[b].output << "buf (\n    ." << buf_in << "("
             << end_of[i]->buffers[b].input << "),\n    ." << buf_out << "(" << end_of[i]->buffers[b].output
             << ")\n  );\n";
-    out << n.lines[i] << "\n";
+    if (!dropped_line[i]) out << n.lines[i] << "\n";
     if (header_of[i])
       for (const Buffer& b : header_of[i]->buffers) out << "  wire " << b.output << ";\n";
   }

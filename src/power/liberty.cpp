@@ -278,10 +278,14 @@ LibertyPin read_pin(const LibertyGroup& g, const Units& u, const std::string& so
     for (const LibertyGroup* t : ip->find("power")) e.rise = e.fall = table(t);
     p.power.push_back(std::move(e));
   }
-  for (const LibertyGroup* tg : g.find("timing"))
+  for (const LibertyGroup* tg : g.find("timing")) {
     for (const char* kind : {"rise_transition", "fall_transition"})
       for (const LibertyGroup* t : tg->find(kind))
         p.transitions.push_back(read_table(*t, u, source + ":" + std::to_string(t->line), u.time_ns));
+    for (const char* kind : {"cell_rise", "cell_fall"})
+      for (const LibertyGroup* t : tg->find(kind))
+        p.delays.push_back(read_table(*t, u, source + ":" + std::to_string(t->line), u.time_ns));
+  }
   return p;
 }
 
@@ -384,6 +388,13 @@ double LibertyPin::transition_ns(double slew_ns, double load_ff) const {
   double sum = 0;
   for (const LookupTable& t : transitions) sum += t.at(slew_ns, load_ff);
   return sum / double(transitions.size());
+}
+
+double LibertyPin::delay_ns(double slew_ns, double load_ff) const {
+  if (delays.empty()) return 0;
+  double sum = 0;
+  for (const LookupTable& t : delays) sum += t.at(slew_ns, load_ff);
+  return sum / double(delays.size());
 }
 
 double LibertyPin::energy_fj(const std::string& related, bool rise, double slew_ns, double load_ff) const {

@@ -50,8 +50,11 @@ struct LibertyPin {
   std::string function;
   std::vector<InternalPower> power;
   std::vector<LookupTable> transitions;  // output pins: rise and fall transition tables of every arc, ns
+  std::vector<LookupTable> delays;       // output pins: cell_rise and cell_fall tables of every arc, ns
   // Mean output transition over the arcs, ns (0 without timing).
   double transition_ns(double slew_ns, double load_ff) const;
+  // Mean delay over the arcs, ns (0 without timing).
+  double delay_ns(double slew_ns, double load_ff) const;
   // Mean over the entries for `related` (their states) of the rise or fall energy, fJ.
   double energy_fj(const std::string& related, bool rise, double slew_ns, double load_ff) const;
 };

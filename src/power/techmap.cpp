@@ -167,16 +167,21 @@ std::string abc_command(const std::string& liberty, double delay_target_ns) {
          ";topo;buffer,-c;topo;stime,-c;upsize,-c,-D," + d + ";dnsize,-c,-D," + d;
 }
 
-// A timing netlist with its flip-flops' fan-out buffered (fanout_buffers.h), written beside
-// Yosys' (read from it every time: the pass is cheap beside the synthesis, and a netlist
-// reused from an earlier run is buffered the same way).
-void add_register_fanout_buffers(SynthReport& r, const Liberty& lib, size_t max_fanout) {
+// A timing netlist with its fan-out rebuilt as balanced buffer trees (fanout_buffers.h),
+// written beside Yosys' (from it every time: the pass is cheap beside the synthesis, and a
+// netlist reused from an earlier run is buffered the same way).
+void rebuild_fanout(SynthReport& r, const Liberty& lib, size_t max_fanout) {
   const std::string buffered = fs::path(r.netlist).replace_extension(".buffered.v").string();
-  const FanoutBuffers b = buffer_register_fanout(r.netlist, buffered, read_liberty_file(lib.path), max_fanout);
+  const FanoutBuffers b = rebuild_fanout_trees(r.netlist, buffered, read_liberty_file(lib.path), max_fanout);
   r.netlist = buffered;
-  r.area_um2 += b.area_um2;
+  r.area_um2 += b.area_um2 - b.removed_area_um2;
   r.cells += b.buffers;
   if (b.buffers > 0) r.cell_use[b.buffer_cell] += b.buffers;
+  for (const auto& [cell, count] : b.removed) {
+    r.cells -= count;
+    r.cell_use[cell] -= count;
+    if (r.cell_use[cell] == 0) r.cell_use.erase(cell);
+  }
   r.fanout_buffers = b.buffers;
 }
 
@@ -240,7 +245,7 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
     r.cell_use[(*it)[1]] = n;
     r.cells += n;
   }
-  if (options.delay_target_ns > 0) add_register_fanout_buffers(r, lib, options.max_fanout);
+  if (options.delay_target_ns > 0) rebuild_fanout(r, lib, options.max_fanout);
   return r;
 }
 

@@ -27,7 +27,7 @@ struct SynthReport {
   std::map<std::string, uint64_t> cell_use;   // cells by liberty cell name
   std::string netlist;                        // the mapped Verilog netlist written
   std::string netlist_json;                   // Yosys' netlist as JSON (before a timing netlist's fan-out buffers)
-  uint64_t fanout_buffers = 0;                // timing netlists: buffers on the flip-flops' fan-out (in cells, area)
+  uint64_t fanout_buffers = 0;                // timing netlists: buffers of the fan-out trees (in cells, area)
 };
 
 // How ABC maps a netlist for area (SynthOptions::delay_target_ns 0: the power flow's
@@ -48,8 +48,9 @@ struct SynthOptions {
   // mapping, then buffer trees on high-fanout nets and gate sizing (ABC's buffer, upsize and
   // dnsize), so a control signal that reaches every PE is timed through a buffer tree.
   double delay_target_ns = 0;
-  // Delay mapping: a flip-flop output feeding more cell inputs than this gets a buffer tree
-  // (fanout_buffers.h; ABC times flip-flop outputs as ideal drivers and leaves them bare).
+  // Delay mapping: a net feeding more cell inputs than this gets a balanced buffer tree, in
+  // place of ABC's buffers (fanout_buffers.h: ABC leaves flip-flop outputs bare and buffers
+  // large fan-outs in chains).
   size_t max_fanout = 8;
 };
 

@@ -48,7 +48,7 @@ TEST(FanoutBuffers, TheLibrarysBufferIsChosen) {
   EXPECT_EQ(fanout_buffer_cell(fsgen45(), 8).name, "BUF_X2");
   const std::string sky = "../shared/pdk/sky130hd_tt.lib.gz";
   if (!fs::exists(sky)) GTEST_SKIP() << sky << " not present";
-  EXPECT_EQ(fanout_buffer_cell(read_liberty_file(sky), 8).name, "sky130_fd_sc_hd__bufbuf_8");
+  EXPECT_EQ(fanout_buffer_cell(read_liberty_file(sky), 8).name, "sky130_fd_sc_hd__buf_6");
 }
 
 // 20 loads on one flip-flop: three buffers of at most 8 (7, 7, 6), the flip-flop driving
@@ -56,7 +56,7 @@ TEST(FanoutBuffers, TheLibrarysBufferIsChosen) {
 TEST(FanoutBuffers, AFlipFlopsFanOutBecomesATree) {
   const std::string dir = test::scratch_dir("fanout_tree");
   std::ofstream(dir + "/in.v") << register_netlist(20);
-  const FanoutBuffers b = buffer_register_fanout(dir + "/in.v", dir + "/out.v", fsgen45(), 8);
+  const FanoutBuffers b = rebuild_fanout_trees(dir + "/in.v", dir + "/out.v", fsgen45(), 8);
   EXPECT_EQ(b.buffer_cell, "BUF_X2");
   EXPECT_EQ(b.nets, 1u);
   EXPECT_EQ(b.buffers, 3u);
@@ -73,16 +73,48 @@ TEST(FanoutBuffers, AFlipFlopsFanOutBecomesATree) {
     }
   EXPECT_EQ(buffered, 20);
   EXPECT_NE(out.find("assign q = \\r.q ;"), std::string::npos);
-  // Buffered once, nothing left to buffer.
-  const FanoutBuffers again = buffer_register_fanout(dir + "/out.v", dir + "/again.v", fsgen45(), 8);
-  EXPECT_EQ(again.buffers, 0u);
+  // Rebuilt again: its own trees taken out and built the same, under names of their own.
+  const FanoutBuffers again = rebuild_fanout_trees(dir + "/out.v", dir + "/again.v", fsgen45(), 8);
+  EXPECT_EQ(again.removed.at("BUF_X2"), 3u);
+  EXPECT_EQ(again.buffers, 3u);
+  EXPECT_NE(test::read_file(dir + "/again.v").find("wire __fanout0_;"), std::string::npos);
   // Two levels: 100 loads -> 13 buffers -> 2 buffers -> the flip-flop.
   std::ofstream(dir + "/wide.v") << register_netlist(100);
-  EXPECT_EQ(buffer_register_fanout(dir + "/wide.v", dir + "/wide_out.v", fsgen45(), 8).buffers, 15u);
+  EXPECT_EQ(rebuild_fanout_trees(dir + "/wide.v", dir + "/wide_out.v", fsgen45(), 8).buffers, 15u);
+}
+
+// The synthesis' buffer chain (r -> b0 -> b1 -> b2, loads hanging off each) is taken out and
+// its 20 loads and the port's buffer rebuilt as one tree; the buffer that drives a port stays.
+TEST(FanoutBuffers, ABufferChainBecomesATree) {
+  const std::string dir = test::scratch_dir("fanout_chain");
+  std::string v = register_netlist(20);
+  for (int i = 0; i < 20; ++i) {
+    const std::string from = "_i" + std::to_string(i) + "_ (\n    .A(\\r.q )";
+    const std::string to = "_i" + std::to_string(i) + "_ (\n    .A(c" + std::to_string(i / 7) + ")";
+    v = test::replace(v, from, to);
+  }
+  v = test::replace(v, "  wire t;\n", "  wire t;\n  wire c0;\n  wire c1;\n  wire c2;\n");
+  v = test::replace(v, "endmodule\n",
+                    "  BUF_X1 _b0_ (\n    .A(\\r.q ),\n    .Z(c0)\n  );\n"
+                    "  BUF_X1 _b1_ (\n    .A(c0),\n    .Z(c1)\n  );\n"
+                    "  BUF_X1 _b2_ (\n    .A(c1),\n    .Z(c2)\n  );\n"
+                    "  BUF_X1 _bp_ (\n    .A(c2),\n    .Z(q)\n  );\nendmodule\n");
+  v = test::replace(v, "  assign q = \\r.q ;\n", "");
+  std::ofstream(dir + "/in.v") << v;
+  const FanoutBuffers b = rebuild_fanout_trees(dir + "/in.v", dir + "/out.v", fsgen45(), 8);
+  EXPECT_EQ(b.removed.at("BUF_X1"), 3u);
+  EXPECT_NEAR(b.removed_area_um2, 3 * fsgen45().cell("BUF_X1").area_um2, 1e-9);
+  EXPECT_EQ(b.buffers, 3u);
+  const std::string out = test::read_file(dir + "/out.v");
+  EXPECT_EQ(out.find("_b0_"), std::string::npos);
+  EXPECT_NE(out.find("_bp_"), std::string::npos);  // it drives the port q
+  const std::map<std::string, int> pins = pins_per_net(out);
+  EXPECT_EQ(pins.at("\\r.q "), 3);  // the tree's buffers; the port's buffer is one of their 21 loads
+  EXPECT_EQ(pins.count("c0") + pins.count("c1") + pins.count("c2"), 0u);
 }
 
 // A register that reaches 64 gates: ABC leaves it on the flip-flop, the delay-mapped
-// netlist timed by OpenSTA has it buffered, and the path is shorter for it.
+// netlist timed by OpenSTA has it in a tree, and the path is shorter for it.
 TEST(FanoutBuffers, ADelayMappedNetlistIsTimedWithItsTrees) {
   if (!test::have_tool("yosys") || !test::have_tool("sta")) GTEST_SKIP() << "yosys or sta not installed";
   const std::string dir = test::scratch_dir("fanout_synth");
