@@ -384,6 +384,11 @@ TEST(PowerModel, AnIdleWindowIsPricedAtTheIdlePoints) {
   EXPECT_NE(test::error_of([&] { load_power_model(dir + "/no_idle_lines.json"); })
                 .find("pe_array_rescale: expected its idle and factor-write energy per size"),
             std::string::npos);
+  // A model of a dataset without idle points (fsgen characterize --small) has none, and loads.
+  j = read_json_file(dir + "/model.json", "model");
+  j["primitives"]["pe_array_rescale"]["idle_writes_fj"] = nlohmann::json::array();
+  std::ofstream(dir + "/small.json") << j.dump();
+  EXPECT_TRUE(load_power_model(dir + "/small.json").primitive("pe_array_rescale").idle_writes_fj.empty());
   // So is the linear model under its trees (PrimitivePowerModel::activity_fj).
   j = read_json_file(dir + "/model.json", "model");
   j["primitives"]["pe_array_rescale"].erase("activity_fj");
