@@ -23,10 +23,10 @@ struct PinLine {
 
 struct Instance {
   std::string type;
-  size_t module;             // index of the module it belongs to
+  size_t module;               // index of the module it belongs to
   size_t first = 0, last = 0;  // its lines, header to `);`
   std::vector<PinLine> pins;
-  std::string other;         // the text of lines that are not one pin each (a black box's concatenations)
+  std::string other;  // the text of lines that are not one pin each (a black box's concatenations)
 };
 
 // What a tree's driver feeds: an original pin (its line) or the input of a new buffer.

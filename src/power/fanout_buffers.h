@@ -20,12 +20,12 @@
 namespace fsgen {
 
 struct FanoutBuffers {
-  std::string buffer_cell;                 // the library's buffer the trees are built of
-  uint64_t nets = 0;                       // nets given a tree
-  uint64_t buffers = 0;                    // buffer cells inserted
-  double area_um2 = 0;                     // their area
+  std::string buffer_cell;                  // the library's buffer the trees are built of
+  uint64_t nets = 0;                        // nets given a tree
+  uint64_t buffers = 0;                     // buffer cells inserted
+  double area_um2 = 0;                      // their area
   std::map<std::string, uint64_t> removed;  // the synthesis' buffers taken out, by cell
-  double removed_area_um2 = 0;             // their area
+  double removed_area_um2 = 0;              // their area
 };
 
 // The library's buffer for fan-out trees: of the cells whose one output follows their one
