@@ -219,21 +219,15 @@ const LibertyCell& fanout_buffer_cell(const LibertyLibrary& lib, size_t max_fano
   return *best;
 }
 
-FanoutBuffers rebuild_fanout_trees(const std::string& in_v, const std::string& out_v, const LibertyLibrary& lib,
-                                   size_t max_fanout) {
-  if (max_fanout < 2) fail("fan-out buffering", "expected a maximum fan-out of at least 2");
-  ParsedNetlist n = parse_netlist(in_v);
-  const LibertyCell& buf = fanout_buffer_cell(lib, max_fanout);
-  std::string buf_in, buf_out;
-  for (const auto& [pin_name, pin] : buf.pins) (pin.output ? buf_out : buf_in) = pin_name;
-  FanoutBuffers result;
-  result.buffer_cell = buf.name;
+namespace {
 
-  // The synthesis' buffers whose output only cell pins read: removed, their loads moved to
-  // the net that drives them (through a chain, its first net).
+// The synthesis' buffers whose output only cell pins read: their instances' lines dropped,
+// each removed output mapped to its input in `source_of` (FanoutBuffers::removed counted).
+std::vector<bool> remove_synthesis_buffers(const ParsedNetlist& n, const LibertyLibrary& lib,
+                                           std::map<std::string, std::string>& source_of,
+                                           std::vector<bool>& dropped_line, FanoutBuffers& result) {
   const std::set<std::string> boxed = black_box_nets(n, lib);
-  std::map<std::string, std::string> source_of;  // a removed buffer's output -> its input
-  std::vector<bool> removed(n.instances.size(), false), dropped_line(n.lines.size(), false);
+  std::vector<bool> removed(n.instances.size(), false);
   for (size_t i = 0; i < n.instances.size(); ++i) {
     const Instance& inst = n.instances[i];
     const auto cell = lib.cells.find(inst.type);
@@ -248,7 +242,55 @@ FanoutBuffers rebuild_fanout_trees(const std::string& in_v, const std::string& o
     result.removed[inst.type] += 1;
     result.removed_area_um2 += cell->second.area_um2;
   }
-  auto root_of = [&](std::string net) {
+  return removed;
+}
+
+// A prefix for the trees' nets that no name of the netlist contains (one given its trees
+// before has nets of the first).
+std::string fresh_prefix(const ParsedNetlist& n) {
+  std::string prefix = "_fanout";
+  while (std::any_of(n.lines.begin(), n.lines.end(),
+                     [&](const std::string& line) { return line.find(prefix) != std::string::npos; }))
+    prefix = "_" + prefix;
+  return prefix;
+}
+
+// The netlist's lines without the dropped ones, each module's new wires after its header and
+// its tree buffers before its end.
+std::string buffered_text(const ParsedNetlist& n, const std::vector<bool>& dropped_line, const LibertyCell& buf) {
+  std::string buf_in, buf_out;
+  for (const auto& [pin_name, pin] : buf.pins) (pin.output ? buf_out : buf_in) = pin_name;
+  std::vector<const Module*> header_of(n.lines.size(), nullptr), end_of(n.lines.size(), nullptr);
+  for (const Module& m : n.modules) {
+    header_of[m.header_end] = &m;
+    end_of[m.end] = &m;
+  }
+  std::ostringstream out;
+  for (size_t i = 0; i < n.lines.size(); ++i) {
+    if (end_of[i])
+      for (const Buffer& b : end_of[i]->buffers)
+        out << "  " << buf.name << " " << b.output << "buf (\n    ." << buf_in << "(" << b.input << "),\n    ."
+            << buf_out << "(" << b.output << ")\n  );\n";
+    if (!dropped_line[i]) out << n.lines[i] << "\n";
+    if (header_of[i])
+      for (const Buffer& b : header_of[i]->buffers) out << "  wire " << b.output << ";\n";
+  }
+  return out.str();
+}
+
+}  // namespace
+
+FanoutBuffers rebuild_fanout_trees(const std::string& in_v, const std::string& out_v, const LibertyLibrary& lib,
+                                   size_t max_fanout) {
+  if (max_fanout < 2) fail("fan-out buffering", "expected a maximum fan-out of at least 2");
+  ParsedNetlist n = parse_netlist(in_v);
+  const LibertyCell& buf = fanout_buffer_cell(lib, max_fanout);
+  FanoutBuffers result;
+  result.buffer_cell = buf.name;
+  std::map<std::string, std::string> source_of;  // a removed buffer's output -> its input
+  std::vector<bool> dropped_line(n.lines.size(), false);
+  const std::vector<bool> removed = remove_synthesis_buffers(n, lib, source_of, dropped_line, result);
+  auto root_of = [&](std::string net) {  // through a chain, its first net
     for (auto it = source_of.find(net); it != source_of.end(); it = source_of.find(net)) net = it->second;
     return net;
   };
@@ -268,17 +310,12 @@ FanoutBuffers rebuild_fanout_trees(const std::string& in_v, const std::string& o
       pins.push_back(p);
     }
   }
-  // The trees' nets are named apart from every name the netlist has (a netlist given its
-  // trees before has nets of the first prefix).
-  std::string prefix = "_fanout";
-  while (std::any_of(n.lines.begin(), n.lines.end(),
-                     [&](const std::string& line) { return line.find(prefix) != std::string::npos; }))
-    prefix = "_" + prefix;
+  const std::string prefix = fresh_prefix(n);
   uint64_t next_name = 0;
   for (const auto& [net, l] : loads) {
     std::vector<Load> tree_loads;
     for (size_t i : l.second) tree_loads.push_back({false, i});
-    const bool constant = std::isdigit(static_cast<unsigned char>(net[0]));
+    const bool constant = std::isdigit(static_cast<unsigned char>(net[0]));  // rewired, never treed
     Module& module = n.modules[l.first];
     const size_t before = module.buffers.size();
     build_tree(net, tree_loads, constant ? tree_loads.size() : max_fanout, pins, n, module, prefix, next_name);
@@ -286,24 +323,7 @@ FanoutBuffers rebuild_fanout_trees(const std::string& in_v, const std::string& o
     result.buffers += module.buffers.size() - before;
   }
   result.area_um2 = double(result.buffers) * buf.area_um2;
-
-  std::ostringstream out;
-  std::vector<const Module*> header_of(n.lines.size(), nullptr), end_of(n.lines.size(), nullptr);
-  for (const Module& m : n.modules) {
-    header_of[m.header_end] = &m;
-    end_of[m.end] = &m;
-  }
-  for (size_t i = 0; i < n.lines.size(); ++i) {
-    if (end_of[i])
-      for (size_t b = 0; b < end_of[i]->buffers.size(); ++b)
-        out << "  " << buf.name << " " << end_of[i]->buffers[b].output << "buf (\n    ." << buf_in << "("
-            << end_of[i]->buffers[b].input << "),\n    ." << buf_out << "(" << end_of[i]->buffers[b].output
-            << ")\n  );\n";
-    if (!dropped_line[i]) out << n.lines[i] << "\n";
-    if (header_of[i])
-      for (const Buffer& b : header_of[i]->buffers) out << "  wire " << b.output << ";\n";
-  }
-  write_text_file(out_v, out.str());
+  write_text_file(out_v, buffered_text(n, dropped_line, buf));
   return result;
 }
 
