@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/write_file.h"
+#include "power/gate_compile.h"
 
 namespace fsgen {
 
@@ -154,19 +155,29 @@ void build_tree(const std::string& net, std::vector<Load> loads, size_t max_fano
   for (const Load& load : loads) connect(load, net);
 }
 
-// A liberty function without its quotes, spaces and parentheses: "(A)" is "A".
-std::string bare_function(std::string s) {
-  s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return c == '"' || c == ' ' || c == '(' || c == ')'; }),
-          s.end());
-  return s;
-}
+// A buffer cell's input and output pins.
+struct BufferPins {
+  const LibertyPin* in;
+  const LibertyPin* out;
+};
 
-// A cell whose one output follows its one input: a buffer.
-bool is_buffer(const LibertyCell& cell, const LibertyPin*& in, const LibertyPin*& out) {
-  in = out = nullptr;
-  if (cell.sequential || cell.pins.size() != 2) return false;
-  for (const auto& [pin_name, pin] : cell.pins) (pin.output ? out : in) = &pin;
-  return in && out && bare_function(out->function) == in->name;
+// The library's buffers: the cells whose one output's function (read as the gate-level
+// simulator reads it) is their one input, by name.
+std::map<std::string, BufferPins> library_buffers(const LibertyLibrary& lib) {
+  std::map<std::string, BufferPins> buffers;
+  for (const auto& [name, cell] : lib.cells) {
+    if (cell.sequential || cell.pins.size() != 2) continue;
+    BufferPins b{nullptr, nullptr};
+    for (const auto& [pin_name, pin] : cell.pins) (pin.output ? b.out : b.in) = &pin;
+    if (!b.in || !b.out || b.out->function.empty()) continue;
+    try {
+      const fsgen_gates::Table t = liberty_function_table(b.out->function, {b.in->name}, name);
+      if (!t.at(0) && t.at(1)) buffers[name] = b;
+    } catch (const UserError&) {
+      // A function of names other than its input (a tie or isolation cell): not a buffer.
+    }
+  }
+  return buffers;
 }
 
 // A net whose driver the pass may not move: a port's bit, a net an assign or a black box
@@ -204,11 +215,12 @@ const LibertyCell& fanout_buffer_cell(const LibertyLibrary& lib, size_t max_fano
   const double load_ff = double(max_fanout) * (caps.empty() ? 0.0 : caps[caps.size() / 2]);
   const LibertyCell* best = nullptr;
   double best_ns = std::numeric_limits<double>::infinity();
-  for (const auto& [name, cell] : lib.cells) {
-    const LibertyPin *in, *out;
-    if (!is_buffer(cell, in, out) || out->delays.empty()) continue;
+  for (const auto& [name, pins] : library_buffers(lib)) {
+    const LibertyCell& cell = lib.cells.at(name);
+    if (pins.out->delays.empty()) continue;
     // In a tree the buffer drives typical pins at the leaves and its own inputs above them.
-    const double ns = out->delay_ns(0.05, load_ff) + out->delay_ns(0.05, max_fanout * in->capacitance_ff);
+    const double ns =
+        pins.out->delay_ns(0.05, load_ff) + pins.out->delay_ns(0.05, max_fanout * pins.in->capacitance_ff);
     if (ns < best_ns || (ns == best_ns && best && cell.area_um2 < best->area_um2)) {
       best = &cell;
       best_ns = ns;
@@ -227,20 +239,21 @@ std::vector<bool> remove_synthesis_buffers(const ParsedNetlist& n, const Liberty
                                            std::map<std::string, std::string>& source_of,
                                            std::vector<bool>& dropped_line, FanoutBuffers& result) {
   const std::set<std::string> boxed = black_box_nets(n, lib);
+  const std::map<std::string, BufferPins> buffers = library_buffers(lib);
   std::vector<bool> removed(n.instances.size(), false);
   for (size_t i = 0; i < n.instances.size(); ++i) {
     const Instance& inst = n.instances[i];
-    const auto cell = lib.cells.find(inst.type);
-    const LibertyPin *in, *out;
-    if (cell == lib.cells.end() || !is_buffer(cell->second, in, out) || inst.pins.size() != 2) continue;
-    const PinLine& a = inst.pins[0].pin == in->name ? inst.pins[0] : inst.pins[1];
-    const PinLine& z = inst.pins[0].pin == in->name ? inst.pins[1] : inst.pins[0];
-    if (a.pin != in->name || z.pin != out->name || is_pinned(z.expr, n, boxed)) continue;
+    const auto buf = buffers.find(inst.type);
+    if (buf == buffers.end() || inst.pins.size() != 2) continue;
+    const std::string &in = buf->second.in->name, &out = buf->second.out->name;
+    const PinLine& a = inst.pins[0].pin == in ? inst.pins[0] : inst.pins[1];
+    const PinLine& z = inst.pins[0].pin == in ? inst.pins[1] : inst.pins[0];
+    if (a.pin != in || z.pin != out || is_pinned(z.expr, n, boxed)) continue;
     source_of[z.expr] = a.expr;
     removed[i] = true;
     for (size_t l = inst.first; l <= inst.last; ++l) dropped_line[l] = true;
     result.removed[inst.type] += 1;
-    result.removed_area_um2 += cell->second.area_um2;
+    result.removed_area_um2 += lib.cells.at(inst.type).area_um2;
   }
   return removed;
 }

@@ -383,19 +383,23 @@ double LookupTable::at(double slew, double load) const {
   return lo * (1 - fi) + hi * fi;
 }
 
-double LibertyPin::transition_ns(double slew_ns, double load_ff) const {
-  if (transitions.empty()) return 0;
+namespace {
+
+// The mean of tables at (slew, load); 0 without any.
+double mean_at(const std::vector<LookupTable>& tables, double slew_ns, double load_ff) {
+  if (tables.empty()) return 0;
   double sum = 0;
-  for (const LookupTable& t : transitions) sum += t.at(slew_ns, load_ff);
-  return sum / double(transitions.size());
+  for (const LookupTable& t : tables) sum += t.at(slew_ns, load_ff);
+  return sum / double(tables.size());
 }
 
-double LibertyPin::delay_ns(double slew_ns, double load_ff) const {
-  if (delays.empty()) return 0;
-  double sum = 0;
-  for (const LookupTable& t : delays) sum += t.at(slew_ns, load_ff);
-  return sum / double(delays.size());
+}  // namespace
+
+double LibertyPin::transition_ns(double slew_ns, double load_ff) const {
+  return mean_at(transitions, slew_ns, load_ff);
 }
+
+double LibertyPin::delay_ns(double slew_ns, double load_ff) const { return mean_at(delays, slew_ns, load_ff); }
 
 double LibertyPin::energy_fj(const std::string& related, bool rise, double slew_ns, double load_ff) const {
   double sum = 0;
