@@ -368,8 +368,9 @@ void FusedCore::zero_rows(BufferSlot dst, uint32_t from, uint32_t rows, uint32_t
   std::memset(buffer(dst) + size_t(from) * row_bytes, 0, size_t(rows - from) * row_bytes);
 }
 
-// S_ST: per output row READ (from the array), CONV (requantise; with the activation epilogue
-// the softmax unit, loaded in READ, activates or gates the row), ISSUE and its write burst.
+// S_ST: per output row READ (from the array), CONV (the requantiser's first stage; with the
+// activation epilogue the softmax unit, loaded in READ, activates or gates the row), ISSUE (its
+// first cycle the requantiser's second stage) and its write burst.
 void FusedCore::store_tile(uint32_t mt, uint32_t nt) {
   const ArraySpec& a = plan_.spec;
   auto prepare = [&](uint32_t r, uint64_t read_cycle) {
@@ -378,11 +379,12 @@ void FusedCore::store_tile(uint32_t mt, uint32_t nt) {
     rq_in_->update(read_cycle + 1, acc_row_.data());
     if (mm_act()) {
       activate_row_on_store(r, read_cycle);
+      rq_out_->update(read_cycle + 2, out_row_.data());
     } else {
       for (uint32_t j = 0; j < tile_n_; ++j)
         out_row_[j] = num::requantize(acc_row_[j], regs_.req_mult, regs_.req_shift);
+      rq_out_->update(read_cycle + 3, out_row_.data());
     }
-    rq_out_->update(read_cycle + 2, out_row_.data());
   };
   const uint32_t c_nt = mm_gated() ? nt / 2 : nt;  // gated: C's column block of the W1 / W3 pair
   auto row_addr = [&](uint32_t r) { return regs_.addr_c + (mt * a.tile_m + r) * regs_.stride_c + c_nt * tile_n_; };

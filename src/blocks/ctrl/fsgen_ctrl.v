@@ -283,6 +283,10 @@ module fsgen_ctrl #(
   wire [RL_B*8-1:0]  rd_b;
   reg [NB*32-1:0] acc_row_q /*verilator public_flat_rd*/;
   reg [NB*8-1:0]  out_row_q /*verilator public_flat_rd*/;
+  // The requantiser's pipeline register (fsgen_requant.vh): a stored row's accumulators times
+  // the multiplier's low and high bytes, from its CONV cycle; its first ISSUE cycle finishes
+  // the row into out_row_q, which the DMA reads from the next cycle on (fsgen_dma.v).
+  reg [NB*41-1:0] rq_lo_q, rq_hi_q;
 
   wire [15:0] b0 = (ORD0 == 0) ? tiles_m : (ORD0 == 1) ? tiles_n : tiles_k;
   wire [15:0] b1 = (ORD1 == 0) ? tiles_m : (ORD1 == 1) ? tiles_n : tiles_k;
@@ -553,8 +557,11 @@ module fsgen_ctrl #(
   wire [TK*8-1:0] wb_mm;
   /* verilator lint_on UNUSEDSIGNAL */
   wire [WB*8-1:0] w_next;
+  wire [NB*41-1:0] rq_lo_next, rq_hi_next;
   wire [NB*8-1:0] out_next;
-  wire [NB*8-1:0] conv_row;
+  /* verilator lint_off UNUSEDSIGNAL */  // read only with the activation epilogue
+  wire [NB*8-1:0] act_row;
+  /* verilator lint_on UNUSEDSIGNAL */
   /* verilator lint_off UNUSEDSIGNAL */  // a systolic array's feeds index by skew() instead
   wire [7:0] kx = ({24'd0, ka} < X_ROWS) ? ka : 8'd0;
   wire [7:0] kw = ({24'd0, ka} < W_ROWS) ? ka : 8'd0;
@@ -620,13 +627,15 @@ module fsgen_ctrl #(
       end
     end
     for (g = 0; g < NB; g = g + 1) begin : rq
-      assign out_next[g*8 +: 8] = requant(acc_row_q[g*32 +: 32], req_mult, req_shift);
+      assign rq_lo_next[g*41 +: 41] = requant_half(acc_row_q[g*32 +: 32], req_mult[7:0]);
+      assign rq_hi_next[g*41 +: 41] = requant_half(acc_row_q[g*32 +: 32], req_mult[15:8]);
+      assign out_next[g*8 +: 8] = requant_finish(rq_lo_q[g*41 +: 41], rq_hi_q[g*41 +: 41], req_shift);
     end
-    // A stored row: requantised, or with the activation epilogue the activation unit's output.
+    // A row with the activation epilogue: the activation unit's output, from its CONV cycle.
     if (ATTN != 0 && NB == TN) begin : act_conv
-      assign conv_row = mm_act ? sm_p : out_next;
+      assign act_row = sm_p;
     end else begin : rq_conv
-      assign conv_row = out_next;
+      assign act_row = {NB*8{1'b0}};
     end
     // Matmul on array b: row ka of B's last TK columns.
     if (DUAL != 0 && SYS_B != 0) begin : dual_sys_feed
@@ -981,7 +990,7 @@ module fsgen_ctrl #(
       first <= 1'b0; kk <= 8'd0; load_a <= 1'b0;
       x_q <= {XB*8{1'b0}}; w_q <= {WB*8{1'b0}}; v_q <= 1'b0; clr_q <= 1'b0; ld_q <= 1'b0;
       idx_q <= 8'd0; yv_q <= 1'b0; acw_idx <= 8'd0;
-      acc_row_q <= {NB*32{1'b0}}; out_row_q <= {NB*8{1'b0}};
+      acc_row_q <= {NB*32{1'b0}}; out_row_q <= {NB*8{1'b0}}; rq_lo_q <= {NB*41{1'b0}}; rq_hi_q <= {NB*41{1'b0}};
       at_mode <= 1'b0; at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0; at_j0 <= 16'd0;
       at_rows <= 8'd0; at_kv_rows <= 8'd0; at_first_kv <= 1'b0; at_ld_addr <= 32'd0; at_ld_rows <= 8'd0;
       at_ld_dst <= 2'd0; at_ld_ret <= 5'd0; at_jt <= 16'd0; b_slot <= 16'd0;
@@ -1252,7 +1261,9 @@ module fsgen_ctrl #(
           if (rows_read) acc_row_q <= (DUAL != 0) ? {rdb_data, acc_rd_data} : acc_rd_data;
           /* verilator lint_on WIDTH */
           if (rows_read && mm_act) sm_idx_q <= w_row;  // the row's held activations (gated)
-          if (rows_conv) out_row_q <= conv_row;
+          if (rows_conv && !mm_act) begin rq_lo_q <= rq_lo_next; rq_hi_q <= rq_hi_next; end
+          if (rows_conv && mm_act) out_row_q <= act_row;
+          if (w_issue && !mm_act) out_row_q <= out_next;
           if (rows_conv && mm_act) p_row_q <= sm_p;
           if (w_last) state <= S_NEXT;
         end
