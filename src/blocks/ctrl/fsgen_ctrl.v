@@ -288,9 +288,14 @@ module fsgen_ctrl #(
   // the row into out_row_q, which the DMA reads from the next cycle on (fsgen_dma.v).
   reg [NB*41-1:0] rq_lo_q, rq_hi_q;
 
-  wire [15:0] b0 = (ORD0 == 0) ? tiles_m : (ORD0 == 1) ? tiles_n : tiles_k;
-  wire [15:0] b1 = (ORD1 == 0) ? tiles_m : (ORD1 == 1) ? tiles_n : tiles_k;
-  wire [15:0] b2 = (ORD2 == 0) ? tiles_m : (ORD2 == 1) ? tiles_n : tiles_k;
+  // The last tile index of each loop, outermost first, registered from the sizes (which a
+  // kernel does not change while it runs) so that no loop step subtracts.
+  reg  [15:0] e0, e1, e2;
+  always @(posedge clk) begin
+    e0 <= ((ORD0 == 0) ? tiles_m : (ORD0 == 1) ? tiles_n : tiles_k) - 16'd1;
+    e1 <= ((ORD1 == 0) ? tiles_m : (ORD1 == 1) ? tiles_n : tiles_k) - 16'd1;
+    e2 <= ((ORD2 == 0) ? tiles_m : (ORD2 == 1) ? tiles_n : tiles_k) - 16'd1;
+  end
   // A position (x0, x1, x2) in the loop nest, outermost first, as the pass machine (c0..c2)
   // and the loader (l0..l2) each keep one: the tile index of dimension `dim` (m=0, n=1,
   // k=2), whether it is the last tile, and the next position (the innermost counts first).
@@ -301,13 +306,29 @@ module fsgen_ctrl #(
   endfunction
   function loop_last;
     input [15:0] x0, x1, x2;
-    loop_last = (x0 == b0 - 16'd1) && (x1 == b1 - 16'd1) && (x2 == b2 - 16'd1);
+    loop_last = (x0 == e0) && (x1 == e1) && (x2 == e2);
   endfunction
   function [47:0] loop_next;
     input [15:0] x0, x1, x2;
-    if (x2 != b2 - 16'd1) loop_next = {x0, x1, x2 + 16'd1};
-    else if (x1 != b1 - 16'd1) loop_next = {x0, x1 + 16'd1, 16'd0};
+    if (x2 != e2) loop_next = {x0, x1, x2 + 16'd1};
+    else if (x1 != e1) loop_next = {x0, x1 + 16'd1, 16'd0};
     else loop_next = {x0 + 16'd1, 16'd0, 16'd0};
+  endfunction
+  // How loop_next moves dimension `dim`'s tile index: 2'b01 up by one, 2'b10 back to 0.
+  localparam [1:0] MV_HOLD = 2'b00, MV_UP = 2'b01, MV_ZERO = 2'b10;
+  function [1:0] loop_move;
+    input integer dim;
+    input [15:0] x1, x2;
+    if (ORD2 == dim) loop_move = (x2 != e2) ? MV_UP : MV_ZERO;
+    else if (ORD1 == dim) loop_move = (x2 != e2) ? MV_HOLD : (x1 != e1) ? MV_UP : MV_ZERO;
+    else loop_move = (x2 == e2 && x1 == e1) ? MV_UP : MV_HOLD;
+  endfunction
+  // Addresses advance by increments: a tile index times a step is kept in a register that a
+  // move of the index adds the step to or clears (no multiplier between a counter and an address).
+  function [31:0] offset_next;
+    input [1:0] move;
+    input [31:0] offset, step;
+    offset_next = (move == MV_ZERO) ? 32'd0 : (move == MV_UP) ? offset + step : offset;
   endfunction
   wire [15:0] mt = loop_index(0, c0, c1, c2);
   wire [15:0] nt = loop_index(1, c0, c1, c2);
@@ -354,7 +375,6 @@ module fsgen_ctrl #(
   wire        mm_act = (ATTN != 0) && (DUAL == 0) && !fused_kernel && mm_flags[1];
   wire        mm_gated = mm_act && mm_flags[2];
   wire        mm_hold = mm_gated && !nt[0];
-  wire [15:0] c_nt = mm_gated ? {1'b0, nt[15:1]} : nt;  // C's column block
   // The pass machine takes the queue's head once the bursts issued before it was queued are done.
   /* verilator lint_off UNUSEDSIGNAL */  // its sign: bursts still to come (counts wrap)
   wire [15:0] head_wait = rd_done - q_bursts[q_head];
@@ -405,23 +425,31 @@ module fsgen_ctrl #(
       m_tile_rows = (rows_cut && left < TM) ? left[7:0] : TM[7:0];
     end
   endfunction
-  wire [7:0]  la_rows = m_tile_rows(lmt);  // the loader's tile's rows of A
-  wire [7:0]  m_rows = m_tile_rows(mt);    // the pass's tile's rows of A and C
+  // Registered as the tile changes (at the loader's L_PUSH, read from L_A on; at S_NEXT, read
+  // from S_COMP on).
+  reg  [7:0]  la_rows;                     // the loader's tile's rows of A
+  reg  [7:0]  m_rows;                      // the pass's tile's rows of A and C
+  always @(posedge clk) begin
+    la_rows <= m_tile_rows(lmt);
+    m_rows <= m_tile_rows(mt);
+  end
   wire        r_skip = (ls == L_A && skip_a_row) || (ls == L_B && skip_b_row);
   wire [7:0] r_rows = (ls == L_A) ? la_rows : (ls == L_B) ? (bt ? NB[7:0] : TK[7:0]) : l_meta ? 8'd1 :
                       v_pre ? at_kv_rows : at_ld_rows;
+  wire [31:0] r_stride = (ls == L_A) ? stride_a : (ls == L_B) ? stride_b : at_row;
+  wire [31:0] r_off, w_off;              // the row's offset from the transfer's first row
   fsgen_ctrl_rows u_rows_rd (
       .clk(clk), .rst_n(rst_n), .active(l_moves || state == A_LD || v_pre), .store(1'b0),
-      .drain(!(ls == L_A || ls == L_B || v_pre)), .clear(1'b0), .rows(r_rows), .skip(r_skip), .cmd_ready(rcmd_ready),
-      .w_free(1'b0), .idle(rd_idle), .read(r_read_unused), .conv(r_conv_unused), .issue(r_issue), .last(r_last),
-      .row(r_row));
+      .drain(!(ls == L_A || ls == L_B || v_pre)), .clear(1'b0), .rows(r_rows), .stride(r_stride), .skip(r_skip),
+      .cmd_ready(rcmd_ready), .w_free(1'b0), .idle(rd_idle), .read(r_read_unused), .conv(r_conv_unused),
+      .issue(r_issue), .last(r_last), .row(r_row), .offset(r_off));
   // A tile or a query tile starts storing at row 0 (a store leaves the counter at its last row).
   wire       rows_clear = state == S_TILE || state == A_QT || state == A_LUT || state == A_QNEXT;
   fsgen_ctrl_rows u_rows_wr (
       .clk(clk), .rst_n(rst_n), .active(state == S_ST || state == A_FIN), .store(1'b1), .drain(1'b1),
-      .clear(rows_clear), .rows((state == S_ST) ? m_rows : at_rows), .skip(1'b0), .cmd_ready(wcmd_ready),
-      .w_free(w_free), .idle(wr_idle), .read(rows_read), .conv(rows_conv), .issue(w_issue), .last(w_last),
-      .row(w_row));
+      .clear(rows_clear), .rows((state == S_ST) ? m_rows : at_rows), .stride((state == S_ST) ? stride_c : at_row),
+      .skip(1'b0), .cmd_ready(wcmd_ready), .w_free(w_free), .idle(wr_idle), .read(rows_read), .conv(rows_conv),
+      .issue(w_issue), .last(w_last), .row(w_row), .offset(w_off));
 
   // ---- compressed operands (CMP_A, CMP_B): the loader's tile's metadata record ----
   wire        skip_a_row, skip_b_row;
@@ -522,21 +550,53 @@ module fsgen_ctrl #(
   assign rcmd_tag = {ld_a ? D_A : ld_b ? D_B : l_meta ? D_META : D_FUSED, ld_slot, r_row};
   assign rcmd_beats = (ls == L_MA) ? MA_BEATS[7:0] : (ls == L_MB) ? MB_BEATS[7:0] :
                       (ld_a || (ld_b && bt) || state == A_LD || v_pre) ? BEATS_A[7:0] : BEATS_B[7:0];
-  wire [31:0] ld_row = (ld_b && !bt) ? {16'd0, lkt} * TK + {24'd0, r_row} :
-                       (ld_b && bt) ? {16'd0, lnt} * NB + {24'd0, r_row} : {16'd0, lmt} * TM + {24'd0, r_row};
-  wire [31:0] ld_col = (ld_a || bt) ? {16'd0, lkt} * TK : {16'd0, lnt} * NB;
-  wire [31:0] ld_addr = (ld_a ? addr_a : addr_b) + ld_row * (ld_a ? stride_a : stride_b) + ld_col;
+  // The loader's tiles: A's (m, k) at addr_a + m TM stride_a + k TK; B's (k, n) at addr_b + k TK
+  // stride_b + n NB, or transposed (bt) at addr_b + n NB stride_b + k TK. Each term is an offset
+  // the loader's walk keeps (offset_next), the tile's first row address a register from them
+  // (valid from the cycle after L_LOOK), a row's address that plus the row's offset.
+  reg  [31:0] step_am, step_bk, step_bn, step_cm;  // from the strides, which a kernel does not change
+  reg  [31:0] off_am, off_ak, off_bk, off_bn;
+  reg  [31:0] tile_a_addr, tile_b_addr;
+  always @(posedge clk) begin
+    step_am <= stride_a * TM;
+    step_bk <= bt ? TK : stride_b * TK;
+    step_bn <= bt ? stride_b * NB : NB;
+    step_cm <= stride_c * TM;
+    tile_a_addr <= addr_a + off_am + off_ak;
+    tile_b_addr <= addr_b + off_bk + off_bn;
+    if (ls == L_IDLE) begin
+      off_am <= 32'd0; off_ak <= 32'd0; off_bk <= 32'd0; off_bn <= 32'd0;
+    end else if (ls == L_PUSH && !q_v[q_tail] && !l_last) begin
+      off_am <= offset_next(loop_move(0, l1, l2), off_am, step_am);
+      off_ak <= offset_next(loop_move(2, l1, l2), off_ak, TK);
+      off_bk <= offset_next(loop_move(2, l1, l2), off_bk, step_bk);
+      off_bn <= offset_next(loop_move(1, l1, l2), off_bn, step_bn);
+    end
+  end
+  wire [31:0] ld_addr = (ld_a ? tile_a_addr : tile_b_addr) + r_off;
   // States of a feature the core is built without are never entered; their terms are
   // guarded by its parameter as well, so that synthesis drops the logic they read (the
   // metadata and attention address arithmetic) from cores without the feature.
   assign rcmd_addr = (CMP_A != 0 && ls == L_MA) ? meta_a_addr : (CMP_B != 0 && ls == L_MB) ? meta_b_addr :
-                     (ATTN != 0 && state == A_LD) ? at_ld_addr + {24'd0, r_row} * at_row :
-                     (ATTN != 0 && v_pre) ? addr_v + at_k_head + {24'd0, at_blk} * TK + {24'd0, r_row} * at_row : ld_addr;
+                     (ATTN != 0 && state == A_LD) ? at_ld_addr + r_off :
+                     (ATTN != 0 && v_pre) ? addr_v + at_k_head + {24'd0, at_blk} * TK + r_off : ld_addr;
   // Stores: a matmul output tile's rows (S_ST), the fused kernels' O rows (A_FIN).
   assign wcmd_valid = w_issue;
   assign wcmd_beats = (state == A_FIN) ? BEATS_A[7:0] : BEATS_B[7:0];
-  wire [31:0] st_addr = addr_c + ({16'd0, mt} * TM + {24'd0, w_row}) * stride_c + {16'd0, c_nt} * NB;
-  assign wcmd_addr = (ATTN != 0 && state == A_FIN) ? at_o_addr + {24'd0, w_row} * at_row : st_addr;
+  // C's tile (m, n) at addr_c + m TM stride_c + n NB (gated: n / 2), kept as the loader's.
+  reg  [31:0] off_cm, off_cn, tile_c_addr;
+  wire [1:0]  mv_cn = loop_move(1, c1, c2);
+  always @(posedge clk) begin
+    tile_c_addr <= addr_c + off_cm + off_cn;
+    if (state == S_IDLE) begin
+      off_cm <= 32'd0; off_cn <= 32'd0;
+    end else if (state == S_NEXT && !last_iter) begin
+      off_cm <= offset_next(loop_move(0, c1, c2), off_cm, step_cm);
+      off_cn <= offset_next((mv_cn == MV_UP && mm_hold) ? MV_HOLD : mv_cn, off_cn, NB);  // gated: n / 2
+    end
+  end
+  wire [31:0] st_addr = tile_c_addr + w_off;
+  assign wcmd_addr = (ATTN != 0 && state == A_FIN) ? at_o_addr + w_off : st_addr;
   wire a_new = first || (mt != pm) || (kt != pk);  // the tile's A differs from the previous pass's
   wire b_new = first || (kt != pk) || (nt != pn);
   wire [7:0] wr_beat_c = ({24'd0, wr_beat} < BEATS_B) ? wr_beat : 8'd0;

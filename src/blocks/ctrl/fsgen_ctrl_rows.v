@@ -13,7 +13,9 @@
 //    a load, wr_idle for a store); `last` is that cycle. A load that does not drain (the
 //    matmul loader's, whose data the caller tracks by burst counts) ends in the cycle its
 //    last row is taken.
-// The caller owns what moves (addresses, beats, buffer writes) and reads the phase strobes.
+// The caller owns what moves (addresses, beats, buffer writes) and reads the phase strobes;
+// `offset` is the row's distance from the transfer's first (row x stride), kept by adding the
+// stride as the row advances so that an address is a base plus an offset (no multiplier).
 // The models' counterpart: the executors' row loads and stores (src/blocks/ctrl/sequencer.h),
 // timed by DmaReads / DmaWrites (src/core/memory_timing.h).
 // A transfer starts in the first cycle of a state that moves rows at the row the counter
@@ -28,6 +30,7 @@ module fsgen_ctrl_rows (
     input  wire       drain,      // the transfer ends when its bursts are done (else when the last row is taken)
     input  wire       clear,      // the row counter returns to 0 (a tile begins)
     input  wire [7:0] rows,       // rows of the running transfer, held while it runs
+    input  wire [31:0] stride,    // bytes between the transfer's rows in memory, held while it runs
     input  wire       skip,       // in ISSUE: this row is not moved
     input  wire       cmd_ready,  // the DMA takes the command offered
     input  wire       w_free,     // the DMA has sent the last write's data
@@ -36,7 +39,8 @@ module fsgen_ctrl_rows (
     output wire       conv,       // CONV cycle of a stored row
     output wire       issue,      // ISSUE cycles of a row
     output wire       last,       // the transfer's last cycle
-    output reg  [7:0] row
+    output reg  [7:0] row,
+    output reg  [31:0] offset     // row x stride
 );
   localparam [2:0] P_READ = 3'd0, P_CONV = 3'd1, P_ISSUE = 3'd2, P_WDATA = 3'd3, P_DRAIN = 3'd4;
   reg  [2:0] phase;
@@ -53,20 +57,21 @@ module fsgen_ctrl_rows (
 
   always @(posedge clk) begin
     if (!rst_n) begin
-      phase <= P_ISSUE; busy <= 1'b0; row <= 8'd0;
+      phase <= P_ISSUE; busy <= 1'b0; row <= 8'd0; offset <= 32'd0;
     end else begin
-      if (clear) row <= 8'd0;
+      if (clear) begin row <= 8'd0; offset <= 32'd0; end
       if (active) begin
         busy <= !last;
         if (read) phase <= P_CONV;
         if (conv) phase <= P_ISSUE;
         if (issued && store) phase <= P_WDATA;
         if (last) begin
-          if (!store) row <= 8'd0;
+          if (!store) begin row <= 8'd0; offset <= 32'd0; end
         end else if (row_done) begin
           if (last_row) phase <= P_DRAIN;
           else begin
             row <= row + 8'd1;
+            offset <= offset + stride;
             phase <= store ? P_READ : P_ISSUE;
           end
         end
