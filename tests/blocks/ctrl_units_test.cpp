@@ -102,8 +102,9 @@ TEST(ControllerUnits, APassLastsTheArraysTileCycles) {
   }
 }
 
-// The row sequencer with the DMA (fsgen_dma.v, 2-byte beats) behind it: a load's command
-// addresses row r at r * 256, a store's data beat i of row r is r * 256 + i.
+// The row sequencer with the DMA (fsgen_dma.v, 2-byte beats) behind it: a row's command
+// addresses it at the sequencer's offset (stride 256: r * 256, which the data checks carry), a
+// store's data beat i of row r is r * 256 + i.
 const char* kRowsDma = R"(module rows_dma #(parameter OUT = 1) (
     input wire clk, input wire rst_n, input wire active, input wire store, input wire [7:0] rows,
     input wire [7:0] beats, input wire skip,
@@ -122,12 +123,14 @@ const char* kRowsDma = R"(module rows_dma #(parameter OUT = 1) (
   wire [1:0] wstrb;
   wire rready, bready;
   /* verilator lint_on UNUSEDSIGNAL */
+  wire [31:0] offset;
   fsgen_ctrl_rows u_rows (.clk(clk), .rst_n(rst_n), .active(active), .store(store), .drain(1'b1), .clear(1'b0),
-      .rows(rows), .skip(skip), .cmd_ready(store ? wcmd_ready : rcmd_ready), .w_free(w_free),
-      .idle(store ? wr_idle : rd_idle), .read(read), .conv(conv), .issue(issue), .last(last), .row(row));
+      .rows(rows), .stride(32'd256), .skip(skip), .cmd_ready(store ? wcmd_ready : rcmd_ready), .w_free(w_free),
+      .idle(store ? wr_idle : rd_idle), .read(read), .conv(conv), .issue(issue), .last(last), .row(row),
+      .offset(offset));
   fsgen_dma #(.W(2), .OUT(OUT), .TAGW(8)) u_dma (.clk(clk), .rst_n(rst_n), .rcmd_valid(issue && !skip && !store),
-      .rcmd_addr({16'd0, row, 8'd0}), .rcmd_beats(beats), .rcmd_tag(row), .rcmd_ready(rcmd_ready),
-      .wcmd_valid(issue && store), .wcmd_addr({16'd0, row, 8'd0}), .wcmd_beats(beats), .wcmd_ready(wcmd_ready),
+      .rcmd_addr(offset), .rcmd_beats(beats), .rcmd_tag(row), .rcmd_ready(rcmd_ready),
+      .wcmd_valid(issue && store), .wcmd_addr(offset), .wcmd_beats(beats), .wcmd_ready(wcmd_ready),
       .rd_valid(rd_valid), .rd_beat(rd_beat), .rd_tag(rd_tag), .rd_last(rd_last), .rd_data(rd_data),
       .rd_idle(rd_idle), .wr_beat(wr_beat),
       .wr_data({row, wr_beat}), .w_free(w_free), .wr_idle(wr_idle),

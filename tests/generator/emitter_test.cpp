@@ -77,16 +77,16 @@ size_t controller_multipliers(const ArrayInstance& ctrl, const std::string& dir)
   return std::stoul(r.output.substr(line, at - line));
 }
 
-// A matmul core's controller holds two row-address multipliers (one per DMA port: A's and
-// B's rows share the read port's, C's rows have the write port's) and a requantiser per
-// output column, and none of the fused kernels' or the compressed operands' arithmetic:
+// A matmul core's controller holds the requantiser's two byte multipliers per output column
+// and no other: its addresses advance by increments (a tile size times a stride is a shift at
+// the tiny tiling), and the fused kernels' and the compressed operands' arithmetic is absent:
 // those states are never entered in such a core.
 TEST(Emitter, AMatmulCoresControllerHoldsOnlyItsOwnArithmetic) {
   if (!test::have_tool("yosys")) GTEST_SKIP() << "yosys not installed (scripts/install-deps.sh)";
   const std::optional<ArrayInstance> ctrl = block_instance(tiny("output_stationary"), "ctrl");
   ASSERT_TRUE(ctrl);
   const int64_t columns = ctrl->params.at("DUAL") ? ctrl->params.at("TN") + ctrl->params.at("TK") : ctrl->params.at("TN");
-  EXPECT_EQ(controller_multipliers(*ctrl, test::scratch_dir("ctrl_mul")), size_t(2 + columns));
+  EXPECT_EQ(controller_multipliers(*ctrl, test::scratch_dir("ctrl_mul")), size_t(2 * columns));
 }
 
 TEST(Emitter, ADesignFolderIsCurrentOnlyWhileEveryFileMatches) {

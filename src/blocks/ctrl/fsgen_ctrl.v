@@ -408,7 +408,8 @@ module fsgen_ctrl #(
   wire [7:0] r_row, w_row;               // the row being loaded / stored
   wire       r_issue, r_last, w_issue, w_last, rows_read, rows_conv;
   // The loader starts with the kernel, or, with the activation epilogue, once the table is in.
-  wire        mm_start = (state == S_IDLE && start && !fused_kernel && !mm_act) || (state == A_LD && r_last && !at_mode);
+  wire        mm_start = (state == S_IDLE && start && !fused_kernel && !mm_act) ||
+                         (ATTN != 0 && state == A_LD && r_last && !at_mode);
   /* verilator lint_off UNUSEDSIGNAL */  // a load has no READ and CONV, a store issues no skip
   wire       r_read_unused, r_conv_unused;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -445,9 +446,13 @@ module fsgen_ctrl #(
       .issue(r_issue), .last(r_last), .row(r_row), .offset(r_off));
   // A tile or a query tile starts storing at row 0 (a store leaves the counter at its last row).
   wire       rows_clear = state == S_TILE || state == A_QT || state == A_LUT || state == A_QNEXT;
+  // A stored row's stride, registered: a store's first row advances no earlier than its third
+  // cycle (READ, CONV, ISSUE).
+  reg  [31:0] w_stride;
+  always @(posedge clk) w_stride <= (state == S_ST) ? stride_c : at_row;
   fsgen_ctrl_rows u_rows_wr (
       .clk(clk), .rst_n(rst_n), .active(state == S_ST || state == A_FIN), .store(1'b1), .drain(1'b1),
-      .clear(rows_clear), .rows((state == S_ST) ? m_rows : at_rows), .stride((state == S_ST) ? stride_c : at_row),
+      .clear(rows_clear), .rows((state == S_ST) ? m_rows : at_rows), .stride(w_stride),
       .skip(1'b0), .cmd_ready(wcmd_ready), .w_free(w_free), .idle(wr_idle), .read(rows_read), .conv(rows_conv),
       .issue(w_issue), .last(w_last), .row(w_row), .offset(w_off));
 
@@ -554,14 +559,11 @@ module fsgen_ctrl #(
   // stride_b + n NB, or transposed (bt) at addr_b + n NB stride_b + k TK. Each term is an offset
   // the loader's walk keeps (offset_next), the tile's first row address a register from them
   // (valid from the cycle after L_LOOK), a row's address that plus the row's offset.
-  reg  [31:0] step_am, step_bk, step_bn, step_cm;  // from the strides, which a kernel does not change
+  // The steps: a stride times a tile size is a shift where the size is a power of two.
+  wire [31:0] step_am = stride_a * TM, step_bk = bt ? TK : stride_b * TK, step_bn = bt ? stride_b * NB : NB;
   reg  [31:0] off_am, off_ak, off_bk, off_bn;
   reg  [31:0] tile_a_addr, tile_b_addr;
   always @(posedge clk) begin
-    step_am <= stride_a * TM;
-    step_bk <= bt ? TK : stride_b * TK;
-    step_bn <= bt ? stride_b * NB : NB;
-    step_cm <= stride_c * TM;
     tile_a_addr <= addr_a + off_am + off_ak;
     tile_b_addr <= addr_b + off_bk + off_bn;
     if (ls == L_IDLE) begin
@@ -584,6 +586,7 @@ module fsgen_ctrl #(
   assign wcmd_valid = w_issue;
   assign wcmd_beats = (state == A_FIN) ? BEATS_A[7:0] : BEATS_B[7:0];
   // C's tile (m, n) at addr_c + m TM stride_c + n NB (gated: n / 2), kept as the loader's.
+  wire [31:0] step_cm = stride_c * TM;
   reg  [31:0] off_cm, off_cn, tile_c_addr;
   wire [1:0]  mv_cn = loop_move(1, c1, c2);
   always @(posedge clk) begin
