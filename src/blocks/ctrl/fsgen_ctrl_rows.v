@@ -7,8 +7,10 @@
 //    its ISSUE cycle (a compressed operand's all-zero row) issues no command and takes that
 //    one cycle.
 //  - A stored row is prepared first, READ (its source row is read) and CONV (converted:
-//    requantised or normalised), then ISSUE until the DMA takes it, then WDATA until the DMA
-//    has sent its data (w_free), so that the next row may be prepared in the same register.
+//    requantised or normalised; a conversion in two stages finishes in the first ISSUE cycle,
+//    as the DMA reads a row's data from the cycle after it takes the command), then ISSUE
+//    until the DMA takes it, then WDATA until the DMA has sent its data (w_free), so that the
+//    next row may be prepared in the same register.
 //  - After the last row, DRAIN until the DMA has no burst of the transfer left (rd_idle for
 //    a load, wr_idle for a store); `last` is that cycle. A load that does not drain (the
 //    matmul loader's, whose data the caller tracks by burst counts) ends in the cycle its
