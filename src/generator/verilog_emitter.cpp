@@ -182,12 +182,13 @@ std::string emit_exp2_header() {
 }
 
 // The controller's units a core instantiates (fsgen_ctrl.v's header): the row and pass
-// sequencers and the operand buffers always, the others with the feature their parameter
-// turns on.
+// sequencers, the loop nest's walks and the operand buffers always, the others with the
+// feature their parameter turns on.
 std::vector<std::string> controller_unit_files(const Graph& g) {
   const ArrayInstance ctrl = ctrl_instance(g);
   auto on = [&](const char* param) { return ctrl.params.count(param) && ctrl.params.at(param) != 0; };
-  std::vector<std::string> files = {"fsgen_ctrl_rows.v", "fsgen_ctrl_pass.v", "fsgen_ctrl_buffer.v"};
+  std::vector<std::string> files = {"fsgen_ctrl_rows.v", "fsgen_ctrl_pass.v", "fsgen_ctrl_walk.v",
+                                    "fsgen_ctrl_buffer.v"};
   if (on("SPARSE")) files.push_back("fsgen_ctrl_window.v");
   if (on("GRP")) files.push_back("fsgen_ctrl_topk.v");
   if (on("CMP_A") || on("CMP_B")) files.push_back("fsgen_ctrl_meta.v");

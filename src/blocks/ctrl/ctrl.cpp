@@ -55,7 +55,7 @@ const BlockKind& ctrl_kind() {
     BlockKind k;
     k.name = "ctrl";
     k.description = "tile sequencer: loop nest, reuse, operand buffers";
-    k.rtl_files = {"fsgen_ctrl.v", "fsgen_ctrl_rows.v", "fsgen_ctrl_pass.v", "fsgen_ctrl_buffer.v",
+    k.rtl_files = {"fsgen_ctrl.v", "fsgen_ctrl_rows.v", "fsgen_ctrl_pass.v", "fsgen_ctrl_walk.v", "fsgen_ctrl_buffer.v",
                    "fsgen_ctrl_meta.v"};
     k.module = "fsgen_ctrl";
     k.systemc_model = "src/blocks/ctrl/sequencer.h, src/models/core_model.h (FusedCore)";

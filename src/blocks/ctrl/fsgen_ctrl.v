@@ -23,6 +23,8 @@
 // Units, each instantiated only by a core that uses it:
 //   fsgen_ctrl_rows    every load (one instance) and store (another) of every kernel, a DMA
 //                      command per row (always);
+//   fsgen_ctrl_pass    a pass of each array (always);
+//   fsgen_ctrl_walk    the matmul loop nest's walks: the loader's and the pass machine's (always);
 //   fsgen_ctrl_buffer  the operand buffers buf_a and buf_b (always): flip-flops, or SRAM
 //                      macros at size;
 //   fsgen_ctrl_window  SPARSE = 1: compute-value sparsity's window scheduler, beside the
@@ -235,7 +237,6 @@ module fsgen_ctrl #(
   localparam [7:0]  BM8 = BM[7:0], BN8 = BN[7:0], BK8 = BK[7:0];
 
   reg [4:0]  state;
-  reg [15:0] c0, c1, c2;
   reg [15:0] pm, pn, pk;                 // the previous pass's tile: its A is (m, k), its B (k, n)
   reg        first;
   reg [7:0]  kk;                         // the softmax pass's row (A_SM)
@@ -288,59 +289,31 @@ module fsgen_ctrl #(
   // the row into out_row_q, which the DMA reads from the next cycle on (fsgen_dma.v).
   reg [NB*41-1:0] rq_lo_q, rq_hi_q;
 
-  // The last tile index of each loop, outermost first, registered from the sizes (which a
-  // kernel does not change while it runs) so that no loop step subtracts.
-  reg  [15:0] e0, e1, e2;
-  always @(posedge clk) begin
-    e0 <= ((ORD0 == 0) ? tiles_m : (ORD0 == 1) ? tiles_n : tiles_k) - 16'd1;
-    e1 <= ((ORD1 == 0) ? tiles_m : (ORD1 == 1) ? tiles_n : tiles_k) - 16'd1;
-    e2 <= ((ORD2 == 0) ? tiles_m : (ORD2 == 1) ? tiles_n : tiles_k) - 16'd1;
-  end
-  // A position (x0, x1, x2) in the loop nest, outermost first, as the pass machine (c0..c2)
-  // and the loader (l0..l2) each keep one: the tile index of dimension `dim` (m=0, n=1,
-  // k=2), whether it is the last tile, and the next position (the innermost counts first).
-  function [15:0] loop_index;
-    input integer dim;
-    input [15:0] x0, x1, x2;
-    loop_index = (ORD0 == dim) ? x0 : (ORD1 == dim) ? x1 : x2;
-  endfunction
-  function loop_last;
-    input [15:0] x0, x1, x2;
-    loop_last = (x0 == e0) && (x1 == e1) && (x2 == e2);
-  endfunction
-  function [47:0] loop_next;
-    input [15:0] x0, x1, x2;
-    if (x2 != e2) loop_next = {x0, x1, x2 + 16'd1};
-    else if (x1 != e1) loop_next = {x0, x1 + 16'd1, 16'd0};
-    else loop_next = {x0 + 16'd1, 16'd0, 16'd0};
-  endfunction
-  // How loop_next moves dimension `dim`'s tile index: 2'b01 up by one, 2'b10 back to 0.
-  localparam [1:0] MV_HOLD = 2'b00, MV_UP = 2'b01, MV_ZERO = 2'b10;
-  function [1:0] loop_move;
-    input integer dim;
-    input [15:0] x1, x2;
-    if (ORD2 == dim) loop_move = (x2 != e2) ? MV_UP : MV_ZERO;
-    else if (ORD1 == dim) loop_move = (x2 != e2) ? MV_HOLD : (x1 != e1) ? MV_UP : MV_ZERO;
-    else loop_move = (x2 == e2 && x1 == e1) ? MV_UP : MV_HOLD;
-  endfunction
   // Addresses advance by increments: a tile index times a step is kept in a register that a
-  // move of the index adds the step to or clears (no multiplier between a counter and an address).
+  // move of the index (fsgen_ctrl_walk.v) adds the step to or clears (no multiplier between a
+  // counter and an address).
   function [31:0] offset_next;
-    input [1:0] move;
+    input up, zero;
     input [31:0] offset, step;
-    offset_next = (move == MV_ZERO) ? 32'd0 : (move == MV_UP) ? offset + step : offset;
+    offset_next = zero ? 32'd0 : up ? offset + step : offset;
   endfunction
-  wire [15:0] mt = loop_index(0, c0, c1, c2);
-  wire [15:0] nt = loop_index(1, c0, c1, c2);
-  wire [15:0] kt = loop_index(2, c0, c1, c2);
-  wire        k_last = (kt == tiles_k - 16'd1);
-  wire        last_iter = loop_last(c0, c1, c2);
+  // The pass machine's walk of the loop nest (S_NEXT steps it).
+  wire [15:0] mt, nt, kt;
+  /* verilator lint_off UNUSEDSIGNAL */  // C's address has no k term; the k loop's end is asked alone
+  wire [2:0]  c_end, c_up, c_zero;
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire        last_iter;
+  fsgen_ctrl_walk #(.ORD0(ORD0), .ORD1(ORD1), .ORD2(ORD2)) u_walk_c (
+      .clk(clk), .rst_n(rst_n), .restart(state == S_IDLE && start), .step(state == S_NEXT && !last_iter),
+      .tiles_m(tiles_m), .tiles_n(tiles_n), .tiles_k(tiles_k), .mt(mt), .nt(nt), .kt(kt), .at_end(c_end),
+      .last(last_iter), .up(c_up), .zero(c_zero));
+  wire        k_last = c_end[2];
   wire [15:0] slot_m = M_LIVE ? mt : 16'd0;
   wire [15:0] slot_w = N_LIVE ? tiles_n : 16'd1;
   wire [15:0] slot_n = N_LIVE ? nt : 16'd0;
   wire [15:0] slot_full = slot_m * slot_w + slot_n;
 
-  // ---- the matmul loader: its own walk of the loop nest (l0, l1, l2), a tile at a time ----
+  // ---- the matmul loader: its own walk of the loop nest (u_walk_l), a tile at a time ----
   // L_LOOK finds the tile's A and B in the slots; each one no slot holds loads into the
   // ring's next slot (L_A, L_B; a compressed operand's metadata record first, L_MA, L_MB)
   // once that slot is free: no queued tile and no running pass reads it. The load's rows
@@ -352,7 +325,6 @@ module fsgen_ctrl #(
   localparam integer FD = 4;                     // tiles queued at most
   localparam [1:0] D_A = 2'd0, D_B = 2'd1, D_META = 2'd2, D_FUSED = 2'd3;  // a read beat's destination
   reg  [2:0]  ls;
-  reg  [15:0] l0, l1, l2;
   reg         need_b;                    // the loader's tile loads B after its A
   reg  [SAW-1:0] l_sa;                   // the loader's tile's slots
   reg  [SBW-1:0] l_sb;
@@ -362,10 +334,9 @@ module fsgen_ctrl #(
   reg  [FD-1:0] q_v;
   reg  [1:0]  q_head, q_tail;
   reg  [15:0] rd_issued, rd_done;        // read bursts taken by the DMA / whose last beat has come
-  wire [15:0] lmt = loop_index(0, l0, l1, l2);
-  wire [15:0] lnt = loop_index(1, l0, l1, l2);
-  wire [15:0] lkt = loop_index(2, l0, l1, l2);
-  wire        l_last = loop_last(l0, l1, l2);
+  wire [15:0] lmt, lnt, lkt;              // the loader's tile
+  wire [2:0]  l_up, l_zero;
+  wire        l_last;
   wire        fused_kernel = (ATTN != 0) && (kernel == 32'd1 || kernel == 32'd2);
   // The activation epilogue (mm_flags bit1; a fused core whose matmul tile is array a's, TN =
   // NB): each output row passes through the activation unit as it is stored, C = act(requant(
@@ -410,6 +381,14 @@ module fsgen_ctrl #(
   // The loader starts with the kernel, or, with the activation epilogue, once the table is in.
   wire        mm_start = (state == S_IDLE && start && !fused_kernel && !mm_act) ||
                          (ATTN != 0 && state == A_LD && r_last && !at_mode);
+  wire        l_step = ls == L_PUSH && !q_v[q_tail] && !l_last;  // the tile is queued: on to the next
+  /* verilator lint_off UNUSEDSIGNAL */  // the loader asks only whether its walk is over
+  wire [2:0]  l_end;
+  /* verilator lint_on UNUSEDSIGNAL */
+  fsgen_ctrl_walk #(.ORD0(ORD0), .ORD1(ORD1), .ORD2(ORD2)) u_walk_l (
+      .clk(clk), .rst_n(rst_n), .restart(ls == L_IDLE && mm_start), .step(l_step), .tiles_m(tiles_m),
+      .tiles_n(tiles_n), .tiles_k(tiles_k), .mt(lmt), .nt(lnt), .kt(lkt), .at_end(l_end), .last(l_last),
+      .up(l_up), .zero(l_zero));
   /* verilator lint_off UNUSEDSIGNAL */  // a load has no READ and CONV, a store issues no skip
   wire       r_read_unused, r_conv_unused;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -479,7 +458,7 @@ module fsgen_ctrl #(
 
   always @(posedge clk) begin
     if (!rst_n) begin
-      ls <= L_IDLE; l0 <= 16'd0; l1 <= 16'd0; l2 <= 16'd0; need_b <= 1'b0;
+      ls <= L_IDLE; need_b <= 1'b0;
       l_sa <= {SAW{1'b0}}; l_sb <= {SBW{1'b0}}; pa <= {SAW{1'b0}}; pb <= {SBW{1'b0}};
       ta_v <= {SA{1'b0}}; tb_v <= {SB{1'b0}}; q_v <= {FD{1'b0}}; q_head <= 2'd0; q_tail <= 2'd0;
       rd_issued <= 16'd0; rd_done <= 16'd0;
@@ -489,7 +468,7 @@ module fsgen_ctrl #(
       if (pop) begin q_v[q_head] <= 1'b0; q_head <= q_head + 2'd1; end
       case (ls)
         L_IDLE: if (mm_start) begin
-          l0 <= 16'd0; l1 <= 16'd0; l2 <= 16'd0; pa <= {SAW{1'b0}}; pb <= {SBW{1'b0}};
+          pa <= {SAW{1'b0}}; pb <= {SBW{1'b0}};
           ta_v <= {SA{1'b0}}; tb_v <= {SB{1'b0}};
           ls <= L_LOOK;
         end
@@ -514,11 +493,7 @@ module fsgen_ctrl #(
         L_PUSH: if (!q_v[q_tail]) begin
           q_sa[q_tail] <= l_sa; q_sb[q_tail] <= l_sb; q_bursts[q_tail] <= rd_issued; q_v[q_tail] <= 1'b1;
           q_tail <= q_tail + 2'd1;
-          if (l_last) ls <= L_END;
-          else begin
-            ls <= L_LOOK;
-            {l0, l1, l2} <= loop_next(l0, l1, l2);
-          end
+          ls <= l_last ? L_END : L_LOOK;
         end
         default: if (state == S_DONE) ls <= L_IDLE;  // L_END: every tile queued
       endcase
@@ -568,11 +543,11 @@ module fsgen_ctrl #(
     tile_b_addr <= addr_b + off_bk + off_bn;
     if (ls == L_IDLE) begin
       off_am <= 32'd0; off_ak <= 32'd0; off_bk <= 32'd0; off_bn <= 32'd0;
-    end else if (ls == L_PUSH && !q_v[q_tail] && !l_last) begin
-      off_am <= offset_next(loop_move(0, l1, l2), off_am, step_am);
-      off_ak <= offset_next(loop_move(2, l1, l2), off_ak, TK);
-      off_bk <= offset_next(loop_move(2, l1, l2), off_bk, step_bk);
-      off_bn <= offset_next(loop_move(1, l1, l2), off_bn, step_bn);
+    end else if (l_step) begin
+      off_am <= offset_next(l_up[0], l_zero[0], off_am, step_am);
+      off_ak <= offset_next(l_up[2], l_zero[2], off_ak, TK);
+      off_bk <= offset_next(l_up[2], l_zero[2], off_bk, step_bk);
+      off_bn <= offset_next(l_up[1], l_zero[1], off_bn, step_bn);
     end
   end
   wire [31:0] ld_addr = (ld_a ? tile_a_addr : tile_b_addr) + r_off;
@@ -588,14 +563,13 @@ module fsgen_ctrl #(
   // C's tile (m, n) at addr_c + m TM stride_c + n NB (gated: n / 2), kept as the loader's.
   wire [31:0] step_cm = stride_c * TM;
   reg  [31:0] off_cm, off_cn, tile_c_addr;
-  wire [1:0]  mv_cn = loop_move(1, c1, c2);
   always @(posedge clk) begin
     tile_c_addr <= addr_c + off_cm + off_cn;
     if (state == S_IDLE) begin
       off_cm <= 32'd0; off_cn <= 32'd0;
     end else if (state == S_NEXT && !last_iter) begin
-      off_cm <= offset_next(loop_move(0, c1, c2), off_cm, step_cm);
-      off_cn <= offset_next((mv_cn == MV_UP && mm_hold) ? MV_HOLD : mv_cn, off_cn, NB);  // gated: n / 2
+      off_cm <= offset_next(c_up[0], c_zero[0], off_cm, step_cm);
+      off_cn <= offset_next(c_up[1] && !mm_hold, c_zero[1], off_cn, NB);  // gated: n / 2
     end
   end
   wire [31:0] st_addr = tile_c_addr + w_off;
@@ -1047,7 +1021,7 @@ module fsgen_ctrl #(
 
   always @(posedge clk) begin
     if (!rst_n) begin
-      state <= S_IDLE; cycles <= 32'd0; c0 <= 16'd0; c1 <= 16'd0; c2 <= 16'd0;
+      state <= S_IDLE; cycles <= 32'd0;
       pm <= 16'd0; pn <= 16'd0; pk <= 16'd0;
       sa <= {SAW{1'b0}}; sb <= {SBW{1'b0}};
       first <= 1'b0; kk <= 8'd0; load_a <= 1'b0;
@@ -1087,7 +1061,7 @@ module fsgen_ctrl #(
       acwb_off <= (STB == 1) ? b_no : b_mo;
       case (state)
         S_IDLE: if (start) begin
-          cycles <= 32'd0; c0 <= 16'd0; c1 <= 16'd0; c2 <= 16'd0; first <= 1'b1;
+          cycles <= 32'd0; first <= 1'b1;
           sa <= {SAW{1'b0}}; sb <= {SBW{1'b0}};
           at_mode <= fused_kernel;
           at_ffn <= (ATTN != 0) && (kernel == 32'd2);
@@ -1339,13 +1313,7 @@ module fsgen_ctrl #(
             state <= S_NEXT;
           end else kk <= kk + 8'd1;
         end
-        S_NEXT: begin
-          if (last_iter) state <= S_DONE;
-          else begin
-            state <= S_TILE;
-            {c0, c1, c2} <= loop_next(c0, c1, c2);
-          end
-        end
+        S_NEXT: state <= last_iter ? S_DONE : S_TILE;
         S_DONE: state <= S_IDLE;
         default: state <= S_IDLE;
       endcase

@@ -6,7 +6,9 @@
 //   wr[0]: a read beat along a row;  wr[1]: a read beat down a column (a transposed B);
 //   clr:   a row the metadata says is zero;
 //   wr[2], wr[3]: the fused kernels' V rows and loads.
-// Reads are combinational. A design whose buffer reaches the memory-macro threshold has it
+// A write decodes only the address bits that index the buffer (AW): the sequencer never
+// writes outside it, and a full 32-bit compare per lane and byte was the buffer's slowest
+// path. Reads are combinational. A design whose buffer reaches the memory-macro threshold has it
 // as an SRAM macro (a black box in synthesis, priced by the SRAM model: docs/POWER.md,
 // "Memory macros"); below it, flip-flops inside the controller.
 module fsgen_ctrl_buffer #(
@@ -24,19 +26,20 @@ module fsgen_ctrl_buffer #(
     input  wire [RL*32-1:0]  rd_addr,
     output wire [RL*8-1:0]   rd_data
 );
+  localparam integer AW = (BYTES > 1) ? $clog2(BYTES) : 1;
   reg [7:0] mem [0:BYTES-1];
   integer b;
   always @(posedge clk) begin
     if (wr[0])
-      for (b = 0; b < W; b = b + 1) mem[wr_addr[b*32 +: 32]] <= wr_data[b*8 +: 8];
+      for (b = 0; b < W; b = b + 1) mem[wr_addr[b*32 +: AW]] <= wr_data[b*8 +: 8];
     if (wr[1])
-      for (b = 0; b < W; b = b + 1) mem[wr_addr[(W + b)*32 +: 32]] <= wr_data[(W + b)*8 +: 8];
+      for (b = 0; b < W; b = b + 1) mem[wr_addr[(W + b)*32 +: AW]] <= wr_data[(W + b)*8 +: 8];
     if (clr)
-      for (b = 0; b < CL; b = b + 1) mem[clr_addr[b*32 +: 32]] <= 8'd0;
+      for (b = 0; b < CL; b = b + 1) mem[clr_addr[b*32 +: AW]] <= 8'd0;
     if (wr[2])
-      for (b = 0; b < W; b = b + 1) mem[wr_addr[(2*W + b)*32 +: 32]] <= wr_data[(2*W + b)*8 +: 8];
+      for (b = 0; b < W; b = b + 1) mem[wr_addr[(2*W + b)*32 +: AW]] <= wr_data[(2*W + b)*8 +: 8];
     if (wr[3])
-      for (b = 0; b < W; b = b + 1) mem[wr_addr[(3*W + b)*32 +: 32]] <= wr_data[(3*W + b)*8 +: 8];
+      for (b = 0; b < W; b = b + 1) mem[wr_addr[(3*W + b)*32 +: AW]] <= wr_data[(3*W + b)*8 +: 8];
   end
   genvar g;
   generate

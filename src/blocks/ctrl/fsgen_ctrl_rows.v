@@ -20,10 +20,9 @@
 // stride as the row advances so that an address is a base plus an offset (no multiplier).
 // The models' counterpart: the executors' row loads and stores (src/blocks/ctrl/sequencer.h),
 // timed by DmaReads / DmaWrites (src/core/memory_timing.h).
-// A transfer starts in the first cycle of a state that moves rows at the row the counter
-// holds (0: the controller clears it before); the counter returns to 0 when a load ends and
-// holds its last value when a store ends (the rows a store read stay addressed until the
-// controller clears it).
+// A transfer starts in the first cycle of a state that moves rows, at row 0: the counter
+// returns to 0 when a load ends and holds its last value when a store ends (the rows a store
+// read stay addressed until the controller clears it, which it does before the next store).
 module fsgen_ctrl_rows (
     input  wire       clk,
     input  wire       rst_n,
@@ -47,8 +46,10 @@ module fsgen_ctrl_rows (
   localparam [2:0] P_READ = 3'd0, P_CONV = 3'd1, P_ISSUE = 3'd2, P_WDATA = 3'd3, P_DRAIN = 3'd4;
   reg  [2:0] phase;
   reg        busy;  // past the transfer's first cycle
+  reg        at_last;  // (busy) the row is the transfer's last: set as the row advances, so
+                       // that no cycle compares the row with the count on the way to the counter
   wire [2:0] ph = busy ? phase : store ? P_READ : P_ISSUE;
-  wire       last_row = row == rows - 8'd1;
+  wire       last_row = busy ? at_last : rows == 8'd1;  // a transfer starts at row 0
   wire       issued = issue && (skip || cmd_ready);
   // A row is done when its command is taken (a load) or its data sent (a store).
   wire       row_done = store ? (active && ph == P_WDATA && w_free) : issued;
@@ -59,11 +60,12 @@ module fsgen_ctrl_rows (
 
   always @(posedge clk) begin
     if (!rst_n) begin
-      phase <= P_ISSUE; busy <= 1'b0; row <= 8'd0; offset <= 32'd0;
+      phase <= P_ISSUE; busy <= 1'b0; at_last <= 1'b0; row <= 8'd0; offset <= 32'd0;
     end else begin
       if (clear) begin row <= 8'd0; offset <= 32'd0; end
       if (active) begin
         busy <= !last;
+        at_last <= (row_done && !last_row) ? row + 8'd2 == rows : row + 8'd1 == rows;
         if (read) phase <= P_CONV;
         if (conv) phase <= P_ISSUE;
         if (issued && store) phase <= P_WDATA;

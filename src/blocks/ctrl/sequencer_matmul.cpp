@@ -11,7 +11,7 @@ namespace fsgen {
 
 namespace {
 
-// The tile loops in the spec's order, outermost first (fsgen_ctrl.v's c0, c1, c2).
+// The tile loops in the spec's order, outermost first (fsgen_ctrl_walk.v).
 struct TileLoop {
   uint32_t bounds[3], idx[3] = {0, 0, 0};
   Iter order[3];
