@@ -4,8 +4,7 @@
 // index counts first). Whether each index is at its last value is kept in a register, set as
 // the index moves, so that a step compares nothing and the moves are known a cycle ahead: the
 // callers keep their addresses as offsets the moves advance (fsgen_ctrl.v, offset_next).
-// The tile counts are registered: a kernel does not change them while it runs, and a start
-// comes at least a cycle after their last write.
+// The tile counts are a kernel's, held while it runs.
 module fsgen_ctrl_walk #(
     parameter ORD0 = 0,
     parameter ORD1 = 1,
@@ -26,30 +25,27 @@ module fsgen_ctrl_walk #(
     output wire [2:0]  up,      // per dimension: the next step adds one to its index
     output wire [2:0]  zero     // per dimension: the next step returns its index to 0
 );
-  reg [15:0] e0, e1, e2;  // each loop's last index
+  wire [15:0] n0 = (ORD0 == 0) ? tiles_m : (ORD0 == 1) ? tiles_n : tiles_k;  // each loop's tiles
+  wire [15:0] n1 = (ORD1 == 0) ? tiles_m : (ORD1 == 1) ? tiles_n : tiles_k;
+  wire [15:0] n2 = (ORD2 == 0) ? tiles_m : (ORD2 == 1) ? tiles_n : tiles_k;
   reg [15:0] x0, x1, x2;
-  reg        z0, z1, z2;  // xN == eN
-  always @(posedge clk) begin
-    e0 <= ((ORD0 == 0) ? tiles_m : (ORD0 == 1) ? tiles_n : tiles_k) - 16'd1;
-    e1 <= ((ORD1 == 0) ? tiles_m : (ORD1 == 1) ? tiles_n : tiles_k) - 16'd1;
-    e2 <= ((ORD2 == 0) ? tiles_m : (ORD2 == 1) ? tiles_n : tiles_k) - 16'd1;
-  end
+  reg        z0, z1, z2;  // xN is loop N's last index (nN - 1)
   always @(posedge clk) begin
     if (!rst_n) begin
       x0 <= 16'd0; x1 <= 16'd0; x2 <= 16'd0; z0 <= 1'b0; z1 <= 1'b0; z2 <= 1'b0;
     end else if (restart) begin
       x0 <= 16'd0; x1 <= 16'd0; x2 <= 16'd0;
-      z0 <= e0 == 16'd0; z1 <= e1 == 16'd0; z2 <= e2 == 16'd0;
+      z0 <= n0 == 16'd1; z1 <= n1 == 16'd1; z2 <= n2 == 16'd1;
     end else if (step) begin
       x2 <= z2 ? 16'd0 : x2 + 16'd1;
-      z2 <= z2 ? e2 == 16'd0 : x2 + 16'd1 == e2;
+      z2 <= z2 ? n2 == 16'd1 : x2 + 16'd2 == n2;
       if (z2) begin
         x1 <= z1 ? 16'd0 : x1 + 16'd1;
-        z1 <= z1 ? e1 == 16'd0 : x1 + 16'd1 == e1;
+        z1 <= z1 ? n1 == 16'd1 : x1 + 16'd2 == n1;
       end
       if (z2 && z1) begin
         x0 <= x0 + 16'd1;
-        z0 <= x0 + 16'd1 == e0;
+        z0 <= x0 + 16'd2 == n0;
       end
     end
   end
