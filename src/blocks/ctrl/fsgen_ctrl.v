@@ -405,8 +405,8 @@ module fsgen_ctrl #(
       m_tile_rows = (rows_cut && left < TM) ? left[7:0] : TM[7:0];
     end
   endfunction
-  // Registered as the tile changes (at the loader's L_PUSH, read from L_A on; at S_NEXT, read
-  // from S_COMP on).
+  // Registered from the tile indices: the loader's moves at L_PUSH and is read from L_A on, the
+  // pass machine's at S_NEXT and is read from S_COMP on.
   reg  [7:0]  la_rows;                     // the loader's tile's rows of A
   reg  [7:0]  m_rows;                      // the pass's tile's rows of A and C
   always @(posedge clk) begin
@@ -414,8 +414,10 @@ module fsgen_ctrl #(
     m_rows <= m_tile_rows(mt);
   end
   wire        r_skip = (ls == L_A && skip_a_row) || (ls == L_B && skip_b_row);
-  wire [7:0] r_rows = (ls == L_A) ? la_rows : (ls == L_B) ? (bt ? NB[7:0] : TK[7:0]) : l_meta ? 8'd1 :
-                      v_pre ? at_kv_rows : at_ld_rows;
+  // (A core without the fused kernels loads only the loader's rows: its terms guarded by ATTN,
+  // as rcmd_addr's are, so that the row counts' compares do not wait on the fused states.)
+  wire [7:0] r_rows = (ls == L_A) ? la_rows : (ls == L_B) ? (bt ? NB[7:0] : TK[7:0]) :
+                      (l_meta || ATTN == 0) ? 8'd1 : v_pre ? at_kv_rows : at_ld_rows;
   wire [31:0] r_stride = (ls == L_A) ? stride_a : (ls == L_B) ? stride_b : at_row;
   wire [31:0] r_off, w_off;              // the row's offset from the transfer's first row
   fsgen_ctrl_rows u_rows_rd (
@@ -431,7 +433,7 @@ module fsgen_ctrl #(
   always @(posedge clk) w_stride <= (state == S_ST) ? stride_c : at_row;
   fsgen_ctrl_rows u_rows_wr (
       .clk(clk), .rst_n(rst_n), .active(state == S_ST || state == A_FIN), .store(1'b1), .drain(1'b1),
-      .clear(rows_clear), .rows((state == S_ST) ? m_rows : at_rows), .stride(w_stride),
+      .clear(rows_clear), .rows((ATTN == 0 || state == S_ST) ? m_rows : at_rows), .stride(w_stride),
       .skip(1'b0), .cmd_ready(wcmd_ready), .w_free(w_free), .idle(wr_idle), .read(rows_read), .conv(rows_conv),
       .issue(w_issue), .last(w_last), .row(w_row), .offset(w_off));
 
