@@ -4,8 +4,7 @@
 //  1. requant_half: the accumulator times one byte of the multiplier (two per value);
 //  2. requant_finish: their sum p, rounded as (t + 1) >> 1 = t[8:1] + t[0] with t = p >>
 //     (shift - 1) (so that only the 9 bits of t are selected, no full-width shifter and no
-//     rounding adder), and
-//     clamped by whether p's bits from shift + 7 up all equal its sign.
+//     rounding adder), and clamped by whether p's bits from shift + 7 up all equal its sign.
 // requant is the two in one cycle.
 function [40:0] requant_half;
   input [31:0] rq_acc;    // names of their own: the including modules have ports of these names
