@@ -9,9 +9,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
+#include "flow/tools.h"
+#include "generator/rtl_library.h"
 
 namespace fsgen::test {
 
@@ -122,6 +126,37 @@ inline std::string tiny_attention_core_spec() {
   spec = replace(spec, "tiling: {m: 2, n: 8, k: 4}", "tiling: {m: 2, n: 8, k: 2}");
   spec = replace(spec, "kernels: [matmul]", "kernels: [matmul, attention]");
   return replace(spec, "bandwidth_gbps: 2", "bandwidth_gbps: 1");  // 2-byte beats: rows of two
+}
+
+// Builds `module` (its file from the embedded library) with parameters `params` and the C++
+// testbench `main_cpp` (which includes V<module>.h), runs it with `args` and returns its output.
+// `sources` are written beside it; `library` are further files of the embedded library;
+// `flags` are further Verilator options (-DSYNTHESIS).
+inline std::string run_verilated_unit(const std::string& module, const std::map<std::string, int>& params,
+                                      const std::string& main_cpp, const std::string& args = "",
+                                      const std::map<std::string, std::string>& sources = {},
+                                      const std::vector<std::string>& library = {}, const std::string& flags = "") {
+  // A folder of the test's own: ctest runs the tests of one module in parallel.
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("fsgen_test_unit_" + module + "_" + test);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string files;
+  for (const auto& [name, text] : sources) std::ofstream(dir / name) << text, files += " " + name;
+  for (const std::string& name : library) std::ofstream(dir / name) << rtl_library().at(name), files += " " + name;
+  if (sources.empty()) {
+    std::ofstream(dir / (module + ".v")) << rtl_library().at(module + ".v");
+    files = " " + module + ".v";
+  }
+  std::ofstream(dir / "main.cpp") << main_cpp;
+  std::string cmd = "cd " + shell_quote(dir.string()) + " && verilator --cc --exe --build -j 2 -Wall --top-module " +
+                    module + " -MAKEFLAGS " + shell_quote("OPT_FAST=-O0 OPT_GLOBAL=-O0" + verilator_objcache());
+  for (const auto& [name, value] : params) cmd += " -G" + name + "=" + std::to_string(value);
+  if (!flags.empty()) cmd += " " + flags;
+  cmd += files + " main.cpp -o tb 2>&1 && ./obj_dir/tb " + args;
+  const CommandResult r = run_command(cmd);
+  EXPECT_EQ(r.status, 0) << r.output;
+  return r.output;
 }
 
 }  // namespace fsgen::test

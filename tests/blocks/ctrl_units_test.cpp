@@ -21,34 +21,6 @@ namespace fsgen {
 namespace {
 namespace fs = std::filesystem;
 
-// Builds `module` (its file from the embedded library) with parameters `params` and the C++
-// testbench `main_cpp` (which includes V<module>.h), runs it with `args` and returns its output.
-// `sources` are written beside it; `library` are further files of the embedded library.
-std::string run_unit(const std::string& module, const std::map<std::string, int>& params, const std::string& main_cpp,
-                     const std::string& args = "", const std::map<std::string, std::string>& sources = {},
-                     const std::vector<std::string>& library = {}) {
-  // A folder of the test's own: ctest runs the tests of one module in parallel.
-  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  const fs::path dir = fs::temp_directory_path() / ("fsgen_test_unit_" + module + "_" + test);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  std::string files;
-  for (const auto& [name, text] : sources) std::ofstream(dir / name) << text, files += " " + name;
-  for (const std::string& name : library) std::ofstream(dir / name) << rtl_library().at(name), files += " " + name;
-  if (sources.empty()) {
-    std::ofstream(dir / (module + ".v")) << rtl_library().at(module + ".v");
-    files = " " + module + ".v";
-  }
-  std::ofstream(dir / "main.cpp") << main_cpp;
-  std::string cmd = "cd " + shell_quote(dir.string()) + " && verilator --cc --exe --build -j 2 -Wall --top-module " +
-                    module + " -MAKEFLAGS " + shell_quote("OPT_FAST=-O0 OPT_GLOBAL=-O0" + verilator_objcache());
-  for (const auto& [name, value] : params) cmd += " -G" + name + "=" + std::to_string(value);
-  cmd += files + " main.cpp -o tb 2>&1 && ./obj_dir/tb " + args;
-  const CommandResult r = run_command(cmd);
-  EXPECT_EQ(r.status, 0) << r.output;
-  return r.output;
-}
-
 // Two passes back to back in one state (a dot array b's sub-tiles), the first with the
 // stationary load, the second without; then a third after the state was left.
 const char* kPassBench = R"(#include "Vfsgen_ctrl_pass.h"
@@ -83,10 +55,10 @@ TEST(ControllerUnits, APassLastsTheArraysTileCycles) {
   const Graph g = elaborate(parse_spec_file(std::string(FSGEN_SOURCE_DIR) + "/examples/is_16x8.yaml"));
   const ArrayPlan& p = g.array_a;
   ASSERT_GT(p.stationary_rows, 0u);
-  const std::string out =
-      run_unit("fsgen_ctrl_pass",
-               {{"LOAD_ROWS", int(p.stationary_rows)}, {"STREAM", int(p.stream_cycles)}, {"TAIL", int(p.tail_cycles)}},
-               kPassBench);
+  const std::string out = test::run_verilated_unit(
+      "fsgen_ctrl_pass",
+      {{"LOAD_ROWS", int(p.stationary_rows)}, {"STREAM", int(p.stream_cycles)}, {"TAIL", int(p.tail_cycles)}},
+      kPassBench);
   std::istringstream in(out.substr(out.find("pass 0")));
   for (int pass = 0; pass < 3; ++pass) {
     std::string word;
@@ -223,9 +195,9 @@ std::vector<uint64_t> model_transfer_cycles(const MemoryTiming& mem, uint32_t be
 }
 
 void expect_transfers_as_modelled(uint32_t outstanding, uint32_t latency, uint32_t beats) {
-  const std::string out = run_unit("rows_dma", {{"OUT", int(outstanding)}}, kRowsBench,
-                                   std::to_string(latency) + " " + std::to_string(beats),
-                                   {{"rows_dma.v", kRowsDma}}, {"fsgen_ctrl_rows.v", "fsgen_dma.v"});
+  const std::string out = test::run_verilated_unit("rows_dma", {{"OUT", int(outstanding)}}, kRowsBench,
+                                                   std::to_string(latency) + " " + std::to_string(beats),
+                                                   {{"rows_dma.v", kRowsDma}}, {"fsgen_ctrl_rows.v", "fsgen_dma.v"});
   ASSERT_NE(out.find("transfer 0"), std::string::npos) << out;
   std::istringstream in(out.substr(out.find("transfer 0")));
   const std::vector<uint64_t> expected = model_transfer_cycles(MemoryTiming{latency, 2, outstanding}, beats);

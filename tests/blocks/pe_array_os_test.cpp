@@ -4,16 +4,14 @@
 // against the accumulators computed here in C++.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
 
-#include "flow/tools.h"
-#include "generator/rtl_library.h"
 #include "test_util.h"
 
 namespace fsgen {
 namespace {
-namespace fs = std::filesystem;
 
 // A 2x2 broadcast array: operands from a fixed generator, the edges (-128, 127, 0) one cycle
 // in four; clear one cycle in 32, enable off one in 8. Prints the first mismatch or "equal".
@@ -51,27 +49,15 @@ int main() {
 }
 )";
 
-// Builds the array (2x2, its file and include from the embedded library) with `defines` and
-// runs the bench; returns its output.
-std::string run_array(const std::string& name, const std::string& defines) {
-  const fs::path dir = fs::temp_directory_path() / ("fsgen_test_array_os_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  for (const char* file : {"fsgen_array_os.v", "fsgen_rescale.vh"}) std::ofstream(dir / file) << rtl_library().at(file);
-  std::ofstream(dir / "main.cpp") << kBench;
-  const std::string cmd = "cd " + shell_quote(dir.string()) +
-                          " && verilator --cc --exe --build -j 2 -Wall -GR=2 -GC=2 --top-module fsgen_array_os " +
-                          defines + " -MAKEFLAGS " + shell_quote("OPT_FAST=-O1 OPT_GLOBAL=-O1" + verilator_objcache()) +
-                          " fsgen_array_os.v main.cpp -o tb 2>&1 && ./obj_dir/tb";
-  const CommandResult r = run_command(cmd);
-  EXPECT_EQ(r.status, 0) << r.output;
-  return r.output;
-}
-
 TEST(PeArrayOs, SynthesisAccumulateEqualsTheWrittenOne) {
   if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
-  EXPECT_NE(run_array("simulation", "").find("equal"), std::string::npos);
-  EXPECT_NE(run_array("synthesis", "-DSYNTHESIS").find("equal"), std::string::npos);
+  // A 2x2 array, its include from the embedded library; built as simulation and as synthesis read it.
+  const std::map<std::string, int> size = {{"R", 2}, {"C", 2}};
+  const std::vector<std::string> include = {"fsgen_rescale.vh"};
+  for (const std::string reading : {"", "-DSYNTHESIS"})
+    EXPECT_NE(test::run_verilated_unit("fsgen_array_os", size, kBench, "", {}, include, reading).find("equal"),
+              std::string::npos)
+        << (reading.empty() ? "as simulated" : "as synthesised");
 }
 
 }  // namespace
