@@ -63,6 +63,14 @@ FLOPS = {
     "DFFR_X1": (5.320, 84.9, 1.14, 0.95, 1.40, 95, 4.0, 3.2, 2.0, 32, 5),
 }
 
+# Integrated clock gates (clock_gating_integrated_cell "latch_posedge": GCK = CK & E latched
+# while CK is low): (area, leakage, CK cap, E cap, CK->GCK d0 ps, R, energy fJ per GCK
+# transition, CK-pin energy fJ per clock edge, E setup ps, E hold ps); area and leakage of
+# the order of the NanGate library's CLKGATE_X1.
+CLOCK_GATES = {
+    "CLKGATE_X1": (2.660, 38.0, 0.90, 0.92, 45, 4.0, 1.5, 1.2, 40, 10),
+}
+
 T_IN = [0.005, 0.05, 0.2]   # ns
 LOAD = [0.5, 5.0, 20.0]     # fF
 
@@ -134,6 +142,27 @@ def flop_cell(name, spec):
     return "".join(out)
 
 
+def clock_gate_cell(name, spec):
+    area, leak, ck_cap, e_cap, d0, r, energy, ck_energy, setup, hold = spec
+    constraint = lambda v: (f"        rise_constraint (constraint_tpl) {{ values (\"{v:.4f}, {v:.4f}, {v:.4f}\"); }}\n"
+                            f"        fall_constraint (constraint_tpl) {{ values (\"{v:.4f}, {v:.4f}, {v:.4f}\"); }}\n")
+    return (f"  cell ({name}) {{\n    area : {area};\n    cell_leakage_power : {leak};\n"
+            '    clock_gating_integrated_cell : "latch_posedge";\n'
+            '    statetable ("CK E", "IQ") {\n      table : "L L : - : L, L H : - : H, H - : - : N";\n    }\n'
+            f"    pin (CK) {{\n      direction : input;\n      clock : true;\n      clock_gate_clock_pin : true;\n"
+            f"      capacitance : {ck_cap};\n      internal_power () {{\n" + power_tables(ck_energy) + "      }\n    }\n"
+            f"    pin (E) {{\n      direction : input;\n      clock_gate_enable_pin : true;\n      capacitance : {e_cap};\n"
+            '      timing () {\n        related_pin : "CK";\n        timing_type : setup_rising;\n'
+            + constraint(setup / 1000) + "      }\n"
+            '      timing () {\n        related_pin : "CK";\n        timing_type : hold_rising;\n'
+            + constraint(hold / 1000) + "      }\n    }\n"
+            '    pin (GCK) {\n      direction : output;\n      clock_gate_out_pin : true;\n      state_function : "(CK * IQ)";\n'
+            "      max_capacitance : 60.0;\n"
+            '      timing () {\n        related_pin : "CK";\n        timing_sense : positive_unate;\n'
+            + delay_tables(d0, r) + "      }\n"
+            '      internal_power () {\n        related_pin : "CK";\n' + power_tables(energy) + "      }\n    }\n  }\n")
+
+
 def library():
     idx1 = ", ".join(str(t) for t in T_IN)
     idx2 = ", ".join(str(c) for c in LOAD)
@@ -161,6 +190,7 @@ def library():
            f'  lu_table_template (constraint_tpl) {{\n    variable_1 : related_pin_transition;\n    index_1 ("{idx1}");\n  }}\n']
     out += [comb_cell(n, s) for n, s in CELLS.items()]
     out += [flop_cell(n, s) for n, s in FLOPS.items()]
+    out += [clock_gate_cell(n, s) for n, s in CLOCK_GATES.items()]
     out.append("}\n")
     return "".join(out)
 

@@ -26,8 +26,8 @@ std::string graph_json(const Graph& g);
 std::map<std::string, std::string> module_sources();
 
 // Writes module_sources() into dir (created) and returns the paths of `module`'s file and
-// of its units' (fsgen_ctrl_rows.v is a unit of fsgen_ctrl: files named <module>_*.v), for
-// synthesising that module on its own.
+// of its units' (fsgen_ctrl_rows.v is a unit of fsgen_ctrl: files named <module>_*.v), and
+// fsgen_clock_gate.v if they instantiate it, for synthesising that module on its own.
 std::vector<std::string> write_module_sources(const std::string& dir, const std::string& module);
 
 // Every file of the design folder: name -> text.

@@ -104,6 +104,7 @@ struct CellKind {
   std::vector<std::string> inputs, outputs;
   std::vector<uint32_t> out_tables;
   bool flop = false;
+  bool clock_gate = false;  // a flop of its latch, settled among the combinational cells
   int32_t clocked_on = -1, next_state = -1, clear = -1, preset = -1;
   uint8_t both_q = 0, both_qn = 0;
 };
@@ -128,6 +129,7 @@ class KindCompiler {
 
   CellKind compile(const LibertyCell& cell, const std::string& instance) {
     const std::string where = "liberty cell " + cell.name + " (netlist cell " + instance + ")";
+    if (cell.clock_gate) return compile_clock_gate(cell, *cell.clock_gate, where);
     if (cell.sequential && !cell.flop)
       fail(where, "a latch or state-table cell: the gate-level simulator models combinational cells and flip-flops");
     CellKind k;
@@ -151,6 +153,29 @@ class KindCompiler {
       if (function.empty()) fail(where, "output pin " + out + " has no function");
       k.out_tables.push_back(uint32_t(add(function, vars, where + " pin " + out)));
     }
+    return k;
+  }
+
+  // An integrated clock gate as the simulator's flop of its latch: the latch is open while
+  // the clock is low and the simulator settles a cycle's inputs with the clock low, so the
+  // state a falling clock takes is the enable the rising edge finds. Its output is a
+  // function of its clock pin, which may come through buffers: it settles in the
+  // combinational cells' order.
+  CellKind compile_clock_gate(const LibertyCell& cell, const LibertyClockGate& g, const std::string& where) {
+    CellKind k;
+    for (const auto& [name, pin] : cell.pins)
+      if (!pin.output) k.inputs.push_back(name);
+    k.outputs = {g.out};
+    std::vector<std::string> vars = k.inputs;
+    vars.push_back("fsgen_latched");
+    vars.push_back("fsgen_latched_n");
+    const bool test_before = !g.test.empty() && !g.test_after_latch, test_after = !g.test.empty() && g.test_after_latch;
+    k.flop = k.clock_gate = true;
+    k.clocked_on = add("!" + g.clock, vars, where + " clock gate's latch");
+    k.next_state =
+        add(test_before ? "(" + g.enable + " | " + g.test + ")" : g.enable, vars, where + " clock gate's latch");
+    const std::string open = test_after ? "(fsgen_latched | " + g.test + ")" : "fsgen_latched";
+    k.out_tables.push_back(uint32_t(add(g.clock + " & " + open, vars, where + " pin " + g.out)));
     return k;
   }
 
@@ -241,8 +266,9 @@ fsgen_gates::Netlist compile_gate_netlist(const GateNetlist& netlist, const Libe
   std::vector<fsgen_gates::Cell> comb;
   std::vector<std::string> comb_names;
   for (const auto& c : netlist.cells) {
-    fsgen_gates::Cell cell = instance_of(c, kinds.kind(c.type, c.name));
-    if (cell.flop) {
+    const CellKind& kind = kinds.kind(c.type, c.name);
+    fsgen_gates::Cell cell = instance_of(c, kind);
+    if (cell.flop && !kind.clock_gate) {
       out.cells.push_back(std::move(cell));
     } else {
       comb.push_back(std::move(cell));

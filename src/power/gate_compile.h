@@ -17,8 +17,9 @@ namespace fsgen {
 fsgen_gates::Table liberty_function_table(const std::string& function, const std::vector<std::string>& vars,
                                           const std::string& where);
 
-// UserError naming the cell for a cell the simulator cannot model (a latch, a cell without a
-// function on an output) or a loop of combinational cells.
+// An integrated clock-gating cell (LibertyClockGate) is modelled by its role, not by its
+// statetable. UserError naming the cell for a cell the simulator cannot model (a latch, a
+// cell without a function on an output) or a loop of combinational cells.
 fsgen_gates::Netlist compile_gate_netlist(const GateNetlist& netlist, const LibertyLibrary& lib);
 
 }  // namespace fsgen

@@ -49,7 +49,7 @@ struct Netlist {
   uint32_t bits = 0;  // net bits 0 .. bits - 1
   std::vector<Port> ports;
   std::vector<Table> tables;
-  std::vector<Cell> cells;  // the flops, then the combinational cells in evaluation order
+  std::vector<Cell> cells;  // the flops, then the combinational cells and clock gates in evaluation order
 
   void write(std::ostream& o) const {
     o << "fsgen-gates 1\nbits " << bits << "\ntables " << tables.size() << "\n";

@@ -309,13 +309,40 @@ LibertyFlop read_flop(const LibertyGroup& g, const std::string& where) {
   return f;
 }
 
+// The clock gate a cell's clock_gating_integrated_cell attribute and its pins' roles
+// describe; nullopt for a style fsgen does not model (a negative-edge or latch-free gate).
+std::optional<LibertyClockGate> read_clock_gate(const LibertyGroup& g, const std::string& where) {
+  const auto style = g.simple.find("clock_gating_integrated_cell");
+  if (style == g.simple.end()) return std::nullopt;
+  const std::string& s = style->second;
+  if (s != "latch_posedge" && s != "latch_posedge_precontrol" && s != "latch_posedge_postcontrol") return std::nullopt;
+  LibertyClockGate gate;
+  gate.test_after_latch = s == "latch_posedge_postcontrol";
+  for (const LibertyGroup* pg : g.find("pin")) {
+    auto role = [&](const char* attr) {
+      const auto it = pg->simple.find(attr);
+      return it != pg->simple.end() && it->second == "true";
+    };
+    const std::string name = pg->args.empty() ? "" : pg->args[0];
+    if (role("clock_gate_clock_pin")) gate.clock = name;
+    if (role("clock_gate_enable_pin")) gate.enable = name;
+    if (role("clock_gate_test_pin")) gate.test = name;
+    if (role("clock_gate_out_pin")) gate.out = name;
+  }
+  if (gate.clock.empty() || gate.enable.empty() || gate.out.empty())
+    fail(where, "clock_gating_integrated_cell \"" + s +
+                    "\": expected pins with clock_gate_clock_pin, clock_gate_enable_pin and clock_gate_out_pin");
+  return gate;
+}
+
 LibertyCell read_cell(const LibertyGroup& g, const Units& u, const std::string& source) {
   LibertyCell c;
   c.name = g.args.empty() ? "" : g.args[0];
   const std::string where = source + ":" + std::to_string(g.line);
   if (g.simple.count("area")) c.area_um2 = non_negative(g.simple.at("area"), where, "area");
-  c.sequential = !g.find("ff").empty() || !g.find("latch").empty();
+  c.sequential = !g.find("ff").empty() || !g.find("latch").empty() || !g.find("statetable").empty();
   if (const auto ffs = g.find("ff"); ffs.size() == 1) c.flop = read_flop(*ffs[0], where);
+  c.clock_gate = read_clock_gate(g, where);
   if (g.simple.count("cell_leakage_power")) {
     c.leakage_nw = non_negative(g.simple.at("cell_leakage_power"), where, "cell_leakage_power") * u.leak_nw;
   } else {
@@ -432,6 +459,13 @@ const LibertyCell& LibertyLibrary::cell(const std::string& n) const {
   auto it = cells.find(n);
   if (it == cells.end()) fail("liberty " + name, "no cell '" + n + "'");
   return it->second;
+}
+
+const LibertyCell* LibertyLibrary::clock_gate_cell() const {
+  const LibertyCell* smallest = nullptr;
+  for (const auto& [n, c] : cells)
+    if (c.clock_gate && (!smallest || c.area_um2 < smallest->area_um2)) smallest = &c;
+  return smallest;
 }
 
 std::unique_ptr<LibertyGroup> parse_liberty(const std::string& text, const std::string& source) {

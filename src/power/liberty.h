@@ -69,12 +69,23 @@ struct LibertyFlop {
   char both_state = 'L', both_state_n = 'L';
 };
 
+// An integrated clock-gating cell (clock_gating_integrated_cell "latch_posedge" and its
+// "_precontrol" and "_postcontrol" forms): its output is the clock AND the enable latched
+// while the clock is low; a test pin is ORed with the enable before the latch (precontrol)
+// or after it (postcontrol). Its pins by their clock_gate_*_pin attributes; test empty
+// without one.
+struct LibertyClockGate {
+  std::string clock, enable, test, out;
+  bool test_after_latch = false;
+};
+
 struct LibertyCell {
   std::string name;
   double area_um2 = 0;
   double leakage_nw = 0;
   bool sequential = false;
   std::optional<LibertyFlop> flop;  // an ff group (a latch or statetable cell has none)
+  std::optional<LibertyClockGate> clock_gate;
   std::map<std::string, LibertyPin> pins;
 };
 
@@ -92,6 +103,8 @@ struct LibertyLibrary {
   WireLoad wire_load;  // default_wire_load, if the library names one
   std::map<std::string, LibertyCell> cells;
   const LibertyCell& cell(const std::string& name) const;  // UserError if absent
+  // The smallest integrated clock-gating cell, nullptr if the library has none.
+  const LibertyCell* clock_gate_cell() const;
 };
 
 // Parses liberty text; `source` names it in errors ("file:line: ...").

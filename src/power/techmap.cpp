@@ -42,6 +42,42 @@ std::string tail_of(const std::string& output, size_t lines) {
 // An absolute path without "." or "..", whether or not the file exists yet.
 fs::path canonical_path(const std::string& path) { return fs::weakly_canonical(fs::absolute(path)); }
 
+// Whether a source instantiates fsgen_clock_gate (src/blocks/clock_gate).
+bool instantiates_clock_gate(const std::vector<std::string>& sources) {
+  for (const auto& f : sources) {
+    std::ifstream in(f);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (text.str().find("fsgen_clock_gate u_") != std::string::npos) return true;
+  }
+  return false;
+}
+
+// fsgen_clock_gate as the library's smallest integrated clock-gating cell, for synthesis
+// (fsgen_clock_gate.v is the simulation model); its test pin, if any, tied low. Empty if
+// the library has none: the module's latch then stays a latch, refused after synthesis
+// (refuse_latches) if the synthesised block holds one.
+std::string clock_gate_module(const Liberty& lib) {
+  const LibertyLibrary cells = read_liberty_file(lib.path);
+  const LibertyCell* c = cells.clock_gate_cell();
+  if (!c) return "";
+  const LibertyClockGate& g = *c->clock_gate;
+  std::ostringstream o;
+  o << "// fsgen_clock_gate as " << lib.name << "'s " << c->name << " (written by fsgen's synthesis)\n"
+    << "module fsgen_clock_gate (input wire clk, input wire en, output wire gclk);\n  " << c->name << " u_cell (."
+    << g.clock << "(clk), ." << g.enable << "(en), ";
+  if (!g.test.empty()) o << "." << g.test << "(1'b0), ";
+  o << "." << g.out << "(gclk));\nendmodule\n";
+  return o.str();
+}
+
+// Yosys' statistics of a mapped netlist name a latch it could not map as $_DLATCH_*.
+void refuse_latches(const std::string& stat_output, const Liberty& lib, const std::string& top) {
+  if (stat_output.find("$_DLATCH") != std::string::npos)
+    fail(lib.path, "no integrated clock-gating cell (clock_gating_integrated_cell \"latch_posedge\") for " + top +
+                       "'s clock gates (fsgen_clock_gate)");
+}
+
 }  // namespace
 
 Liberty prepare_liberty(const std::string& file, const std::string& work_dir) {
@@ -200,8 +236,15 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   const std::string l = canonical_path(lib.path).string();
   std::vector<std::string> sources;
   for (const auto& f : files) sources.push_back(canonical_path(f).string());
+  const std::string gate_cell = instantiates_clock_gate(sources) ? clock_gate_module(lib) : "";
+  const bool gated = !gate_cell.empty();
+  if (gated) {
+    const fs::path cell = dir / ("fsgen_clock_gate_" + lib.name + ".v");
+    write_text_file(cell, gate_cell);
+    sources.push_back(cell.string());
+  }
   std::ostringstream ys;
-  ys << "read_liberty -lib " << l << "\nread_verilog";
+  ys << "read_liberty -lib " << l << "\nread_verilog" << (gated ? " -DFSGEN_LIBERTY_CLOCK_GATE" : "");
   std::set<std::string> include_dirs;
   for (const auto& f : sources) include_dirs.insert(fs::path(f).parent_path().string());
   for (const auto& d : include_dirs) ys << " -I" << d;
@@ -245,6 +288,7 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
     r.cell_use[(*it)[1]] = n;
     r.cells += n;
   }
+  refuse_latches(output, lib, top);
   if (options.delay_target_ns > 0) rebuild_fanout(r, lib, options.max_fanout);
   return r;
 }

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <regex>
 
 #include "flow/tech_library.h"
 #include "test_util.h"
@@ -13,7 +14,7 @@ TEST(Liberty, ReadsTheBuiltInLibrary) {
   const LibertyLibrary lib = read_liberty(tech_library().at("fsgen45.lib"), "fsgen45.lib");
   EXPECT_EQ(lib.name, "fsgen45");
   EXPECT_DOUBLE_EQ(lib.nom_voltage, 1.1);
-  EXPECT_EQ(lib.cells.size(), 21u);
+  EXPECT_EQ(lib.cells.size(), 22u);
   const LibertyCell& inv = lib.cell("INV_X1");
   EXPECT_DOUBLE_EQ(inv.area_um2, 0.532);
   EXPECT_DOUBLE_EQ(inv.leakage_nw, 14.4);
@@ -30,6 +31,41 @@ TEST(Liberty, ReadsTheBuiltInLibrary) {
   EXPECT_TRUE(ff.sequential);
   EXPECT_GT(ff.pins.at("CK").energy_fj("", true, 0.005, 0.5), 1.9);  // the clock pin's own energy
   EXPECT_NE(test::error_of([&] { lib.cell("NAND9_X1"); }).find("no cell 'NAND9_X1'"), std::string::npos);
+  // The integrated clock gate, by its pins' roles.
+  ASSERT_EQ(lib.clock_gate_cell(), &lib.cell("CLKGATE_X1"));
+  const LibertyClockGate& gate = *lib.cell("CLKGATE_X1").clock_gate;
+  EXPECT_EQ(gate.clock, "CK");
+  EXPECT_EQ(gate.enable, "E");
+  EXPECT_EQ(gate.out, "GCK");
+  EXPECT_TRUE(gate.test.empty());
+  EXPECT_TRUE(lib.cell("CLKGATE_X1").sequential);
+  EXPECT_FALSE(ff.clock_gate.has_value());
+}
+
+TEST(Liberty, ClockGatesOfAStyleOtherThanLatchPosedgeAreNone) {
+  const std::string cell = R"(library (x) {
+  cell (g) {
+    clock_gating_integrated_cell : "STYLE";
+    pin (C) { direction : input; clock_gate_clock_pin : true; }
+    pin (E) { direction : input; clock_gate_enable_pin : true; }
+    pin (T) { direction : input; clock_gate_test_pin : true; }
+    pin (Y) { direction : output; clock_gate_out_pin : true; }
+  }
+}
+)";
+  auto read = [&](const std::string& style) {
+    return read_liberty(std::regex_replace(cell, std::regex("STYLE"), style), "t.lib").cells.at("g").clock_gate;
+  };
+  EXPECT_FALSE(read("latch_negedge").has_value());
+  ASSERT_TRUE(read("latch_posedge_postcontrol").has_value());
+  EXPECT_TRUE(read("latch_posedge_postcontrol")->test_after_latch);
+  EXPECT_EQ(read("latch_posedge_precontrol")->test, "T");
+  EXPECT_FALSE(read("latch_posedge_precontrol")->test_after_latch);
+  const std::string e = test::error_of([] {
+    read_liberty("library (x) {\n  cell (g) {\n    clock_gating_integrated_cell : latch_posedge;\n  }\n}\n", "t.lib");
+  });
+  EXPECT_NE(e.find("t.lib:2: clock_gating_integrated_cell \"latch_posedge\": expected pins with"), std::string::npos)
+      << e;
 }
 
 TEST(Liberty, ReadsSky130) {
@@ -48,6 +84,13 @@ TEST(Liberty, ReadsSky130) {
   EXPECT_LT(cap, 5.0);
   EXPECT_GT(inv.pins.at("Y").energy_fj("A", true, 0.05, 5), 0.0);
   EXPECT_GT(inv.leakage_nw, 0.0);
+  // Its clock gates: the smallest without a test pin, the scan one with its test pin before the latch.
+  ASSERT_NE(lib.clock_gate_cell(), nullptr);
+  EXPECT_EQ(lib.clock_gate_cell()->name, "sky130_fd_sc_hd__dlclkp_1");
+  EXPECT_EQ(lib.clock_gate_cell()->clock_gate->enable, "GATE");
+  const LibertyClockGate& scan = *lib.cell("sky130_fd_sc_hd__sdlclkp_1").clock_gate;
+  EXPECT_EQ(scan.test, "SCE");
+  EXPECT_FALSE(scan.test_after_latch);
 }
 
 TEST(Liberty, MalformedFilesAreOneLineErrorsWithTheLine) {

@@ -1,0 +1,21 @@
+// fsgen_clock_gate: an integrated clock gate. gclk pulses with clk in the cycles whose en is
+// high at the rising edge: en is latched while clk is low, so a glitch of en in the cycle
+// cannot reach gclk. A register clocked by gclk holds without paying its clock pins.
+//
+// Synthesis onto a liberty (src/power/techmap.cpp) defines FSGEN_LIBERTY_CLOCK_GATE and
+// writes this module as the library's integrated clock-gating cell instead; this text is
+// what simulation and a library-free synthesis read.
+`ifndef FSGEN_LIBERTY_CLOCK_GATE
+module fsgen_clock_gate (
+    input  wire clk,
+    input  wire en,
+    output wire gclk
+);
+  reg en_latched;
+  /* verilator lint_off LATCH */
+  always @(*)
+    if (!clk) en_latched = en;
+  /* verilator lint_on LATCH */
+  assign gclk = clk & en_latched;
+endmodule
+`endif
