@@ -966,7 +966,6 @@ module fsgen_ctrl #(
 
   // Buffer writes: one beat of W bytes per valid read beat, where its tag says (a matmul
   // operand's slot and row), or, in the fused kernels, where the load in A_LD goes.
-  integer b;
   wire        beat_a = rd_valid && rt_dst == D_A, beat_b = rd_valid && rt_dst == D_B;
   wire [31:0] a_wr = {{(32-SAW){1'b0}}, rt_slot[SAW-1:0]} * A_SLOT;
   wire [31:0] b_wr = {{(32-SBW){1'b0}}, rt_slot[SBW-1:0]} * B_SLOT;
@@ -1007,19 +1006,63 @@ module fsgen_ctrl #(
            (ATTN != 0) && rd_valid && rt_dst == D_FUSED && rt_slot[0], beat_b && bt, beat_b && !bt}),
       .wr_addr(wa_b), .wr_data({4{rd_data}}), .clr(r_issue && ld_b && skip_b_row), .clr_addr(ca_b),
       .rd_addr(ra_b), .rd_data(rd_b));
-  always @(posedge clk) begin
-    if ((ATTN != 0) && rd_valid && state == A_LD && at_ld_dst == 2'd2)
-      for (b = 0; b < W; b = b + 1) lut[(rt_row*TK + rd_beat*W + b) & 255] <= rd_data[b*8 +: 8];
-    if (sm_v_q && (at_ffn || state == S_ACT))
-      for (b = 0; b < TN; b = b + 1) p_buf[sm_idx_q*TN + b] <= sm_p[b*8 +: 8];
-    if (sm_v_q && at_mode && !at_ffn) begin
-      for (b = 0; b < TN; b = b + 1) p_buf[sm_idx_q*TN + b] <= sm_p[b*8 +: 8];
-      /* verilator lint_off WIDTH */
-      m_run[sm_idx_q] <= sm_mnew;
-      l_run[sm_idx_q] <= sm_lnew;
-      /* verilator lint_on WIDTH */
-    end
+
+  // ---- the rows and tables, each clocked through a clock gate (fsgen_clock_gate.v) only in
+  // the cycles that write it (and in reset, for those with a reset value): they hold for
+  // most of a kernel (the activation table for all of it, the output rows between a tile's
+  // stores, the softmax state outside its passes), and a held register does not pay its
+  // clock pins. Each gate's enable is its register's write condition, which the latch in the
+  // gate takes at the edge as the register itself would. ----
+  wire lut_we = (ATTN != 0) && rd_valid && state == A_LD && at_ld_dst == 2'd2;
+  wire p_buf_we = sm_v_q && (at_ffn || state == S_ACT || (at_mode && !at_ffn));
+  wire run_we = sm_v_q && at_mode && !at_ffn;
+  // Written only for the tiles that rescale (scb_q's condition): the FFN and the first key
+  // tile never do, and holding the factors keeps array b's rescale multipliers (acc x
+  // alpha, combinational) from switching in their passes.
+  wire alpha_we = state == A_SM && sm_v_q && !at_ffn && !at_first_kv;
+  wire p_row_we = sm_v_q && (state == A_SM || state == S_ACT) || (state == S_ST && rows_conv && mm_act);
+  wire acc_row_we = state == S_ST && rows_read;
+  wire rq_we = state == S_ST && rows_conv && !mm_act;
+  wire out_row_we = state == S_ST && ((rows_conv && mm_act) || (w_issue && !mm_act));
+  wire fin_in_we = state == A_FIN && rows_read, fin_out_we = state == A_FIN && rows_conv;
+  wire gclk_lut, gclk_p_buf, gclk_run, gclk_alpha, gclk_p_row, gclk_acc_row, gclk_rq, gclk_out_row, gclk_fin_in,
+       gclk_fin_out;
+  fsgen_clock_gate u_gate_lut (.clk(clk), .en(lut_we), .gclk(gclk_lut));
+  fsgen_clock_gate u_gate_p_buf (.clk(clk), .en(p_buf_we), .gclk(gclk_p_buf));
+  fsgen_clock_gate u_gate_run (.clk(clk), .en(run_we), .gclk(gclk_run));
+  fsgen_clock_gate u_gate_alpha (.clk(clk), .en(!rst_n || alpha_we), .gclk(gclk_alpha));
+  fsgen_clock_gate u_gate_p_row (.clk(clk), .en(!rst_n || p_row_we), .gclk(gclk_p_row));
+  fsgen_clock_gate u_gate_acc_row (.clk(clk), .en(!rst_n || acc_row_we), .gclk(gclk_acc_row));
+  fsgen_clock_gate u_gate_rq (.clk(clk), .en(!rst_n || rq_we), .gclk(gclk_rq));
+  fsgen_clock_gate u_gate_out_row (.clk(clk), .en(!rst_n || out_row_we), .gclk(gclk_out_row));
+  fsgen_clock_gate u_gate_fin_in (.clk(clk), .en(!rst_n || fin_in_we), .gclk(gclk_fin_in));
+  fsgen_clock_gate u_gate_fin_out (.clk(clk), .en(!rst_n || fin_out_we), .gclk(gclk_fin_out));
+  integer lut_b, p_b;
+  always @(posedge gclk_lut)
+    for (lut_b = 0; lut_b < W; lut_b = lut_b + 1) lut[(rt_row*TK + rd_beat*W + lut_b) & 255] <= rd_data[lut_b*8 +: 8];
+  always @(posedge gclk_p_buf)
+    for (p_b = 0; p_b < TN; p_b = p_b + 1) p_buf[sm_idx_q*TN + p_b] <= sm_p[p_b*8 +: 8];
+  always @(posedge gclk_run) begin
+    /* verilator lint_off WIDTH */
+    m_run[sm_idx_q] <= sm_mnew;
+    l_run[sm_idx_q] <= sm_lnew;
+    /* verilator lint_on WIDTH */
   end
+  always @(posedge gclk_alpha)
+    if (!rst_n) alpha_q <= {TM*32{1'b0}};
+    else alpha_q[sm_idx_q*32 +: 32] <= sm_alpha;
+  always @(posedge gclk_p_row) p_row_q <= rst_n ? sm_p : {TN*8{1'b0}};
+  /* verilator lint_off WIDTH */
+  always @(posedge gclk_acc_row)
+    acc_row_q <= !rst_n ? {NB*32{1'b0}} : (DUAL != 0) ? {rdb_data, acc_rd_data} : acc_rd_data;
+  /* verilator lint_on WIDTH */
+  always @(posedge gclk_rq) begin
+    rq_lo_q <= rst_n ? rq_lo_next : {NB*41{1'b0}};
+    rq_hi_q <= rst_n ? rq_hi_next : {NB*41{1'b0}};
+  end
+  always @(posedge gclk_out_row) out_row_q <= !rst_n ? {NB*8{1'b0}} : mm_act ? act_row : out_next;
+  always @(posedge gclk_fin_in) fin_in_q <= rst_n ? rdb_data : {TK*32{1'b0}};
+  always @(posedge gclk_fin_out) fin_out_q <= rst_n ? fin_next : {TK*8{1'b0}};
 
   always @(posedge clk) begin
     if (!rst_n) begin
@@ -1029,18 +1072,15 @@ module fsgen_ctrl #(
       first <= 1'b0; kk <= 8'd0; load_a <= 1'b0;
       x_q <= {XB*8{1'b0}}; w_q <= {WB*8{1'b0}}; v_q <= 1'b0; clr_q <= 1'b0; ld_q <= 1'b0;
       idx_q <= 8'd0; yv_q <= 1'b0; acw_idx <= 8'd0;
-      acc_row_q <= {NB*32{1'b0}}; out_row_q <= {NB*8{1'b0}}; rq_lo_q <= {NB*41{1'b0}}; rq_hi_q <= {NB*41{1'b0}};
       at_mode <= 1'b0; at_h <= 16'd0; at_hk <= 16'd0; at_g <= 16'd0; at_q0 <= 16'd0; at_j0 <= 16'd0;
       at_rows <= 8'd0; at_kv_rows <= 8'd0; at_first_kv <= 1'b0; at_ld_addr <= 32'd0; at_ld_rows <= 8'd0;
       at_ld_dst <= 2'd0; at_ld_ret <= 5'd0; at_jt <= 16'd0; b_slot <= 16'd0;
       at_c <= 8'd0; at_blk <= 8'd0; at_ld_aslot <= 8'd0;
       v_pre <= 1'b0; s_seen <= 1'b0; v_slot <= 16'd0;
       k_tag <= 16'd0; v_tag <= 16'd0; k_valid <= {(KC+1){1'b0}}; v_valid <= {(VC+1){1'b0}}; at_ffn <= 1'b0; at_gate <= 1'b0; sm_idx_q <= 8'd0;
-      p_row_q <= {TN*8{1'b0}}; fin_in_q <= {TK*32{1'b0}}; fin_out_q <= {TK*8{1'b0}};
       xb_q <= {XBB*8{1'b0}}; wb_q <= {WBB*8{1'b0}}; vb_q <= 1'b0; clrb_q <= 1'b0; scb_q <= 1'b0;
       ldb_q <= 1'b0; idxb_q <= 8'd0; acwb <= 1'b0; acwb_first <= 1'b0; acwb_sc <= 1'b0; acwb_idx <= 8'd0;
       acwb_off <= 8'd0; b_mo <= 8'd0; b_no <= 8'd0; b_ko <= 8'd0;
-      alpha_q <= {TM*32{1'b0}};
     end else begin
       if (state != S_IDLE) cycles <= cycles + 32'd1;
       s_seen <= state == A_S;
@@ -1130,13 +1170,6 @@ module fsgen_ctrl #(
         end
         A_SM: begin
           if ({24'd0, kk} < TM) sm_idx_q <= kk;  // the softmax unit loads the row (sm_load)
-          if (sm_v_q) begin
-            p_row_q <= sm_p;
-            // Written only for the tiles that rescale (scb_q's condition): the FFN and the
-            // first key tile never do, and holding the factors keeps array b's rescale
-            // multipliers (acc x alpha, combinational) from switching in their passes.
-            if (!at_ffn && !at_first_kv) alpha_q[sm_idx_q*32 +: 32] <= sm_alpha;
-          end
           if ({24'd0, kk} == TM) begin
             kk <= 8'd0;
             state <= (at_ffn && attn_flags[2] && !at_gate) ? A_GLD : A_VLD;
@@ -1221,8 +1254,6 @@ module fsgen_ctrl #(
         end
         // Each O row: read from array b, normalised, stored.
         A_FIN: begin
-          if (rows_read) fin_in_q <= rdb_data;
-          if (rows_conv) fin_out_q <= fin_next;
           if (w_last) state <= A_QNEXT;
         end
         A_QNEXT: begin
@@ -1296,20 +1327,12 @@ module fsgen_ctrl #(
         // Each output row: read from the accumulators, requantised (or, with the epilogue,
         // activated by the softmax unit, which loads the row as it is read), stored.
         S_ST: begin
-          /* verilator lint_off WIDTH */
-          if (rows_read) acc_row_q <= (DUAL != 0) ? {rdb_data, acc_rd_data} : acc_rd_data;
-          /* verilator lint_on WIDTH */
           if (rows_read && mm_act) sm_idx_q <= w_row;  // the row's held activations (gated)
-          if (rows_conv && !mm_act) begin rq_lo_q <= rq_lo_next; rq_hi_q <= rq_hi_next; end
-          if (rows_conv && mm_act) out_row_q <= act_row;
-          if (w_issue && !mm_act) out_row_q <= out_next;
-          if (rows_conv && mm_act) p_row_q <= sm_p;
           if (w_last) state <= S_NEXT;
         end
         // A W1 tile's rows through the activation unit into p_buf, one per cycle (as A_SM).
         S_ACT: begin
           if ({24'd0, kk} < TM) sm_idx_q <= kk;
-          if (sm_v_q) p_row_q <= sm_p;
           if ({24'd0, kk} == TM) begin
             kk <= 8'd0;
             state <= S_NEXT;
