@@ -2,8 +2,7 @@
 // timing the models charge for them: a pass of fsgen_ctrl_pass.v at an array plan's
 // parameters lasts tile_cycles(plan, reload), phase by phase; a transfer of fsgen_ctrl_rows.v
 // with the DMA and a memory behind it lasts what the models charge (row_transfers.h), with
-// one burst in flight and with several, and every beat lands in its own row. The operand
-// buffer as synthesis reads it (each byte behind a clock gate) writes as simulation's does.
+// one burst in flight and with several, and every beat lands in its own row.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -224,73 +223,6 @@ TEST(ControllerUnits, ATransferWithOneBurstInFlightLastsWhatTheModelsCharge) {
 TEST(ControllerUnits, ATransferWithBurstsInFlightLastsWhatTheModelsCharge) {
   if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
   expect_transfers_as_modelled(3, 11, 2);  // 3 bursts of 2 beats do not cover the latency: the slots decide
-}
-
-// 24 bytes (not a power of two), 4-byte beats on each of the four write ports, a 4-lane
-// clear, 3 read lanes; random writes that collide (a later port and lane win) and reads,
-// against a C++ buffer, cycle by cycle.
-const char* kBufferBench = R"(#include "Vfsgen_ctrl_buffer.h"
-#include <cstdio>
-#include <random>
-int main() {
-  constexpr int kBytes = 24, kW = 4, kCl = 4, kRl = 3;
-  Vfsgen_ctrl_buffer m;
-  std::mt19937 rng(11);
-  auto draw = [&](int n) { return int(rng() % n); };
-  auto set_byte = [](auto& wide, int i, unsigned v) {
-    wide[i / 4] = (wide[i / 4] & ~(0xffu << 8 * (i % 4))) | (v & 0xffu) << 8 * (i % 4);
-  };
-  unsigned char model[kBytes] = {};
-  for (int c = 0; c < 200000; ++c) {
-    const bool fill = c < kBytes;  // every byte written once before reads are checked
-    m.wr = 0;
-    for (int p = 0; p < 4; ++p) m.wr |= (fill ? p == 0 : draw(10) < 3) << p;
-    for (int i = 0; i < 4 * kW; ++i) {
-      m.wr_addr[i] = fill ? c : draw(kBytes);  // the fill: every lane at c, the last one wins
-      set_byte(m.wr_data, i, rng());
-    }
-    m.clr = !fill && draw(10) < 2;
-    for (int i = 0; i < kCl; ++i) m.clr_addr[i] = draw(kBytes);
-    for (int i = 0; i < kRl; ++i) m.rd_addr[i] = draw(kBytes);
-    m.clk = 0;
-    m.eval();
-    for (int i = 0; i < kRl && !fill; ++i)
-      if (((m.rd_data >> 8 * i) & 0xff) != model[m.rd_addr[i]]) {
-        std::printf("cycle %d lane %d: read %u, expected %u\n", c, i, unsigned((m.rd_data >> 8 * i) & 0xff),
-                    unsigned(model[m.rd_addr[i]]));
-        return 1;
-      }
-    auto beat = [&](int p) {
-      for (int b = 0; b < kW; ++b) model[m.wr_addr[p * kW + b]] = (m.wr_data[(p * kW + b) / 4] >> 8 * ((p * kW + b) % 4)) & 0xff;
-    };
-    if (m.wr & 1) beat(0);
-    if (m.wr & 2) beat(1);
-    if (m.clr) for (int i = 0; i < kCl; ++i) model[m.clr_addr[i]] = 0;
-    if (m.wr & 4) beat(2);
-    if (m.wr & 8) beat(3);
-    m.clk = 1;
-    m.eval();
-  }
-  std::printf("equal\n");
-  return 0;
-}
-)";
-
-TEST(ControllerUnits, TheGatedBufferWritesAsTheBufferDoes) {
-  if (!test::have_tool("verilator")) GTEST_SKIP() << "verilator not installed (scripts/install-deps.sh)";
-  const std::map<std::string, int> size = {{"BYTES", 24}, {"W", 4}, {"CL", 4}, {"RL", 3}};
-  // Synthesis' reading: the clock gate as simulation models it (its module outside the define).
-  std::string gate = rtl_library().at("fsgen_clock_gate.v");
-  gate = test::replace(test::replace(gate, "`ifndef FSGEN_LIBERTY_CLOCK_GATE", ""), "`endif", "");
-  const std::map<std::string, std::string> gated = {{"fsgen_ctrl_buffer.v", rtl_library().at("fsgen_ctrl_buffer.v")},
-                                                    {"fsgen_clock_gate.v", gate}};
-  EXPECT_NE(test::run_verilated_unit("fsgen_ctrl_buffer", size, kBufferBench).find("equal"), std::string::npos)
-      << "as simulated";
-  EXPECT_NE(
-      test::run_verilated_unit("fsgen_ctrl_buffer", size, kBufferBench, "", gated, {}, "-DFSGEN_LIBERTY_CLOCK_GATE")
-          .find("equal"),
-      std::string::npos)
-      << "as synthesised";
 }
 
 }  // namespace

@@ -10,8 +10,7 @@
 // writes outside it, and a full 32-bit compare per lane and byte was the buffer's slowest
 // path. Reads are combinational. A design whose buffer reaches the memory-macro threshold has it
 // as an SRAM macro (a black box in synthesis, priced by the SRAM model: docs/POWER.md,
-// "Memory macros"); below it, flip-flops inside the controller, each byte clocked through a
-// clock gate when synthesised onto a liberty (below).
+// "Memory macros"); below it, flip-flops inside the controller.
 module fsgen_ctrl_buffer #(
     parameter BYTES = 64,
     parameter RL = 1,
@@ -24,49 +23,10 @@ module fsgen_ctrl_buffer #(
     input  wire [4*W*8-1:0]  wr_data,
     input  wire              clr,
     input  wire [CL*32-1:0]  clr_addr,
-    /* verilator lint_off UNUSEDSIGNAL */  // with clock gates, reads decode the low AW bits
     input  wire [RL*32-1:0]  rd_addr,
-    /* verilator lint_on UNUSEDSIGNAL */
     output wire [RL*8-1:0]   rd_data
 );
   localparam integer AW = (BYTES > 1) ? $clog2(BYTES) : 1;
-  genvar g;
-`ifdef FSGEN_LIBERTY_CLOCK_GATE
-  // Synthesis onto a liberty: each byte a register of its own, clocked through a clock gate
-  // (fsgen_clock_gate.v) only in the cycles that write it, as a latch array's words are: the
-  // buffer holds nearly all of its bytes in any cycle, and a held byte does not pay its
-  // eight clock pins. The writes below, decoded per byte (a later port and lane win, as
-  // there). Simulation keeps the loops below, which cost a cycle O(lanes) where this costs
-  // O(bytes x lanes); ControllerUnits.TheGatedBufferWritesAsTheBufferDoes holds the two equal.
-  wire [BYTES*8-1:0] held;
-  generate
-    for (g = 0; g < BYTES; g = g + 1) begin : byte_
-      localparam [AW-1:0] AT = g;
-      reg       we;
-      reg [7:0] d, q;
-      wire      gclk;
-      integer   p, lane;
-      always @(*) begin
-        we = 1'b0;
-        d = 8'd0;
-        for (p = 0; p < 2; p = p + 1)
-          for (lane = 0; lane < W; lane = lane + 1)
-            if (wr[p] && wr_addr[(p*W + lane)*32 +: AW] == AT) begin we = 1'b1; d = wr_data[(p*W + lane)*8 +: 8]; end
-        for (lane = 0; lane < CL; lane = lane + 1)
-          if (clr && clr_addr[lane*32 +: AW] == AT) begin we = 1'b1; d = 8'd0; end
-        for (p = 2; p < 4; p = p + 1)
-          for (lane = 0; lane < W; lane = lane + 1)
-            if (wr[p] && wr_addr[(p*W + lane)*32 +: AW] == AT) begin we = 1'b1; d = wr_data[(p*W + lane)*8 +: 8]; end
-      end
-      fsgen_clock_gate u_gate (.clk(clk), .en(we), .gclk(gclk));
-      always @(posedge gclk) q <= d;
-      assign held[g*8 +: 8] = q;
-    end
-    for (g = 0; g < RL; g = g + 1) begin : rd
-      assign rd_data[g*8 +: 8] = held[rd_addr[g*32 +: AW]*8 +: 8];
-    end
-  endgenerate
-`else
   reg [7:0] mem [0:BYTES-1];
   integer b;
   always @(posedge clk) begin
@@ -81,10 +41,10 @@ module fsgen_ctrl_buffer #(
     if (wr[3])
       for (b = 0; b < W; b = b + 1) mem[wr_addr[(3*W + b)*32 +: AW]] <= wr_data[(3*W + b)*8 +: 8];
   end
+  genvar g;
   generate
     for (g = 0; g < RL; g = g + 1) begin : rd
       assign rd_data[g*8 +: 8] = mem[rd_addr[g*32 +: 32]];
     end
   endgenerate
-`endif
 endmodule
