@@ -55,8 +55,8 @@ bool instantiates_clock_gate(const std::vector<std::string>& sources) {
 
 // fsgen_clock_gate as the library's smallest integrated clock-gating cell, for synthesis
 // (fsgen_clock_gate.v is the simulation model); its test pin, if any, tied low. Empty if
-// the library has none: the module's latch then stays a latch, refused after synthesis
-// (refuse_latches) if the synthesised block holds one.
+// the library has none: the module's latch then stays a latch, refused (refuse_latches) if
+// the synthesised block holds one (a block without clock gates synthesises as before).
 std::string clock_gate_module(const Liberty& lib) {
   const LibertyLibrary cells = read_liberty_file(lib.path);
   const LibertyCell* c = cells.clock_gate_cell();
@@ -71,9 +71,10 @@ std::string clock_gate_module(const Liberty& lib) {
   return o.str();
 }
 
-// Yosys' statistics of a mapped netlist name a latch it could not map as $_DLATCH_*.
-void refuse_latches(const std::string& stat_output, const Liberty& lib, const std::string& top) {
-  if (stat_output.find("$_DLATCH") != std::string::npos)
+// Yosys names a latch it could not map as $_DLATCH_* (in its statistics, or in the error
+// that stops it writing the netlist).
+void refuse_latches(const std::string& yosys_output, const Liberty& lib, const std::string& top) {
+  if (yosys_output.find("$_DLATCH") != std::string::npos)
     fail(lib.path, "no integrated clock-gating cell (clock_gating_integrated_cell \"latch_posedge\") for " + top +
                        "'s clock gates (fsgen_clock_gate)");
 }
@@ -276,7 +277,13 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   std::string generic = replace_all(ys.str(), dir.string(), "@OUT");
   for (const auto& d : include_dirs) generic = replace_all(generic, d, "@SRC");
   generic = replace_all(generic, l, "@LIB");
-  const std::string output = synthesis_output(script, generic, inputs, r, top + " on " + lib.name);
+  std::string output;
+  try {
+    output = synthesis_output(script, generic, inputs, r, top + " on " + lib.name);
+  } catch (const UserError& e) {
+    refuse_latches(e.what(), lib, top);  // Yosys stops at a latch left unmapped: say why
+    throw;
+  }
   const std::regex area(R"(Chip area for (?:top )?module '\\?[^']*': ([0-9.]+))");
   std::smatch m;
   if (!std::regex_search(output, m, area))

@@ -4,7 +4,9 @@
 #include <fstream>
 #include <map>
 
+#include "flow/tech_library.h"
 #include "generator/rtl_library.h"
+#include "generator/verilog_emitter.h"
 #include "test_util.h"
 
 namespace fsgen {
@@ -102,6 +104,23 @@ TEST(Techmap, BadLibertyFilesAreOneLineErrors) {
   std::ofstream(dir + "/broken.lib.gz") << "not gzip at all";
   e = test::error_of([&] { prepare_liberty(dir + "/broken.lib.gz", dir); });
   EXPECT_NE(e.find("broken.lib.gz"), std::string::npos) << e;
+}
+
+// The register file clocks its registers through clock gates: on a library without an
+// integrated clock-gating cell its synthesis stops with one line naming the library.
+TEST(Techmap, ALibraryWithoutAClockGateIsRefusedForGatedRegisters) {
+  if (!test::have_tool("yosys")) GTEST_SKIP() << "yosys not installed";
+  const std::string dir = test::scratch_dir("techmap_no_gate");
+  const std::string text = tech_library().at("fsgen45.lib");
+  std::ofstream(dir + "/nogate.lib") << text.substr(0, text.find("  cell (CLKGATE_X1)")) << "}\n";
+  const Liberty lib = prepare_liberty(dir + "/nogate.lib", dir + "/work");
+  const std::string e = test::error_of(
+      [&] { synth_to_liberty(write_module_sources(dir, "fsgen_csr"), "fsgen_csr", {}, lib, dir + "/work"); });
+  EXPECT_NE(e.find("nogate.lib: no integrated clock-gating cell (clock_gating_integrated_cell \"latch_posedge\") for "
+                   "fsgen_csr's clock gates"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(e.find('\n'), std::string::npos) << e;
 }
 
 TEST(Techmap, ASynthesisFailureQuotesYosys) {
