@@ -545,18 +545,22 @@ std::map<std::string, std::string> module_sources() {
   return files;
 }
 
+bool instantiates_clock_gate(const std::string& verilog) {
+  return verilog.find("fsgen_clock_gate u_") != std::string::npos;
+}
+
 std::vector<std::string> write_module_sources(const std::string& dir, const std::string& module) {
   const std::map<std::string, std::string> sources = module_sources();
   for (const auto& [name, text] : sources) write_text_file(fs::path(dir) / name, text);
   std::vector<std::string> files = {(fs::path(dir) / (module + ".v")).string()};
   const std::string unit_prefix = module + "_";
   bool gated = false;
-  for (const auto& [name, text] : sources)
-    if ((name == module + ".v" || name.rfind(unit_prefix, 0) == 0) && fs::path(name).extension() == ".v") {
-      if (name != module + ".v") files.push_back((fs::path(dir) / name).string());
-      gated = gated || text.find("fsgen_clock_gate ") != std::string::npos;
-    }
-  if (gated && module != "fsgen_clock_gate") files.push_back((fs::path(dir) / "fsgen_clock_gate.v").string());
+  for (const auto& [name, text] : sources) {
+    const bool unit = name.rfind(unit_prefix, 0) == 0 && fs::path(name).extension() == ".v";
+    if (unit) files.push_back((fs::path(dir) / name).string());
+    if (unit || name == module + ".v") gated = gated || instantiates_clock_gate(text);
+  }
+  if (gated) files.push_back((fs::path(dir) / "fsgen_clock_gate.v").string());
   return files;
 }
 

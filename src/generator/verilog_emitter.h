@@ -25,6 +25,10 @@ std::string graph_json(const Graph& g);
 // own needs. name -> text.
 std::map<std::string, std::string> module_sources();
 
+// Whether Verilog text instantiates fsgen_clock_gate (each instance is named u_...): its
+// synthesis needs the gate's module, the library's clock-gating cell.
+bool instantiates_clock_gate(const std::string& verilog);
+
 // Writes module_sources() into dir (created) and returns the paths of `module`'s file and
 // of its units' (fsgen_ctrl_rows.v is a unit of fsgen_ctrl: files named <module>_*.v), and
 // fsgen_clock_gate.v if they instantiate it, for synthesising that module on its own.

@@ -14,6 +14,7 @@
 #include "core/write_file.h"
 #include "flow/tech_library.h"
 #include "flow/tools.h"
+#include "generator/verilog_emitter.h"
 #include "power/fanout_buffers.h"
 #include "power/liberty.h"
 
@@ -42,13 +43,13 @@ std::string tail_of(const std::string& output, size_t lines) {
 // An absolute path without "." or "..", whether or not the file exists yet.
 fs::path canonical_path(const std::string& path) { return fs::weakly_canonical(fs::absolute(path)); }
 
-// Whether a source instantiates fsgen_clock_gate (src/blocks/clock_gate).
-bool instantiates_clock_gate(const std::vector<std::string>& sources) {
+// Whether a source file instantiates fsgen_clock_gate (src/blocks/clock_gate).
+bool any_instantiates_clock_gate(const std::vector<std::string>& sources) {
   for (const auto& f : sources) {
     std::ifstream in(f);
     std::ostringstream text;
     text << in.rdbuf();
-    if (text.str().find("fsgen_clock_gate u_") != std::string::npos) return true;
+    if (instantiates_clock_gate(text.str())) return true;
   }
   return false;
 }
@@ -237,7 +238,7 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   const std::string l = canonical_path(lib.path).string();
   std::vector<std::string> sources;
   for (const auto& f : files) sources.push_back(canonical_path(f).string());
-  const std::string gate_cell = instantiates_clock_gate(sources) ? clock_gate_module(lib) : "";
+  const std::string gate_cell = any_instantiates_clock_gate(sources) ? clock_gate_module(lib) : "";
   const bool gated = !gate_cell.empty();
   if (gated) {
     const fs::path cell = dir / ("fsgen_clock_gate_" + lib.name + ".v");
