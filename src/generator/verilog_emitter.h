@@ -25,13 +25,14 @@ std::string graph_json(const Graph& g);
 // own needs. name -> text.
 std::map<std::string, std::string> module_sources();
 
-// Whether Verilog text instantiates fsgen_clock_gate (each instance is named u_...): its
-// synthesis needs the gate's module, the library's clock-gating cell.
-bool instantiates_clock_gate(const std::string& verilog);
+// Whether Verilog text puts registers behind clock gates (FSGEN_GATED_ALWAYS,
+// fsgen_clock_gate.vh): its synthesis onto a liberty maps them to the library's
+// clock-gating cell.
+bool uses_clock_gates(const std::string& verilog);
 
 // Writes module_sources() into dir (created) and returns the paths of `module`'s file and
-// of its units' (fsgen_ctrl_rows.v is a unit of fsgen_ctrl: files named <module>_*.v), and
-// fsgen_clock_gate.v if they instantiate it, for synthesising that module on its own.
+// of its units' (fsgen_ctrl_rows.v is a unit of fsgen_ctrl: files named <module>_*.v), for
+// synthesising that module on its own.
 std::vector<std::string> write_module_sources(const std::string& dir, const std::string& module);
 
 // Every file of the design folder: name -> text.

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -43,41 +45,48 @@ std::string tail_of(const std::string& output, size_t lines) {
 // An absolute path without "." or "..", whether or not the file exists yet.
 fs::path canonical_path(const std::string& path) { return fs::weakly_canonical(fs::absolute(path)); }
 
-// Whether a source file instantiates fsgen_clock_gate (src/blocks/clock_gate).
-bool any_instantiates_clock_gate(const std::vector<std::string>& sources) {
+// Whether a source file puts registers behind clock gates (fsgen_clock_gate.vh).
+bool any_uses_clock_gates(const std::vector<std::string>& sources) {
   for (const auto& f : sources) {
     std::ifstream in(f);
     std::ostringstream text;
     text << in.rdbuf();
-    if (instantiates_clock_gate(text.str())) return true;
+    if (uses_clock_gates(text.str())) return true;
   }
   return false;
 }
 
 // fsgen_clock_gate as the library's smallest integrated clock-gating cell, for synthesis
-// (fsgen_clock_gate.v is the simulation model); its test pin, if any, tied low. Empty if
-// the library has none: the module's latch then stays a latch, refused (refuse_latches) if
-// the synthesised block holds one (a block without clock gates synthesises as before).
+// (fsgen_clock_gate.v is the gate's behaviour); its test pin, if any, tied low. Empty if the
+// library has none: the gated registers are then synthesised as enabled flip-flops on clk.
+// Read once per liberty file.
 std::string clock_gate_module(const Liberty& lib) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> modules;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto known = modules.find(lib.path);
+  if (known != modules.end()) return known->second;
   const LibertyLibrary cells = read_liberty_file(lib.path);
   const LibertyCell* c = cells.clock_gate_cell();
-  if (!c) return "";
-  const LibertyClockGate& g = *c->clock_gate;
   std::ostringstream o;
-  o << "// fsgen_clock_gate as " << lib.name << "'s " << c->name << " (written by fsgen's synthesis)\n"
-    << "module fsgen_clock_gate (input wire clk, input wire en, output wire gclk);\n  " << c->name << " u_cell (."
-    << g.clock << "(clk), ." << g.enable << "(en), ";
-  if (!g.test.empty()) o << "." << g.test << "(1'b0), ";
-  o << "." << g.out << "(gclk));\nendmodule\n";
-  return o.str();
+  if (c) {
+    const LibertyClockGate& g = *c->clock_gate;
+    o << "// fsgen_clock_gate as " << lib.name << "'s " << c->name << " (written by fsgen's synthesis)\n"
+      << "module fsgen_clock_gate (input wire clk, input wire en, output wire gclk);\n  " << c->name << " u_cell (."
+      << g.clock << "(clk), ." << g.enable << "(en), ";
+    if (!g.test.empty()) o << "." << g.test << "(1'b0), ";
+    o << "." << g.out << "(gclk));\nendmodule\n";
+  }
+  return modules[lib.path] = o.str();
 }
 
 // Yosys names a latch it could not map as $_DLATCH_* (in its statistics, or in the error
-// that stops it writing the netlist).
+// that stops it writing the netlist). fsgen's blocks hold none (their clock gates are the
+// library's cells); the gate-level simulator takes flip-flops and clock-gating cells only.
 void refuse_latches(const std::string& yosys_output, const Liberty& lib, const std::string& top) {
   if (yosys_output.find("$_DLATCH") != std::string::npos)
-    fail(lib.path, "no integrated clock-gating cell (clock_gating_integrated_cell \"latch_posedge\") for " + top +
-                       "'s clock gates (fsgen_clock_gate)");
+    fail("yosys (" + top + " on " + lib.name + ")",
+         "a latch left unmapped: the gate-level flow takes flip-flops and clock-gating cells only");
 }
 
 }  // namespace
@@ -238,7 +247,7 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   const std::string l = canonical_path(lib.path).string();
   std::vector<std::string> sources;
   for (const auto& f : files) sources.push_back(canonical_path(f).string());
-  const std::string gate_cell = any_instantiates_clock_gate(sources) ? clock_gate_module(lib) : "";
+  const std::string gate_cell = any_uses_clock_gates(sources) ? clock_gate_module(lib) : "";
   const bool gated = !gate_cell.empty();
   if (gated) {
     const fs::path cell = dir / ("fsgen_clock_gate_" + lib.name + ".v");
@@ -246,7 +255,7 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
     sources.push_back(cell.string());
   }
   std::ostringstream ys;
-  ys << "read_liberty -lib " << l << "\nread_verilog" << (gated ? " -DFSGEN_LIBERTY_CLOCK_GATE" : "");
+  ys << "read_liberty -lib " << l << "\nread_verilog" << (gated ? " -DFSGEN_CLOCK_GATES" : "");
   std::set<std::string> include_dirs;
   for (const auto& f : sources) include_dirs.insert(fs::path(f).parent_path().string());
   for (const auto& d : include_dirs) ys << " -I" << d;

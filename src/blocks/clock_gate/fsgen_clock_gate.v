@@ -2,10 +2,11 @@
 // high at the rising edge: en is latched while clk is low, so a glitch of en in the cycle
 // cannot reach gclk. A register clocked by gclk holds without paying its clock pins.
 //
-// Synthesis onto a liberty (src/power/techmap.cpp) defines FSGEN_LIBERTY_CLOCK_GATE and
-// writes this module as the library's integrated clock-gating cell instead; this text is
-// what simulation and a library-free synthesis read.
-`ifndef FSGEN_LIBERTY_CLOCK_GATE
+// Registers reach it through FSGEN_GATED_ALWAYS (fsgen_clock_gate.vh) with FSGEN_CLOCK_GATES
+// defined. Synthesis onto a liberty (src/power/techmap.cpp) writes this module as the
+// library's integrated clock-gating cell instead; this text is the gate's behaviour, for a
+// simulation of the gated registers (tests/flow/rtl_block_test.cpp holds it equal to the
+// enabled registers Verilator runs by default).
 module fsgen_clock_gate (
     input  wire clk,
     input  wire en,
@@ -18,4 +19,3 @@ module fsgen_clock_gate (
   /* verilator lint_on LATCH */
   assign gclk = clk & en_latched;
 endmodule
-`endif

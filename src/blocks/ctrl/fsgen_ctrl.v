@@ -1007,12 +1007,11 @@ module fsgen_ctrl #(
       .wr_addr(wa_b), .wr_data({4{rd_data}}), .clr(r_issue && ld_b && skip_b_row), .clr_addr(ca_b),
       .rd_addr(ra_b), .rd_data(rd_b));
 
-  // ---- the rows and tables, each clocked through a clock gate (fsgen_clock_gate.v) only in
-  // the cycles that write it (and in reset, for those with a reset value): they hold for
-  // most of a kernel (the activation table for all of it, the output rows between a tile's
-  // stores, the softmax state outside its passes), and a held register does not pay its
-  // clock pins. Each gate's enable is its register's write condition, which the latch in the
-  // gate takes at the edge as the register itself would. ----
+  // ---- the rows and tables, each behind a clock gate (FSGEN_GATED_ALWAYS,
+  // fsgen_clock_gate.vh) opened only in the cycles that write it (and in reset, for those
+  // with a reset value): they hold for most of a kernel (the activation table for all of
+  // it, the output rows between a tile's stores, the softmax state outside its passes), and
+  // a held register does not pay its clock pins. ----
   wire lut_we = (ATTN != 0) && rd_valid && state == A_LD && at_ld_dst == 2'd2;
   wire p_buf_we = sm_v_q && (at_ffn || state == S_ACT || (at_mode && !at_ffn));
   wire run_we = sm_v_q && at_mode && !at_ffn;
@@ -1025,44 +1024,33 @@ module fsgen_ctrl #(
   wire rq_we = state == S_ST && rows_conv && !mm_act;
   wire out_row_we = state == S_ST && ((rows_conv && mm_act) || (w_issue && !mm_act));
   wire fin_in_we = state == A_FIN && rows_read, fin_out_we = state == A_FIN && rows_conv;
-  wire gclk_lut, gclk_p_buf, gclk_run, gclk_alpha, gclk_p_row, gclk_acc_row, gclk_rq, gclk_out_row, gclk_fin_in,
-       gclk_fin_out;
-  fsgen_clock_gate u_gate_lut (.clk(clk), .en(lut_we), .gclk(gclk_lut));
-  fsgen_clock_gate u_gate_p_buf (.clk(clk), .en(p_buf_we), .gclk(gclk_p_buf));
-  fsgen_clock_gate u_gate_run (.clk(clk), .en(run_we), .gclk(gclk_run));
-  fsgen_clock_gate u_gate_alpha (.clk(clk), .en(!rst_n || alpha_we), .gclk(gclk_alpha));
-  fsgen_clock_gate u_gate_p_row (.clk(clk), .en(!rst_n || p_row_we), .gclk(gclk_p_row));
-  fsgen_clock_gate u_gate_acc_row (.clk(clk), .en(!rst_n || acc_row_we), .gclk(gclk_acc_row));
-  fsgen_clock_gate u_gate_rq (.clk(clk), .en(!rst_n || rq_we), .gclk(gclk_rq));
-  fsgen_clock_gate u_gate_out_row (.clk(clk), .en(!rst_n || out_row_we), .gclk(gclk_out_row));
-  fsgen_clock_gate u_gate_fin_in (.clk(clk), .en(!rst_n || fin_in_we), .gclk(gclk_fin_in));
-  fsgen_clock_gate u_gate_fin_out (.clk(clk), .en(!rst_n || fin_out_we), .gclk(gclk_fin_out));
+  `include "fsgen_clock_gate.vh"
   integer lut_b, p_b;
-  always @(posedge gclk_lut)
+  `FSGEN_GATED_ALWAYS(lut, lut_we)
     for (lut_b = 0; lut_b < W; lut_b = lut_b + 1) lut[(rt_row*TK + rd_beat*W + lut_b) & 255] <= rd_data[lut_b*8 +: 8];
-  always @(posedge gclk_p_buf)
+  `FSGEN_GATED_ALWAYS(p_buf, p_buf_we)
     for (p_b = 0; p_b < TN; p_b = p_b + 1) p_buf[sm_idx_q*TN + p_b] <= sm_p[p_b*8 +: 8];
-  always @(posedge gclk_run) begin
+  `FSGEN_GATED_ALWAYS(run, run_we) begin
     /* verilator lint_off WIDTH */
     m_run[sm_idx_q] <= sm_mnew;
     l_run[sm_idx_q] <= sm_lnew;
     /* verilator lint_on WIDTH */
   end
-  always @(posedge gclk_alpha)
+  `FSGEN_GATED_ALWAYS(alpha, !rst_n || alpha_we)
     if (!rst_n) alpha_q <= {TM*32{1'b0}};
     else alpha_q[sm_idx_q*32 +: 32] <= sm_alpha;
-  always @(posedge gclk_p_row) p_row_q <= rst_n ? sm_p : {TN*8{1'b0}};
+  `FSGEN_GATED_ALWAYS(p_row, !rst_n || p_row_we) p_row_q <= rst_n ? sm_p : {TN*8{1'b0}};
   /* verilator lint_off WIDTH */
-  always @(posedge gclk_acc_row)
+  `FSGEN_GATED_ALWAYS(acc_row, !rst_n || acc_row_we)
     acc_row_q <= !rst_n ? {NB*32{1'b0}} : (DUAL != 0) ? {rdb_data, acc_rd_data} : acc_rd_data;
   /* verilator lint_on WIDTH */
-  always @(posedge gclk_rq) begin
+  `FSGEN_GATED_ALWAYS(rq, !rst_n || rq_we) begin
     rq_lo_q <= rst_n ? rq_lo_next : {NB*41{1'b0}};
     rq_hi_q <= rst_n ? rq_hi_next : {NB*41{1'b0}};
   end
-  always @(posedge gclk_out_row) out_row_q <= !rst_n ? {NB*8{1'b0}} : mm_act ? act_row : out_next;
-  always @(posedge gclk_fin_in) fin_in_q <= rst_n ? rdb_data : {TK*32{1'b0}};
-  always @(posedge gclk_fin_out) fin_out_q <= rst_n ? fin_next : {TK*8{1'b0}};
+  `FSGEN_GATED_ALWAYS(out_row, !rst_n || out_row_we) out_row_q <= !rst_n ? {NB*8{1'b0}} : mm_act ? act_row : out_next;
+  `FSGEN_GATED_ALWAYS(fin_in, !rst_n || fin_in_we) fin_in_q <= rst_n ? rdb_data : {TK*32{1'b0}};
+  `FSGEN_GATED_ALWAYS(fin_out, !rst_n || fin_out_we) fin_out_q <= rst_n ? fin_next : {TK*8{1'b0}};
 
   always @(posedge clk) begin
     if (!rst_n) begin
