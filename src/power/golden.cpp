@@ -53,6 +53,45 @@ PortWaveforms with_start_cycle(const PortWaveforms& w) {
   return out;
 }
 
+// The register file is programmed before the kernel's first traced cycle, so its replay is
+// given the programming first: a reset cycle, then the host's register writes as the
+// harness makes them (each write's cycle, then the cycle its response is taken: the last
+// write, the start, is two cycles before the kernel's first), the block's other inputs at
+// their idle values. Those cycles are left out of its power and self-check.
+PortWaveforms with_programming(const PortWaveforms& w, const Program& p) {
+  PortWaveforms out;
+  out.ports = w.ports;
+  const size_t per = w.words_per_cycle();
+  auto cycle = [&](bool reset, const RegWrite* write) {
+    std::vector<uint32_t> words(per, 0);
+    size_t at = 0;
+    for (const auto& [port, bits] : w.ports) {
+      uint32_t v = 0;
+      if (port == "rst_n")
+        v = !reset;
+      else if (port == "s_bready" || port == "s_rready")
+        v = 1;
+      else if (port == "s_awvalid" || port == "s_wvalid")
+        v = write != nullptr;
+      else if (port == "s_awaddr")
+        v = write ? write->offset : 0;
+      else if (port == "s_wdata")
+        v = write ? write->value : 0;
+      else if (port == "fused_kernels")
+        v = w.words[at];  // a constant of the design
+      words[at] = v;
+      at += (bits + 31) / 32;
+    }
+    out.words.insert(out.words.end(), words.begin(), words.end());
+    ++out.cycles;
+  };
+  cycle(true, nullptr);
+  for (const RegWrite& write : p.writes) cycle(false, &write), cycle(false, nullptr);
+  out.words.insert(out.words.end(), w.words.begin(), w.words.begin() + long(w.cycles * per));
+  out.cycles += w.cycles;
+  return out;
+}
+
 // The folder of an array instance's netlist and gate-level build: one per module and
 // parameters, so that designs sharing an array share its (slow) build.
 std::string instance_dir(const std::string& work_dir, const ArrayInstance& inst) {
@@ -77,27 +116,29 @@ std::future<void> synthesise_in_background(const std::vector<ArrayInstance>& ins
   });
 }
 
-GoldenBlockPower replay_block(const Graph& g, const std::string& block, const ArrayInstance& inst, const Liberty& lib,
-                              const LibertyLibrary& cells, const std::string& vcd, uint64_t cycles,
+GoldenBlockPower replay_block(const Graph& g, const Program& p, const std::string& block, const ArrayInstance& inst,
+                              const Liberty& lib, const LibertyLibrary& cells, const std::string& vcd, uint64_t cycles,
                               const std::string& work_dir) {
   GoldenBlockPower gb;
   gb.block = block;
   gb.module = inst.module;
   gb.params = inst.params;
-  const std::string dir = instance_dir(work_dir, inst);
-  // The controller's replay starts a cycle early (with_start_cycle).
-  const bool controller = gb.module == "fsgen_ctrl";
   const SynthReport synth = synthesise_instance(inst, lib, work_dir);
   const GateNetlist netlist = read_netlist_json(synth.netlist_json, gb.module);
   std::vector<std::pair<std::string, uint32_t>> inputs;
   for (const auto& [port, bits] : netlist.ports)
     if (!netlist.outputs.count(port) && port != "clk") inputs.push_back({port, uint32_t(bits.size())});
   const PortWaveforms waves = read_vcd_waveforms(vcd, rtl_scope(block), inputs, cycles);
+  // The controller's and the register file's replays start before the kernel's first
+  // traced cycle, in the state the RTL had reached by then.
+  const PortWaveforms replayed = gb.module == "fsgen_ctrl"  ? with_start_cycle(waves)
+                                 : gb.module == "fsgen_csr" ? with_programming(waves, p)
+                                                            : waves;
+  const uint64_t lead = replayed.cycles - waves.cycles;
   PortWaveforms outputs;
-  GateActivity activity =
-      replay_gates(netlist, cells, controller ? with_start_cycle(waves) : waves, "clk", "rst_n", &outputs);
-  if (controller) drop_first_cycles(activity, kStartCycles);
-  gb.output_mismatch_cycles = output_mismatches(vcd, outputs, block, cycles, controller ? kStartCycles : 0);
+  GateActivity activity = replay_gates(netlist, cells, replayed, "clk", "rst_n", &outputs);
+  drop_first_cycles(activity, lead);
+  gb.output_mismatch_cycles = output_mismatches(vcd, outputs, block, cycles, lead);
   const GatePowerModel engine(netlist, cells, {g.spec.clock_mhz, 0.05, 0});
   gb.mw = power_trace_mw(engine, activity, g.spec.clock_mhz);
   gb.signals = energy_by_signal(netlist, engine, activity.toggled_per_cycle);
@@ -136,7 +177,7 @@ std::vector<GoldenBlockPower> golden_block_power(const Graph& g, const Program& 
   const LibertyLibrary cells = read_liberty_file(lib.path);  // once: a large liberty takes seconds to read
   std::vector<GoldenBlockPower> out;
   for (size_t i = 0; i < blocks.size(); ++i)
-    out.push_back(replay_block(g, blocks[i], instances[i], lib, cells, vcd, rtl.cycles, work_dir));
+    out.push_back(replay_block(g, p, blocks[i], instances[i], lib, cells, vcd, rtl.cycles, work_dir));
   fs::remove(vcd);
   return out;
 }

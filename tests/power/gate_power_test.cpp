@@ -275,7 +275,9 @@ TEST(GateSim, ClockGatedRegistersTakeTheirWritesOnly) {
   }
 }
 
-// A value-sparse core: its array a and both value networks, each replayed from the RTL.
+// A value-sparse core: its array a and both value networks, each replayed from the RTL, and
+// its register file, whose replay is programmed first as the host programmed the RTL
+// (with_programming): every replay's outputs equal the RTL's from the kernel's first cycle.
 TEST(GoldenPower, ReplaysTheValueNetworks) {
   if (!test::have_tool("yosys") || !test::have_tool("verilator")) GTEST_SKIP() << "yosys or verilator not installed";
   const std::string dir = test::scratch_dir("golden_sparse");
@@ -290,8 +292,8 @@ TEST(GoldenPower, ReplaysTheValueNetworks) {
   p.values.zero_fraction = 0.5;
   const Program prog = compile_matmul(g, p);
   const std::vector<GoldenBlockPower> golden =
-      golden_block_power(g, prog, {"array_a", "net_x", "net_w"}, "", dir + "/rtl", dir + "/work");
-  ASSERT_EQ(golden.size(), 3u);
+      golden_block_power(g, prog, {"array_a", "net_x", "net_w", "csr"}, "", dir + "/rtl", dir + "/work");
+  ASSERT_EQ(golden.size(), 4u);
   EXPECT_EQ(golden[0].block, "array_a");
   EXPECT_EQ(golden[0].params.at("LN"), 2);
   for (size_t i : {1, 2}) {
@@ -302,6 +304,8 @@ TEST(GoldenPower, ReplaysTheValueNetworks) {
   EXPECT_EQ(golden[1].block, "net_x");
   EXPECT_EQ(golden[1].params.at("LANES"), 2);
   EXPECT_EQ(golden[2].params.at("ROWS"), 4);
+  EXPECT_EQ(golden[3].module, "fsgen_csr");
+  EXPECT_EQ(golden[3].mw.size(), golden[0].mw.size());  // the programming's cycles left out
   for (const auto& b : golden) EXPECT_EQ(b.output_mismatch_cycles, 0u) << b.block;
 }
 
