@@ -54,22 +54,20 @@ PortWaveforms with_start_cycle(const PortWaveforms& w) {
 }
 
 // The register file is programmed before the kernel's first traced cycle, so its replay is
-// given the programming first: a reset cycle, then the host's register writes as the
-// harness makes them (each write's cycle, then the cycle its response is taken: the last
-// write, the start, is two cycles before the kernel's first), the block's other inputs at
-// their idle values. Those cycles are left out of its power and self-check.
+// given the programming first (after replay_gates' own reset): the host's register writes
+// as the harness makes them (each write's cycle, then the cycle its response is taken: the
+// last write, the start, is two cycles before the kernel's first), the block's other inputs
+// at their idle values. Those cycles are left out of its power and self-check.
 PortWaveforms with_programming(const PortWaveforms& w, const Program& p) {
   PortWaveforms out;
   out.ports = w.ports;
   const size_t per = w.words_per_cycle();
-  auto cycle = [&](bool reset, const RegWrite* write) {
+  auto cycle = [&](const RegWrite* write) {
     std::vector<uint32_t> words(per, 0);
     size_t at = 0;
     for (const auto& [port, bits] : w.ports) {
       uint32_t v = 0;
-      if (port == "rst_n")
-        v = !reset;
-      else if (port == "s_bready" || port == "s_rready")
+      if (port == "rst_n" || port == "s_bready" || port == "s_rready")
         v = 1;
       else if (port == "s_awvalid" || port == "s_wvalid")
         v = write != nullptr;
@@ -85,8 +83,7 @@ PortWaveforms with_programming(const PortWaveforms& w, const Program& p) {
     out.words.insert(out.words.end(), words.begin(), words.end());
     ++out.cycles;
   };
-  cycle(true, nullptr);
-  for (const RegWrite& write : p.writes) cycle(false, &write), cycle(false, nullptr);
+  for (const RegWrite& write : p.writes) cycle(&write), cycle(nullptr);
   out.words.insert(out.words.end(), w.words.begin(), w.words.begin() + long(w.cycles * per));
   out.cycles += w.cycles;
   return out;
