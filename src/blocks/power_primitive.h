@@ -132,6 +132,11 @@ struct PrimitiveDef {
   // Verilated RTL, the instance's netlist replays its ports, and each window of a run is a
   // point whose features are the events of controller_events.h (controller_training.h).
   std::vector<std::vector<int>> kernel_sizes{};
+  // What its events' energy grows with at hyperparameters h besides a constant, by event
+  // name (controller_events.h): the flip-flops and logic one event switches (0: nothing that
+  // grows with the core). An event not named, or every event when empty: the first size
+  // term.
+  std::function<std::map<std::string, double>(const std::vector<int>& h)> event_size_terms{};
   static constexpr const char* kIdleClock = "idle_clock";
   std::vector<double> size_terms_at(const std::vector<int>& h) const {
     return size_terms ? size_terms(h) : std::vector<double>{elements(h)};

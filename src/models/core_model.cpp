@@ -202,6 +202,7 @@ FusedCore::FusedCore(sc_core::sc_module_name name, const Graph& g, Dma& dma, Cyc
     fin_out_probe_ = result.find_probe("normalise", "out");
     fin_timeline_ = &result.timelines["normalise"];
     fin_timeline_->switching_lag = 0;  // its spans are the cycles the divider's operands change in
+    ctrl_timeline_ = &result.timelines["ctrl"];
     alpha_probe_ = result.find_probe("array_b", "alpha");
     if (alpha_probe_) {
       factor_trace_ = &result.timelines["array_b"].factor;
@@ -339,8 +340,10 @@ void FusedCore::load_rows(uint32_t addr, uint32_t stride, uint32_t rows, uint32_
   uint8_t* buf = buffer(dst);
   if (BlockActivity* written = buffer_activity(dst)) written->write_bytes += uint64_t(rows) * row_bytes;
   std::vector<uint8_t> in(dst.transposed ? size_t(rows) * row_bytes : 0);  // transposed: the rows as they come
+  const uint64_t start = now();
   end_transfer(load_transfer_end(now(), rows, nullptr,
                                  dma_reads(addr, stride, beats, dst.transposed ? in.data() : buf, row_bytes), end));
+  if (dst.kind == BufferSlot::kLut) ctrl_timeline_->busy.push_back({start, now() - start});
   if (!dst.transposed) return;
   for (uint32_t r = 0; r < rows; ++r)  // then down the columns
     for (uint32_t j = 0; j < row_bytes; ++j) buf[size_t(j) * rows + r] = in[size_t(r) * row_bytes + j];

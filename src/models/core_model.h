@@ -230,6 +230,7 @@ class FusedCore : public sc_core::sc_module, private TileSequencer {
   // The normaliser's divisions (attention rows): busy in the cycle its divider takes the
   // row's running sum and in the next, which takes it away (the RTL's operand isolation).
   BlockTimeline* fin_timeline_ = nullptr;
+  BlockTimeline* ctrl_timeline_ = nullptr;  // its loads of the activation table
 };
 
 // AXI4-Lite register file (fsgen_csr.v): a TLM-2.0 target for the host's register accesses.

@@ -115,7 +115,8 @@ struct RegisterTrace {
 // array's loads of its stationary operand (side). The DMA: its
 // bursts (busy, from the address handshake to its DONE cycle), its data beats (enabled) and
 // the cycles it took a command in (side). The softmax unit: its row loads (busy and
-// enabled), those of the FFN's gate passes (side), the score rows' bytes (operands). Power
+// enabled), those of the FFN's gate passes (side), the score rows' bytes (operands). A fused
+// core's controller (ctrl): its loads of the activation table (busy). Power
 // traces take their busy, enabled and side windows from these, and the zero-operand share
 // window by window from the operand samples (a design's zeros come in runs: a zero tile
 // row, a pruned block).
@@ -165,7 +166,7 @@ struct RunResult {
   std::vector<ToggleProbe> probes;
   std::map<std::string, BlockActivity> activity;
   std::map<std::string, SparseActivity> sparse;  // per sparse array (SystemC only: the RTL has no such counters)
-  std::map<std::string, BlockTimeline> timelines;  // per PE array, the DMA and the softmax unit (SystemC only)
+  std::map<std::string, BlockTimeline> timelines;  // per PE array, the DMA, the softmax unit, ... (SystemC only)
   std::vector<RtlBlockRun> rtl_blocks;             // mixed-level runs only
   double wall_seconds = 0;
 

@@ -24,13 +24,18 @@ const std::vector<ControllerEvent> kMatmulEvents = {
 const std::vector<ControllerEvent> kFusedEvents = {
     {"b_stream_cycles", "cycles array b is enabled (P-buffer and V-row reads, its counters)"},
     {"b_side_cycles", "cycles of array b's side enable (a rescale pass's factors, a dot array's stationary loads)"},
-    {"b_operand_toggles", "bits toggled on array b's operand buses x and w (the P row and V rows the controller drives)"},
-    {"softmax_toggles", "bits toggled at the softmax unit's input and output (the score row presented, the P row stored)"},
+    {"b_operand_toggles",
+     "bits toggled on array b's operand buses x and w (the P row and V rows the controller drives)"},
+    {"softmax_toggles",
+     "bits toggled at the softmax unit's input and output (the score row presented, the P row stored)"},
     {"normalise_toggles", "bits toggled at the normaliser's input and output (the O row divided, the output row)"},
     {"softmax_loads", "rows the softmax unit loads (each updates its query row's running max, sum and factor)"},
     {"normalise_divisions",
      "cycles the normaliser's divider takes an attention row's running sum and gives it back (two per row: the "
      "operands are gated in for the one cycle that stores the quotient, then out)"},
+    {"table_beats",
+     "DMA beats written into the FFN's activation table (each opens the table's clock gate: its 2,048 flip-flops "
+     "take the clock)"},
 };
 
 }  // namespace
@@ -79,6 +84,19 @@ class EventWindows {
     if (const ToggleProbe* p = r.find_probe(block, port))
       for (const auto& [cycle, n] : p->events()) add(cycle, n);
   }
+  // The DMA's beats (its enabled cycles) within the controller's loads of the activation
+  // table (the ctrl timeline's busy spans).
+  void add_table_beats(const RunResult& r) const {
+    const auto dma = r.timelines.find("dma"), ctrl = r.timelines.find("ctrl");
+    if (dma == r.timelines.end() || ctrl == r.timelines.end()) return;
+    for (const CycleSpan& load : ctrl->second.busy)
+      for (const CycleSpan& beats : dma->second.enabled) {
+        const uint64_t first = beats.start + dma->second.switching_lag;
+        for (uint64_t c = std::max(first, load.start); c < std::min(first + beats.cycles, load.start + load.cycles);
+             ++c)
+          add(c, 1);
+      }
+  }
 
  private:
   size_t event_;
@@ -104,7 +122,7 @@ void visit_events(const RunResult& r, const std::string& kind, uint64_t window, 
   if (kind == "ctrl") return;
   const EventWindows b_stream(7, window, windows, sink), b_side(8, window, windows, sink),
       b_operands(9, window, windows, sink), softmax(10, window, windows, sink), normalise(11, window, windows, sink),
-      softmax_loads(12, window, windows, sink), divisions(13, window, windows, sink);
+      softmax_loads(12, window, windows, sink), divisions(13, window, windows, sink), table(14, window, windows, sink);
   b_stream.add_array_stream(r, "array_b");
   if (const auto b = r.timelines.find("array_b"); b != r.timelines.end()) b_side.add_spans(b->second.side, b->second.switching_lag);
   if (const auto sm = r.timelines.find("softmax"); sm != r.timelines.end())
@@ -113,6 +131,7 @@ void visit_events(const RunResult& r, const std::string& kind, uint64_t window, 
     divisions.add_spans(n->second.busy, n->second.switching_lag);
   for (const char* port : {"x", "w"}) b_operands.add_toggles(r, "array_b", port);
   for (const char* port : {"in", "out"}) softmax.add_toggles(r, "softmax", port), normalise.add_toggles(r, "normalise", port);
+  table.add_table_beats(r);
 }
 
 }  // namespace

@@ -898,18 +898,25 @@ TEST(Characterize, ControllerSizesAreBuildable) {
 }
 
 // A controller kind's energy per event (controller_events.h), fitted over kernel windows on
-// its training cores: an exact rule in the event rates and the operand buffers' bytes is
-// recovered, with each training core left out; estimating program `prog` on design g prices
-// each window by its own events, as the SystemC run counts them.
-void expect_event_fit_prices_windows(const std::string& kind, const Graph& g, const Program& prog) {
+// its training cores: an exact rule in the event rates and what each event's energy grows
+// with (PrimitiveDef::event_size_terms, else the operand buffers' bytes) is recovered, and
+// with each training core left out predicts its runs within `held_out_mape` %; estimating
+// program `prog` on design g prices each window by its own events, as the SystemC run
+// counts them.
+void expect_event_fit_prices_windows(const std::string& kind, const Graph& g, const Program& prog,
+                                     double held_out_mape) {
   SCOPED_TRACE(kind);
   const PrimitiveDef& def = primitive_def(kind);
   const std::vector<ControllerEvent>& events = controller_events(kind);
   auto idle = [&](const std::vector<int>& h) { return 800.0 + 15 * def.size_terms_at(h).at(0); };
+  auto grows_with = [&](const std::vector<int>& h, size_t e) {
+    const auto own = def.event_size_terms ? def.event_size_terms(h) : std::map<std::string, double>{};
+    const auto it = own.find(events[e].name);
+    return it == own.end() ? def.size_terms_at(h).at(0) : it->second;
+  };
   auto above_idle = [&](const std::vector<int>& h, const std::vector<double>& rates) {
-    const double s = def.size_terms_at(h).at(0);
-    double e = 40 + 0.5 * s;  // the cycles the kernel runs
-    for (size_t i = 1; i < rates.size(); ++i) e += rates[i] * (10.0 * double(i) + 0.25 * double(i) * s);
+    double e = 40 + 0.5 * grows_with(h, 0);  // the cycles the kernel runs
+    for (size_t i = 1; i < rates.size(); ++i) e += rates[i] * (10.0 * double(i) + 0.25 * double(i) * grows_with(h, i));
     return e;
   };
   Dataset d;
@@ -935,8 +942,8 @@ void expect_event_fit_prices_windows(const std::string& kind, const Graph& g, co
   EXPECT_EQ(c.characterised_sizes.size(), def.sizes.size());  // the idle points alone
   EXPECT_EQ(c.event_quality.train_points, def.kernel_sizes.size() * 24);
   EXPECT_EQ(c.event_quality.test_points, def.kernel_sizes.size() * 24);  // each core left out in turn
-  EXPECT_LT(c.event_quality.mape, 0.01);  // %
-  EXPECT_GT(c.event_quality.pearson, 0.99999);
+  EXPECT_LT(c.event_quality.mape, held_out_mape);                        // %
+  EXPECT_GT(c.event_quality.pearson, held_out_mape < 0.1 ? 0.99999 : 0.99);
   EXPECT_TRUE(m.primitive("csr").event_fj.b.empty());
 
   const PowerTrace t = estimate_power(g, prog, m, 16);
@@ -969,16 +976,18 @@ TEST(PowerEstimate, ControllerEventsPriceItsSwitchingPerWindow) {
   const Graph g = elaborate(parse_spec_text(test::tiny_matmul_core_spec(), "tiny.yaml"));
   MatmulProblem mp;
   mp.m = 8, mp.n = 8, mp.k = 16;
-  expect_event_fit_prices_windows("ctrl", g, compile_matmul(g, mp));
+  expect_event_fit_prices_windows("ctrl", g, compile_matmul(g, mp), 0.01);
 }
 
 // A fused core's controller the same way, its own events (array b, softmax unit,
-// normaliser) among them, under the fused attention.
+// normaliser, activation table) among them, under the fused attention. Held out, not exactly:
+// its 8x8x8 training core alone has softmax rows of another size than the 2x2 cores', so
+// with it left out what a softmax row's energy grows with is not seen.
 TEST(PowerEstimate, FusedControllerEventsPriceItsSwitchingPerWindow) {
   const Graph g = elaborate(parse_spec_text(test::tiny_attention_core_spec(), "tiny_attention.yaml"));
   AttentionProblem ap;
   ap.q_heads = 1, ap.kv_heads = 1, ap.tokens = 8;
-  expect_event_fit_prices_windows("fused_ctrl", g, compile_attention(g, ap).program);
+  expect_event_fit_prices_windows("fused_ctrl", g, compile_attention(g, ap).program, 5.0);
 }
 
 // The controller's events as a SystemC run counts them: each event's windows sum to the
@@ -1067,20 +1076,34 @@ TEST(ControllerEvents, FusedControllerAddsArrayBSoftmaxAndNormaliser) {
   EXPECT_EQ(total("softmax_loads"), spans(r.timelines.at("softmax").busy));
   // Each query row (tokens of one head) divided once: its sum gated in, then out.
   EXPECT_EQ(total("normalise_divisions"), 2.0 * training_kernels("fused_ctrl", h).front().attention.tokens);
+  EXPECT_EQ(total("table_beats"), 0.0);  // attention loads no activation table
   EXPECT_EQ(total("cycles"), double(r.cycles));
 }
 
-// The FFN's output rows are requantised, not divided: no division cycles.
-TEST(ControllerEvents, TheFfnDividesNothing) {
+// The FFN's output rows are requantised, not divided: no division cycles. Its activation
+// table is loaded once, 256 bytes in beats of the memory's width, each counted once.
+TEST(ControllerEvents, TheFfnDividesNothingAndLoadsItsTable) {
   const std::vector<int> h = primitive_def("fused_ctrl").kernel_sizes.front();
   const Graph g = elaborate(parse_spec_text(training_core_spec("fused_ctrl", h), "fused training core"));
+  const auto& events = controller_events("fused_ctrl");
+  auto total = [&](const std::vector<std::vector<double>>& counts, const std::string& name) {
+    for (size_t e = 0; e < events.size(); ++e)
+      if (events[e].name == name) return counts[e].front();
+    ADD_FAILURE() << "no event " << name;
+    return 0.0;
+  };
+  int ffns = 0;
   for (const TrainingKernel& k : training_kernels("fused_ctrl", h)) {
     if (k.kernel != "ffn") continue;
+    ++ffns;
     const RunResult r = run_on_systemc(g, k.compile(g));
     const auto counts = controller_event_counts(r, "fused_ctrl", r.cycles, 1);
-    EXPECT_EQ(counts.back().front(), 0.0) << controller_events("fused_ctrl").back().name;
-    EXPECT_GT(counts[11].front(), 0.0) << controller_events("fused_ctrl")[11].name;  // its rows still stored
+    EXPECT_EQ(total(counts, "normalise_divisions"), 0.0);
+    EXPECT_GT(total(counts, "normalise_toggles"), 0.0);  // its rows still stored
+    EXPECT_EQ(total(counts, "table_beats"), 256.0 / g.memory.beat_bytes);
+    EXPECT_GT(total(counts, "dma_beats"), total(counts, "table_beats"));  // and its operands loaded
   }
+  EXPECT_EQ(ffns, 2);
 }
 
 // --recount-events: a dataset's kernel points get this fsgen's events from their training

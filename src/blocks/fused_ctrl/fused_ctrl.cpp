@@ -38,6 +38,15 @@ PrimitiveDef power_primitive() {
     const int nb = st == 0 ? tn + tk : tn;
     return std::vector<double>{double(sa * tm * tk + sb * tk * nb + tm * tn), double(tk), double(tm)};
   };
+  // A softmax row stored clocks the gated P tile, its query row's running max, sum and
+  // factor and the P row (every flip-flop of a gated group takes the clock when it opens);
+  // a division the normaliser's O row in and output row out; a beat into the activation
+  // table its 256 bytes, the same at every size.
+  d.event_size_terms = [](const std::vector<int>& h) {
+    const double tm = h[0], tn = h[1], tk = h[2];
+    return std::map<std::string, double>{
+        {"softmax_loads", tm * tn * 8 + tm * 96 + tn * 8}, {"normalise_divisions", tk * 40}, {"table_beats", 0}};
+  };
   d.buffer_slot_params = {"SA", "SB"};
   d.driver = PrimitiveDef::kIdleClock;
   // Training cores for its activity model: the three smallest controllers, output- and
