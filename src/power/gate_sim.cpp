@@ -483,6 +483,15 @@ size_t PortWaveforms::words_per_cycle() const {
   return n;
 }
 
+size_t PortWaveforms::word_of(const std::string& port) const {
+  size_t at = 0;
+  for (const auto& [name, bits] : ports) {
+    if (name == port) return at;
+    at += (bits + 31) / 32;
+  }
+  return kNoPort;
+}
+
 PortWaveforms read_vcd_waveforms(const std::string& vcd, const std::vector<std::string>& scope,
                                  const std::vector<std::pair<std::string, uint32_t>>& ports, uint64_t cycles) {
   PortWaveforms w;

@@ -116,6 +116,9 @@ struct PortWaveforms {
   std::vector<std::pair<std::string, uint32_t>> ports;  // name, width in bits
   std::vector<uint32_t> words;
   size_t words_per_cycle() const;
+  // Where port's first word lies among a cycle's words; kNoPort when it is not a port.
+  size_t word_of(const std::string& port) const;
+  static constexpr size_t kNoPort = ~size_t(0);
 };
 
 // The ports' values in cycles 0..cycles-1 of a VCD whose cycle c spans times 2c and 2c + 1

@@ -45,11 +45,7 @@ PortWaveforms with_start_cycle(const PortWaveforms& w) {
   const size_t per = w.words_per_cycle();
   out.words.insert(out.words.begin(), w.words.begin(), w.words.begin() + long(per));
   out.cycles += kStartCycles;
-  size_t at = 0;
-  for (const auto& [port, bits] : w.ports) {
-    if (port == "start") out.words[at] |= 1u;
-    at += (bits + 31) / 32;
-  }
+  if (const size_t start = w.word_of("start"); start != PortWaveforms::kNoPort) out.words[start] |= 1u;
   return out;
 }
 

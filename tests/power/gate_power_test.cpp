@@ -252,11 +252,8 @@ TEST(GateSim, ClockGatedRegistersTakeTheirWritesOnly) {
     PortWaveforms out;
     const GateActivity a = replay_gates(n, read_liberty_file(lib.path), w, "clk", "rst_n", &out);
     auto output = [&](uint64_t cycle, const std::string& port) {
-      size_t at = 0;
-      for (const auto& [name, bits] : out.ports) {
-        if (name == port) return out.words[cycle * out.words_per_cycle() + at];
-        at += (bits + 31) / 32;
-      }
+      const size_t at = out.word_of(port);
+      if (at != PortWaveforms::kNoPort) return out.words[cycle * out.words_per_cycle() + at];
       ADD_FAILURE() << "no output " << port;
       return 0u;
     };
