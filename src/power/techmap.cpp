@@ -59,12 +59,14 @@ bool any_uses_clock_gates(const std::vector<std::string>& sources) {
 // fsgen_clock_gate as the library's smallest integrated clock-gating cell, for synthesis
 // (fsgen_clock_gate.v is the gate's behaviour); its test pin, if any, tied low. Empty if the
 // library has none: the gated registers are then synthesised as enabled flip-flops on clk.
-// Read once per liberty file.
+// Read once per liberty file and modification time (a library written again to the same
+// path is read again).
 std::string clock_gate_module(const Liberty& lib) {
   static std::mutex mutex;
-  static std::map<std::string, std::string> modules;
+  static std::map<std::pair<std::string, fs::file_time_type>, std::string> modules;
   const std::lock_guard<std::mutex> lock(mutex);
-  const auto known = modules.find(lib.path);
+  const auto key = std::make_pair(lib.path, fs::last_write_time(lib.path));
+  const auto known = modules.find(key);
   if (known != modules.end()) return known->second;
   const LibertyLibrary cells = read_liberty_file(lib.path);
   const LibertyCell* c = cells.clock_gate_cell();
@@ -77,7 +79,7 @@ std::string clock_gate_module(const Liberty& lib) {
     if (!g.test.empty()) o << "." << g.test << "(1'b0), ";
     o << "." << g.out << "(gclk));\nendmodule\n";
   }
-  return modules[lib.path] = o.str();
+  return modules[key] = o.str();
 }
 
 // Yosys names a latch it could not map as $_DLATCH_* (in its statistics, or in the error
