@@ -15,17 +15,20 @@ namespace {
 PrimitiveDef power_primitive() {
   PrimitiveDef d;
   d.kind = "dma", d.module = "fsgen_dma";
-  d.params = {"W"};
-  d.sizes = {{1}, {2}, {4}, {8}, {16}};
-  // Area and leakage: the fit's constant (address registers, beat counters, the queue of
-  // bursts in flight: 16 bits per entry, characterised at OUT = 8, the spec's default) and a
-  // write data register byte per lane.
+  // W: the data width in bytes; TAGW: the bits of a read burst's tag (where its beats go in
+  // the controller's buffers: wider with larger buffers, llm_16x16's 15).
+  d.params = {"W", "TAGW"};
+  d.sizes = {{1, 11}, {2, 11}, {4, 11}, {8, 11}, {16, 11}, {4, 13}, {8, 13}, {16, 13}, {4, 15}, {8, 15}, {16, 15}};
   d.elements = [](const std::vector<int>& h) { return double(h[0]); };
+  // Area and leakage: the fit's constant (address registers, beat counters), a write data
+  // register byte per lane, and the tags of the queue of bursts in flight and of its head
+  // burst (characterised at OUT = 8, the spec's default).
+  d.size_terms = [](const std::vector<int>& h) { return std::vector<double>{double(h[0]), 9.0 * h[1]}; };
   d.alpha_ports = {"m_rdata", "m_wdata"};
   d.driver = "axi_dma";
   d.side_enable = "commands";
   d.side_opens_burst = true;
-  d.fixed = {{"OUT", 8}, {"TAGW", 11}};  // the queue of bursts in flight, characterised at the spec's default
+  d.fixed = {{"OUT", 8}};  // the queue of bursts in flight, characterised at the spec's default
   return d;
 }
 }  // namespace

@@ -14,19 +14,23 @@ namespace {
 // table, and the gate passes, which multiply by the stored activations: its side enable).
 // Its alpha is measured on the score row, the bus the SystemC model probes as its input.
 // Sizes: rows of 1 to 16 scores, the examples' (TN = 2 is about 24,000 cells; its area
-// mapping takes half a minute, docs/POWER.md "Area mapping").
+// mapping takes half a minute, docs/POWER.md "Area mapping"); WIN, a causal sliding window
+// of that many keys (0: none; its mask compares each score's key with the query's position),
+// at the sliding-window example's 24 on rows of 4 and 8.
 PrimitiveDef power_primitive() {
   PrimitiveDef d;
   d.kind = "softmax", d.module = "fsgen_softmax";
-  d.params = {"TN", "MODE"};
-  d.sizes = {{1, 0}, {1, 1}, {2, 0}, {2, 1}, {4, 0}, {4, 1}, {8, 0}, {8, 1}, {16, 0}, {16, 1}};
-  d.fixed = {{"WIN", 0}};
+  d.params = {"TN", "MODE", "WIN"};
+  d.sizes = {{1, 0, 0}, {1, 1, 0},  {2, 0, 0},  {2, 1, 0},  {4, 0, 0},  {4, 1, 0},  {8, 0, 0},
+             {8, 1, 0}, {16, 0, 0}, {16, 1, 0}, {4, 0, 24}, {4, 1, 24}, {8, 0, 24}, {8, 1, 24}};
   d.enables = {"ld"};
   d.elements = [](const std::vector<int>& h) { return double(h[0]); };
   d.alpha_ports = {"row"};
-  // Area and leakage: the fit's constant (the row's shared max, sum and rescale) and a
-  // score's scaling, exponentials and table per score.
-  d.size_terms = [](const std::vector<int>& h) { return std::vector<double>{double(h[0])}; };
+  // Area and leakage: the fit's constant (the row's shared max, sum and rescale), a score's
+  // scaling, exponentials and table per score, and with a window its mask's comparison.
+  d.size_terms = [](const std::vector<int>& h) {
+    return std::vector<double>{double(h[0]), h[2] > 0 ? double(h[0]) : 0.0};
+  };
   d.driver = "softmax_rows";
   d.side_enable = "gate";
   d.held_params = {"MODE"};

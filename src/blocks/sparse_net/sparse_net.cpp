@@ -18,8 +18,10 @@ PrimitiveDef power_primitive() {
   PrimitiveDef d;
   d.kind = "sparse_net", d.module = "fsgen_sparse_net";
   d.params = {"ROWS", "SK", "LANES"};
-  d.sizes = {{2, 2, 1}, {2, 4, 1}, {4, 2, 1}, {4, 4, 1}, {2, 2, 2}, {2, 4, 2}, {4, 2, 2}, {4, 4, 2}, {2, 2, 4},
-             {2, 4, 4}, {4, 2, 4}, {4, 4, 4}, {4, 8, 1}, {8, 4, 1}, {8, 4, 2}, {8, 8, 1}, {4, 4, 8}, {8, 4, 8}};
+  d.sizes = {
+      {2, 2, 1}, {2, 4, 1}, {4, 2, 1}, {4, 4, 1}, {2, 2, 2}, {2, 4, 2}, {4, 2, 2},
+      {4, 4, 2}, {2, 2, 4}, {2, 4, 4}, {4, 2, 4}, {4, 4, 4}, {4, 8, 1}, {8, 4, 1},
+      {8, 4, 2}, {8, 8, 1}, {4, 4, 8}, {8, 4, 8}, {8, 8, 8}, {8, 16, 8}};  // the last: sparse_attn_d128's windows of 16
   d.fixed = {{"OWN_LANES", 1}};
   d.enables = {"step"};
   d.elements = [](const std::vector<int>& h) { return double(h[0]) * h[2]; };
