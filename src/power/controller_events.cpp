@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 #include "core/error.h"
 #include "core/window_series.h"
@@ -55,6 +56,18 @@ std::vector<std::string> controller_event_names(const std::string& kind) {
   std::vector<std::string> names;
   for (const auto& e : controller_events(kind)) names.push_back(e.name);
   return names;
+}
+
+std::vector<double> controller_event_growth(const PrimitiveDef& def, const std::vector<int>& h) {
+  const double first = def.size_terms_at(h).front();
+  const std::map<std::string, double> own =
+      def.event_size_terms ? def.event_size_terms(h) : std::map<std::string, double>{};
+  std::vector<double> growth;
+  for (const ControllerEvent& e : controller_events(def.kind)) {
+    const auto it = own.find(e.name);
+    growth.push_back(it == own.end() ? first : it->second);
+  }
+  return growth;
 }
 
 namespace {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "blocks/power_primitive.h"
 #include "models/run_result.h"
 
 namespace fsgen {
@@ -26,6 +27,11 @@ struct ControllerEvent {
 };
 const std::vector<ControllerEvent>& controller_events(const std::string& kind);
 std::vector<std::string> controller_event_names(const std::string& kind);  // in that order
+
+// What each event of controller primitive `def`'s kind grows with at hyperparameters h, in
+// controller_events order: its own term (PrimitiveDef::event_size_terms), else the
+// primitive's first size term.
+std::vector<double> controller_event_growth(const PrimitiveDef& def, const std::vector<int>& h);
 
 // Cycles by which the controller's switching precedes its events as the run records them:
 // it registers the commands, enables, operand buses and stored rows its neighbours take at

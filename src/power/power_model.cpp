@@ -237,17 +237,10 @@ std::map<std::vector<int>, LinearFit> fit_cycle_energy(const PrimitiveDef& def, 
 // stream cycle grow with them). The first event, the cycles the kernel runs, is 1 in every
 // window: its energy is the fit's a, and s_0 alone.
 std::vector<double> event_terms(const PrimitiveDef& def, const std::vector<int>& h, const std::vector<double>& rates) {
-  const std::vector<ControllerEvent>& events = controller_events(def.kind);
-  FSGEN_ASSERT(rates.size() == events.size(), "a rate per controller event");
-  const double first = def.size_terms_at(h).front();
-  const std::map<std::string, double> own =
-      def.event_size_terms ? def.event_size_terms(h) : std::map<std::string, double>{};
-  auto grows_with = [&](size_t e) {
-    const auto it = own.find(events[e].name);
-    return it == own.end() ? first : it->second;
-  };
-  std::vector<double> t = {grows_with(0)};
-  for (size_t e = 1; e < rates.size(); ++e) t.push_back(rates[e]), t.push_back(rates[e] * grows_with(e));
+  const std::vector<double> growth = controller_event_growth(def, h);
+  FSGEN_ASSERT(rates.size() == growth.size(), "a rate per controller event");
+  std::vector<double> t = {growth.front()};
+  for (size_t e = 1; e < rates.size(); ++e) t.push_back(rates[e]), t.push_back(rates[e] * growth[e]);
   return t;
 }
 

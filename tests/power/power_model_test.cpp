@@ -916,14 +916,10 @@ void expect_event_fit_prices_windows(const std::string& kind, const Graph& g, co
   const PrimitiveDef& def = primitive_def(kind);
   const std::vector<ControllerEvent>& events = controller_events(kind);
   auto idle = [&](const std::vector<int>& h) { return 800.0 + 15 * def.size_terms_at(h).at(0); };
-  auto grows_with = [&](const std::vector<int>& h, size_t e) {
-    const auto own = def.event_size_terms ? def.event_size_terms(h) : std::map<std::string, double>{};
-    const auto it = own.find(events[e].name);
-    return it == own.end() ? def.size_terms_at(h).at(0) : it->second;
-  };
   auto above_idle = [&](const std::vector<int>& h, const std::vector<double>& rates) {
-    double e = 40 + 0.5 * grows_with(h, 0);  // the cycles the kernel runs
-    for (size_t i = 1; i < rates.size(); ++i) e += rates[i] * (10.0 * double(i) + 0.25 * double(i) * grows_with(h, i));
+    const std::vector<double> growth = controller_event_growth(def, h);
+    double e = 40 + 0.5 * growth.at(0);  // the cycles the kernel runs
+    for (size_t i = 1; i < rates.size(); ++i) e += rates[i] * (10.0 * double(i) + 0.25 * double(i) * growth.at(i));
     return e;
   };
   Dataset d;

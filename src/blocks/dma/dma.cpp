@@ -8,6 +8,8 @@ namespace fsgen {
 TestbenchDriver axi_dma_driver();  // testbench.cpp
 
 namespace {
+constexpr int kCharacterisedOutstanding = 8;  // the queue of bursts in flight: the spec's default
+
 // Driven as in a design: a controller issues read and write bursts, an AXI slave answers
 // them (testbench.cpp, "axi_dma"). Its alpha is measured on the buses the SystemC model
 // probes (read data in, the write data register out); its enable is the data beats, its
@@ -22,13 +24,15 @@ PrimitiveDef power_primitive() {
   d.elements = [](const std::vector<int>& h) { return double(h[0]); };
   // Area and leakage: the fit's constant (address registers, beat counters), a write data
   // register byte per lane, and the tags of the queue of bursts in flight and of its head
-  // burst (characterised at OUT = 8, the spec's default).
-  d.size_terms = [](const std::vector<int>& h) { return std::vector<double>{double(h[0]), 9.0 * h[1]}; };
+  // burst (characterised at kCharacterisedOutstanding).
+  d.size_terms = [](const std::vector<int>& h) {
+    return std::vector<double>{double(h[0]), (kCharacterisedOutstanding + 1.0) * h[1]};
+  };
   d.alpha_ports = {"m_rdata", "m_wdata"};
   d.driver = "axi_dma";
   d.side_enable = "commands";
   d.side_opens_burst = true;
-  d.fixed = {{"OUT", 8}};  // the queue of bursts in flight, characterised at the spec's default
+  d.fixed = {{"OUT", kCharacterisedOutstanding}};
   return d;
 }
 }  // namespace
