@@ -30,9 +30,15 @@ struct PrimitiveDef {
   std::vector<std::string> params;       // hyperparameters, in feature order
   std::vector<std::vector<int>> sizes;   // the hyperparameter points characterised
   std::map<std::string, int64_t> fixed;  // other module parameters
+  // Hyperparameters an instance may leave unset, at its module's defaults given the
+  // parameters it sets (a controller's sparsity and top-k parameters, which only the cores
+  // that have them set; a dense dot array's lanes of K MACs). Empty: it sets them all.
+  std::function<std::map<std::string, int64_t>(const std::map<std::string, int64_t>& params)> defaults{};
   std::vector<std::string> enables, held_low;
   std::map<std::string, std::string> enable_of;  // data port -> the enable it changes with (gate_sim.h)
-  std::map<std::string, std::string> counters;   // index port -> the hyperparameter it counts modulo
+  // Index ports -> the modulus each counts at hyperparameters h (gate_sim.h: 0, 1, ... in its
+  // enable's cycles).
+  std::map<std::string, std::function<uint32_t(const std::vector<int>& h)>> counters;
   // Processing elements at hyperparameters h: the unit the hierarchical model scales by.
   std::function<double(const std::vector<int>&)> elements;
   // Module parameters that only route wires (which select bit reaches which output, how

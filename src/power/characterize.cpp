@@ -60,10 +60,14 @@ const PrimitiveDef& primitive_def(const std::string& kind) {
 
 std::vector<int> hyperparameters_of(const PrimitiveDef& def, const std::map<std::string, int64_t>& params) {
   std::vector<int> h;
+  const std::map<std::string, int64_t> defaults =
+      def.defaults ? def.defaults(params) : std::map<std::string, int64_t>{};
   for (const auto& name : def.params) {
     const auto it = params.find(name);
-    FSGEN_ASSERT(it != params.end(), "an instance of a primitive sets its hyperparameters");
-    h.push_back(int(it->second));
+    const auto unset = defaults.find(name);
+    FSGEN_ASSERT(it != params.end() || unset != defaults.end(),
+                 "an instance of a primitive sets its hyperparameters but those with defaults");
+    h.push_back(int(it != params.end() ? it->second : unset->second));
   }
   return h;
 }
@@ -347,11 +351,7 @@ class SizeRun {
     stim_.enable_of = def.enable_of;
     stim_.driver = def.driver;
     if (def.driver.empty()) stim_.side_enable = def.side_enable, stim_.factor_port = def.factor_port;
-    for (const auto& [port, param] : def.counters) {
-      const auto at = std::find(def.params.begin(), def.params.end(), param);
-      FSGEN_ASSERT(at != def.params.end(), "a counter's modulus names a hyperparameter of its primitive");
-      stim_.counters[port] = uint32_t(h[size_t(at - def.params.begin())]);
-    }
+    for (const auto& [port, modulus] : def.counters) stim_.counters[port] = modulus(h);
     binary_ = prepare_gate_simulation(netlist_, cells, stim_, dir_);
     for (const auto& [port, bits] : netlist_.ports)
       for (int b : bits)

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "blocks/ctrl/controller_sizes.h"
 #include "core/error.h"
 #include "generator/graph.h"
 #include "generator/spec.h"
@@ -19,8 +20,11 @@ namespace {
 
 constexpr double kTrainingClockMhz = 500;
 
+// Named by its tiles and slots (a training core's other hyperparameters are its kind's
+// plain ones).
 std::string core_name(const std::string& kind, const std::vector<int>& h) {
-  return kind + "_training_" + hyperparameter_text(h, 'x');
+  const size_t slots = param_index(primitive_def(kind), "SB") + 1;
+  return kind + "_training_" + hyperparameter_text(std::vector<int>(h.begin(), h.begin() + slots), 'x');
 }
 
 // The operand draws of the training kernels: uniform INT8, half zeros, narrow normal values
@@ -107,9 +111,10 @@ std::string core_spec_around_controller(const std::string& name, int tm, int tn,
 std::string training_core_spec(const std::string& kind, const std::vector<int>& h) {
   const bool fused = kind == "fused_ctrl";
   FSGEN_ASSERT(fused || kind == "ctrl", "a training core is built around a controller");
-  FSGEN_ASSERT(h.size() == (fused ? 7u : 8u),
-               "a controller's hyperparameters are TM, TN, TK, W, ST, (matmul: M_LIVE,) SA, SB");
-  return core_spec_around_controller(core_name(kind, h), h[0], h[1], h[2], h[3], h[4], h.end()[-2], h.end()[-1], fused);
+  const PrimitiveDef& def = primitive_def(kind);
+  FSGEN_ASSERT(h.size() == def.params.size(), "a controller's hyperparameters are its kind's");
+  const int sa = h[param_index(def, "SA")], sb = h[param_index(def, "SB")];
+  return core_spec_around_controller(core_name(kind, h), h[0], h[1], h[2], h[3], h[4], sa, sb, fused);
 }
 
 std::vector<TrainingKernel> training_kernels(const std::string& kind, const std::vector<int>& h) {

@@ -170,7 +170,7 @@ std::vector<float> TreeEnsemble::predict_rows(const float* x, size_t rows) const
 
 namespace {
 
-constexpr const char* kFormat = "fsgen-power-model 8";
+constexpr const char* kFormat = "fsgen-power-model 9";
 
 // The activity features of a primitive's model, after its hyperparameters.
 std::vector<std::string> activity_features(const PrimitiveDef& def) {
@@ -382,6 +382,7 @@ PrimitivePowerModel train_structural(const PrimitiveDef& def, const std::vector<
   std::vector<std::pair<std::vector<double>, double>> idle, leak, area;
   for (const CharPoint* p : pts) {
     m.characterised_sizes.push_back(p->h);
+    m.measured[p->h] = {p->dynamic_fj, p->leakage_mw, p->area_um2};
     const std::vector<double> terms = def.size_terms_at(p->h);
     idle.push_back({terms, p->dynamic_fj});
     leak.push_back({terms, p->leakage_mw});
@@ -524,7 +525,8 @@ StructuralEnergy PowerModel::structural_energy(const std::string& kind, const st
   const PrimitiveDef& def = primitive_def(kind);
   FSGEN_ASSERT(def.structural(), "a structural primitive's energy");
   StructuralEnergy e;
-  e.idle_fj = m.idle_fj.at(def.size_terms_at(h));
+  const auto measured = m.measured.find(h);
+  e.idle_fj = measured != m.measured.end() ? measured->second.idle_fj : m.idle_fj.at(def.size_terms_at(h));
   if (m.event_fj.b.empty()) return e;
   // The fit is linear in the rates: a cycle's energy is its value with every other rate 0
   // (the first event's rate is 1 in every window), another event's what its rate adds.
@@ -608,11 +610,17 @@ std::vector<double> PowerModel::cycle_energy_fj(const std::string& kind, const s
 }
 
 double PowerModel::leakage_mw(const std::string& kind, const std::vector<int>& h) const {
-  return std::max(0.0, primitive(kind).leakage_mw.at(primitive_def(kind).size_terms_at(h)));
+  const PrimitivePowerModel& m = primitive(kind);
+  const auto measured = m.measured.find(h);
+  if (measured != m.measured.end()) return measured->second.leakage_mw;
+  return std::max(0.0, m.leakage_mw.at(primitive_def(kind).size_terms_at(h)));
 }
 
 double PowerModel::area_um2(const std::string& kind, const std::vector<int>& h) const {
-  return std::max(0.0, primitive(kind).area_um2.at(primitive_def(kind).size_terms_at(h)));
+  const PrimitivePowerModel& m = primitive(kind);
+  const auto measured = m.measured.find(h);
+  if (measured != m.measured.end()) return measured->second.area_um2;
+  return std::max(0.0, m.area_um2.at(primitive_def(kind).size_terms_at(h)));
 }
 
 namespace {
@@ -676,6 +684,10 @@ void save_power_model(const PowerModel& m, const std::string& path) {
     if (primitive_def(kind).structural()) {
       e["target"] = "dynamic energy per cycle of an idle instance (its clock), fJ";
       e["idle_fj"] = {{"a", p.idle_fj.a}, {"b_per_size_term", p.idle_fj.b}};
+      e["measured_sizes"] = nlohmann::json::array();
+      for (const auto& [h, s] : p.measured)
+        e["measured_sizes"].push_back(
+            {{"h", h}, {"idle_fj", s.idle_fj}, {"leakage_mw", s.leakage_mw}, {"area_um2", s.area_um2}});
       if (!p.event_fj.b.empty()) {
         e["event_fj"] = {{"events", controller_event_names(kind)},
                          {"a", p.event_fj.a},
@@ -747,6 +759,11 @@ PowerModel load_power_model(const std::string& path) {
       if (def.structural()) {
         p.idle_fj = {e.at("idle_fj").at("a"), e.at("idle_fj").at("b_per_size_term").get<std::vector<double>>()};
         if (p.idle_fj.b.size() != terms) fail(path, kind + ": expected one idle-energy coefficient per size term");
+        if (!e.contains("measured_sizes"))
+          fail(path,
+               kind + ": expected its characterised sizes' points (\"measured_sizes\"; retrain with fsgen train)");
+        for (const auto& s : e.at("measured_sizes"))
+          p.measured[s.at("h").get<std::vector<int>>()] = {s.at("idle_fj"), s.at("leakage_mw"), s.at("area_um2")};
         if (e.contains("event_fj")) load_event_fit(e.at("event_fj"), path, kind, p);
         m.primitives[kind] = std::move(p);
         continue;

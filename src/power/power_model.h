@@ -124,6 +124,12 @@ struct PrimitivePowerModel {
   // dynamic fJ per cycle of an idle instance (its clock) = a + b . its size terms, least
   // squares over its characterised sizes. Its quality is then each size left out in turn.
   LinearFit idle_fj;
+  // A structural primitive only: its characterised sizes' own points, at which an instance
+  // of one of those sizes is priced (the fits price the others).
+  struct MeasuredSize {
+    double idle_fj = 0, leakage_mw = 0, area_um2 = 0;
+  };
+  std::map<std::vector<int>, MeasuredSize> measured;
   // A structural primitive with kernel points (PrimitiveDef::kernel_sizes, the controller)
   // only: the dynamic fJ per cycle its logic adds to its idle energy under a kernel,
   // = a + b . event_terms(h, rates) (power_model.cpp), least squares over its kernel points'

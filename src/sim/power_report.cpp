@@ -394,10 +394,13 @@ BlockPower structural_power(const RunResult& r, const Block& b,
   const bool events = !energy.per_event_fj.empty();
   const bool buffers_apart =
       !def.buffer_slot_params.empty() && params.at(def.buffer_slot_params.front()) == 0;  // SRAM macros
-  bp.model = "structural primitive " + b.kind + (bp.h.empty() ? "" : " " + hyperparameter_text(bp.h, 'x')) +
-             controller_contents(b.kind) + (buffers_apart ? " (its operand buffers SRAM macros, priced apart)" : "") +
-             ": clock and leakage fitted over " + std::to_string(sizes) + " synthesised size" +
-             (sizes == 1 ? "" : "s") +
+  std::string named;  // a controller has dozens of hyperparameters: each with its name
+  for (size_t i = 0; i < bp.h.size(); ++i) named += " " + def.params[i] + "=" + std::to_string(bp.h[i]);
+  bp.model = "structural primitive " + b.kind + named + controller_contents(b.kind) +
+             (buffers_apart ? " (its operand buffers SRAM macros, priced apart)" : "") +
+             (m.measured.count(bp.h) ? ": clock and leakage of its own synthesis (a characterised size)"
+                                     : ": clock and leakage fitted over " + std::to_string(sizes) +
+                                           " synthesised size" + (sizes == 1 ? "" : "s")) +
              (events ? ", its switching per event fitted over " + std::to_string(m.event_quality.train_points) +
                            " kernel windows of training cores"
                      : ", the kernel's switching of its logic not modelled");

@@ -76,7 +76,7 @@ TEST(TimingModel, CharacterisesARealPrimitiveAndResumes) {
   const std::string dir = test::scratch_dir("timing_characterise");
   CharacterizeOptions o;
   o.kinds = {"pe_array_dot"};
-  o.sizes = {"2x2"};
+  o.sizes = {"2x2x1x2x1"};
   o.jobs = 1;
   o.work_dir = dir + "/work";
   const std::string path = dir + "/timing.csv";

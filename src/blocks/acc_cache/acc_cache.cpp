@@ -20,7 +20,9 @@ PrimitiveDef power_primitive() {
   d.held_low = {"sc", "alpha", "wr_off"};
   d.enable_of = {{"wr_data", "wr"}, {"first", "wr"},  {"wr_idx", "wr"},
                  {"wr_slot", "wr"}, {"rd_row", "wr"}, {"rd_slot", "wr"}};
-  d.counters = {{"wr_idx", "TM"}, {"rd_row", "TM"}, {"wr_slot", "SLOTS"}, {"rd_slot", "SLOTS"}};
+  const auto tm = [](const std::vector<int>& h) { return uint32_t(h[0]); };
+  const auto slots = [](const std::vector<int>& h) { return uint32_t(h[2]); };
+  d.counters = {{"wr_idx", tm}, {"rd_row", tm}, {"wr_slot", slots}, {"rd_slot", slots}};
   d.elements = [](const std::vector<int>& h) { return double(h[0]) * h[1] * h[2]; };
   d.alpha_ports = {"wr_data"};
   d.alpha_at_neighbour = true;

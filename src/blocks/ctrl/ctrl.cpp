@@ -2,6 +2,7 @@
 // reuse, operand buffers, the DMA commands' addresses and the requantiser. Its Verilog,
 // fsgen_ctrl.v, is shared with fused_ctrl (ATTN = 1).
 #include "blocks/block_kind.h"
+#include "blocks/ctrl/controller_sizes.h"
 
 namespace fsgen {
 
@@ -12,18 +13,46 @@ namespace {
 // m inside k: M_LIVE, several output tiles live in the accumulator cache) at sizes around
 // the validation's cores, none of whose controllers is among them. The loop order only
 // picks which counter is which (parameters folded at elaboration: wires).
+// Its hyperparameters past the tiles and slots as a matmul core has them: one live output
+// tile (N_LIVE), 11-bit read tags, no sparse value networks.
+std::map<std::string, int> plain_matmul(const std::vector<int>&) {
+  std::map<std::string, int> p = {{"N_LIVE", 0}, {"TAGW", 11}};
+  for (const auto& [name, value] : controller_optional_params()) p[name] = int(value);
+  return p;
+}
+
 PrimitiveDef power_primitive() {
   PrimitiveDef d;
   d.kind = "ctrl", d.module = "fsgen_ctrl";
-  // SA, SB: the operand tiles' slots (memory.operand_tiles; two: double-buffered).
-  d.params = {"TM", "TN", "TK", "W", "ST", "M_LIVE", "SA", "SB"};
-  d.sizes = {
-      {2, 2, 8, 1, 0, 0, 1, 1},  {2, 4, 8, 2, 0, 0, 1, 1},  {4, 2, 8, 2, 0, 0, 1, 1},  {4, 4, 8, 2, 0, 0, 1, 1},
-      {4, 4, 16, 4, 0, 0, 1, 1}, {2, 2, 16, 2, 0, 0, 1, 1}, {2, 4, 16, 4, 0, 0, 1, 1}, {8, 8, 8, 4, 0, 0, 1, 1},
-      {4, 2, 2, 1, 1, 1, 1, 1},  {4, 4, 4, 2, 1, 1, 1, 1},  {8, 4, 2, 2, 1, 1, 1, 1},  {8, 4, 4, 4, 1, 1, 1, 1},
-      {4, 2, 4, 2, 1, 1, 1, 1},  {4, 4, 8, 2, 0, 0, 2, 2},  {8, 8, 8, 8, 0, 0, 2, 2},  {16, 16, 16, 16, 0, 0, 2, 2}};
-  d.fixed = {{"N_LIVE", 0}, {"ATTN", 0},  {"STB", 0},   {"KC", 0},   {"VC", 0},
-             {"DUAL", 0},   {"SYS_A", 0}, {"SYS_B", 0}, {"TAGW", 11}};
+  // SA, SB: the operand tiles' slots (memory.operand_tiles; two: double-buffered); then the
+  // parameters a core's spec sets: live output tiles, the read tags' width and the sparse
+  // value networks' (controller_sizes.h).
+  d.params = {"TM",     "TN",   "TK",     "W",  "ST", "M_LIVE", "SA",  "SB",
+              "N_LIVE", "TAGW", "SPARSE", "SK", "LM", "LN",     "XSP", "WSP"};
+  d.defaults = [](const std::map<std::string, int64_t>&) { return controller_optional_params(); };
+  const auto size = [&d](const std::vector<int>& base, const std::map<std::string, int>& variant = {}) {
+    return controller_size(d, base, plain_matmul(base), variant);
+  };
+  for (const auto& base : std::vector<std::vector<int>>{{2, 2, 8, 1, 0, 0, 1, 1},
+                                                        {2, 4, 8, 2, 0, 0, 1, 1},
+                                                        {4, 2, 8, 2, 0, 0, 1, 1},
+                                                        {4, 4, 8, 2, 0, 0, 1, 1},
+                                                        {4, 4, 16, 4, 0, 0, 1, 1},
+                                                        {2, 2, 16, 2, 0, 0, 1, 1},
+                                                        {2, 4, 16, 4, 0, 0, 1, 1},
+                                                        {8, 8, 8, 4, 0, 0, 1, 1},
+                                                        {4, 2, 2, 1, 1, 1, 1, 1},
+                                                        {4, 4, 4, 2, 1, 1, 1, 1},
+                                                        {8, 4, 2, 2, 1, 1, 1, 1},
+                                                        {8, 4, 4, 4, 1, 1, 1, 1},
+                                                        {4, 2, 4, 2, 1, 1, 1, 1},
+                                                        {4, 4, 8, 2, 0, 0, 2, 2},
+                                                        {8, 8, 8, 8, 0, 0, 2, 2},
+                                                        {16, 16, 16, 16, 0, 0, 2, 2}})
+    d.sizes.push_back(size(base));
+  // The example designs' controllers (examples/*.yaml) that differ from these: sparse_os_8x8.
+  d.sizes.push_back(size({8, 8, 16, 8, 0, 0, 2, 2}, {{"SPARSE", 1}, {"SK", 4}, {"LN", 8}, {"WSP", 1}}));
+  d.fixed = {{"ATTN", 0}, {"STB", 0}, {"KC", 0}, {"VC", 0}, {"DUAL", 0}, {"SYS_A", 0}, {"SYS_B", 0}};
   d.wiring = {"ORD0", "ORD1", "ORD2"};
   d.enables = {};
   d.elements = [](const std::vector<int>&) { return 1.0; };
@@ -43,9 +72,16 @@ PrimitiveDef power_primitive() {
   // double-buffered 8x8 and 16x16 tiles of the validation cores at size (their buffers 2
   // and 8 times the largest other training core's, which a fit over the small cores alone
   // overprices).
-  d.kernel_sizes = {{2, 2, 8, 1, 0, 0, 1, 1},  {4, 2, 8, 2, 0, 0, 1, 1}, {2, 4, 16, 4, 0, 0, 1, 1},
-                    {4, 4, 16, 4, 0, 0, 1, 1}, {4, 2, 2, 1, 1, 1, 1, 1}, {4, 4, 4, 2, 1, 1, 1, 1},
-                    {8, 4, 4, 4, 1, 1, 1, 1},  {8, 8, 8, 8, 0, 0, 2, 2}, {16, 16, 16, 16, 0, 0, 2, 2}};
+  for (const auto& base : std::vector<std::vector<int>>{{2, 2, 8, 1, 0, 0, 1, 1},
+                                                        {4, 2, 8, 2, 0, 0, 1, 1},
+                                                        {2, 4, 16, 4, 0, 0, 1, 1},
+                                                        {4, 4, 16, 4, 0, 0, 1, 1},
+                                                        {4, 2, 2, 1, 1, 1, 1, 1},
+                                                        {4, 4, 4, 2, 1, 1, 1, 1},
+                                                        {8, 4, 4, 4, 1, 1, 1, 1},
+                                                        {8, 8, 8, 8, 0, 0, 2, 2},
+                                                        {16, 16, 16, 16, 0, 0, 2, 2}})
+    d.kernel_sizes.push_back(size(base));
   return d;
 }
 }  // namespace

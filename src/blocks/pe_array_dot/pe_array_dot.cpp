@@ -8,15 +8,22 @@ namespace {
 PrimitiveDef power_primitive() {
   PrimitiveDef d;
   d.kind = "pe_array_dot", d.module = "fsgen_array_dot";
-  d.params = {"P", "K"};
-  d.sizes = {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {8, 8}, {16, 16}};
-  // The controller streams x (v) and loads the stationary operand (w into column
-  // ld_idx = 0, 1, ... K - 1; ld) in separate cycles. The loads are its side enable, a
-  // share of the enabled cycles varied by the grid.
-  d.fixed = {{"LOAD_COL", 1}};
+  // LOAD_COL: 1 the stationary operand loads a column per cycle (weight-stationary), 0 a
+  // row (input-stationary). SLOTS, CG: a lane's MACs and their groups (K and 1 dense; fewer
+  // in compressed lanes holding N:M weights, e.g. sparse_ws_nm's 8 of 16 in 4 groups).
+  d.params = {"P", "K", "LOAD_COL", "SLOTS", "CG"};
+  d.defaults = [](const std::map<std::string, int64_t>& params) {
+    return std::map<std::string, int64_t>{{"SLOTS", params.at("K")}, {"CG", 1}};
+  };
+  d.sizes = {{2, 2, 1, 2, 1}, {2, 4, 1, 4, 1},    {4, 2, 1, 2, 1},    {4, 4, 1, 4, 1},  {4, 8, 1, 8, 1},
+             {8, 4, 1, 4, 1}, {8, 8, 1, 8, 1},    {16, 16, 1, 16, 1}, {32, 8, 1, 8, 1}, {32, 16, 1, 16, 1},
+             {8, 8, 0, 8, 1}, {16, 16, 0, 16, 1}, {8, 16, 1, 8, 4}};
+  // The controller streams x (v) and loads the stationary operand (w into column, or row,
+  // ld_idx = 0, 1, ...; ld) in separate cycles. The loads are its side enable, a share of
+  // the enabled cycles varied by the grid.
   d.enables = {"v", "ld"};
   d.enable_of = {{"x", "v"}, {"w", "ld"}, {"ld_idx", "ld"}};
-  d.counters = {{"ld_idx", "K"}};
+  d.counters = {{"ld_idx", [](const std::vector<int>& h) { return uint32_t(h[2] ? h[1] : h[0]); }}};
   d.elements = [](const std::vector<int>& h) { return double(h[0]) * h[1]; };
   d.side_enable = "ld";
   return d;

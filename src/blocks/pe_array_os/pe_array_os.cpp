@@ -41,16 +41,10 @@ PrimitiveDef power_primitive() {
   // array reads. (A systolic array registers every lane in every PE: its characterised
   // sizes have one lane each.)
   d.wiring = {"LM", "LN"};
-  // Area and leakage: a MAC and accumulator per PE, and a systolic PE's operand registers.
-  d.size_terms = [](const std::vector<int>& h) {
-    return std::vector<double>{double(h[0]) * h[1], double(h[0]) * h[1] * h[2]};
-  };
+  d.size_terms = os_array_size_terms;
   d.state_register = "acc";
   d.activity_terms = energy_terms;
-  d.port_transit = [](const std::vector<int>& h, const std::string& port) -> uint32_t {
-    if (h[2] == 0) return 1;  // broadcast: every PE reads the ports
-    return uint32_t(port == "x" ? h[1] : port == "w" ? h[0] : 1);
-  };
+  d.port_transit = os_array_port_transit;
   return d;
 }
 }  // namespace

@@ -12,8 +12,10 @@ namespace {
 // (state) and the rescale multiplier behind them, whose partial products switch with an
 // accumulator bit where the factor's bit is 1 (state x factor_ones) and with a factor bit
 // where the accumulator's is 1 (factor x state_ones); the rescale steps (side, and side
-// times either operand's ones); and the held bits (the ones shares, and enable times them).
-std::vector<double> energy_terms(const std::vector<int>&, const PrimitiveActivity& a) {
+// times either operand's ones); the held bits (the ones shares, and enable times them); and
+// a systolic PE's operand registers, which shift the operands on (SYSTOLIC times each).
+std::vector<double> energy_terms(const std::vector<int>& h, const PrimitiveActivity& a) {
+  const double systolic = h[2];
   return {a.alpha,
           a.enable,
           a.enable * (1 - a.zeros),
@@ -27,7 +29,10 @@ std::vector<double> energy_terms(const std::vector<int>&, const PrimitiveActivit
           a.side * a.factor_ones,
           a.state_ones,
           a.factor_ones,
-          a.enable * a.state_ones};
+          a.enable * a.state_ones,
+          systolic * a.alpha,
+          systolic * a.enable,
+          systolic * a.enable * (1 - a.zeros)};
 }
 
 // Each PE's accumulator also feeds a multiplier by its row's factor alpha, switching with
@@ -39,9 +44,10 @@ std::vector<double> energy_terms(const std::vector<int>&, const PrimitiveActivit
 PrimitiveDef power_primitive() {
   PrimitiveDef d;
   d.kind = "pe_array_rescale", d.module = "fsgen_array_os";
-  d.params = {"R", "C"};
-  d.sizes = {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {8, 8}, {16, 16}};
-  d.fixed = {{"RESCALE", 1}, {"SYSTOLIC", 0}};
+  // SYSTOLIC: 0 broadcast, 1 systolic operands (as pe_array_os).
+  d.params = {"R", "C", "SYSTOLIC"};
+  d.sizes = {{2, 2, 0}, {2, 4, 0}, {4, 2, 0}, {4, 4, 0}, {8, 8, 0}, {16, 16, 0}, {4, 4, 1}, {16, 16, 1}};
+  d.fixed = {{"RESCALE", 1}};
   d.enables = {"en"};
   d.held_low = {"clr", "rd_row"};
   d.elements = [](const std::vector<int>& h) { return double(h[0]) * h[1]; };
@@ -49,6 +55,8 @@ PrimitiveDef power_primitive() {
   d.factor_port = "alpha";
   d.state_register = "acc";
   d.activity_terms = energy_terms;
+  d.size_terms = os_array_size_terms;
+  d.port_transit = os_array_port_transit;
   return d;
 }
 
