@@ -58,10 +58,12 @@ struct PrimitiveDef {
   // What an instance's area and leakage grow with, at hyperparameters h (each a term of a
   // least-squares fit); empty: its elements alone.
   std::function<std::vector<double>(const std::vector<int>&)> size_terms;
-  // A controller's hyperparameters that count its operand buffers' tile slots: 0 where the
-  // design's buffers are SRAM macros outside its netlist (memory_macro.h), so that its size
-  // terms keep only the flip-flops it still holds.
-  std::vector<std::string> buffer_slot_params;
+  // A hyperparameter that is not a module parameter: 1 where the design's instances of
+  // macro_modules (a controller's operand buffers) are SRAM macros priced apart
+  // (memory_macro.h), and its netlist is characterised with them left out (Yosys black
+  // boxes), 0 where they are its flip-flops. "" none.
+  std::string macro_param{};
+  std::vector<std::string> macro_modules{};
   // How the gate-level testbench drives it (PrimitiveStimulus::driver): "" random ports,
   // "axi_dma" a controller issuing bursts and an AXI slave answering them, "softmax_rows"
   // a controller's score rows with the unit's outputs fed back (gate_sim.h); or

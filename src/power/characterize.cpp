@@ -91,10 +91,17 @@ std::string variant_difference(const PrimitiveDef& def, const std::map<std::stri
   return note;
 }
 
+std::vector<std::string> macro_modules_at(const PrimitiveDef& def, const std::vector<int>& h) {
+  if (def.macro_param.empty()) return {};
+  const auto at = std::find(def.params.begin(), def.params.end(), def.macro_param);
+  FSGEN_ASSERT(at != def.params.end(), "a primitive's macro parameter is one of its hyperparameters");
+  return h[size_t(at - def.params.begin())] ? def.macro_modules : std::vector<std::string>{};
+}
+
 std::map<std::string, int64_t> module_parameters(const PrimitiveDef& def, const std::vector<int>& h) {
   std::map<std::string, int64_t> params = def.fixed;
   for (size_t i = 0; i < h.size(); ++i)
-    if (!listed(def.held_params, def.params[i])) params[def.params[i]] = h[i];
+    if (!listed(def.held_params, def.params[i]) && def.params[i] != def.macro_param) params[def.params[i]] = h[i];
   if (def.derived)
     for (const auto& [name, value] : def.derived(h)) params[name] = value;
   return params;
@@ -340,8 +347,9 @@ class SizeRun {
     const std::vector<std::string> files = write_module_sources(dir_, def.module);
     for (size_t i = 0; i < h.size(); ++i)
       if (listed(def.held_params, def.params[i])) stim_.settings.push_back(h[i]);
-    synth_ = synth_to_liberty(files, def.module, module_parameters(def, h), lib, dir_);
-    netlist_ = read_netlist_json(synth_.netlist_json, def.module);
+    const std::vector<std::string> macros = macro_modules_at(def, h);
+    synth_ = synth_to_liberty(files, def.module, module_parameters(def, h), lib, dir_, SynthOptions{macros});
+    netlist_ = read_netlist_json(synth_.netlist_json, def.module, macros);
     const LibertyLibrary cells = read_liberty_file(lib.path);
     engine_ = std::make_unique<GatePowerModel>(netlist_, cells, GatePowerOptions{kClockMhz, 0.05, 0});
     if (def.structural()) return;  // no testbench: the engine alone labels its idle point

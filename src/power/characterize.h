@@ -42,6 +42,9 @@ const PrimitiveDef& primitive_def(const std::string& kind);  // UserError for an
 // An RTL instance's hyperparameters in the primitive's feature order (its module parameters
 // named by def.params).
 std::vector<int> hyperparameters_of(const PrimitiveDef& def, const std::map<std::string, int64_t>& params);
+// The modules a netlist of the primitive at hyperparameters h leaves out as SRAM macros
+// (PrimitiveDef::macro_param): its macro_modules where that hyperparameter is 1, else none.
+std::vector<std::string> macro_modules_at(const PrimitiveDef& def, const std::vector<int>& h);
 // The module parameters of the primitive's RTL at hyperparameters h: its fixed ones, h's
 // (held hyperparameters are settings, not parameters) and those derived from h.
 std::map<std::string, int64_t> module_parameters(const PrimitiveDef& def, const std::vector<int>& h);

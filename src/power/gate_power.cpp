@@ -12,7 +12,8 @@
 
 namespace fsgen {
 
-GateNetlist read_netlist_json(const std::string& path, const std::string& top) {
+GateNetlist read_netlist_json(const std::string& path, const std::string& top,
+                              const std::vector<std::string>& black_boxes) {
   const nlohmann::json j = read_json_file(path, "netlist");
   if (!j.contains("modules") || !j["modules"].contains(top)) fail(path, "no module '" + top + "' in the netlist");
   const auto& m = j["modules"][top];
@@ -46,6 +47,8 @@ GateNetlist read_netlist_json(const std::string& path, const std::string& top) {
     n.netnames[name] = bits;
   }
   for (const auto& [name, c] : m["cells"].items()) {
+    const std::string type = c["type"].get<std::string>();
+    if (std::find(black_boxes.begin(), black_boxes.end(), type) != black_boxes.end()) continue;
     GateNetlist::Cell cell;
     cell.name = name;
     cell.type = c["type"].get<std::string>();

@@ -35,7 +35,10 @@ struct GateNetlist {
   std::map<std::string, std::vector<int>> netnames;  // every named net -> bits
   int max_bit = 0;
 };
-GateNetlist read_netlist_json(const std::string& path, const std::string& top);
+// Cells of the types `black_boxes` (SRAM macros a synthesis left empty) are left out: the
+// nets they would drive are driven by nothing.
+GateNetlist read_netlist_json(const std::string& path, const std::string& top,
+                              const std::vector<std::string>& black_boxes = {});
 
 struct PowerBreakdown {
   double internal_mw = 0, switching_mw = 0, leakage_mw = 0;

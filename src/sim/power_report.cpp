@@ -309,13 +309,16 @@ std::map<std::string, int64_t> instance_parameters(const PrimitiveDef& def, cons
   return params;
 }
 
-// The parameters an instance is priced at: a controller whose operand buffers are SRAM
-// macros holds none of their slots in its netlist.
+// The parameters an instance is priced at: a primitive whose macro modules are the design's
+// SRAM macros (a controller's operand buffers) without them (PrimitiveDef::macro_param).
 std::map<std::string, int64_t> priced_parameters(const PrimitiveDef& def, const ArrayInstance& inst,
                                                  const KernelRegs& regs, const DesignMacros& macros) {
   std::map<std::string, int64_t> params = instance_parameters(def, inst, regs);
-  if (macros.holds_operand_buffers())
-    for (const std::string& slots : def.buffer_slot_params) params[slots] = 0;
+  if (def.macro_param.empty()) return params;
+  const auto is_macro = [&](const std::string& m) {
+    return std::find(macros.modules.begin(), macros.modules.end(), m) != macros.modules.end();
+  };
+  params[def.macro_param] = std::all_of(def.macro_modules.begin(), def.macro_modules.end(), is_macro) ? 1 : 0;
   return params;
 }
 
@@ -392,8 +395,7 @@ BlockPower structural_power(const RunResult& r, const Block& b,
   const size_t sizes = m.characterised_sizes.size();
   const StructuralEnergy energy = model.structural_energy(b.kind, bp.h);
   const bool events = !energy.per_event_fj.empty();
-  const bool buffers_apart =
-      !def.buffer_slot_params.empty() && params.at(def.buffer_slot_params.front()) == 0;  // SRAM macros
+  const bool buffers_apart = !macro_modules_at(def, bp.h).empty();  // SRAM macros
   std::string named;  // a controller has dozens of hyperparameters: each with its name
   for (size_t i = 0; i < bp.h.size(); ++i) named += " " + def.params[i] + "=" + std::to_string(bp.h[i]);
   bp.model = "structural primitive " + b.kind + named + controller_contents(b.kind) +

@@ -14,10 +14,11 @@ namespace fsgen {
 
 // fsgen_ctrl's parameters that only cores with sparse value networks (SPARSE, SK, LM, LN,
 // XSP, WSP), block top-k (GRP, TOPK, GT) or a sliding window (WIN) set: the module's
-// defaults, which an instance without them has.
+// defaults, which an instance without them has; and its operand buffers in its netlist
+// (MACROS 0: PrimitiveDef::macro_param) unless the design's are SRAM macros.
 inline std::map<std::string, int64_t> controller_optional_params() {
-  return {{"WIN", 0}, {"SPARSE", 0}, {"SK", 1},  {"LM", 1},   {"LN", 1},
-          {"XSP", 0}, {"WSP", 0},    {"GRP", 0}, {"TOPK", 1}, {"GT", 2}};
+  return {{"WIN", 0}, {"SPARSE", 0}, {"SK", 1},   {"LM", 1}, {"LN", 1},    {"XSP", 0},
+          {"WSP", 0}, {"GRP", 0},    {"TOPK", 1}, {"GT", 2}, {"MACROS", 0}};
 }
 
 // Where hyperparameter `name` is in def's.

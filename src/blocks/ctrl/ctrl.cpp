@@ -27,8 +27,8 @@ PrimitiveDef power_primitive() {
   // SA, SB: the operand tiles' slots (memory.operand_tiles; two: double-buffered); then the
   // parameters a core's spec sets: live output tiles, the read tags' width and the sparse
   // value networks' (controller_sizes.h).
-  d.params = {"TM",     "TN",   "TK",     "W",  "ST", "M_LIVE", "SA",  "SB",
-              "N_LIVE", "TAGW", "SPARSE", "SK", "LM", "LN",     "XSP", "WSP"};
+  d.params = {"TM",   "TN",     "TK", "W",  "ST", "M_LIVE", "SA",  "SB",    "N_LIVE",
+              "TAGW", "SPARSE", "SK", "LM", "LN", "XSP",    "WSP", "MACROS"};
   d.defaults = [](const std::map<std::string, int64_t>&) { return controller_optional_params(); };
   const auto size = [&d](const std::vector<int>& base, const std::map<std::string, int>& variant = {}) {
     return controller_size(d, base, plain_matmul(base), variant);
@@ -59,13 +59,13 @@ PrimitiveDef power_primitive() {
   // Flip-flops and logic: the operand buffers (a byte each), a column's accumulator row,
   // output row and requantiser, the array's operand buses, the DMA's data lanes, and the
   // live output tiles' slot arithmetic.
-  d.size_terms = [](const std::vector<int>& h) {
+  d.size_terms = [macros = param_index(d, "MACROS")](const std::vector<int>& h) {
     const int tm = h[0], tn = h[1], tk = h[2], w = h[3], st = h[4], m_live = h[5], sa = h[6], sb = h[7];
     const int x_bus = st == 0 ? tm : tk, w_bus = st == 2 ? tk : tn;
-    return std::vector<double>{double(sa * tm * tk + sb * tk * tn), double(tn), double(x_bus + w_bus), double(w),
-                               double(m_live)};
+    const int buffers = h[macros] ? 0 : sa * tm * tk + sb * tk * tn;  // SRAM macros: outside its netlist
+    return std::vector<double>{double(buffers), double(tn), double(x_bus + w_bus), double(w), double(m_live)};
   };
-  d.buffer_slot_params = {"SA", "SB"};
+  d.macro_param = "MACROS", d.macro_modules = {"fsgen_ctrl_buffer"};
   d.driver = PrimitiveDef::kIdleClock;
   // Training cores for its activity model: output- and weight-stationary, narrow and wide
   // beats, the smallest and the larger buffers (each a synthesis of minutes), and the

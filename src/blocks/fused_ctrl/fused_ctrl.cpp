@@ -35,7 +35,7 @@ PrimitiveDef power_primitive() {
   // value networks', block top-k's and sliding window's (controller_sizes.h).
   d.params = {"TM",     "TN",     "TK",  "W",    "ST",  "SA",  "SB",  "KC",    "VC",    "TAGW",
               "N_LIVE", "M_LIVE", "STB", "DUAL", "BM",  "BN",  "BK",  "SYS_A", "SYS_B", "WIN",
-              "SPARSE", "SK",     "LM",  "LN",   "XSP", "WSP", "GRP", "TOPK",  "GT"};
+              "SPARSE", "SK",     "LM",  "LN",   "XSP", "WSP", "GRP", "TOPK",  "GT",    "MACROS"};
   d.defaults = [](const std::map<std::string, int64_t>&) { return controller_optional_params(); };
   const auto size = [&d](const std::vector<int>& base, const std::map<std::string, int>& variant = {}) {
     return controller_size(d, base, plain_fused(base), variant);
@@ -67,16 +67,31 @@ PrimitiveDef power_primitive() {
   d.sizes.push_back(size({8, 8, 16, 8, 1, 2, 2}, {{"STB", 0}}));                                // sparse_ws_nm
   d.sizes.push_back(size({16, 8, 16, 8, 2, 2, 2}, {{"N_LIVE", 1}, {"M_LIVE", 0}, {"BM", 8}}));  // is_16x8
   d.sizes.push_back(size({16, 16, 16, 16, 1, 2, 2}, {{"N_LIVE", 1}, {"STB", 0}}));              // explicit_16x16
+  // Cores whose operand buffers and K/V caches are SRAM macros (their netlists without them).
+  d.sizes.push_back(size({8, 16, 16, 16, 0, 2, 2}, {{"KC", 4}, {"VC", 2}, {"MACROS", 1}}));  // attn_d16
+  d.sizes.push_back(
+      size({16, 8, 16, 8, 0, 2, 2},
+           {{"KC", 4}, {"VC", 2}, {"DUAL", 0}, {"SYS_A", 1}, {"SYS_B", 1}, {"MACROS", 1}}));  // systolic_16x8
+  const std::map<std::string, int> llm = {{"KC", 4},   {"VC", 4},  {"TAGW", 15}, {"STB", 1},
+                                          {"DUAL", 0}, {"BN", 32}, {"MACROS", 1}};
+  std::map<std::string, int> dse = llm;
+  dse["TAGW"] = 13, dse["BK"] = 8;
+  d.sizes.push_back(size({16, 16, 128, 16, 0, 32, 3}, llm));  // llm_16x16
+  d.sizes.push_back(size({16, 16, 128, 8, 0, 8, 3}, dse));    // dse_8gbps
+  std::map<std::string, int> d128 = sparse;
+  d128["KC"] = 64, d128["VC"] = 64, d128["SK"] = 16, d128["LM"] = 8, d128["MACROS"] = 1;
+  d.sizes.push_back(size({8, 8, 128, 8, 0, 2, 2}, d128));  // sparse_attn_d128
   d.fixed = {{"ATTN", 1}};
   d.wiring = {"ORD0", "ORD1", "ORD2"};
   d.enables = {};
   d.elements = [](const std::vector<int>&) { return 1.0; };
   // Flip-flops and logic: the operand and P buffers (a byte each), a head dimension's
   // output row and normaliser, and a query row's running max, sum and rescale factor.
-  d.size_terms = [dual = param_index(d, "DUAL")](const std::vector<int>& h) {
+  d.size_terms = [dual = param_index(d, "DUAL"), macros = param_index(d, "MACROS")](const std::vector<int>& h) {
     const int tm = h[0], tn = h[1], tk = h[2], sa = h[5], sb = h[6];
     const int nb = h[dual] ? tn + tk : tn;
-    return std::vector<double>{double(sa * tm * tk + sb * tk * nb + tm * tn), double(tk), double(tm)};
+    const int buffers = h[macros] ? 0 : sa * tm * tk + sb * tk * nb;  // SRAM macros: outside its netlist
+    return std::vector<double>{double(buffers + tm * tn), double(tk), double(tm)};
   };
   // A softmax row stored clocks the gated P tile, its query row's running max, sum and
   // factor and the P row (every flip-flop of a gated group takes the clock when it opens);
@@ -87,7 +102,7 @@ PrimitiveDef power_primitive() {
     return std::map<std::string, double>{
         {"softmax_loads", tm * tn * 8 + tm * 96 + tn * 8}, {"normalise_divisions", tk * 40}, {"table_beats", 0}};
   };
-  d.buffer_slot_params = {"SA", "SB"};
+  d.macro_param = "MACROS", d.macro_modules = {"fsgen_ctrl_buffer"};
   d.driver = PrimitiveDef::kIdleClock;
   // Training cores for its activity model: the three smallest controllers, output- and
   // weight-stationary, head dimensions 4 and 8 (each a synthesis of tens of minutes), and
