@@ -3,11 +3,14 @@
 // declared in the kind's folder (src/blocks/<kind>/) and read by the power flow
 // (src/power/characterize.h).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "core/error.h"
 
 namespace fsgen {
 
@@ -146,6 +149,13 @@ struct PrimitiveDef {
   // term.
   std::function<std::map<std::string, double>(const std::vector<int>& h)> event_size_terms{};
   static constexpr const char* kIdleClock = "idle_clock";
+  // Where hyperparameter `name` is in params (an assertion: a name the primitive's own
+  // declaration uses).
+  size_t param_at(const std::string& name) const {
+    const auto at = std::find(params.begin(), params.end(), name);
+    FSGEN_ASSERT(at != params.end(), "a primitive's own declaration names its hyperparameters");
+    return size_t(at - params.begin());
+  }
   std::vector<double> size_terms_at(const std::vector<int>& h) const {
     return size_terms ? size_terms(h) : std::vector<double>{elements(h)};
   }

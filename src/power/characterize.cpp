@@ -93,9 +93,7 @@ std::string variant_difference(const PrimitiveDef& def, const std::map<std::stri
 
 std::vector<std::string> macro_modules_at(const PrimitiveDef& def, const std::vector<int>& h) {
   if (def.macro_param.empty()) return {};
-  const auto at = std::find(def.params.begin(), def.params.end(), def.macro_param);
-  FSGEN_ASSERT(at != def.params.end(), "a primitive's macro parameter is one of its hyperparameters");
-  return h[size_t(at - def.params.begin())] ? def.macro_modules : std::vector<std::string>{};
+  return h[def.param_at(def.macro_param)] ? def.macro_modules : std::vector<std::string>{};
 }
 
 std::map<std::string, int64_t> module_parameters(const PrimitiveDef& def, const std::vector<int>& h) {

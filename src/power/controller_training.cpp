@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <sstream>
 
-#include "blocks/ctrl/controller_sizes.h"
 #include "core/error.h"
 #include "generator/graph.h"
 #include "generator/spec.h"
@@ -23,7 +22,7 @@ constexpr double kTrainingClockMhz = 500;
 // Named by its tiles and slots (a training core's other hyperparameters are its kind's
 // plain ones).
 std::string core_name(const std::string& kind, const std::vector<int>& h) {
-  const size_t slots = param_index(primitive_def(kind), "SB") + 1;
+  const size_t slots = primitive_def(kind).param_at("SB") + 1;
   return kind + "_training_" + hyperparameter_text(std::vector<int>(h.begin(), h.begin() + slots), 'x');
 }
 
@@ -113,7 +112,7 @@ std::string training_core_spec(const std::string& kind, const std::vector<int>& 
   FSGEN_ASSERT(fused || kind == "ctrl", "a training core is built around a controller");
   const PrimitiveDef& def = primitive_def(kind);
   FSGEN_ASSERT(h.size() == def.params.size(), "a controller's hyperparameters are its kind's");
-  const int sa = h[param_index(def, "SA")], sb = h[param_index(def, "SB")];
+  const int sa = h[def.param_at("SA")], sb = h[def.param_at("SB")];
   return core_spec_around_controller(core_name(kind, h), h[0], h[1], h[2], h[3], h[4], sa, sb, fused);
 }
 

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <fstream>
 
-#include "blocks/ctrl/controller_sizes.h"
 #include "compiler/matmul.h"
 #include "flow/tech_library.h"
 #include "generator/spec.h"
@@ -106,9 +105,9 @@ TEST(MemoryMacro, OperandBuffersAtSizeAreMacrosWithTheirAccessesCounted) {
   const BlockPower flops = ctrl_of(estimate_power(g, prog, model, 64));
   const BlockPower apart = ctrl_of(estimate_power(g, prog, model, 64, d));
   const PrimitiveDef& ctrl = primitive_def("ctrl");
-  const size_t macros = param_index(ctrl, "MACROS");
-  EXPECT_EQ(flops.h[param_index(ctrl, "SA")], int(g.a_slots));
-  EXPECT_EQ(apart.h[param_index(ctrl, "SA")], int(g.a_slots));  // the slots' tags stay in its netlist
+  const size_t macros = ctrl.param_at("MACROS");
+  EXPECT_EQ(flops.h[ctrl.param_at("SA")], int(g.a_slots));
+  EXPECT_EQ(apart.h[ctrl.param_at("SA")], int(g.a_slots));  // the slots' tags stay in its netlist
   EXPECT_EQ(flops.h[macros], 0);
   EXPECT_EQ(apart.h[macros], 1);
   EXPECT_NE(apart.model.find("its operand buffers SRAM macros, priced apart"), std::string::npos) << apart.model;

@@ -19,7 +19,6 @@
 #include <thread>
 #include <utility>
 
-#include "blocks/ctrl/controller_sizes.h"
 #include "compiler/attention.h"
 #include "compiler/ffn.h"
 #include "compiler/matmul.h"
@@ -1219,7 +1218,7 @@ TEST(Characterize, AControllerWithMacroBuffersIsSynthesisedWithoutThem) {
   });
   ASSERT_NE(point, d.points.end());
   const double with_buffers = point->area_um2;
-  h[param_index(ctrl, "MACROS")] = 1;
+  h[ctrl.param_at("MACROS")] = 1;
   const std::vector<std::string> macros = macro_modules_at(ctrl, h);
   ASSERT_EQ(macros, std::vector<std::string>{"fsgen_ctrl_buffer"});
   EXPECT_EQ(module_parameters(ctrl, h).count("MACROS"), 0u);  // not a module parameter

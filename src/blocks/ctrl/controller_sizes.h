@@ -2,13 +2,11 @@
 // catalogs: their hyperparameters beyond the tiles and slots, and how a catalog size is
 // written as a base and the parameters an example design's controller differs in.
 #pragma once
-#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "blocks/power_primitive.h"
-#include "core/error.h"
 
 namespace fsgen {
 
@@ -21,20 +19,13 @@ inline std::map<std::string, int64_t> controller_optional_params() {
           {"WSP", 0}, {"GRP", 0},    {"TOPK", 1}, {"GT", 2}, {"MACROS", 0}};
 }
 
-// Where hyperparameter `name` is in def's.
-inline size_t param_index(const PrimitiveDef& def, const std::string& name) {
-  const auto at = std::find(def.params.begin(), def.params.end(), name);
-  FSGEN_ASSERT(at != def.params.end(), "a controller's hyperparameter named in its catalog");
-  return size_t(at - def.params.begin());
-}
-
 // The size of controller primitive `def` whose first hyperparameters are `base` (the
 // tiles and slots), its others at `plain` (what a core of those tiles has without caches,
 // sparsity or top-k) but for `variant`.
 inline std::vector<int> controller_size(const PrimitiveDef& def, const std::vector<int>& base,
                                         const std::map<std::string, int>& plain,
                                         const std::map<std::string, int>& variant) {
-  for (const auto& [name, value] : variant) param_index(def, name);  // each one of def's
+  for (const auto& [name, value] : variant) def.param_at(name);  // each one of def's
   std::vector<int> h = base;
   for (size_t i = base.size(); i < def.params.size(); ++i) {
     const std::string& name = def.params[i];

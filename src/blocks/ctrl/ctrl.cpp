@@ -7,12 +7,6 @@
 namespace fsgen {
 
 namespace {
-// A matmul core's controller (fsgen_ctrl, ATTN = 0: the tile sequencer, its operand
-// buffers, the address arithmetic of the DMA commands, the requantiser), a structural
-// primitive. Output-stationary cores (ST 0, m outermost) and weight-stationary ones (ST 1,
-// m inside k: M_LIVE, several output tiles live in the accumulator cache) at sizes around
-// the validation's cores, none of whose controllers is among them. The loop order only
-// picks which counter is which (parameters folded at elaboration: wires).
 // Its hyperparameters past the tiles and slots as a matmul core has them: one live output
 // tile (N_LIVE), 11-bit read tags, no sparse value networks.
 std::map<std::string, int> plain_matmul(const std::vector<int>&) {
@@ -21,6 +15,12 @@ std::map<std::string, int> plain_matmul(const std::vector<int>&) {
   return p;
 }
 
+// A matmul core's controller (fsgen_ctrl, ATTN = 0: the tile sequencer, its operand
+// buffers, the address arithmetic of the DMA commands, the requantiser), a structural
+// primitive. Output-stationary cores (ST 0, m outermost) and weight-stationary ones (ST 1,
+// m inside k: M_LIVE, several output tiles live in the accumulator cache) at sizes around
+// the validation's cores, none of whose controllers is among them. The loop order only
+// picks which counter is which (parameters folded at elaboration: wires).
 PrimitiveDef power_primitive() {
   PrimitiveDef d;
   d.kind = "ctrl", d.module = "fsgen_ctrl";
@@ -59,7 +59,7 @@ PrimitiveDef power_primitive() {
   // Flip-flops and logic: the operand buffers (a byte each), a column's accumulator row,
   // output row and requantiser, the array's operand buses, the DMA's data lanes, and the
   // live output tiles' slot arithmetic.
-  d.size_terms = [macros = param_index(d, "MACROS")](const std::vector<int>& h) {
+  d.size_terms = [macros = d.param_at("MACROS")](const std::vector<int>& h) {
     const int tm = h[0], tn = h[1], tk = h[2], w = h[3], st = h[4], m_live = h[5], sa = h[6], sb = h[7];
     const int x_bus = st == 0 ? tm : tk, w_bus = st == 2 ? tk : tn;
     const int buffers = h[macros] ? 0 : sa * tm * tk + sb * tk * tn;  // SRAM macros: outside its netlist

@@ -87,7 +87,7 @@ PrimitiveDef power_primitive() {
   d.elements = [](const std::vector<int>&) { return 1.0; };
   // Flip-flops and logic: the operand and P buffers (a byte each), a head dimension's
   // output row and normaliser, and a query row's running max, sum and rescale factor.
-  d.size_terms = [dual = param_index(d, "DUAL"), macros = param_index(d, "MACROS")](const std::vector<int>& h) {
+  d.size_terms = [dual = d.param_at("DUAL"), macros = d.param_at("MACROS")](const std::vector<int>& h) {
     const int tm = h[0], tn = h[1], tk = h[2], sa = h[5], sb = h[6];
     const int nb = h[dual] ? tn + tk : tn;
     const int buffers = h[macros] ? 0 : sa * tm * tk + sb * tk * nb;  // SRAM macros: outside its netlist
