@@ -51,7 +51,7 @@ GateNetlist read_netlist_json(const std::string& path, const std::string& top,
     if (std::find(black_boxes.begin(), black_boxes.end(), type) != black_boxes.end()) continue;
     GateNetlist::Cell cell;
     cell.name = name;
-    cell.type = c["type"].get<std::string>();
+    cell.type = type;
     for (const auto& [pin, conn] : c["connections"].items()) {
       if (conn.size() != 1) fail(path, "cell " + name + " pin " + pin + ": expected one bit (a mapped netlist)");
       if (conn[0].is_number_integer()) {

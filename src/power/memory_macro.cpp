@@ -84,9 +84,11 @@ const MemoryMacro* DesignMacros::find(const std::string& block) const {
   return it == macros.end() ? nullptr : &*it;
 }
 
-bool DesignMacros::holds_operand_buffers() const {
-  return std::find(modules.begin(), modules.end(), "fsgen_ctrl_buffer") != modules.end();
+bool DesignMacros::holds_module(const std::string& module) const {
+  return std::find(modules.begin(), modules.end(), module) != modules.end();
 }
+
+bool DesignMacros::holds_operand_buffers() const { return holds_module("fsgen_ctrl_buffer"); }
 
 DesignMacros design_macros(const Graph& g, const MacroTechnology& t, const MacroOptions& o) {
   DesignMacros d;

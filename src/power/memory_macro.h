@@ -55,6 +55,7 @@ struct DesignMacros {
   std::vector<std::string> modules;                         // the black boxes of their synthesis
   const MemoryMacro* find(const std::string& block) const;  // nullptr: the block is not a macro
   bool has(const std::string& block) const { return find(block) != nullptr; }
+  bool holds_module(const std::string& module) const;  // its instances are macros (a black box)
   bool holds_operand_buffers() const;  // the controller's buffers are macros (fsgen_ctrl_buffer a black box)
 };
 DesignMacros design_macros(const Graph& g, const MacroTechnology& t, const MacroOptions& o);

@@ -520,13 +520,21 @@ void PowerModel::require_area_mapping() const {
                             ": characterise with this fsgen and train again");
 }
 
+namespace {
+// A structural primitive's own point at h, if h is a characterised size; nullptr otherwise.
+const PrimitivePowerModel::MeasuredSize* measured_at(const PrimitivePowerModel& m, const std::vector<int>& h) {
+  const auto it = m.measured.find(h);
+  return it == m.measured.end() ? nullptr : &it->second;
+}
+}  // namespace
+
 StructuralEnergy PowerModel::structural_energy(const std::string& kind, const std::vector<int>& h) const {
   const PrimitivePowerModel& m = primitive(kind);
   const PrimitiveDef& def = primitive_def(kind);
   FSGEN_ASSERT(def.structural(), "a structural primitive's energy");
   StructuralEnergy e;
-  const auto measured = m.measured.find(h);
-  e.idle_fj = measured != m.measured.end() ? measured->second.idle_fj : m.idle_fj.at(def.size_terms_at(h));
+  const PrimitivePowerModel::MeasuredSize* measured = measured_at(m, h);
+  e.idle_fj = measured ? measured->idle_fj : m.idle_fj.at(def.size_terms_at(h));
   if (m.event_fj.b.empty()) return e;
   // The fit is linear in the rates: a cycle's energy is its value with every other rate 0
   // (the first event's rate is 1 in every window), another event's what its rate adds.
@@ -611,15 +619,13 @@ std::vector<double> PowerModel::cycle_energy_fj(const std::string& kind, const s
 
 double PowerModel::leakage_mw(const std::string& kind, const std::vector<int>& h) const {
   const PrimitivePowerModel& m = primitive(kind);
-  const auto measured = m.measured.find(h);
-  if (measured != m.measured.end()) return measured->second.leakage_mw;
+  if (const auto* measured = measured_at(m, h)) return measured->leakage_mw;
   return std::max(0.0, m.leakage_mw.at(primitive_def(kind).size_terms_at(h)));
 }
 
 double PowerModel::area_um2(const std::string& kind, const std::vector<int>& h) const {
   const PrimitivePowerModel& m = primitive(kind);
-  const auto measured = m.measured.find(h);
-  if (measured != m.measured.end()) return measured->second.area_um2;
+  if (const auto* measured = measured_at(m, h)) return measured->area_um2;
   return std::max(0.0, m.area_um2.at(primitive_def(kind).size_terms_at(h)));
 }
 

@@ -315,9 +315,7 @@ std::map<std::string, int64_t> priced_parameters(const PrimitiveDef& def, const 
                                                  const KernelRegs& regs, const DesignMacros& macros) {
   std::map<std::string, int64_t> params = instance_parameters(def, inst, regs);
   if (def.macro_param.empty()) return params;
-  const auto is_macro = [&](const std::string& m) {
-    return std::find(macros.modules.begin(), macros.modules.end(), m) != macros.modules.end();
-  };
+  const auto is_macro = [&](const std::string& m) { return macros.holds_module(m); };
   params[def.macro_param] = std::all_of(def.macro_modules.begin(), def.macro_modules.end(), is_macro) ? 1 : 0;
   return params;
 }
