@@ -3,6 +3,7 @@
 #include "models/fast_model.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -34,7 +35,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 // the fast model within `tolerance` % of the cycle model on each. Returns the runs.
 int expect_fast_within(const std::string& specs_script, const std::string& cases_path, double tolerance = 1.0,
                        const std::vector<std::string>& skip = {}) {
-  const std::string dir = test::scratch_dir("fast_matrix");
+  // A folder per specs script: ctest runs the matrices' tests side by side.
+  const std::string dir = test::scratch_dir("fast_matrix_" + std::filesystem::path(specs_script).stem().string());
   FILE* p = popen((specs_script + " " + dir).c_str(), "r");
   std::string designs;
   char buf[256];
