@@ -482,6 +482,11 @@ void load_event_fit(const nlohmann::json& e, const std::string& path, const std:
   p.event_quality = {q.at("train_points"), q.at("test_points"), q.at("test_run_mape_percent"), q.at("test_window_pearson_r")};
 }
 
+// A structural primitive's own point at h, if h is a characterised size; nullptr otherwise.
+const PrimitivePowerModel::MeasuredSize* measured_at(const PrimitivePowerModel& m, const std::vector<int>& h) {
+  const auto it = m.measured.find(h);
+  return it == m.measured.end() ? nullptr : &it->second;
+}
 }  // namespace
 
 std::string PowerModel::extrapolation(const std::string& kind, const std::vector<int>& h) const {
@@ -496,6 +501,10 @@ std::string PowerModel::extrapolation(const std::string& kind, const std::vector
     for (int v : seen) values += (values.empty() ? "" : ", ") + std::to_string(v);
     note += (note.empty() ? "" : ", ") + names[i] + "=" + std::to_string(h[i]) + " (characterised " + values + ")";
   }
+  // A structural primitive of a characterised size is priced at its own point; any other
+  // size by the fit over the characterised ones, though each of its values was seen.
+  if (note.empty() && primitive_def(kind).structural() && !measured_at(m, h))
+    note = "this combination (fitted over " + std::to_string(m.characterised_sizes.size()) + " characterised sizes)";
   return note;
 }
 
@@ -519,14 +528,6 @@ void PowerModel::require_area_mapping() const {
                             ", fsgen's golden netlists with " + kAreaMapping +
                             ": characterise with this fsgen and train again");
 }
-
-namespace {
-// A structural primitive's own point at h, if h is a characterised size; nullptr otherwise.
-const PrimitivePowerModel::MeasuredSize* measured_at(const PrimitivePowerModel& m, const std::vector<int>& h) {
-  const auto it = m.measured.find(h);
-  return it == m.measured.end() ? nullptr : &it->second;
-}
-}  // namespace
 
 StructuralEnergy PowerModel::structural_energy(const std::string& kind, const std::vector<int>& h) const {
   const PrimitivePowerModel& m = primitive(kind);

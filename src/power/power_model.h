@@ -185,7 +185,8 @@ class PowerModel {
   double area_um2(const std::string& kind, const std::vector<int>& h) const;
   // The hyperparameters of h no characterised point had, e.g. "R=8 (characterised 2, 4)":
   // the model extrapolates there (per element for a size, from the nearest value for a
-  // kind such as SYSTOLIC). Empty when every value was characterised.
+  // kind such as SYSTOLIC). Empty when every value was characterised and, for a
+  // structural primitive, its very size was.
   std::string extrapolation(const std::string& kind, const std::vector<int>& h) const;
 };
 

@@ -850,6 +850,13 @@ TEST(PowerEstimate, StructuralPrimitivesPriceTheControllerAndRegisterFile) {
   EXPECT_EQ(std::find(t.not_modelled.begin(), t.not_modelled.end(), "ctrl"), t.not_modelled.end());
   EXPECT_EQ(std::find(t.not_modelled.begin(), t.not_modelled.end(), "requant"), t.not_modelled.end());  // inside ctrl
   EXPECT_NEAR(m.area_um2("ctrl", tc->h), 10 * rule(tc->h), 1e-3 * rule(tc->h));
+  // A characterised size is its own point; another combination of seen values is the fit's.
+  EXPECT_EQ(m.extrapolation("ctrl", ctrl.sizes.at(0)), "");
+  std::vector<int> mixed = ctrl.sizes.at(0);
+  mixed.at(1) = ctrl.sizes.at(1).at(1);
+  ASSERT_EQ(std::find(ctrl.sizes.begin(), ctrl.sizes.end(), mixed), ctrl.sizes.end());
+  EXPECT_EQ(m.extrapolation("ctrl", mixed),
+            "this combination (fitted over " + std::to_string(ctrl.sizes.size()) + " characterised sizes)");
   std::ostringstream printed;
   print_power(t, printed);
   const std::string line = printed.str().substr(printed.str().find("  ctrl"));
