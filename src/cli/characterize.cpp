@@ -1,22 +1,52 @@
 // fsgen characterize: gate-level power of the graph's primitives over sizes and activities.
 #include "power/characterize.h"
 
+#include <algorithm>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "cli/command.h"
 #include "core/progress.h"
+#include "generator/graph.h"
+#include "generator/spec.h"
+#include "power/memory_macro.h"
 #include "power/timing_model.h"
+#include "sim/power_report.h"
 
 namespace fsgen::cli {
 
 namespace {
 struct CharacterizeArgs {
   CharacterizeOptions options;
+  std::vector<std::string> designs;  // --design: their blocks' sizes in place of the catalog's
   std::string dataset = "power_dataset.csv";
   bool no_kernel_runs = false, recount_events = false, timing = false;
   double period_ns = 1.0;
 };
+
+// Each design's blocks as the power flow prices them (priced_instances), by kind; a block
+// whose module is a variant of its primitive is named and left out (its own module is not
+// the primitive's: characterising the primitive's would not price it).
+std::map<std::string, std::vector<std::vector<int>>> design_sizes(const std::vector<std::string>& designs) {
+  std::map<std::string, std::vector<std::vector<int>>> sizes;
+  for (const auto& file : designs) {
+    const Graph g = elaborate(parse_spec_file(file));
+    // Which buffers are macros follows their bytes alone (MacroOptions' threshold, as
+    // fsgen power takes it), not the technology that prices them.
+    const DesignMacros macros = design_macros(g, MacroTechnology{}, MacroOptions{});
+    for (const PricedInstance& p : priced_instances(g, macros)) {
+      if (!p.variant.empty()) {
+        std::cout << file << ": block " << p.block << " left out, a variant of " << p.kind << " (" << p.variant
+                  << ")\n";
+        continue;
+      }
+      std::vector<std::vector<int>>& of_kind = sizes[p.kind];
+      if (std::find(of_kind.begin(), of_kind.end(), p.h) == of_kind.end()) of_kind.push_back(p.h);
+    }
+  }
+  return sizes;
+}
 
 int run_characterize(CharacterizeArgs a) {
   if (a.recount_events) {
@@ -27,6 +57,13 @@ int run_characterize(CharacterizeArgs a) {
   }
   CharacterizeOptions& o = a.options;
   if (o.work_dir.empty()) o.work_dir = a.dataset + ".work";
+  if (!a.designs.empty()) {
+    o.design_sizes = design_sizes(a.designs);
+    for (const PrimitiveDef* d : selected_primitives(o))
+      for (const auto& h : sizes_to_run(*d, o))
+        std::cout << "size " << d->kind << " " << (h.empty() ? "(its one size)" : hyperparameter_text(h, 'x')) << "\n";
+    std::cout << std::flush;  // before hours of synthesis
+  }
   if (a.timing) {
     ProgressBar bar("characterise (timing)");
     const uint64_t added =
@@ -60,6 +97,10 @@ Command characterize_command(CLI::App& app) {
   cmd->add_option("--max-elements", o.max_elements, "only sizes with at most this many processing elements (0: all)")
       ->capture_default_str();
   cmd->add_option("--sizes", o.sizes, "only these catalog sizes, the hyperparameters joined by x (2x4; default: all)");
+  cmd->add_option("--design", a->designs,
+                  "design specs (YAML) whose blocks' sizes to characterise, in place of the catalog's (--kinds "
+                  "narrows them)")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--small", o.small_grid, "the two smallest sizes and 8 stimuli per primitive");
   cmd->add_flag("--no-kernel-runs", a->no_kernel_runs,
                 "the controllers' sizes alone (their clock, leakage and area), not their training cores' kernel runs");

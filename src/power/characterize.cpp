@@ -495,25 +495,29 @@ struct KernelRun {
   }
 };
 
-// The kernel runs of this characterisation: every training kernel of the kernel sizes among
-// --sizes; none with --small or --no-kernel-runs (a training core's synthesis takes
+// The kernel runs of this characterisation: every training kernel of the kernel sizes it
+// covers (sizes_to_run); none with --small or --no-kernel-runs (a training core's synthesis takes
 // minutes, an hour on a large liberty).
 std::vector<KernelRun> kernel_runs(const PrimitiveDef& d, const CharacterizeOptions& o) {
   std::vector<KernelRun> out;
   if (o.small_grid || !o.kernel_runs) return out;
+  const std::vector<std::vector<int>> sizes = sizes_to_run(d, o);
   for (const auto& h : d.kernel_sizes)
-    if (o.sizes.empty() || listed(o.sizes, hyperparameter_text(h, 'x')))
+    if (std::find(sizes.begin(), sizes.end(), h) != sizes.end())
       for (size_t k = 0; k < training_kernels(d.kind, h).size(); ++k) out.push_back({h, k});
   return out;
 }
 
 }  // namespace
 
-// The catalog sizes of a primitive this run covers: within --max-elements and among
-// --sizes, and of those --small's two smallest.
 std::vector<std::vector<int>> sizes_to_run(const PrimitiveDef& d, const CharacterizeOptions& o) {
+  static const std::vector<std::vector<int>> none;
+  const auto designed = o.design_sizes.find(d.kind);
+  const std::vector<std::vector<int>>& candidates = o.design_sizes.empty()             ? d.sizes
+                                                    : designed != o.design_sizes.end() ? designed->second
+                                                                                       : none;
   std::vector<std::vector<int>> out;
-  for (const auto& h : d.sizes)
+  for (const auto& h : candidates)
     if ((o.max_elements == 0 || d.elements(h) <= double(o.max_elements)) &&
         (o.sizes.empty() || listed(o.sizes, hyperparameter_text(h, 'x'))))
       out.push_back(h);
@@ -545,8 +549,15 @@ std::vector<const PrimitiveDef*> selected_primitives(const CharacterizeOptions& 
     for (const auto& d : primitive_catalog()) defs.push_back(&d);
   else
     for (const auto& k : o.kinds) defs.push_back(&primitive_def(k));
-  check_sizes(defs, o.sizes);
-  return defs;
+  if (o.design_sizes.empty()) {
+    check_sizes(defs, o.sizes);
+    return defs;
+  }
+  if (!o.sizes.empty()) fail("--sizes", "expected no --sizes with --design: the design's blocks give the sizes");
+  std::vector<const PrimitiveDef*> designed;
+  for (const auto* d : defs)
+    if (o.design_sizes.count(d->kind)) designed.push_back(d);
+  return designed;
 }
 
 CharacterizeSummary characterize(const CharacterizeOptions& o, const std::string& path,

@@ -93,13 +93,17 @@ struct CharacterizeOptions {
   std::vector<std::string> sizes;  // only these catalog sizes, as hyperparameter_text(h, 'x') ("2x4"); empty: every size
   bool kernel_runs = true;          // the controllers' training-core kernel runs (false: their idle sizes alone)
   std::string work_dir;
+  // A design's sizes (fsgen characterize --design: its blocks' priced_instances), by kind:
+  // characterised in place of the catalog's, those kinds only. Empty: the catalog.
+  std::map<std::string, std::vector<std::vector<int>>> design_sizes;
 };
 
-// The primitives a run covers (o.kinds, or the whole catalog); UserError for an unknown kind
-// or a --sizes entry that is none of their catalog sizes.
+// The primitives a run covers (o.kinds, or the whole catalog, or the design's kinds among
+// o.kinds); UserError for an unknown kind or a --sizes entry that is none of their catalog
+// sizes, or --sizes with a design.
 std::vector<const PrimitiveDef*> selected_primitives(const CharacterizeOptions& o);
-// The catalog sizes of a primitive a run covers: within o.max_elements and among o.sizes,
-// and of those o.small_grid's two smallest.
+// The sizes of a primitive a run covers: the design's, or the catalog's among o.sizes;
+// within o.max_elements, and of those o.small_grid's two smallest.
 std::vector<std::vector<int>> sizes_to_run(const PrimitiveDef& d, const CharacterizeOptions& o);
 
 struct CharacterizeSummary {

@@ -13,6 +13,7 @@
 #include "blocks/registry.h"
 #include "core/csv.h"
 #include "core/error.h"
+#include "core/regmap.h"
 #include "core/statistics.h"
 #include "core/window_series.h"
 #include "flow/tools.h"
@@ -507,6 +508,26 @@ std::vector<BlockEstimate> block_estimates(const Graph& g, const PowerModel& mod
       e.beyond = timing->beyond(def, h);
     }
     out.push_back(e);
+  }
+  return out;
+}
+
+std::vector<PricedInstance> priced_instances(const Graph& g, const DesignMacros& macros) {
+  std::vector<reg::Kernel> kernels = {reg::Kernel::kMatmul};
+  if (g.attention) kernels = {reg::Kernel::kAttention, reg::Kernel::kFfn, reg::Kernel::kMatmul};
+  std::vector<PricedInstance> out;
+  for (const auto& b : g.blocks) {
+    const std::optional<ArrayInstance> inst = block_instance(g, b.name);
+    if (macros.find(b.name) || !inst) continue;
+    const PrimitiveDef& def = primitive_def(b.kind);
+    for (reg::Kernel k : kernels) {
+      KernelRegs regs{};
+      regs.kernel = uint32_t(k);
+      const std::map<std::string, int64_t> params = priced_parameters(def, *inst, regs, macros);
+      PricedInstance p{b.name, b.kind, hyperparameters_of(def, params), variant_difference(def, params)};
+      const auto same = [&](const PricedInstance& q) { return q.block == p.block && q.h == p.h; };
+      if (std::none_of(out.begin(), out.end(), same)) out.push_back(p);
+    }
   }
   return out;
 }

@@ -106,6 +106,18 @@ std::vector<BlockEstimate> block_estimates(const Graph& g, const PowerModel& mod
                                            std::vector<std::string>* not_modelled = nullptr,
                                            const DesignMacros& macros = {});
 
+// A block of a design as the power flow prices it: its primitive, its hyperparameters (the
+// macro parameter from the design's SRAM macros; a held one as each of the design's kernels
+// sets it, one entry per distinct size) and how its module differs from what the primitive
+// characterises (variant_difference; "" for none). Blocks without a primitive instance, and
+// SRAM macros, are left out. `fsgen characterize --design` characterises these sizes.
+struct PricedInstance {
+  std::string block, kind;
+  std::vector<int> h;
+  std::string variant;
+};
+std::vector<PricedInstance> priced_instances(const Graph& g, const DesignMacros& macros);
+
 // The design's area by the primitive area models (PowerModel::area_um2) of its blocks that
 // have one; the others are named in `not_modelled`.
 struct DesignArea {

@@ -1311,6 +1311,38 @@ TEST(Characterize, ExampleDesignsControllersAreCatalogSizes) {
   }
 }
 
+// fsgen characterize --design: a design's blocks as the power flow prices them are the sizes
+// characterised, in place of the catalog's (sparse_attn_d128's 8x128 rescaling array is none).
+TEST(Characterize, ADesignsBlocksGiveTheSizesCharacterised) {
+  const Graph g = elaborate(parse_spec_file("examples/sparse_attn_d128.yaml"));
+  const std::vector<PricedInstance> blocks = priced_instances(g, design_macros(g, MacroTechnology{}, MacroOptions{}));
+  auto sizes_of = [&](const std::string& block) {
+    std::vector<std::vector<int>> out;
+    for (const auto& p : blocks)
+      if (p.block == block) out.push_back(p.h);
+    return out;
+  };
+  EXPECT_EQ(sizes_of("array_b"), (std::vector<std::vector<int>>{{8, 128, 0}}));
+  EXPECT_EQ(sizes_of("softmax").size(), 2u);  // attention's and the FFN's mode
+  EXPECT_TRUE(sizes_of("buf_b").empty());     // an SRAM macro
+  const auto& catalog = primitive_def("pe_array_rescale").sizes;
+  EXPECT_EQ(std::find(catalog.begin(), catalog.end(), std::vector<int>{8, 128, 0}), catalog.end());
+
+  CharacterizeOptions o;
+  o.design_sizes = {{"pe_array_rescale", {{8, 128, 0}}}, {"pe_array_os", {{8, 8, 0}}}};
+  EXPECT_EQ(selected_primitives(o).size(), 2u);
+  EXPECT_EQ(sizes_to_run(primitive_def("pe_array_rescale"), o), (std::vector<std::vector<int>>{{8, 128, 0}}));
+  EXPECT_TRUE(sizes_to_run(primitive_def("pe_array_dot"), o).empty());
+  o.max_elements = 512;  // still applies: 1,024 PEs
+  EXPECT_TRUE(sizes_to_run(primitive_def("pe_array_rescale"), o).empty());
+  o.kinds = {"pe_array_os", "softmax"};  // narrows the design's kinds
+  ASSERT_EQ(selected_primitives(o).size(), 1u);
+  EXPECT_EQ(selected_primitives(o).front()->kind, "pe_array_os");
+  o.sizes = {"8x8x0"};
+  EXPECT_NE(test::error_of([&] { selected_primitives(o); }).find("--sizes: expected no --sizes with --design"),
+            std::string::npos);
+}
+
 TEST(Characterize, MalformedDatasetsAreOneLineErrors) {
   const std::string dir = test::scratch_dir("dataset_errors");
   std::ofstream(dir + "/a.csv") << "# format: fsgen-characterisation 1\nkind,h\n";
