@@ -1,10 +1,27 @@
 // pe_array_dot: a weight- or input-stationary INT8 array of dot-product lanes: the
 // stationary operand held in its PEs, the other streamed, one INT32 output per lane.
+#include <algorithm>
+
 #include "blocks/pe_array_params.h"
 
 namespace fsgen {
 
 namespace {
+// Terms of the energy per PE per cycle (PrimitiveDef::activity_terms). Streaming (v) and
+// loading (ld) take separate cycles: v = enable - side. alpha mixes the x bus's toggles in
+// streaming cycles with the load bus's in loading ones; at P = 32 the load bus is most of
+// the bits, so alpha alone says little of the MACs' switching. r is the toggle rate of a
+// bit in a cycle that drives it, the same on both buses as the driver and a controller's
+// operands give it (alpha x bits over the bits driven).
+std::vector<double> energy_terms(const std::vector<int>& h, const PrimitiveActivity& a) {
+  const double p = h[0], k = h[1], load_bytes = h[2] ? p : k;
+  const double side = std::min(a.side, a.enable), stream = a.enable - side;
+  const double driven = 8 * k * stream + 8 * load_bytes * side;
+  const double r = driven > 0 ? a.alpha * 8 * (k + load_bytes) / driven : 0.0;
+  const double loaded = side * load_bytes / (p * k);  // the share of PEs a cycle's load writes
+  return {stream, stream * r, stream * (1 - a.zeros), stream * r * (1 - a.zeros), loaded, loaded * r, side};
+}
+
 PrimitiveDef power_primitive() {
   PrimitiveDef d;
   d.kind = "pe_array_dot", d.module = "fsgen_array_dot";
@@ -26,6 +43,7 @@ PrimitiveDef power_primitive() {
   d.counters = {{"ld_idx", [](const std::vector<int>& h) { return uint32_t(h[2] ? h[1] : h[0]); }}};
   d.elements = [](const std::vector<int>& h) { return double(h[0]) * h[1]; };
   d.side_enable = "ld";
+  d.activity_terms = energy_terms;
   return d;
 }
 
