@@ -70,9 +70,11 @@ validate-power: build
 
 # The power flow on one liberty in one command: characterise, train, validate, one report
 # (validation/power_flow.sh; LIBERTY=file.lib.gz, default the built-in fsgen45; SMALL=1: the
-# two smallest sizes of each primitive; slow, resumable).
+# two smallest sizes of each primitive; FOR_DESIGNS="a.yaml b.yaml": those designs' blocks at
+# their own sizes too; slow, resumable).
 power-flow: build
-	./validation/power_flow.sh --fsgen $(FSGEN) $(if $(LIBERTY),--liberty $(LIBERTY)) $(if $(SMALL),--small)
+	./validation/power_flow.sh --fsgen $(FSGEN) $(if $(LIBERTY),--liberty $(LIBERTY)) $(if $(SMALL),--small) \
+	  $(foreach d,$(FOR_DESIGNS),--for-design $(d))
 
 bench: build
 	$(FSGEN) bench

@@ -9,6 +9,7 @@
 #
 # usage: validation/power_flow.sh [--liberty FILE] [--out DIR] [--fsgen BIN] [--jobs N] [--small]
 #                                 [--max-elements N] [--designs dense|sparse|softmax|all] [--whole-core] [--only A,B]
+#                                 [--for-design SPEC]...
 #   --liberty   a .lib or .lib.gz (default: the built-in fsgen45)
 #   --out       the flow's folder (default: validation_out/power_flow/<library>)
 #   --small     the two smallest sizes of each primitive and 8 stimuli each (fsgen characterize
@@ -17,10 +18,12 @@
 #   --designs   the validation designs (default: dense)
 #   --whole-core  replay the validation cores whole (their controllers too)
 #   --only      only these validation designs (comma-separated)
+#   --for-design  also characterise the blocks of this design spec at their own sizes (fsgen
+#               characterize --design; repeatable): a design the catalog's sizes do not cover
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$HERE")
-FSGEN=$ROOT/build/fsgen LIBERTY="" OUT="" JOBS=2 SMALL=() MAX=() DESIGNS=dense WHOLE_CORE=() ONLY=()
+FSGEN=$ROOT/build/fsgen LIBERTY="" OUT="" JOBS=2 SMALL=() MAX=() DESIGNS=dense WHOLE_CORE=() ONLY=() FOR_DESIGNS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --liberty) LIBERTY=$2; shift 2 ;;
@@ -32,7 +35,9 @@ while [ $# -gt 0 ]; do
     --designs) DESIGNS=$2; shift 2 ;;
     --whole-core) WHOLE_CORE=(--whole-core); shift ;;
     --only) ONLY=(--only "$2"); shift 2 ;;
-    *) echo "power_flow.sh: unknown argument '$1' (expected --liberty, --out, --fsgen, --jobs, --small, --max-elements, --designs, --whole-core, --only)" >&2; exit 2 ;;
+    --for-design) [ -f "$2" ] || { echo "power_flow.sh: --for-design $2: no such file" >&2; exit 2; }
+      FOR_DESIGNS+=(--design "$2"); shift 2 ;;
+    *) echo "power_flow.sh: unknown argument '$1' (expected --liberty, --out, --fsgen, --jobs, --small, --max-elements, --designs, --whole-core, --only, --for-design)" >&2; exit 2 ;;
   esac
 done
 [ -z "$LIBERTY" ] || [ -f "$LIBERTY" ] || { echo "power_flow.sh: --liberty $LIBERTY: no such file" >&2; exit 2; }
@@ -64,6 +69,10 @@ step() {
 }
 
 step characterize "$FSGEN" -q characterize "${LIB_ARGS[@]}" "${SMALL[@]}" "${MAX[@]}" --jobs "$JOBS" -o "$DATASET"
+if [ ${#FOR_DESIGNS[@]} -gt 0 ]; then
+  step characterize_designs "$FSGEN" -q characterize "${LIB_ARGS[@]}" "${MAX[@]}" --jobs "$JOBS" --no-kernel-runs \
+    "${FOR_DESIGNS[@]}" -o "$DATASET"
+fi
 step train "$FSGEN" train "$DATASET" -o "$OUT/model.json"
 step validate "$HERE/power_validation.sh" --fsgen "$FSGEN" "${LIB_ARGS[@]}" --dataset "$DATASET" \
   --out "$OUT/validation" --designs "$DESIGNS" "${WHOLE_CORE[@]}" "${ONLY[@]}"
