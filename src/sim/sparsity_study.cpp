@@ -33,10 +33,12 @@ const StudyPoint kPoints[] = {
     {"xw", 8, 8, 4, true}, {"xw", 8, 1, 4, true}, {"xw", 1, 1, 4, true}, {"w", 8, 1, 4, true},
 };
 
-std::string study_spec(const StudyPoint& p, uint32_t index) {
+std::string study_spec(const StudyPoint& p, uint32_t index, const SparsityStudyOptions& study) {
   std::ostringstream o;
   o << "name: study_" << index << "\nclock_mhz: 1000\npe_budget: 256\n"
-    << "memory: {bandwidth_gbps: 8, latency_cycles: 4, buffer_limit_bytes: 65536}\n"
+    << "memory: {bandwidth_gbps: " << study.bytes_per_cycle << ", latency_cycles: " << study.latency
+    << ", buffer_limit_bytes: 65536,\n         operand_tiles: {a: " << study.k / 16 << ", b: " << study.k / 16 * (study.n / 8)
+    << "}}\n"
     << "arrays:\n  a:\n    loop_order: output_stationary\n    movement: " << (p.systolic ? "systolic" : "broadcast")
     << "\n    tiling: {m: 8, n: 8, k: 16}\n";
   if (!p.skips.empty())
@@ -106,7 +108,7 @@ SparsityStudy run_sparsity_study(const SparsityStudyOptions& o) {
   study.options = o;
   uint32_t index = 0;
   for (const StudyPoint& p : kPoints) {
-    const Graph g = elaborate(parse_spec_text(study_spec(p, index), "sparsity-study"));
+    const Graph g = elaborate(parse_spec_text(study_spec(p, index, o), "sparsity-study"));
     SparsityStudyRow row;
     const ArraySparsity& s = g.array_a.sparse;
     row.design = p.skips.empty() ? (p.systolic ? "dense systolic" : "dense") : s.name();
@@ -145,10 +147,11 @@ void print_sparsity_study(const SparsityStudy& s, std::ostream& out) {
                     "networks (not the controller's scheduler)"
                   : "")
       << ")\n"
-      << "matmul " << o.batch << " x " << o.n << " x " << o.k << ", 8 B/cycle memory (latency 4); random: " << o.zeros * 100
+      << "matmul " << o.batch << " x " << o.n << " x " << o.k << ", " << o.bytes_per_cycle << " B/cycle memory (latency "
+      << o.latency << "); random: " << o.zeros * 100
       << " % zeros in both operands (seed " << o.seed << "); 2:4: both operands pruned to 2:4 along k\n\n"
       << "Speed-ups are against the dense design on the same data; the array stream is the cycles the PE array\n"
-      << "streamed against the k steps it covered (the DMA's loads run between tiles and do not shrink).\n\n"
+      << "streamed against the k steps it covered. A's row panel and all of B stay on chip; loads overlap the passes.\n\n"
       << "| design | skips | tilings m n k | x net | w net | cycles random | speed-up | array stream | stream speed-up | "
          "lanes busy | cycles 2:4 | speed-up 2:4 |"
       << (o.synth ? " area um^2 | cells | array max MHz | network max MHz |" : "") << "\n"

@@ -2,6 +2,9 @@
 // Q = {(x==0), (w==0)} built over the network combinations Algorithm 1 reaches, each run
 // on the same matmuls on the SystemC platform and, with synthesis, mapped by Yosys onto
 // a liberty library and timed by OpenSTA. `fsgen sparsity-study` prints the table.
+// The controller holds A's row panel and all of B (operand_tiles), so that after the first
+// row of output tiles only A streams in, behind the passes: the array, not the memory, sets
+// the kernel's time and the networks' skips show in its whole cycles.
 #pragma once
 #include <cstdint>
 #include <ostream>
@@ -11,8 +14,10 @@
 namespace fsgen {
 
 struct SparsityStudyOptions {
-  uint32_t batch = 8;          // rows of A (tokens): 8 is one array tile, low batch
+  uint32_t batch = 64;         // rows of A (tokens): 8 array tiles, so that B, held on chip, serves each
   uint32_t n = 64, k = 128;    // columns of B and the reduction
+  uint32_t bytes_per_cycle = 8;   // memory bandwidth at the 1 GHz clock (a beat: at most the 8-wide tile n)
+  uint32_t latency = 4;        // memory latency, cycles
   double zeros = 0.5;          // random zeros in both operands
   uint64_t seed = 1;
   bool synth = false;          // also Yosys area and OpenSTA max clock
