@@ -37,8 +37,8 @@ std::string study_spec(const StudyPoint& p, uint32_t index, const SparsityStudyO
   std::ostringstream o;
   o << "name: study_" << index << "\nclock_mhz: 1000\npe_budget: 256\n"
     << "memory: {bandwidth_gbps: " << study.bytes_per_cycle << ", latency_cycles: " << study.latency
-    << ", buffer_limit_bytes: 65536,\n         operand_tiles: {a: " << study.k / 16 << ", b: " << study.k / 16 * (study.n / 8)
-    << "}}\n"
+    << ", buffer_limit_bytes: 65536,\n         operand_tiles: {a: " << study.k / 16
+    << ", b: " << study.k / 16 * (study.n / 8) << "}}\n"
     << "arrays:\n  a:\n    loop_order: output_stationary\n    movement: " << (p.systolic ? "systolic" : "broadcast")
     << "\n    tiling: {m: 8, n: 8, k: 16}\n";
   if (!p.skips.empty())
@@ -143,16 +143,19 @@ void print_sparsity_study(const SparsityStudy& s, std::ostream& out) {
   const SparsityStudyOptions& o = s.options;
   const SparsityStudyRow& dense = s.rows.front();
   out << "Sparse networks of an 8x8 output-stationary array (fsgen SystemC platform"
-      << (o.synth ? "; area: Yosys onto " + s.liberty_name + ", max clock: OpenSTA, both of the PE array and its value "
-                    "networks (not the controller's scheduler)"
+      << (o.synth ? "; area: Yosys onto " + s.liberty_name +
+                        ", max clock: OpenSTA, both of the PE array and its value "
+                        "networks (not the controller's scheduler)"
                   : "")
       << ")\n"
-      << "matmul " << o.batch << " x " << o.n << " x " << o.k << ", " << o.bytes_per_cycle << " B/cycle memory (latency "
-      << o.latency << "); random: " << o.zeros * 100
+      << "matmul " << o.batch << " x " << o.n << " x " << o.k << ", " << o.bytes_per_cycle
+      << " B/cycle memory (latency " << o.latency << "); random: " << o.zeros * 100
       << " % zeros in both operands (seed " << o.seed << "); 2:4: both operands pruned to 2:4 along k\n\n"
       << "Speed-ups are against the dense design on the same data; the array stream is the cycles the PE array\n"
-      << "streamed against the k steps it covered. A's row panel and all of B stay on chip; loads overlap the passes.\n\n"
-      << "| design | skips | tilings m n k | x net | w net | cycles random | speed-up | array stream | stream speed-up | "
+      << "streamed against the k steps it covered. A's row panel and all of B stay on chip; loads overlap the "
+         "passes.\n\n"
+      << "| design | skips | tilings m n k | x net | w net | cycles random | speed-up | array stream | stream speed-up "
+         "| "
          "lanes busy | cycles 2:4 | speed-up 2:4 |"
       << (o.synth ? " area um^2 | cells | array max MHz | network max MHz |" : "") << "\n"
       << "|---|---|---|---|---|---|---|---|---|---|---|---|" << (o.synth ? "---|---|---|---|" : "") << "\n";

@@ -16,8 +16,8 @@ namespace fsgen {
 struct SparsityStudyOptions {
   uint32_t batch = 64;         // rows of A (tokens): 8 array tiles, so that B, held on chip, serves each
   uint32_t n = 64, k = 128;    // columns of B and the reduction
-  uint32_t bytes_per_cycle = 8;   // memory bandwidth at the 1 GHz clock (a beat: at most the 8-wide tile n)
-  uint32_t latency = 4;        // memory latency, cycles
+  uint32_t bytes_per_cycle = 8;  // memory bandwidth at the 1 GHz clock (a beat: at most the 8-wide tile n)
+  uint32_t latency = 4;          // memory latency, cycles
   double zeros = 0.5;          // random zeros in both operands
   uint64_t seed = 1;
   bool synth = false;          // also Yosys area and OpenSTA max clock
