@@ -154,9 +154,8 @@ void print_sparsity_study(const SparsityStudy& s, std::ostream& out) {
       << "Speed-ups are against the dense design on the same data; the array stream is the cycles the PE array\n"
       << "streamed against the k steps it covered. A's row panel and all of B stay on chip; loads overlap the "
          "passes.\n\n"
-      << "| design | skips | tilings m n k | x net | w net | cycles random | speed-up | array stream | stream speed-up "
-         "| "
-         "lanes busy | cycles 2:4 | speed-up 2:4 |"
+      << "| design | skips | tilings m n k | x net | w net | cycles random | speed-up | "
+         "array stream | stream speed-up | lanes busy | cycles 2:4 | speed-up 2:4 |"
       << (o.synth ? " area um^2 | cells | array max MHz | network max MHz |" : "") << "\n"
       << "|---|---|---|---|---|---|---|---|---|---|---|---|" << (o.synth ? "---|---|---|---|" : "") << "\n";
   for (const auto& r : s.rows) {

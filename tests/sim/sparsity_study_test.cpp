@@ -12,11 +12,11 @@
 namespace fsgen {
 namespace {
 
-const SparsityStudyRow& row_named(const SparsityStudy& s, const std::string& design, const std::string& skips) {
+// The study's row of `design` with `skips`, or null.
+const SparsityStudyRow* row_named(const SparsityStudy& s, const std::string& design, const std::string& skips) {
   const auto it = std::find_if(s.rows.begin(), s.rows.end(),
                                [&](const SparsityStudyRow& r) { return r.design == design && r.skips == skips; });
-  EXPECT_NE(it, s.rows.end()) << design << " (" << skips << ")";
-  return *it;
+  return it == s.rows.end() ? nullptr : &*it;
 }
 
 double speed_up(const SparsityStudy& s, const SparsityStudyRow& r) {
@@ -34,12 +34,13 @@ TEST(SparsityStudy, TheNetworksSpeedUpsShowInWholeKernelCycles) {
   // The array streams most of the dense kernel's cycles: it is not waiting on memory.
   EXPECT_GT(double(dense.stream_cycles) / double(dense.cycles), 0.55);
   // Unicast x lanes (1b) skip steps on random zeros; one multicast lane (2b) almost never.
-  const SparsityStudyRow& unicast = row_named(s, "8G_1b2c", "x, w");
-  const SparsityStudyRow& multicast = row_named(s, "1G_2b2b", "x, w");
-  EXPECT_GT(speed_up(s, unicast), 1.08);
-  EXPECT_LT(speed_up(s, multicast), 1.02);
+  const SparsityStudyRow* unicast = row_named(s, "8G_1b2c", "x, w");
+  const SparsityStudyRow* multicast = row_named(s, "1G_2b2b", "x, w");
+  ASSERT_TRUE(unicast && multicast);
+  EXPECT_GT(speed_up(s, *unicast), 1.08);
+  EXPECT_LT(speed_up(s, *multicast), 1.02);
   // Structured 2:4 operands: every lane design streams two cycles per window of four.
-  EXPECT_GT(double(dense.cycles_24) / double(unicast.cycles_24), 1.3);
+  EXPECT_GT(double(dense.cycles_24) / double(unicast->cycles_24), 1.3);
 }
 
 // B must fit the controller's slots: the error names the sizes and the limit, and nothing runs.
