@@ -21,7 +21,7 @@ int run_study(const StudyOptions& o) {
   const SparsityStudyOptions& so = o.study;
   if (so.batch % 8 || so.n % 8 || so.k % 16)
     fail("sparsity-study", "expected --batch and --n multiples of 8 and --k a multiple of 16 (the 8x8x16 tile)");
-  if (uint64_t(so.n) * so.k > 32768)
+  if (so.b_tiles() > 256)  // the spec's largest operand_tiles
     fail("sparsity-study", "--n " + std::to_string(so.n) + " x --k " + std::to_string(so.k) +
                                ": expected at most 32768 (all of B in the controller's 256 operand slots)");
   const SparsityStudy s = run_sparsity_study(so);

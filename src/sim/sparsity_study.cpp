@@ -37,8 +37,8 @@ std::string study_spec(const StudyPoint& p, uint32_t index, const SparsityStudyO
   std::ostringstream o;
   o << "name: study_" << index << "\nclock_mhz: 1000\npe_budget: 256\n"
     << "memory: {bandwidth_gbps: " << study.bytes_per_cycle << ", latency_cycles: " << study.latency
-    << ", buffer_limit_bytes: 65536,\n         operand_tiles: {a: " << study.k / 16
-    << ", b: " << study.k / 16 * (study.n / 8) << "}}\n"
+    << ", buffer_limit_bytes: 65536,\n         operand_tiles: {a: " << study.a_tiles() << ", b: " << study.b_tiles()
+    << "}}\n"
     << "arrays:\n  a:\n    loop_order: output_stationary\n    movement: " << (p.systolic ? "systolic" : "broadcast")
     << "\n    tiling: {m: 8, n: 8, k: 16}\n";
   if (!p.skips.empty())

@@ -23,6 +23,10 @@ struct SparsityStudyOptions {
   bool synth = false;          // also Yosys area and OpenSTA max clock
   std::string liberty;         // "" = the built-in fsgen45
   std::string work_dir = "rtl_out/sparsity_study";
+
+  // Operand tiles the controller holds (of the 8x8x16 tile): A's row panel, all of B.
+  uint32_t a_tiles() const { return k / 16; }
+  uint64_t b_tiles() const { return uint64_t(k / 16) * (n / 8); }
 };
 
 struct SparsityStudyRow {
