@@ -7,11 +7,13 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include "blocks/pe_array_os/synthesis_slices.h"
 #include "core/error.h"
 #include "core/write_file.h"
 #include "flow/tech_library.h"
@@ -249,6 +251,16 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   const std::string l = canonical_path(lib.path).string();
   std::vector<std::string> sources;
   for (const auto& f : files) sources.push_back(canonical_path(f).string());
+  // A wide broadcast array: one slice synthesised, instantiated side by side, flattened.
+  const std::optional<ColumnSlices> slices =
+      options.slice_wide_arrays ? array_column_slices(top, params) : std::optional<ColumnSlices>();
+  if (slices) {
+    const fs::path wrapper = dir / (slices->module + ".v");
+    write_text_file(wrapper, slices->verilog);
+    sources.push_back(wrapper.string());
+  }
+  const std::string synth_top = slices ? slices->module : top;
+  const std::map<std::string, int64_t>& top_params = slices ? slices->params : params;
   const std::string gate_cell = any_uses_clock_gates(sources) ? clock_gate_module(lib) : "";
   const bool gated = !gate_cell.empty();
   if (gated) {
@@ -264,24 +276,27 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   for (const auto& f : sources) ys << " " << f;
   ys << "\n";
   for (const auto& b : options.blackboxes) ys << "blackbox " << b << "\n";
-  if (!params.empty()) {
+  if (!top_params.empty()) {
     ys << "chparam";
-    for (const auto& [name, value] : params) ys << " -set " << name << " " << value;
-    ys << " " << top << "\n";
+    for (const auto& [name, value] : top_params) ys << " -set " << name << " " << value;
+    ys << " " << synth_top << "\n";
   }
-  ys << "synth -flatten -top " << top << "\ndfflibmap -liberty " << l << "\n"
-     << abc_command(l, options.delay_target_ns)
-     << "\nopt_clean\n"
-     // Timing netlists: one net per bit and one bit per assign (OpenSTA's reader refuses an
-     // assign to a concatenation, which output bits that copy others, as a dot array's
-     // sign-extended lanes, would get), each flip-flop named after its register for the reports.
-     << (options.delay_target_ns > 0 ? "splitnets\nopt_clean -purge\nrename -wire\n" : "")
-     << "tee -o /dev/stdout stat -liberty " << l << "\nwrite_verilog -noattr "
-     << (options.delay_target_ns > 0 ? "-simple-lhs " : "")
-     << r.netlist
-     // The JSON is read back from the Verilog so that net names match it (and a simulation's).
-     << "\ndesign -reset\nread_liberty -lib " << l << "\nread_verilog " << r.netlist << "\nwrite_json "
-     << r.netlist_json << "\n";
+  ys << "synth " << (slices ? "" : "-flatten ") << "-top " << synth_top << "\ndfflibmap -liberty " << l << "\n"
+     << abc_command(l, options.delay_target_ns) << "\nopt_clean\n";
+  // The slices' mapped netlists in one module, named as the array.
+  if (slices)
+    ys << "flatten\nhierarchy -top " << synth_top << "\nrename " << synth_top << " " << top << "\nopt_clean\n";
+  ys
+      // Timing netlists: one net per bit and one bit per assign (OpenSTA's reader refuses an
+      // assign to a concatenation, which output bits that copy others, as a dot array's
+      // sign-extended lanes, would get), each flip-flop named after its register for the reports.
+      << (options.delay_target_ns > 0 ? "splitnets\nopt_clean -purge\nrename -wire\n" : "")
+      << "tee -o /dev/stdout stat -liberty " << l << "\nwrite_verilog -noattr "
+      << (options.delay_target_ns > 0 ? "-simple-lhs " : "")
+      << r.netlist
+      // The JSON is read back from the Verilog so that net names match it (and a simulation's).
+      << "\ndesign -reset\nread_liberty -lib " << l << "\nread_verilog " << r.netlist << "\nwrite_json "
+      << r.netlist_json << "\n";
   const fs::path script = dir / (top + "_" + lib.name + ".ys");
   write_text_file(script, ys.str());
   std::vector<std::string> inputs = sources;

@@ -52,11 +52,15 @@ struct SynthOptions {
   // place of ABC's buffers (fanout_buffers.h: ABC leaves flip-flop outputs bare and buffers
   // large fan-outs in chains).
   size_t max_fanout = 8;
+  // A wide broadcast array as column slices (array_column_slices); false: flat, as any
+  // other module (what the slices are checked against).
+  bool slice_wide_arrays = true;
 };
 
 // Synthesises `top` from `files` (with parameters `params` on the top), flattened, onto
-// `lib`, and writes the netlist to out_dir/<top>_<lib>.v. UserError with Yosys' last lines
-// if it fails.
+// `lib`, and writes the netlist to out_dir/<top>_<lib>.v. A wide broadcast array is
+// synthesised as column slices (array_column_slices, src/blocks/pe_array_os/
+// synthesis_slices.h), flattened after mapping. UserError with Yosys' last lines if it fails.
 SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::string& top,
                              const std::map<std::string, int64_t>& params, const Liberty& lib,
                              const std::string& out_dir, const SynthOptions& options = {});
