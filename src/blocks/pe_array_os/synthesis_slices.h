@@ -4,9 +4,11 @@
 // byte j and drive rd_data's word j, and every column reads the same x, alpha and controls:
 // C columns are C / CS arrays of CS columns side by side. Synthesising one slice and
 // instantiating it C / CS times (then flattening the mapped netlist) gives the same logic
-// as the flat array's but for the read row's decode, which each slice holds a copy of, at a
-// slice's cost in Yosys' and ABC's time and memory: an 8x128 rescaling array synthesised
-// flat passed 15 GB of Yosys before mapping, 8 slices of 8x16 take one 8x16's.
+// as the flat array's but for the read row's decode, which each slice holds a copy of, with
+// one slice through Yosys' synthesis and ABC (an 8x128 rescaling array synthesised flat
+// passed 15 GB of Yosys before mapping; its 8x16 slice held 5.8 GB). Flattening the mapped
+// slices is Yosys' too, and at 8x128 (two million cells) that still ran out of 24 GB
+// (docs/POWER.md, "Wide arrays as column slices").
 #pragma once
 #include <cstdint>
 #include <map>
