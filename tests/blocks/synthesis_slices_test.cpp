@@ -2,8 +2,12 @@
 // arrays are sliced, and the wrapper's RTL equal to the flat array's at every cycle.
 #include "blocks/pe_array_os/synthesis_slices.h"
 
+#include <array>
 #include <fstream>
+#include <map>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "flow/rtl_block.h"
 #include "test_util.h"
