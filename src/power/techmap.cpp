@@ -252,8 +252,7 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   std::vector<std::string> sources;
   for (const auto& f : files) sources.push_back(canonical_path(f).string());
   // A wide broadcast array: one slice synthesised, instantiated side by side, flattened.
-  const std::optional<ColumnSlices> slices =
-      options.slice_wide_arrays ? array_column_slices(top, params) : std::optional<ColumnSlices>();
+  const std::optional<ColumnSlices> slices = array_column_slices(top, params);
   if (slices) {
     const fs::path wrapper = dir / (slices->module + ".v");
     write_text_file(wrapper, slices->verilog);

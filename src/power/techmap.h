@@ -52,9 +52,6 @@ struct SynthOptions {
   // place of ABC's buffers (fanout_buffers.h: ABC leaves flip-flop outputs bare and buffers
   // large fan-outs in chains).
   size_t max_fanout = 8;
-  // A wide broadcast array as column slices (array_column_slices); false: flat, as any
-  // other module (what the slices are checked against).
-  bool slice_wide_arrays = true;
 };
 
 // Synthesises `top` from `files` (with parameters `params` on the top), flattened, onto
