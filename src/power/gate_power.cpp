@@ -12,60 +12,156 @@
 
 namespace fsgen {
 
-GateNetlist read_netlist_json(const std::string& path, const std::string& top,
-                              const std::vector<std::string>& black_boxes) {
-  const nlohmann::json j = read_json_file(path, "netlist");
-  if (!j.contains("modules") || !j["modules"].contains(top)) fail(path, "no module '" + top + "' in the netlist");
-  const auto& m = j["modules"][top];
-  GateNetlist n;
-  n.top = top;
-  auto bits_of = [&](const nlohmann::json& arr, const std::string& name, bool output) {
-    std::vector<int> bits;
-    std::vector<bool> high;
-    for (const auto& b : arr) {
-      if (!b.is_number_integer() && !output)
-        fail(path, "port " + name + ": constant bit, expected a net (flatten and map first)");
-      bits.push_back(b.is_number_integer() ? b.get<int>() : GateNetlist::kConstantBit);
-      high.push_back(b.is_string() && b.get<std::string>() == "1");
-      n.max_bit = std::max(n.max_bit, bits.back());
-    }
-    if (std::find(high.begin(), high.end(), true) != high.end()) n.tied_high[name] = high;
-    return bits;
+namespace {
+
+// A bit of a module's JSON resolved into the netlist: a net bit, or a constant's level.
+struct BitRef {
+  static constexpr int kUnassigned = -2;
+  int bit = kUnassigned;
+  bool high = false;
+  bool constant() const { return bit == GateNetlist::kConstantBit; }
+  bool operator==(const BitRef& o) const { return bit == o.bit && high == o.high; }
+};
+
+// The largest bit id a module's JSON uses (Yosys numbers each module's bits from 2).
+int max_bit_of(const nlohmann::json& m) {
+  int top = 1;
+  auto scan = [&](const nlohmann::json& bits) {
+    for (const auto& b : bits)
+      if (b.is_number_integer()) top = std::max(top, b.get<int>());
   };
-  for (const auto& [name, p] : m["ports"].items()) {
-    const bool output = p["direction"] == "output";
-    n.ports[name] = bits_of(p["bits"], name, output);
-    if (output) n.outputs.insert(name);
+  for (const auto& [name, p] : m["ports"].items()) scan(p["bits"]);
+  for (const auto& [name, net] : m["netnames"].items()) scan(net["bits"]);
+  for (const auto& [name, c] : m["cells"].items())
+    for (const auto& [pin, conn] : c["connections"].items()) scan(conn);
+  return top;
+}
+
+// Reads Yosys' write_json netlist into a GateNetlist, the instances of the file's other
+// modules (a netlist synthesised hierarchically: synthesis_slices.h) expanded in place, their
+// cells and named nets prefixed with the instance's name. The top's bits keep their ids;
+// an instance's inner bits get new ones above them.
+class NetlistReader {
+ public:
+  NetlistReader(const nlohmann::json& j, const std::string& path, const std::vector<std::string>& black_boxes)
+      : modules_(j["modules"]), path_(path), black_boxes_(black_boxes) {}
+
+  GateNetlist read(const std::string& top) {
+    const auto& m = modules_[top];
+    n_.top = top;
+    n_.max_bit = max_bit_of(m);
+    std::vector<BitRef> identity(size_t(n_.max_bit) + 1);
+    for (size_t b = 0; b < identity.size(); ++b) identity[b].bit = int(b);
+    read_ports(m);
+    add_module(m, identity, "");
+    return std::move(n_);
   }
-  for (const auto& [name, net] : m["netnames"].items()) {
-    std::vector<int> bits;
-    for (const auto& b : net["bits"])
-      if (b.is_number_integer()) {
-        bits.push_back(b.get<int>());
-        n.max_bit = std::max(n.max_bit, bits.back());  // a dangling net has no cell pin
+
+ private:
+  void read_ports(const nlohmann::json& m) {
+    for (const auto& [name, p] : m["ports"].items()) {
+      const bool output = p["direction"] == "output";
+      std::vector<int> bits;
+      std::vector<bool> high;
+      for (const auto& b : p["bits"]) {
+        if (!b.is_number_integer() && !output)
+          fail(path_, "port " + name + ": constant bit, expected a net (flatten and map first)");
+        bits.push_back(b.is_number_integer() ? b.get<int>() : GateNetlist::kConstantBit);
+        high.push_back(b.is_string() && b.get<std::string>() == "1");
       }
-    n.netnames[name] = bits;
+      if (std::find(high.begin(), high.end(), true) != high.end()) n_.tied_high[name] = high;
+      n_.ports[name] = bits;
+      if (output) n_.outputs.insert(name);
+    }
   }
-  for (const auto& [name, c] : m["cells"].items()) {
-    const std::string type = c["type"].get<std::string>();
-    if (std::find(black_boxes.begin(), black_boxes.end(), type) != black_boxes.end()) continue;
+
+  // A module's bit (an id into `map`, or a constant) in the netlist; an inner bit seen first
+  // gets a new id.
+  BitRef resolve(const nlohmann::json& b, std::vector<BitRef>& map) {
+    if (!b.is_number_integer()) return {GateNetlist::kConstantBit, b.is_string() && b.get<std::string>() == "1"};
+    BitRef& r = map.at(size_t(b.get<int>()));
+    if (r.bit == BitRef::kUnassigned) r.bit = ++n_.max_bit;
+    return r;
+  }
+
+  void add_module(const nlohmann::json& m, std::vector<BitRef>& map, const std::string& prefix) {
+    for (const auto& [name, net] : m["netnames"].items()) {
+      // An instance's own names: its nets Yosys named ('$...') would cost memory in a netlist
+      // of millions of cells and name no signal (each is given to a named one it computes).
+      if (!prefix.empty() && name[0] == '$') continue;
+      std::vector<int>& bits = n_.netnames[prefix + name];
+      for (const auto& b : net["bits"])
+        if (const BitRef r = resolve(b, map); !r.constant()) bits.push_back(r.bit);
+    }
+    for (const auto& [name, c] : m["cells"].items()) {
+      const std::string type = c["type"].get<std::string>();
+      if (std::find(black_boxes_.begin(), black_boxes_.end(), type) != black_boxes_.end()) continue;
+      if (is_netlist_module(type))
+        add_instance(prefix + name, modules_[type], c, map);
+      else
+        add_cell(prefix + name, type, c, map);
+    }
+  }
+
+  // A module of the netlist's own, not a liberty cell (read_liberty -lib's black boxes).
+  bool is_netlist_module(const std::string& type) const {
+    if (!modules_.contains(type)) return false;
+    const nlohmann::json& m = modules_[type];
+    return !(m.contains("attributes") && m["attributes"].contains("blackbox"));
+  }
+
+  void add_instance(const std::string& name, const nlohmann::json& sub, const nlohmann::json& c,
+                    std::vector<BitRef>& map) {
+    std::vector<BitRef> inner(size_t(max_bit_of(sub)) + 1);
+    for (const auto& [port, p] : sub["ports"].items()) {
+      const nlohmann::json& conn = c["connections"].contains(port) ? c["connections"][port] : nlohmann::json::array();
+      if (conn.size() != p["bits"].size())
+        fail(path_, "instance " + name + " port " + port + ": " + std::to_string(conn.size()) + " bits connected, " +
+                        std::to_string(p["bits"].size()) + " expected");
+      for (size_t i = 0; i < conn.size(); ++i) {
+        const nlohmann::json& local = p["bits"][i];
+        if (!local.is_number_integer())
+          fail(path_, "instance " + name + " port " + port + ": a bit tied inside its module (expected a net)");
+        const BitRef outer = resolve(conn[i], map);
+        BitRef& r = inner.at(size_t(local.get<int>()));
+        if (r.bit != BitRef::kUnassigned && !(r == outer))
+          fail(path_, "instance " + name + " port " + port + ": two port bits are one net inside its module");
+        r = outer;
+      }
+    }
+    add_module(sub, inner, name + ".");
+  }
+
+  void add_cell(const std::string& name, const std::string& type, const nlohmann::json& c, std::vector<BitRef>& map) {
     GateNetlist::Cell cell;
     cell.name = name;
     cell.type = type;
     for (const auto& [pin, conn] : c["connections"].items()) {
-      if (conn.size() != 1) fail(path, "cell " + name + " pin " + pin + ": expected one bit (a mapped netlist)");
-      if (conn[0].is_number_integer()) {
-        cell.pins[pin] = conn[0].get<int>();
-        n.max_bit = std::max(n.max_bit, cell.pins[pin]);
-      } else {
-        cell.tied[pin] = conn[0].is_string() && conn[0].get<std::string>() == "1";
-      }
+      if (conn.size() != 1) fail(path_, "cell " + name + " pin " + pin + ": expected one bit (a mapped netlist)");
+      const BitRef r = resolve(conn[0], map);
+      if (r.constant())
+        cell.tied[pin] = r.high;
+      else
+        cell.pins[pin] = r.bit;
       if (c.contains("port_directions") && c["port_directions"].contains(pin))
         cell.is_output[pin] = c["port_directions"][pin] == "output";
     }
-    n.cells.push_back(std::move(cell));
+    n_.cells.push_back(std::move(cell));
   }
-  return n;
+
+  const nlohmann::json& modules_;
+  const std::string& path_;
+  const std::vector<std::string>& black_boxes_;
+  GateNetlist n_;
+};
+
+}  // namespace
+
+GateNetlist read_netlist_json(const std::string& path, const std::string& top,
+                              const std::vector<std::string>& black_boxes) {
+  const nlohmann::json j = read_json_file(path, "netlist");
+  if (!j.contains("modules") || !j["modules"].contains(top)) fail(path, "no module '" + top + "' in the netlist");
+  return NetlistReader(j, path, black_boxes).read(top);
 }
 
 GatePowerModel::GatePowerModel(const GateNetlist& netlist, const LibertyLibrary& lib, GatePowerOptions options)

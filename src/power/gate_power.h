@@ -16,8 +16,9 @@
 
 namespace fsgen {
 
-// A flattened netlist as Yosys writes it (write_json): cells of liberty types wired by
-// net bit ids.
+// A flat netlist: cells of liberty types wired by net bit ids, read from Yosys' write_json
+// (a hierarchical one flattened on reading: an instance's cells and names get its name as a
+// prefix, "slice[1].u.").
 struct GateNetlist {
   struct Cell {
     std::string name, type;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -236,6 +237,27 @@ void rebuild_fanout(SynthReport& r, const Liberty& lib, size_t max_fanout) {
   r.fanout_buffers = b.buffers;
 }
 
+// The area and cell counts of Yosys' `stat -liberty` output: the design hierarchy's totals
+// when the netlist has instances of its own modules, else its one module's.
+void read_cell_statistics(const std::string& output, SynthReport& r, const std::string& what) {
+  const size_t hierarchy = output.find("=== design hierarchy ===");
+  const std::string totals = hierarchy == std::string::npos ? output : output.substr(hierarchy);
+  const std::regex area(R"(Chip area for (?:top )?module '\\?[^']*': ([0-9.]+))");
+  std::smatch m;
+  if (!std::regex_search(totals, m, area))
+    fail("yosys (" + what + ")", "no chip area in stat -liberty output: does the library give cell areas?");
+  r.area_um2 = std::stod(m[1]);
+  // The cell lines follow "Number of cells" (the hierarchy's first lines count modules).
+  const size_t listed = std::min(totals.find("Number of cells:"), size_t(m.position(0)));
+  const std::string cells = totals.substr(listed, size_t(m.position(0)) - listed);
+  const std::regex cell_line(R"(\n\s+([A-Za-z_][A-Za-z0-9_]*)\s+([0-9]+)(?=\n))");
+  for (auto it = std::sregex_iterator(cells.begin(), cells.end(), cell_line); it != std::sregex_iterator(); ++it) {
+    const uint64_t n = std::stoull((*it)[2]);
+    r.cell_use[(*it)[1]] = n;
+    r.cells += n;
+  }
+}
+
 }  // namespace
 
 SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::string& top,
@@ -282,9 +304,12 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   }
   ys << "synth " << (slices ? "" : "-flatten ") << "-top " << synth_top << "\ndfflibmap -liberty " << l << "\n"
      << abc_command(l, options.delay_target_ns) << "\nopt_clean\n";
-  // The slices' mapped netlists in one module, named as the array.
+  // The wrapper named as the array. Its slices stay instances (fsgen's netlist reader expands
+  // them: Yosys' flatten of an 8x128 array's two million cells ran out of 24 GB) but in a
+  // timing netlist, whose fan-out pass reads the Verilog flat.
   if (slices)
-    ys << "flatten\nhierarchy -top " << synth_top << "\nrename " << synth_top << " " << top << "\nopt_clean\n";
+    ys << (options.delay_target_ns > 0 ? "flatten\n" : "") << "hierarchy -top " << synth_top << "\nrename "
+       << synth_top << " " << top << "\nopt_clean\n";
   ys
       // Timing netlists: one net per bit and one bit per assign (OpenSTA's reader refuses an
       // assign to a concatenation, which output bits that copy others, as a dot array's
@@ -310,17 +335,7 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
     refuse_latches(e.what(), lib, top);  // Yosys stops at a latch left unmapped: say why
     throw;
   }
-  const std::regex area(R"(Chip area for (?:top )?module '\\?[^']*': ([0-9.]+))");
-  std::smatch m;
-  if (!std::regex_search(output, m, area))
-    fail("yosys (" + top + " on " + lib.name + ")", "no chip area in stat -liberty output: does the library give cell areas?");
-  r.area_um2 = std::stod(m[1]);
-  const std::regex cell_line(R"(\n\s+([A-Za-z_][A-Za-z0-9_]*)\s+([0-9]+)(?=\n))");
-  for (auto it = std::sregex_iterator(output.begin(), output.end(), cell_line); it != std::sregex_iterator(); ++it) {
-    const uint64_t n = std::stoull((*it)[2]);
-    r.cell_use[(*it)[1]] = n;
-    r.cells += n;
-  }
+  read_cell_statistics(output, r, top + " on " + lib.name);
   refuse_latches(output, lib, top);
   if (options.delay_target_ns > 0) rebuild_fanout(r, lib, options.max_fanout);
   return r;

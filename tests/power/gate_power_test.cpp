@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "compiler/attention.h"
@@ -55,6 +56,52 @@ TEST(GatePower, NetlistLoadsAndLeakageComeFromTheLiberty) {
   const PowerBreakdown idle = model.power(std::vector<uint64_t>(n.max_bit + 1, 0), 100);
   EXPECT_NEAR(idle.leakage_mw, leak_nw * 1e-6, 1e-9);
   EXPECT_EQ(idle.switching_mw + idle.internal_mw, 0.0);
+}
+
+// A hierarchical netlist read flat: each instance's cells and names under its name, its port
+// bits the instance's connections (a constant one tying the pins it reaches), its inner nets
+// new bits; a port connected with the wrong width is a one-line error.
+TEST(GatePower, AHierarchicalNetlistIsReadFlat) {
+  const std::string dir = test::scratch_dir("gate_power_hierarchy");
+  const std::string inverter = R"("inv": {"ports": {"a": {"direction": "input", "bits": [2]},
+        "y": {"direction": "output", "bits": [3]}},
+      "cells": {"g1": {"type": "INV_X1", "port_directions": {"A": "input", "ZN": "output"},
+                       "connections": {"A": [2], "ZN": [4]}},
+                "g2": {"type": "INV_X1", "port_directions": {"A": "input", "ZN": "output"},
+                       "connections": {"A": [4], "ZN": [3]}}},
+      "netnames": {"mid": {"bits": [4]}, "$abc$7": {"bits": [4]}, "a": {"bits": [2]}, "y": {"bits": [3]}}})";
+  auto top_with = [&](const std::string& b_input) {
+    return R"({"modules": {)" + inverter + R"(, "top": {"ports": {"in": {"direction": "input", "bits": [2]},
+        "out": {"direction": "output", "bits": [3, 4]}},
+      "cells": {"a": {"type": "inv", "connections": {"a": [2], "y": [3]}},
+                "b": {"type": "inv", "connections": {"a": )" + b_input + R"(, "y": [4]}}},
+      "netnames": {"in": {"bits": [2]}, "out": {"bits": [3, 4]}}}}})";
+  };
+  std::ofstream(dir + "/h.json") << top_with(R"(["1"])");
+  const GateNetlist n = read_netlist_json(dir + "/h.json", "top");
+  ASSERT_EQ(n.cells.size(), 4u);
+  std::map<std::string, const GateNetlist::Cell*> cells;
+  for (const auto& c : n.cells) cells[c.name] = &c;
+  ASSERT_TRUE(cells.count("a.g1") && cells.count("a.g2") && cells.count("b.g1") && cells.count("b.g2"));
+  EXPECT_EQ(cells["a.g1"]->pins.at("A"), 2);  // the top's port bit
+  EXPECT_EQ(cells["a.g2"]->pins.at("ZN"), 3);
+  EXPECT_EQ(cells["b.g2"]->pins.at("ZN"), 4);
+  EXPECT_TRUE(cells["b.g1"]->tied.at("A"));  // tied high through the instance's port
+  EXPECT_EQ(cells["b.g1"]->pins.count("A"), 0u);
+  const int a_mid = cells["a.g1"]->pins.at("ZN"), b_mid = cells["b.g1"]->pins.at("ZN");
+  EXPECT_GT(a_mid, 4);
+  EXPECT_GT(b_mid, 4);
+  EXPECT_NE(a_mid, b_mid);
+  EXPECT_EQ(cells["a.g2"]->pins.at("A"), a_mid);
+  EXPECT_EQ(n.max_bit, std::max(a_mid, b_mid));
+  EXPECT_EQ(n.netnames.at("a.mid"), std::vector<int>{a_mid});
+  EXPECT_EQ(n.netnames.at("b.a"), std::vector<int>{});  // a constant is no net
+  EXPECT_EQ(n.netnames.count("a.$abc$7"), 0u);           // Yosys' own names inside an instance
+  EXPECT_EQ(n.ports.at("out"), (std::vector<int>{3, 4}));
+
+  std::ofstream(dir + "/bad.json") << top_with("[2, 3]");
+  const std::string e = test::error_of([&] { read_netlist_json(dir + "/bad.json", "top"); });
+  EXPECT_NE(e.find("bad.json: instance b port a: 2 bits connected, 1 expected"), std::string::npos) << e;
 }
 
 TEST(GatePower, VectorlessAgreesWithOpenSta) {

@@ -3,12 +3,12 @@
 // In a broadcast fsgen_array_os with one lane per row and column, column j's PEs read w's
 // byte j and drive rd_data's word j, and every column reads the same x, alpha and controls:
 // C columns are C / CS arrays of CS columns side by side. Synthesising one slice and
-// instantiating it C / CS times (then flattening the mapped netlist) gives the same logic
-// as the flat array's but for the read row's decode, which each slice holds a copy of, with
-// one slice through Yosys' synthesis and ABC (an 8x128 rescaling array synthesised flat
-// passed 15 GB of Yosys before mapping; its 8x16 slice held 5.8 GB). Flattening the mapped
-// slices is Yosys' too, and at 8x128 (two million cells) that still ran out of 24 GB
-// (docs/POWER.md, "Wide arrays as column slices").
+// instantiating it C / CS times gives the same logic as the flat array's but for the read
+// row's decode, which each slice holds a copy of, with one slice through Yosys' synthesis and
+// ABC (an 8x128 rescaling array synthesised flat passed 15 GB of Yosys before mapping; its
+// 8x16 slice held 5.8 GB). The mapped netlist keeps the instances (Yosys' flatten of the 8x128
+// array's two million cells ran out of 24 GB): fsgen's netlist reader (read_netlist_json)
+// expands them (docs/POWER.md, "Wide arrays as column slices").
 #pragma once
 #include <cstdint>
 #include <map>
