@@ -308,8 +308,8 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   // them: Yosys' flatten of an 8x128 array's two million cells ran out of 24 GB) but in a
   // timing netlist, whose fan-out pass reads the Verilog flat.
   if (slices)
-    ys << (options.delay_target_ns > 0 ? "flatten\n" : "") << "hierarchy -top " << synth_top << "\nrename "
-       << synth_top << " " << top << "\nopt_clean\n";
+    ys << (options.delay_target_ns > 0 ? "flatten\n" : "") << "hierarchy -top " << synth_top << "\nrename " << synth_top
+       << " " << top << "\nopt_clean\n";
   ys
       // Timing netlists: one net per bit and one bit per assign (OpenSTA's reader refuses an
       // assign to a concatenation, which output bits that copy others, as a dot array's

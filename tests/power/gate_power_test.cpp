@@ -74,7 +74,8 @@ TEST(GatePower, AHierarchicalNetlistIsReadFlat) {
     return R"({"modules": {)" + inverter + R"(, "top": {"ports": {"in": {"direction": "input", "bits": [2]},
         "out": {"direction": "output", "bits": [3, 4]}},
       "cells": {"a": {"type": "inv", "connections": {"a": [2], "y": [3]}},
-                "b": {"type": "inv", "connections": {"a": )" + b_input + R"(, "y": [4]}}},
+                "b": {"type": "inv", "connections": {"a": )" +
+           b_input + R"(, "y": [4]}}},
       "netnames": {"in": {"bits": [2]}, "out": {"bits": [3, 4]}}}}})";
   };
   std::ofstream(dir + "/h.json") << top_with(R"(["1"])");
@@ -96,7 +97,7 @@ TEST(GatePower, AHierarchicalNetlistIsReadFlat) {
   EXPECT_EQ(n.max_bit, std::max(a_mid, b_mid));
   EXPECT_EQ(n.netnames.at("a.mid"), std::vector<int>{a_mid});
   EXPECT_EQ(n.netnames.at("b.a"), std::vector<int>{});  // a constant is no net
-  EXPECT_EQ(n.netnames.count("a.$abc$7"), 0u);           // Yosys' own names inside an instance
+  EXPECT_EQ(n.netnames.count("a.$abc$7"), 0u);          // Yosys' own names inside an instance
   EXPECT_EQ(n.ports.at("out"), (std::vector<int>{3, 4}));
 
   std::ofstream(dir + "/bad.json") << top_with("[2, 3]");

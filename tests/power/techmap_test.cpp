@@ -124,9 +124,9 @@ TEST(Techmap, AWideArrayIsSynthesisedAsColumnSlices) {
   const GateNetlist read = read_netlist_json(sliced.netlist_json, "fsgen_array_os");
   EXPECT_EQ(read.cells.size(), sliced.cells);
   const std::string flat_json = dir + "/flattened.json";
-  const CommandResult flatten = run_command("yosys -q -p 'read_liberty -lib " + lib.path + "; read_verilog " +
-                                            sliced.netlist + "; hierarchy -top fsgen_array_os; flatten; write_json " +
-                                            flat_json + "'");
+  const CommandResult flatten =
+      run_command("yosys -q -p 'read_liberty -lib " + lib.path + "; read_verilog " + sliced.netlist +
+                  "; hierarchy -top fsgen_array_os; flatten; write_json " + flat_json + "'");
   ASSERT_EQ(flatten.status, 0) << flatten.output;
   const GateNetlist flat = read_netlist_json(flat_json, "fsgen_array_os");
   auto cell_types = [](const GateNetlist& n) {
