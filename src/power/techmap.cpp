@@ -59,6 +59,25 @@ bool any_uses_clock_gates(const std::vector<std::string>& sources) {
   return false;
 }
 
+// The files the sources `include (and those include), found in `dirs` as Yosys' -I finds
+// them: a synthesis's inputs, so that a changed header is a new synthesis.
+std::vector<std::string> included_files(const std::vector<std::string>& sources, const std::set<std::string>& dirs) {
+  static const std::regex include(R"re(`include\s+"([^"]+)")re");
+  std::set<std::string> found;
+  std::vector<std::string> pending = sources;
+  while (!pending.empty()) {
+    const std::string text = read_text_file(pending.back());
+    pending.pop_back();
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), include); it != std::sregex_iterator(); ++it)
+      for (const auto& d : dirs)
+        if (const std::string f = (fs::path(d) / (*it)[1].str()).string(); fs::exists(f)) {
+          if (found.insert(f).second) pending.push_back(f);
+          break;
+        }
+  }
+  return {found.begin(), found.end()};
+}
+
 // fsgen_clock_gate as the library's smallest integrated clock-gating cell, for synthesis
 // (fsgen_clock_gate.v is the gate's behaviour); its test pin, if any, tied low. Empty if the
 // library has none: the gated registers are then synthesised as enabled flip-flops on clk.
@@ -273,7 +292,7 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   const std::string l = canonical_path(lib.path).string();
   std::vector<std::string> sources;
   for (const auto& f : files) sources.push_back(canonical_path(f).string());
-  // A wide broadcast array: one slice synthesised, instantiated side by side, flattened.
+  // A wide broadcast array: one slice synthesised, instantiated side by side.
   const std::optional<ColumnSlices> slices = array_column_slices(top, params);
   if (slices) {
     const fs::path wrapper = dir / (slices->module + ".v");
@@ -324,6 +343,7 @@ SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::s
   const fs::path script = dir / (top + "_" + lib.name + ".ys");
   write_text_file(script, ys.str());
   std::vector<std::string> inputs = sources;
+  for (const auto& f : included_files(sources, include_dirs)) inputs.push_back(f);
   inputs.push_back(lib.path);
   std::string generic = replace_all(ys.str(), dir.string(), "@OUT");
   for (const auto& d : include_dirs) generic = replace_all(generic, d, "@SRC");

@@ -75,6 +75,12 @@ TEST(Techmap, ASynthesisIsReusedWhateverTheFolderIsCalled) {
   // A changed parameter is a new synthesis.
   const SynthReport wider = synth_to_liberty(sources, "fsgen_array_os", {{"R", 2}, {"C", 4}}, lib, dir);
   EXPECT_GT(wider.area_um2, first.area_um2 * 1.5);
+  // So is a changed header the module includes.
+  synth_to_liberty(sources, "fsgen_array_os", params, lib, dir);
+  const auto before_header = fs::last_write_time(report);
+  std::ofstream(dir + "/fsgen_rescale.vh", std::ios::app) << "// changed\n";
+  synth_to_liberty(sources, "fsgen_array_os", params, lib, dir);
+  EXPECT_NE(fs::last_write_time(report), before_header);
 }
 
 // Mapped for delay, the clear that reaches every accumulator bit (16 PEs x 32 bits) drives a
