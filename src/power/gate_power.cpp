@@ -103,6 +103,13 @@ class NetlistReader {
     }
   }
 
+  // max_bit_of(m), scanned once a module (a slice's is instantiated C / 16 times).
+  int module_max_bit(const nlohmann::json& m) {
+    const auto [it, added] = max_bits_.emplace(&m, 0);
+    if (added) it->second = max_bit_of(m);
+    return it->second;
+  }
+
   // A module of the netlist's own, not a liberty cell (read_liberty -lib's black boxes).
   bool is_netlist_module(const std::string& type) const {
     if (!modules_.contains(type)) return false;
@@ -112,7 +119,7 @@ class NetlistReader {
 
   void add_instance(const std::string& name, const nlohmann::json& sub, const nlohmann::json& c,
                     std::vector<BitRef>& map) {
-    std::vector<BitRef> inner(size_t(max_bit_of(sub)) + 1);
+    std::vector<BitRef> inner(size_t(module_max_bit(sub)) + 1);
     for (const auto& [port, p] : sub["ports"].items()) {
       const nlohmann::json& conn = c["connections"].contains(port) ? c["connections"][port] : nlohmann::json::array();
       if (conn.size() != p["bits"].size())
@@ -152,6 +159,7 @@ class NetlistReader {
   const nlohmann::json& modules_;
   const std::string& path_;
   const std::vector<std::string>& black_boxes_;
+  std::map<const nlohmann::json*, int> max_bits_;
   GateNetlist n_;
 };
 

@@ -22,7 +22,7 @@ struct Liberty {
 Liberty prepare_liberty(const std::string& file, const std::string& work_dir);
 
 struct SynthReport {
-  double area_um2 = 0;                        // stat -liberty: chip area of the top module
+  double area_um2 = 0;                        // stat -liberty: chip area of the top module (its hierarchy's)
   uint64_t cells = 0;                         // mapped cells in all
   std::map<std::string, uint64_t> cell_use;   // cells by liberty cell name
   std::string netlist;                        // the mapped Verilog netlist written
@@ -57,7 +57,8 @@ struct SynthOptions {
 // Synthesises `top` from `files` (with parameters `params` on the top), flattened, onto
 // `lib`, and writes the netlist to out_dir/<top>_<lib>.v. A wide broadcast array is
 // synthesised as column slices (array_column_slices, src/blocks/pe_array_os/
-// synthesis_slices.h), flattened after mapping. UserError with Yosys' last lines if it fails.
+// synthesis_slices.h), kept as instances of the slice's module (read_netlist_json expands
+// them; a timing netlist is flattened). UserError with Yosys' last lines if it fails.
 SynthReport synth_to_liberty(const std::vector<std::string>& files, const std::string& top,
                              const std::map<std::string, int64_t>& params, const Liberty& lib,
                              const std::string& out_dir, const SynthOptions& options = {});
